@@ -1,0 +1,127 @@
+//! `reconcile-sim fuzz --store NAME|all (--seeds N | --time DURATION) [--jobs J] [--json]`
+
+use std::io::IsTerminal;
+use std::sync::atomic::AtomicBool;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
+use reconcile_sim::store::{StoreFactory, STORES};
+
+use super::{check_strategy, store_by_name, Verdict};
+
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
+pub struct Args {
+    /// A store name, or `all` for every shipped store.
+    #[arg(long)]
+    store: String,
+    /// Run this many seeds per store.
+    #[arg(long)]
+    seeds: Option<u64>,
+    /// Run for this long (e.g. `10s`, `5m`); the report covers every seed finished by
+    /// every store, from the first one up.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    time: Option<std::time::Duration>,
+    /// The first seed.
+    #[arg(long, default_value_t = 0)]
+    seed_start: u64,
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// How steps are chosen.
+    #[arg(long, default_value = "random")]
+    strategy: String,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    check_strategy(&args.strategy)?;
+    let stores: Vec<&dyn StoreFactory> = if args.store == "all" {
+        STORES.iter().map(|k| k as &dyn StoreFactory).collect()
+    } else {
+        let k = store_by_name(&args.store)?;
+        let k = STORES
+            .iter()
+            .find(|s| s.name == k.name)
+            .expect("registered");
+        vec![k as &dyn StoreFactory]
+    };
+    let budget = match (args.seeds, args.time) {
+        (Some(n), _) => Budget::Seeds(n),
+        (None, Some(t)) => Budget::Time(t),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let jobs = match args.jobs {
+        Some(0) => anyhow::bail!("--jobs must be at least 1"),
+        Some(j) => j,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = match budget {
+            Budget::Seeds(n) => ProgressBar::new(n * stores.len() as u64),
+            Budget::Time(_) => ProgressBar::new_spinner(),
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let campaign = Campaign {
+        stores,
+        strategy: args.strategy.clone(),
+        seed_start: args.seed_start,
+        budget,
+        jobs,
+    };
+    let progress = |done: u64| {
+        if let Some(bar) = &bar {
+            if done.is_multiple_of(256) {
+                bar.set_position(done);
+            }
+        }
+    };
+    let started = std::time::Instant::now();
+    let report = run_campaign(&campaign, &progress, &AtomicBool::new(false));
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "fuzz · strategy {} · seeds {}..{} ({} per store)",
+            report.strategy,
+            report.seed_start,
+            report.seed_start + report.seeds,
+            report.seeds
+        );
+        print!("{}", format_table(&report));
+        eprintln!(
+            "({} runs in {:.1?} on {jobs} threads)",
+            report.seeds * report.stores.len() as u64,
+            started.elapsed()
+        );
+        for s in &report.stores {
+            if let Some((seed, _)) = s.first_failure() {
+                let mut cmd = format!("reconcile-sim run --store {} --seed {seed}", s.store);
+                if report.strategy != "random" {
+                    cmd.push_str(&format!(" --strategy {}", report.strategy));
+                }
+                println!("reproduce {}: {cmd}", s.store);
+            }
+        }
+    }
+    Ok(if report.any_failure() {
+        Verdict::Violation
+    } else {
+        Verdict::Clean
+    })
+}

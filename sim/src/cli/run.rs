@@ -1,0 +1,78 @@
+//! `reconcile-sim run --store NAME --seed N [--json]`
+
+use reconcile_sim::fuzz::run_one;
+use reconcile_sim::runner::{narrate, Outcome};
+
+use super::{check_strategy, store_by_name, Verdict};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store under test (see `reconcile-sim stores`).
+    #[arg(long)]
+    store: String,
+    /// The seed: it derives every world option and every scheduling choice.
+    #[arg(long)]
+    seed: u64,
+    /// How steps are chosen.
+    #[arg(long, default_value = "random")]
+    strategy: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    let store = store_by_name(&args.store)?;
+    check_strategy(&args.strategy)?;
+    let report = run_one(&store, &args.strategy, args.seed);
+    let mut reproduce = format!(
+        "reconcile-sim run --store {} --seed {}",
+        store.name, args.seed
+    );
+    if args.strategy != "random" {
+        reproduce.push_str(&format!(" --strategy {}", args.strategy));
+    }
+    if args.json {
+        let value = serde_json::json!({
+            "store": store.name,
+            "seed": args.seed,
+            "strategy": args.strategy,
+            "config": report.config,
+            "outcome": report.outcome,
+            "steps": report.steps,
+            "drain": report.drain,
+            "reproduce": reproduce,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!(
+            "store {} · seed {} · strategy {}",
+            store.name, args.seed, args.strategy
+        );
+        println!("options:");
+        print!("{}", report.config.describe());
+        match &report.outcome {
+            Outcome::Pass => println!(
+                "verdict: PASS ({} steps, {} drain steps)",
+                report.steps.len(),
+                report.drain.len()
+            ),
+            Outcome::Fail(v) => {
+                println!(
+                    "trace ({} steps, {} drain steps):",
+                    report.steps.len(),
+                    report.drain.len()
+                );
+                for line in narrate(&store, report.config.clone(), &report.steps, &report.drain) {
+                    println!("  {line}");
+                }
+                print!("verdict: FAIL {v}");
+                println!("reproduce: {reproduce}");
+            }
+        }
+    }
+    Ok(match report.outcome {
+        Outcome::Pass => Verdict::Clean,
+        Outcome::Fail(_) => Verdict::Violation,
+    })
+}

@@ -1,0 +1,260 @@
+//! The oracle: judges what each client's user sees against the backend's ground truth.
+//!
+//! It is a black box test of the store. It reads only the render (and, for sealed rows,
+//! the DB row with the same `seq`) and the facts the world recorded (what each user sent,
+//! which deltas and seals reached which client). It knows nothing of strategies or of how
+//! a store works inside.
+//!
+//! The note's invariants, made checkable:
+//! 1. **No loss** (after every step that touches a client): every message that client's
+//!    user sent is visible in its render, as a user row or folded into a tool result.
+//! 2. **No duplicate / no linger** (after an applied fetch response, once the client has
+//!    no other fetch outstanding and is not scrolled up, so every seal it received has
+//!    been reconciled): no content token shown in a sealed row of a turn whose
+//!    `turn-sealed` the client received also appears in a live row.
+//! 3. **Newer turn preserved** (after every step that touches a client): every streamed
+//!    delta that reached the client stays visible (an older turn's reconcile must not wipe
+//!    a newer turn's text).
+//! 4. **Converges** (after the drain phase): with every send processed, the agent idle,
+//!    everything delivered and every client at the bottom, each render is exactly the DB,
+//!    row for row, with no live rows left.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use crate::protocol::{content_tokens, message_text, ClientId, Origin, RenderRow};
+use crate::step::Step;
+use crate::world::World;
+
+/// Which property broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Invariant {
+    #[serde(rename = "inv1-no-loss")]
+    NoLoss,
+    #[serde(rename = "inv2-no-duplicate")]
+    NoDuplicate,
+    #[serde(rename = "inv3-newer-turn")]
+    NewerTurnPreserved,
+    #[serde(rename = "inv4-converges")]
+    Converges,
+    /// The store panicked (or, over a process boundary, died or misbehaved).
+    #[serde(rename = "crash")]
+    Crash,
+}
+
+impl Invariant {
+    pub const ALL: [Invariant; 5] = [
+        Invariant::NoLoss,
+        Invariant::NoDuplicate,
+        Invariant::NewerTurnPreserved,
+        Invariant::Converges,
+        Invariant::Crash,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::NoLoss => "inv1-no-loss",
+            Invariant::NoDuplicate => "inv2-no-duplicate",
+            Invariant::NewerTurnPreserved => "inv3-newer-turn",
+            Invariant::Converges => "inv4-converges",
+            Invariant::Crash => "crash",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Invariant> {
+        Invariant::ALL.into_iter().find(|i| i.name() == name)
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A broken invariant, with everything a person needs to see why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    pub invariant: Invariant,
+    /// The client whose render broke it (none for a whole-world failure).
+    pub client: Option<ClientId>,
+    /// Index of the step after which it broke, counting main-phase then drain steps.
+    pub step_index: usize,
+    /// The content tokens involved (`msg:m3`, `txt:t2.1`).
+    pub messages: Vec<String>,
+    pub expected: String,
+    /// The client's render at that moment, one line per row.
+    pub seen: Vec<String>,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} violated", self.invariant)?;
+        if let Some(c) = self.client {
+            write!(f, " on c{c}")?;
+        }
+        writeln!(f, " after step #{}", self.step_index)?;
+        if !self.messages.is_empty() {
+            writeln!(f, "  involving: {}", self.messages.join(", "))?;
+        }
+        writeln!(f, "  expected:  {}", self.expected)?;
+        writeln!(f, "  seen ({} rows):", self.seen.len())?;
+        for line in &self.seen {
+            writeln!(f, "    {line}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One render row as a line: `sealed 3 t1 user msg:m1` or `live queued-m2 - user msg:m2`.
+pub fn render_line(row: &RenderRow) -> String {
+    let role = match row.role {
+        crate::protocol::Role::User => "user",
+        crate::protocol::Role::Assistant => "assistant",
+        crate::protocol::Role::ToolCall => "tool-call",
+        crate::protocol::Role::ToolResult => "tool-result",
+    };
+    let turn = row.turn_id.map_or("-".to_string(), |t| t.to_string());
+    match &row.origin {
+        Origin::Sealed { seq } => format!("sealed {seq} {turn} {role} {}", row.text),
+        Origin::Live { id } => format!("live {id} {turn} {role} {}", row.text),
+    }
+}
+
+fn render_lines(rows: &[RenderRow]) -> Vec<String> {
+    rows.iter().map(render_line).collect()
+}
+
+fn visible(rows: &[RenderRow], token: &str) -> bool {
+    rows.iter()
+        .any(|r| content_tokens(&r.text).any(|t| t == token))
+}
+
+/// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
+/// `step` touched. `step_index` is the step's index in the run.
+pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Violation> {
+    let client = match step.actor() {
+        crate::step::Actor::Client(c) => c,
+        crate::step::Actor::Backend => return None,
+    };
+    let c = &world.clients[client as usize];
+    let rows = c.store.render();
+
+    let lost: Vec<String> = c
+        .sent
+        .iter()
+        .map(|m| message_text(*m))
+        .filter(|t| !visible(rows, t))
+        .collect();
+    if !lost.is_empty() {
+        return Some(Violation {
+            invariant: crate::oracle::Invariant::NoLoss,
+            client: Some(client),
+            step_index,
+            expected: format!("own message(s) {} visible", lost.join(", ")),
+            messages: lost,
+            seen: render_lines(rows),
+        });
+    }
+
+    let wiped: Vec<String> = c
+        .deltas_shown
+        .iter()
+        .filter(|t| !visible(rows, t))
+        .cloned()
+        .collect();
+    if !wiped.is_empty() {
+        return Some(Violation {
+            invariant: Invariant::NewerTurnPreserved,
+            client: Some(client),
+            step_index,
+            expected: format!("streamed text {} still visible", wiped.join(", ")),
+            messages: wiped,
+            seen: render_lines(rows),
+        });
+    }
+
+    if matches!(step, Step::DeliverFetchResponse { .. })
+        && !c.scrolled_up
+        && c.fetch_requests.is_empty()
+        && c.fetch_responses.is_empty()
+    {
+        return check_no_duplicate(world, client, step_index);
+    }
+    None
+}
+
+/// Invariant 2 for one settled client.
+fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Option<Violation> {
+    let c = &world.clients[client as usize];
+    let rows = c.store.render();
+    let db = &world.backend.db;
+    let mut sealed_tokens: Vec<&str> = Vec::new();
+    for row in rows {
+        if let Origin::Sealed { seq } = row.origin {
+            let sealed_turn = db
+                .binary_search_by_key(&seq, |r| r.seq)
+                .ok()
+                .map(|i| db[i].turn_id);
+            if sealed_turn.is_some_and(|t| c.seals_shown.contains(&t)) {
+                sealed_tokens.extend(content_tokens(&row.text));
+            }
+        }
+    }
+    let mut dup: Vec<String> = Vec::new();
+    for row in rows.iter().filter(|r| r.is_live()) {
+        for t in content_tokens(&row.text) {
+            if sealed_tokens.contains(&t) && !dup.iter().any(|d| d == t) {
+                dup.push(t.to_string());
+            }
+        }
+    }
+    if dup.is_empty() {
+        return None;
+    }
+    Some(Violation {
+        invariant: Invariant::NoDuplicate,
+        client: Some(client),
+        step_index,
+        expected: format!(
+            "{} shown once (sealed), its live row dropped on reconcile",
+            dup.join(", ")
+        ),
+        messages: dup,
+        seen: render_lines(rows),
+    })
+}
+
+/// Invariant 4, after the drain phase: every render equals the DB exactly.
+pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
+    let db = &world.backend.db;
+    for (i, c) in world.clients.iter().enumerate() {
+        let rows = c.store.render();
+        let matches = rows.len() == db.len()
+            && rows.iter().zip(db.iter()).all(|(r, d)| {
+                r.origin == Origin::Sealed { seq: d.seq } && r.role == d.role && r.text == d.text
+            });
+        if !matches {
+            let mut involved: Vec<String> = Vec::new();
+            for r in rows.iter().filter(|r| r.is_live()) {
+                involved.extend(content_tokens(&r.text).map(str::to_string));
+            }
+            return Some(Violation {
+                invariant: Invariant::Converges,
+                client: Some(i as ClientId),
+                step_index,
+                messages: involved,
+                expected: format!(
+                    "render equals the DB exactly ({} sealed rows: {}) with no live rows",
+                    db.len(),
+                    db.iter()
+                        .map(|r| format!("{}:{}", r.seq, r.text))
+                        .collect::<Vec<_>>()
+                        .join(" | ")
+                ),
+                seen: render_lines(rows),
+            });
+        }
+    }
+    None
+}

@@ -1,0 +1,82 @@
+//! The store under test: one small trait, one file per implementation, one registry.
+//!
+//! A store is everything a real frontend tab store is, seen from outside: it is told about
+//! user actions, WebSocket events and HTTP responses ([`Input`]); it asks for POSTs and
+//! fetches ([`Effect`]); and it shows rows ([`RenderRow`]). The harness never looks inside.
+//!
+//! The note's variants share one tab state machine ([`tab::TabStore`]) and differ only in
+//! a [`tab::ReconcilePolicy`]: the three places the note's bugs live (the `turn-start`
+//! backfill, the `message-consumed` handler and the reconcile keep-filter).
+
+use crate::protocol::{Effect, Input, RenderRow};
+
+pub mod canary;
+pub mod current;
+pub mod fix_a;
+pub mod fix_ab;
+pub mod fix_abc;
+pub mod membership;
+pub mod naive;
+pub mod tab;
+
+/// A reconcile implementation under test.
+pub trait Store {
+    /// Handle one input and return the effects it asks for, in order.
+    fn handle(&mut self, input: &Input) -> Vec<Effect>;
+    /// What the user sees right now: sealed groups then live rows.
+    fn render(&self) -> &[RenderRow];
+}
+
+/// Makes one store per client. Implemented by the shipped [`StoreKind`]s; a store in
+/// another process implements it too.
+pub trait StoreFactory: Sync {
+    /// The name used in reports and reproduce commands (what `--store` takes).
+    fn name(&self) -> String;
+    /// A fresh store for client `client`.
+    fn make(&self, client: crate::protocol::ClientId) -> Box<dyn Store>;
+}
+
+impl StoreFactory for StoreKind {
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+    fn make(&self, _client: crate::protocol::ClientId) -> Box<dyn Store> {
+        (self.make)()
+    }
+}
+
+/// A named store constructor.
+#[derive(Clone, Copy)]
+pub struct StoreKind {
+    pub name: &'static str,
+    /// One line: which bug of the note this variant carries, or what it fixes.
+    pub summary: &'static str,
+    pub make: fn() -> Box<dyn Store>,
+}
+
+impl std::fmt::Debug for StoreKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Every shipped store, in the order the note's fixes landed, then the hypotheses.
+pub const STORES: &[StoreKind] = &[
+    naive::KIND,
+    fix_a::KIND,
+    fix_ab::KIND,
+    fix_abc::KIND,
+    current::KIND,
+    membership::KIND,
+    canary::KIND,
+];
+
+/// Look a store up by name.
+pub fn by_name(name: &str) -> Option<StoreKind> {
+    STORES.iter().copied().find(|k| k.name == name)
+}
+
+/// The names of every shipped store, for error messages.
+pub fn names() -> Vec<&'static str> {
+    STORES.iter().map(|k| k.name).collect()
+}

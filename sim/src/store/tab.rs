@@ -1,0 +1,327 @@
+//! A Rust model of the note's frontend tab store (`tabs.svelte.ts`), generic over the
+//! three decisions the note's bugs live in.
+//!
+//! State mirrors the note's field names: `chunks` (sealed), `live` (transient),
+//! `queued_messages`, `live_turn_id`, `agent_status`, the scroll flag and the deferred
+//! reconcile (`pendingReconcileTabs`, here one pending sealed turn per tab). For speed and
+//! so that [`Store::render`] can hand out a slice, `chunks` and `live` are kept as one
+//! vector of render rows: the first `sealed_len` are the chunks, the rest is `live`.
+//!
+//! Modelling choices the note leaves open (also in `docs/model.md`):
+//! - A send while `agent_status == Running` creates a `queued-<id>` row and pushes the id
+//!   onto `queued_messages`; otherwise an untagged optimistic row with id `<id>`. Sending
+//!   does not itself flip `agent_status` (the note names only `status` events as its source).
+//! - `agent_status` starts as `Running` ("a freshly-created tab defaults to agentStatus:
+//!   running").
+//! - `message-queued` for a row this tab shows as optimistic turns it into a `queued-` row
+//!   and records it in `queued_messages` (the message was queued after all); for another
+//!   tab's message it does nothing (other tabs' pending messages are not shown).
+//! - `message-consumed` always removes the ids from `queued_messages`; what it does to the
+//!   row is the policy's (bug D).
+//! - Deltas append to the last live row when that is the assistant row of the same turn,
+//!   and start a new assistant row otherwise (tool rows end a segment).
+//! - Reconcile: on `turn-sealed` (deferred while scrolled up, the latest deferred turn
+//!   wins), fetch; on the response, replace `chunks` and keep `live` rows by the policy,
+//!   with `preserveTurnId = liveTurnId` when `liveTurnId != sealedTurnId`, computed when
+//!   the response is applied (the note's `reloadChunksFromApi` filters after its await).
+//!   A response is applied whatever its age: the note's code has no staleness guard.
+
+use std::collections::BTreeMap;
+
+use super::Store;
+use crate::protocol::{
+    AgentStatus, ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role,
+    TurnId,
+};
+
+/// What the reconcile filter may look at besides the row itself.
+pub struct KeepContext<'a> {
+    /// `liveTurnId` if it differs from the turn being reconciled (the bug A fix).
+    pub preserve_turn_id: Option<TurnId>,
+    /// `tab.queuedMessages`: messages this tab sent that are still awaiting consumption.
+    pub queued_messages: &'a [MessageId],
+}
+
+/// A live row as the policies see it.
+pub type LiveRow = RenderRow;
+
+/// The three places the note's variants differ.
+pub trait ReconcilePolicy: Send + 'static {
+    /// On `turn-start {turn_id}`: bind optimistic rows to the new turn.
+    fn backfill(&self, live: &mut [LiveRow], turn_id: TurnId);
+    /// On `message-consumed` naming this tab's row (`queued-<id>`).
+    fn on_consumed(&self, row: &mut LiveRow, id: MessageId, live_turn_id: Option<TurnId>);
+    /// The reconcile keep-filter: true keeps the live row.
+    fn keep(&self, row: &LiveRow, ctx: &KeepContext<'_>) -> bool;
+}
+
+/// The id of a live row.
+pub fn live_id(row: &LiveRow) -> &str {
+    match &row.origin {
+        Origin::Live { id } => id,
+        Origin::Sealed { .. } => "",
+    }
+}
+
+/// True for a still-pending queued row (`queued-` prefix).
+pub fn is_queued_row(row: &LiveRow) -> bool {
+    live_id(row).starts_with(QUEUED_PREFIX)
+}
+
+/// The message id of a `queued-<id>` row.
+pub fn queued_message_id(row: &LiveRow) -> Option<MessageId> {
+    live_id(row)
+        .strip_prefix(QUEUED_PREFIX)
+        .and_then(|rest| rest.strip_prefix('m'))
+        .and_then(|n| n.parse().ok())
+        .map(MessageId)
+}
+
+pub const QUEUED_PREFIX: &str = "queued-";
+
+/// The pre-C backfill: tag every trailing untagged user row (walking back from the end
+/// of `live` until the first non-user row).
+pub fn backfill_every_trailing(live: &mut [LiveRow], turn_id: TurnId) {
+    for row in live.iter_mut().rev() {
+        if row.role != Role::User {
+            break;
+        }
+        if row.turn_id.is_none() {
+            row.turn_id = Some(turn_id);
+        }
+    }
+}
+
+/// The bug C fix: in the trailing block of user rows, skip `queued-` rows and tag only
+/// the most recent untagged non-queued row (the initiator), then stop.
+pub fn backfill_latest_initiator(live: &mut [LiveRow], turn_id: TurnId) {
+    for row in live.iter_mut().rev() {
+        if row.role != Role::User {
+            break;
+        }
+        if row.turn_id.is_none() && !is_queued_row(row) {
+            row.turn_id = Some(turn_id);
+            break;
+        }
+    }
+}
+
+/// The pre-D consumed handler: strip the `queued-` prefix, leaving a plain untagged row.
+pub fn consumed_strip_prefix(row: &mut LiveRow, id: MessageId) {
+    row.origin = Origin::Live { id: id.to_string() };
+}
+
+/// The bug D fix: strip the prefix and bind the row to `liveTurnId`.
+pub fn consumed_bind_live_turn(row: &mut LiveRow, id: MessageId, live_turn_id: Option<TurnId>) {
+    consumed_strip_prefix(row, id);
+    row.turn_id = live_turn_id;
+}
+
+/// The note's tab store, parameterised by its reconcile policy.
+pub struct TabStore<P> {
+    policy: P,
+    /// `chunks` (first `sealed_len`) ++ `live`.
+    rows: Vec<RenderRow>,
+    sealed_len: usize,
+    queued_messages: Vec<MessageId>,
+    live_turn_id: Option<TurnId>,
+    agent_status: AgentStatus,
+    scrolled_up: bool,
+    /// `pendingReconcileTabs` for this tab: the sealed turn whose reconcile is deferred.
+    pending_reconcile: Option<TurnId>,
+    /// Fetches in flight and the sealed turn each one reconciles.
+    in_flight: BTreeMap<RequestId, TurnId>,
+    next_request: u32,
+}
+
+impl<P: ReconcilePolicy> TabStore<P> {
+    pub fn new(policy: P) -> Self {
+        TabStore {
+            policy,
+            rows: Vec::new(),
+            sealed_len: 0,
+            queued_messages: Vec::new(),
+            live_turn_id: None,
+            agent_status: AgentStatus::Running,
+            scrolled_up: false,
+            pending_reconcile: None,
+            in_flight: BTreeMap::new(),
+            next_request: 1,
+        }
+    }
+
+    fn live(&mut self) -> &mut [LiveRow] {
+        &mut self.rows[self.sealed_len..]
+    }
+
+    fn push_live(&mut self, id: String, role: Role, turn_id: Option<TurnId>, text: String) {
+        self.rows.push(RenderRow {
+            origin: Origin::Live { id },
+            role,
+            turn_id,
+            text,
+        });
+    }
+
+    fn find_live(&mut self, id: &str) -> Option<usize> {
+        let start = self.sealed_len;
+        self.rows[start..]
+            .iter()
+            .position(|r| live_id(r) == id)
+            .map(|i| i + start)
+    }
+
+    /// `reconcileSealedTurn`: fetch now, or defer while scrolled up.
+    fn reconcile_sealed_turn(&mut self, turn_id: TurnId, effects: &mut Vec<Effect>) {
+        if self.scrolled_up {
+            self.pending_reconcile = Some(turn_id);
+            return;
+        }
+        let request_id = RequestId(self.next_request);
+        self.next_request += 1;
+        self.in_flight.insert(request_id, turn_id);
+        effects.push(Effect::Fetch { request_id });
+    }
+
+    /// The second half of `reloadChunksFromApi`: replace chunks, filter live.
+    fn apply_fetch(&mut self, request_id: RequestId, chunks: &[ChunkRow]) {
+        let Some(sealed_turn) = self.in_flight.remove(&request_id) else {
+            return; // not ours: a real store would ignore an unknown response too
+        };
+        let preserve_turn_id = self.live_turn_id.filter(|&t| t != sealed_turn);
+        let live: Vec<RenderRow> = self.rows.drain(self.sealed_len..).collect();
+        self.rows.clear();
+        self.rows.extend(chunks.iter().map(|c| RenderRow {
+            origin: Origin::Sealed { seq: c.seq },
+            role: c.role,
+            turn_id: Some(c.turn_id),
+            text: c.text.clone(),
+        }));
+        self.sealed_len = self.rows.len();
+        let ctx = KeepContext {
+            preserve_turn_id,
+            queued_messages: &self.queued_messages,
+        };
+        let kept: Vec<RenderRow> = live
+            .into_iter()
+            .filter(|row| self.policy.keep(row, &ctx))
+            .collect();
+        self.rows.extend(kept);
+    }
+
+    fn handle_event(&mut self, event: &Event, effects: &mut Vec<Effect>) {
+        match event {
+            Event::TurnStart { turn_id } => {
+                self.live_turn_id = Some(*turn_id);
+                let start = self.sealed_len;
+                self.policy.backfill(&mut self.rows[start..], *turn_id);
+            }
+            Event::TextDelta { turn_id, text } => {
+                let appended = match self.live().last_mut() {
+                    Some(last)
+                        if last.role == Role::Assistant && last.turn_id == Some(*turn_id) =>
+                    {
+                        last.text.push(' ');
+                        last.text.push_str(text);
+                        true
+                    }
+                    _ => false,
+                };
+                if !appended {
+                    let n = self.rows.len();
+                    self.push_live(
+                        format!("a-{turn_id}-{n}"),
+                        Role::Assistant,
+                        Some(*turn_id),
+                        text.clone(),
+                    );
+                }
+            }
+            Event::ToolCall {
+                turn_id,
+                call,
+                text,
+            } => self.push_live(
+                format!("call-{turn_id}-{call}"),
+                Role::ToolCall,
+                Some(*turn_id),
+                text.clone(),
+            ),
+            Event::ToolResult {
+                turn_id,
+                call,
+                text,
+            } => self.push_live(
+                format!("result-{turn_id}-{call}"),
+                Role::ToolResult,
+                Some(*turn_id),
+                text.clone(),
+            ),
+            Event::MessageQueued { message_id } => {
+                if let Some(i) = self.find_live(&message_id.to_string()) {
+                    self.rows[i].origin = Origin::Live {
+                        id: format!("{QUEUED_PREFIX}{message_id}"),
+                    };
+                    if !self.queued_messages.contains(message_id) {
+                        self.queued_messages.push(*message_id);
+                    }
+                }
+            }
+            Event::MessageConsumed { message_ids } => {
+                for id in message_ids {
+                    self.queued_messages.retain(|q| q != id);
+                    if let Some(i) = self.find_live(&format!("{QUEUED_PREFIX}{id}")) {
+                        let live_turn_id = self.live_turn_id;
+                        self.policy
+                            .on_consumed(&mut self.rows[i], *id, live_turn_id);
+                    }
+                }
+            }
+            Event::Status { status } => self.agent_status = *status,
+            Event::TurnSealed { turn_id } => self.reconcile_sealed_turn(*turn_id, effects),
+        }
+    }
+}
+
+impl<P: ReconcilePolicy> Store for TabStore<P> {
+    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        match input {
+            Input::UserSend { message_id, text } => {
+                if self.agent_status == AgentStatus::Running {
+                    self.push_live(
+                        format!("{QUEUED_PREFIX}{message_id}"),
+                        Role::User,
+                        None,
+                        text.clone(),
+                    );
+                    self.queued_messages.push(*message_id);
+                } else {
+                    self.push_live(message_id.to_string(), Role::User, None, text.clone());
+                }
+                effects.push(Effect::Post {
+                    message_id: *message_id,
+                    text: text.clone(),
+                });
+            }
+            Input::Scroll { at_bottom } => {
+                self.scrolled_up = !at_bottom;
+                if *at_bottom {
+                    if let Some(turn_id) = self.pending_reconcile.take() {
+                        self.reconcile_sealed_turn(turn_id, &mut effects);
+                    }
+                }
+            }
+            Input::Event { event } => self.handle_event(event, &mut effects),
+            Input::PostResponse { .. } => {}
+            Input::FetchResponse {
+                request_id, chunks, ..
+            } => self.apply_fetch(*request_id, chunks),
+        }
+        effects
+    }
+
+    fn render(&self) -> &[RenderRow] {
+        &self.rows
+    }
+}

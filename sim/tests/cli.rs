@@ -1,0 +1,175 @@
+//! Integration tests that drive the real binary.
+
+use std::process::{Command, Output};
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+#[test]
+fn stores_lists_every_shipped_store() {
+    let o = sim(&["stores"]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    for name in [
+        "naive",
+        "fix-a",
+        "fix-ab",
+        "fix-abc",
+        "current",
+        "membership",
+        "canary",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(name)),
+            "{name} missing from:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn run_twice_with_one_seed_gives_identical_bytes() {
+    for args in [
+        &["run", "--store", "current", "--seed", "0"][..],
+        &["run", "--store", "fix-a", "--seed", "7"][..],
+        &["run", "--store", "membership", "--seed", "3", "--json"][..],
+    ] {
+        let a = sim(args);
+        let b = sim(args);
+        assert_eq!(a.stdout, b.stdout, "{args:?}");
+        assert_eq!(code(&a), code(&b));
+        assert!(!a.stdout.is_empty());
+    }
+}
+
+#[test]
+fn run_violation_exits_1_with_trace_and_reproduce_command() {
+    let o = sim(&["run", "--store", "canary", "--seed", "0"]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.starts_with("store canary · seed 0"));
+    assert!(
+        text.contains("options:\n  clients = "),
+        "options printed first"
+    );
+    assert!(text.contains("trace ("));
+    assert!(text.contains("verdict: FAIL inv2-no-duplicate"));
+    assert!(text
+        .trim_end()
+        .ends_with("reproduce: reconcile-sim run --store canary --seed 0"));
+}
+
+#[test]
+fn run_pass_exits_0() {
+    // Find a passing seed rather than hard-code one, so model changes don't break this.
+    let seed = (0..200u64)
+        .find(|s| {
+            code(&sim(&[
+                "run",
+                "--store",
+                "current",
+                "--seed",
+                &s.to_string(),
+            ])) == 0
+        })
+        .expect("some seed passes current");
+    let o = sim(&["run", "--store", "current", "--seed", &seed.to_string()]);
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("verdict: PASS"));
+}
+
+#[test]
+fn run_json_is_one_object_with_the_verdict() {
+    let o = sim(&["run", "--store", "canary", "--seed", "0", "--json"]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["store"], "canary");
+    assert_eq!(v["outcome"]["verdict"], "fail");
+    assert_eq!(v["outcome"]["invariant"], "inv2-no-duplicate");
+    assert!(v["steps"].as_array().unwrap().len() > 3);
+    assert!(v["config"]["clients"].as_u64().unwrap() >= 2);
+}
+
+#[test]
+fn bad_usage_exits_2_with_a_clear_message() {
+    let o = sim(&["run", "--store", "nope", "--seed", "1"]);
+    assert_eq!(code(&o), 2);
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("unknown store 'nope'") && err.contains("membership"),
+        "{err}"
+    );
+    assert_eq!(
+        code(&sim(&["run", "--store", "naive"])),
+        2,
+        "missing --seed"
+    );
+    assert_eq!(
+        code(&sim(&["fuzz", "--store", "naive"])),
+        2,
+        "missing budget"
+    );
+    assert_eq!(
+        code(&sim(&[
+            "fuzz", "--store", "all", "--seeds", "5", "--jobs", "0"
+        ])),
+        2
+    );
+    assert_eq!(
+        code(&sim(&[
+            "run",
+            "--store",
+            "naive",
+            "--seed",
+            "1",
+            "--strategy",
+            "x"
+        ])),
+        2
+    );
+}
+
+#[test]
+fn fuzz_table_is_independent_of_jobs() {
+    let one = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "1"]);
+    let two = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "2"]);
+    let three = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "3"]);
+    assert_eq!(code(&one), 1, "some store fails");
+    assert_eq!(one.stdout, two.stdout);
+    assert_eq!(one.stdout, three.stdout);
+    let text = String::from_utf8(one.stdout).unwrap();
+    let canary = text.lines().find(|l| l.starts_with("canary")).unwrap();
+    assert!(
+        !canary.contains(" 0/300  -"),
+        "canary must be caught: {canary}"
+    );
+    assert!(text.contains("reproduce canary: reconcile-sim run --store canary --seed "));
+}
+
+#[test]
+fn fuzz_json_reports_every_store() {
+    let o = sim(&["fuzz", "--store", "all", "--seeds", "20", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["seeds"], 20);
+    assert_eq!(v["stores"].as_array().unwrap().len(), 7);
+    for s in v["stores"].as_array().unwrap() {
+        assert_eq!(s["runs"], 20);
+    }
+}
+
+#[test]
+fn fuzz_with_a_time_budget_covers_a_prefix_of_seeds() {
+    let o = sim(&["fuzz", "--store", "naive", "--time", "300ms", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let seeds = v["seeds"].as_u64().unwrap();
+    assert!(seeds > 0);
+    assert_eq!(v["stores"][0]["runs"].as_u64().unwrap(), seeds);
+}
