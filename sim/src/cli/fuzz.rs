@@ -5,9 +5,9 @@ use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
-use reconcile_sim::store::{StoreFactory, STORES};
+use reconcile_sim::store::StoreFactory;
 
-use super::{check_strategy, store_by_name, Verdict};
+use super::{check_strategy, resolve_stores, Verdict};
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
@@ -38,16 +38,8 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     check_strategy(&args.strategy)?;
-    let stores: Vec<&dyn StoreFactory> = if args.store == "all" {
-        STORES.iter().map(|k| k as &dyn StoreFactory).collect()
-    } else {
-        let k = store_by_name(&args.store)?;
-        let k = STORES
-            .iter()
-            .find(|s| s.name == k.name)
-            .expect("registered");
-        vec![k as &dyn StoreFactory]
-    };
+    let owned = resolve_stores(&args.store)?;
+    let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let budget = match (args.seeds, args.time) {
         (Some(n), _) => Budget::Seeds(n),
         (None, Some(t)) => Budget::Time(t),

@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use reconcile_sim::store::StoreFactory;
 
 mod fuzz;
 mod run;
@@ -62,14 +63,28 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Resolve `--store NAME` to a shipped store, or a clear error naming the choices.
-pub fn store_by_name(name: &str) -> anyhow::Result<reconcile_sim::store::StoreKind> {
-    reconcile_sim::store::by_name(name).ok_or_else(|| {
-        anyhow::anyhow!(
+/// Resolve `--store NAME` to a store factory, or a clear error naming the choices.
+/// Every subcommand that takes `--store` goes through here.
+pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
+    match reconcile_sim::store::by_name(name) {
+        Some(kind) => Ok(Box::new(kind)),
+        None => anyhow::bail!(
             "unknown store '{name}'; known stores: {}",
             reconcile_sim::store::names().join(", ")
-        )
-    })
+        ),
+    }
+}
+
+/// Resolve `--store NAME|all`.
+pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
+    if name == "all" {
+        Ok(reconcile_sim::store::STORES
+            .iter()
+            .map(|k| Box::new(*k) as Box<dyn StoreFactory>)
+            .collect())
+    } else {
+        Ok(vec![resolve_store(name)?])
+    }
 }
 
 /// Check `--strategy NAME`.

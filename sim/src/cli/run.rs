@@ -3,7 +3,7 @@
 use reconcile_sim::fuzz::run_one;
 use reconcile_sim::runner::{narrate, Outcome};
 
-use super::{check_strategy, store_by_name, Verdict};
+use super::{check_strategy, resolve_store, Verdict};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,19 +22,21 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    let store = store_by_name(&args.store)?;
+    let store = resolve_store(&args.store)?;
+    let store = store.as_ref();
     check_strategy(&args.strategy)?;
-    let report = run_one(&store, &args.strategy, args.seed);
+    let report = run_one(store, &args.strategy, args.seed);
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
-        store.name, args.seed
+        store.name(),
+        args.seed
     );
     if args.strategy != "random" {
         reproduce.push_str(&format!(" --strategy {}", args.strategy));
     }
     if args.json {
         let value = serde_json::json!({
-            "store": store.name,
+            "store": store.name(),
             "seed": args.seed,
             "strategy": args.strategy,
             "config": report.config,
@@ -47,7 +49,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     } else {
         println!(
             "store {} · seed {} · strategy {}",
-            store.name, args.seed, args.strategy
+            store.name(),
+            args.seed,
+            args.strategy
         );
         println!("options:");
         print!("{}", report.config.describe());
@@ -63,7 +67,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     report.steps.len(),
                     report.drain.len()
                 );
-                for line in narrate(&store, report.config.clone(), &report.steps, &report.drain) {
+                for line in narrate(store, report.config.clone(), &report.steps, &report.drain) {
                     println!("  {line}");
                 }
                 print!("verdict: FAIL {v}");
