@@ -66,6 +66,9 @@ pub fn main() -> ExitCode {
 /// Resolve `--store NAME` to a store factory, or a clear error naming the choices.
 /// Every subcommand that takes `--store` goes through here.
 pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
+    if name.starts_with(reconcile_sim::store::exec::SPEC_PREFIX) {
+        return exec_store(name);
+    }
     match reconcile_sim::store::by_name(name) {
         Some(kind) => Ok(Box::new(kind)),
         None => anyhow::bail!(
@@ -73,6 +76,24 @@ pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
             reconcile_sim::store::names().join(", ")
         ),
     }
+}
+
+/// Resolve `--store exec:'COMMAND ARGS'`: a store in another process (docs/protocol.md).
+/// The per-message timeout and CPU pinning come from the environment
+/// (`RECONCILE_SIM_EXEC_TIMEOUT`, `RECONCILE_SIM_EXEC_PIN`).
+fn exec_store(spec: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
+    use reconcile_sim::store::exec::{ExecFactory, PIN_ENV, TIMEOUT_DEFAULT, TIMEOUT_ENV};
+    let timeout = match std::env::var(TIMEOUT_ENV) {
+        Ok(text) => humantime::parse_duration(&text)
+            .map_err(|e| anyhow::anyhow!("{TIMEOUT_ENV}='{text}': {e}"))?,
+        Err(_) => TIMEOUT_DEFAULT,
+    };
+    let pin = !matches!(std::env::var(PIN_ENV).as_deref(), Ok("off" | "0" | "false"));
+    let factory = ExecFactory::from_spec(spec)?
+        .with_timeout(timeout)
+        .with_pinning(pin);
+    factory.probe()?;
+    Ok(Box::new(factory))
 }
 
 /// Resolve `--store NAME|all`.

@@ -12,6 +12,7 @@ use crate::protocol::{Effect, Input, RenderRow};
 
 pub mod canary;
 pub mod current;
+pub mod exec;
 pub mod fix_a;
 pub mod fix_ab;
 pub mod fix_abc;
