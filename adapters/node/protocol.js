@@ -38,13 +38,20 @@ function serve({ name, makeStore }) {
   let store = null;
   let greeted = false;
 
+  // Every answer echoes its request's id.
   const answer = (line) => {
     let msg;
     try {
       msg = JSON.parse(line);
     } catch (e) {
-      return { type: "error", message: `request is not JSON: ${e.message}` };
+      return { type: "error", id: null, message: `request is not JSON: ${e.message}` };
     }
+    const reply = respond(msg);
+    reply.id = msg.id;
+    return reply;
+  };
+
+  const respond = (msg) => {
     if (msg.type === "hello") {
       if (msg.protocol !== PROTOCOL) {
         return { type: "error", message: `unsupported protocol ${msg.protocol}; this adapter speaks ${PROTOCOL}` };

@@ -103,7 +103,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
         for s in &report.stores {
             if let Some((seed, _)) = s.first_failure() {
-                let mut cmd = format!("reconcile-sim run --store {} --seed {seed}", s.store);
+                let mut cmd = format!(
+                    "reconcile-sim run --store {} --seed {seed}",
+                    shell_words::quote(&s.store)
+                );
                 if report.strategy != "random" {
                     cmd.push_str(&format!(" --strategy {}", report.strategy));
                 }

@@ -28,7 +28,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let report = run_one(store, &args.strategy, args.seed);
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
-        store.name(),
+        shell_words::quote(&store.name()),
         args.seed
     );
     if args.strategy != "random" {
