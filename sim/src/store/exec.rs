@@ -243,9 +243,10 @@ struct Conn {
     stdout: ChildStdout,
     stderr: SharedTail,
     timeout: Duration,
-    /// Bytes read from stdout and not yet consumed; `rpos` is the first unconsumed byte.
+    /// Bytes read from stdout: `rbuf[rpos..rend]` is not consumed yet.
     rbuf: Vec<u8>,
     rpos: usize,
+    rend: usize,
     /// Scratch for the request being written.
     wbuf: Vec<u8>,
     /// `reset` requests sent whose answers have not been read yet.
@@ -280,8 +281,9 @@ impl Conn {
             stdout,
             stderr,
             timeout,
-            rbuf: Vec::with_capacity(1 << 16),
+            rbuf: vec![0; 1 << 16],
             rpos: 0,
+            rend: 0,
             wbuf: Vec::with_capacity(1 << 12),
             resets_unanswered: 0,
             next_request_id: 1,
@@ -365,19 +367,22 @@ impl Conn {
         let deadline = Instant::now() + self.timeout;
         let mut scanned = self.rpos;
         loop {
-            if let Some(i) = self.rbuf[scanned..].iter().position(|&b| b == b'\n') {
+            if let Some(i) = self.rbuf[scanned..self.rend]
+                .iter()
+                .position(|&b| b == b'\n')
+            {
                 let end = scanned + i;
                 let line = String::from_utf8_lossy(&self.rbuf[self.rpos..end]).into_owned();
                 self.rpos = end + 1;
-                if self.rpos == self.rbuf.len() {
-                    self.rbuf.clear();
+                if self.rpos == self.rend {
                     self.rpos = 0;
+                    self.rend = 0;
                 }
                 return Ok(line);
             }
-            scanned = self.rbuf.len();
-            if self.rbuf.len() - self.rpos > ANSWER_BYTES_MAX {
-                let line = String::from_utf8_lossy(&self.rbuf[self.rpos..]).into_owned();
+            scanned = self.rend;
+            if self.rend - self.rpos > ANSWER_BYTES_MAX {
+                let line = String::from_utf8_lossy(&self.rbuf[self.rpos..self.rend]).into_owned();
                 return Err(Fault::OutOfProtocol {
                     line,
                     why: format!("an answer line longer than {ANSWER_BYTES_MAX} bytes"),
@@ -388,18 +393,19 @@ impl Conn {
                     waited: self.timeout,
                 });
             }
+            // Make room: move the partial line to the front, grow only when it is full.
             if self.rpos > 0 {
-                self.rbuf.drain(..self.rpos);
+                self.rbuf.copy_within(self.rpos..self.rend, 0);
+                self.rend -= self.rpos;
                 scanned -= self.rpos;
                 self.rpos = 0;
             }
-            let old = self.rbuf.len();
-            self.rbuf.resize(old + (1 << 16), 0);
-            let got = self.stdout.read(&mut self.rbuf[old..]);
-            self.rbuf.truncate(old + *got.as_ref().unwrap_or(&0));
-            match got {
+            if self.rend == self.rbuf.len() {
+                self.rbuf.resize(self.rbuf.len() * 2, 0);
+            }
+            match self.stdout.read(&mut self.rbuf[self.rend..]) {
                 Ok(0) => return Err(Fault::Exited { status: None }),
-                Ok(_) => {}
+                Ok(n) => self.rend += n,
                 Err(e)
                     if e.kind() == io::ErrorKind::WouldBlock
                         || e.kind() == io::ErrorKind::Interrupted => {}
