@@ -6,8 +6,10 @@
 // `effects` and `rows` are the protocol's JSON values. An exception thrown by the store
 // is answered as an `error` (the harness reports it as a crash of the store).
 //
-// Reads and writes are synchronous: no event-loop hop per message, and when the harness
-// has sent several lines that arrived together, their answers leave in one write.
+// `serve` reads and writes synchronously: no event-loop hop per message, and when the
+// harness has sent several lines that arrived together, their answers leave in one write.
+// `serveAsync` (same arguments) is for stores that await: `handle` may return a Promise,
+// and pending callbacks run before the render is read. It is slower, not different.
 // Nothing else may write to stdout (use stderr for logs: the harness captures its tail).
 
 "use strict";
@@ -34,46 +36,71 @@ function sleepMs(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-function serve({ name, makeStore }) {
+/**
+ * The protocol state machine shared by both loops: returns `respond(msg)`, the reply to
+ * one parsed request. With `settle` (an async function), inputs are answered by a Promise:
+ * the store's `handle` is awaited, then `settle()`, then `render()` is read.
+ */
+function makeResponder({ name, makeStore }, settle) {
   let store = null;
   let greeted = false;
-
-  // Every answer echoes its request's id.
-  const answer = (line) => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch (e) {
-      return { type: "error", id: null, message: `request is not JSON: ${e.message}` };
-    }
-    const reply = respond(msg);
-    reply.id = msg.id;
-    return reply;
+  const reply = (msg, body) => {
+    body.id = msg.id;
+    return body;
   };
-
-  const respond = (msg) => {
+  const fail = (msg, e) => reply(msg, { type: "error", message: String((e && e.stack) || e) });
+  return (msg) => {
     if (msg.type === "hello") {
       if (msg.protocol !== PROTOCOL) {
-        return { type: "error", message: `unsupported protocol ${msg.protocol}; this adapter speaks ${PROTOCOL}` };
+        return reply(msg, { type: "error", message: `unsupported protocol ${msg.protocol}; this adapter speaks ${PROTOCOL}` });
       }
       greeted = true;
-      return { type: "hello", protocol: PROTOCOL, name };
+      return reply(msg, { type: "hello", protocol: PROTOCOL, name });
     }
-    if (!greeted) return { type: "error", message: `expected hello first, got ${msg.type}` };
+    if (!greeted) return reply(msg, { type: "error", message: `expected hello first, got ${msg.type}` });
     if (msg.type === "reset") {
       store = makeStore();
-      return { type: "reset" };
+      return reply(msg, { type: "reset" });
     }
     if (msg.type === "input") {
-      if (store === null) return { type: "error", message: "input before reset" };
+      if (store === null) return reply(msg, { type: "error", message: "input before reset" });
+      const current = store;
+      if (settle !== undefined) {
+        return (async () => {
+          try {
+            const effects = await current.handle(msg.input);
+            await settle();
+            return reply(msg, { type: "output", effects, render: current.render() });
+          } catch (e) {
+            return fail(msg, e);
+          }
+        })();
+      }
       try {
-        const effects = store.handle(msg.input);
-        return { type: "output", effects, render: store.render() };
+        const effects = current.handle(msg.input);
+        return reply(msg, { type: "output", effects, render: current.render() });
       } catch (e) {
-        return { type: "error", message: String((e && e.stack) || e) };
+        return fail(msg, e);
       }
     }
-    return { type: "error", message: `unknown request type ${JSON.stringify(msg.type)}` };
+    return reply(msg, { type: "error", message: `unknown request type ${JSON.stringify(msg.type)}` });
+  };
+}
+
+function parse(line) {
+  try {
+    return { msg: JSON.parse(line) };
+  } catch (e) {
+    return { error: { type: "error", id: null, message: `request is not JSON: ${e.message}` } };
+  }
+}
+
+/** The synchronous loop, for stores whose `handle` returns effects directly. */
+function serve({ name, makeStore }) {
+  const respond = makeResponder({ name, makeStore });
+  const answer = (line) => {
+    const { msg, error } = parse(line);
+    return error !== undefined ? error : respond(msg);
   };
 
   const decoder = new StringDecoder("utf8");
@@ -104,4 +131,24 @@ function serve({ name, makeStore }) {
   }
 }
 
-module.exports = { serve, PROTOCOL };
+/**
+ * The asynchronous loop, for stores that await (a real store's `reloadChunksFromApi`
+ * awaits its fetch): `handle` may return a Promise of the effects. After it settles, the
+ * loop also lets every pending timer and I/O callback run (one `setImmediate` turn) before
+ * it reads `render()`, so the answer shows the state the input led to. Requests are
+ * handled one at a time, in order.
+ */
+async function serveAsync({ name, makeStore }) {
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const respond = makeResponder({ name, makeStore }, settle);
+  const readline = require("readline");
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === "") continue;
+    const { msg, error } = parse(line);
+    const reply = error !== undefined ? error : await respond(msg);
+    writeAll(JSON.stringify(reply) + "\n");
+  }
+}
+
+module.exports = { serve, serveAsync, PROTOCOL };

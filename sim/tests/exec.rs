@@ -49,10 +49,15 @@ fn require_node() {
 
 /// `exec:node <repo>/adapters/node/store.js VARIANT`
 fn node_store(variant: &str) -> ExecFactory {
+    node_store_with(variant, "")
+}
+
+/// The same, with extra adapter flags (`--async`).
+fn node_store_with(variant: &str, flags: &str) -> ExecFactory {
     require_node();
     let script = repo().join("adapters/node/store.js");
     let spec = format!(
-        "exec:node {} {variant}",
+        "exec:node {} {flags} {variant}",
         shell_words::quote(&script.to_string_lossy())
     );
     ExecFactory::from_spec(&spec).expect("valid spec")
@@ -82,7 +87,11 @@ const SEEDS_MAIN: u64 = 2000;
 const SEEDS_OTHER: u64 = 300;
 
 fn agree_on_seeds(variant: &str, seeds: u64) -> Agreement {
-    let (reference, candidate) = (rust(variant), node_store(variant));
+    agree_on_seeds_with(variant, "", seeds)
+}
+
+fn agree_on_seeds_with(variant: &str, flags: &str, seeds: u64) -> Agreement {
+    let (reference, candidate) = (rust(variant), node_store_with(variant, flags));
     let mut total = Agreement::default();
     for seed in 0..seeds {
         match lockstep_seed(&reference, &candidate, seed) {
@@ -98,7 +107,7 @@ fn agree_on_seeds(variant: &str, seeds: u64) -> Agreement {
         "the stores were barely used"
     );
     eprintln!(
-        "differential {variant}: {seeds} seeds, {} steps, {} store inputs, identical effects and renders",
+        "differential {variant} {flags}: {seeds} seeds, {} steps, {} store inputs, identical effects and renders",
         total.steps, total.inputs
     );
     total
@@ -119,6 +128,12 @@ fn node_note_variants_agree_with_rust_on_every_step() {
     for variant in ["naive", "fix-a", "fix-ab", "fix-abc", "canary"] {
         agree_on_seeds(variant, SEEDS_OTHER);
     }
+}
+
+/// The asynchronous adapter loop (the one a wrapped real store uses) answers the same.
+#[test]
+fn node_async_loop_agrees_with_rust_on_every_step() {
+    agree_on_seeds_with("current", "--async", SEEDS_OTHER);
 }
 
 /// The comparison can fail: the Node `membership` store is not the Rust `current`.
@@ -210,6 +225,41 @@ fn node_stores_reproduce_bugs_a_and_d_both_directions() {
         Some(Invariant::NoDuplicate)
     );
     assert_eq!(d.judge(&node_store("current")).outcome, Outcome::Pass);
+}
+
+/// The reference adapter gives exactly the answers the example exchange in
+/// docs/protocol.md shows (the requests are checked against the harness in exec.rs).
+#[test]
+fn the_protocol_page_example_answers_are_what_the_node_adapter_says() {
+    require_node();
+    let page = std::fs::read_to_string(repo().join("docs/protocol.md")).unwrap();
+    let requests: String = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("> "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let answers: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("< ")).collect();
+    assert!(answers.len() >= 10, "example exchange not found");
+    for flags in [&[][..], &["--async"][..]] {
+        let mut child = Command::new("node")
+            .arg(repo().join("adapters/node/store.js"))
+            .args(flags)
+            .arg("current")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(requests.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let got = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(got.lines().collect::<Vec<_>>(), answers, "{flags:?}");
+    }
 }
 
 // --- faults ----------------------------------------------------------------------------

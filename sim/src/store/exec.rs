@@ -890,6 +890,33 @@ mod tests {
         assert!(err.contains("cannot start"), "{err}");
     }
 
+    /// The example exchange in docs/protocol.md is what this harness sends, byte for byte.
+    #[test]
+    fn the_protocol_page_example_requests_are_what_the_harness_sends() {
+        let page = include_str!("../../../docs/protocol.md");
+        let requests: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("> ")).collect();
+        assert!(requests.len() >= 10, "example exchange not found");
+        for (i, line) in requests.iter().enumerate() {
+            let id = i as u64 + 1;
+            let value: serde_json::Value = serde_json::from_str(line).unwrap();
+            let input: Option<Input> = value
+                .get("input")
+                .map(|v| serde_json::from_value(v.clone()).unwrap());
+            let message = match value["type"].as_str().unwrap() {
+                "hello" => Message::Hello {
+                    protocol: PROTOCOL_VERSION,
+                },
+                "reset" => Message::Reset,
+                "input" => Message::Input {
+                    input: input.as_ref().unwrap(),
+                },
+                other => panic!("unexpected request type {other}"),
+            };
+            let ours = serde_json::to_string(&Request { message, id }).unwrap();
+            assert_eq!(&ours, line, "request {id}");
+        }
+    }
+
     #[test]
     fn fault_messages_quote_the_stderr_tail() {
         let m = fault_message(
