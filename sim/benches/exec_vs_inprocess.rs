@@ -2,7 +2,7 @@
 //! against the same store in process, on the same seeds, in one run.
 //!
 //! `cargo bench --bench exec_vs_inprocess [-- SEEDS]` prints steps/s for each and their
-//! ratio. A step is one applied world step (main phase and drain), whether or not it
+//! ratio, and, for comparison, the Node rate without CPU pinning. A step is one applied world step (main phase and drain), whether or not it
 //! reached a store; the count is identical for both sides because the runs are (the
 //! differential test asserts it), and this bench checks it again.
 //!
@@ -14,6 +14,12 @@ use std::time::Instant;
 use reconcile_sim::fuzz::run_one;
 use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::store::{by_name, StoreFactory};
+
+const STORES: [&str; 2] = ["current", "membership"];
+
+fn spec(name: &str) -> String {
+    format!("exec:node '{}' {name}", adapter().display())
+}
 
 fn adapter() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../adapters/node/store.js")
@@ -40,13 +46,24 @@ fn main() {
         .unwrap_or(3000);
     println!("exec vs in-process · seeds 0..{seeds} · strategy random · 1 thread");
     println!(
-        "{:<12} {:>10} {:>14} {:>14} {:>8}",
-        "store", "steps", "in-process/s", "node/s", "ratio"
+        "{:<12} {:>10} {:>14} {:>14} {:>8} {:>18}",
+        "store", "steps", "in-process/s", "node/s", "ratio", "node unpinned/s"
     );
-    for name in ["current", "membership"] {
+    // Unpinned first, while no thread of this process has pinned itself (threads and
+    // processes inherit their creator's CPU affinity).
+    let unpinned: Vec<(u64, u64, f64)> = STORES
+        .iter()
+        .map(|name| {
+            let f = ExecFactory::from_spec(&spec(name))
+                .expect("valid spec")
+                .with_pinning(false);
+            measure(&f, 50);
+            measure(&f, seeds)
+        })
+        .collect();
+    for (name, (steps_u, fail_u, secs_u)) in STORES.iter().zip(unpinned) {
         let rust = by_name(name).expect("shipped store");
-        let spec = format!("exec:node '{}' {name}", adapter().display());
-        let node = ExecFactory::from_spec(&spec).expect("valid spec");
+        let node = ExecFactory::from_spec(&spec(name)).expect("valid spec");
         node.probe().expect("node runs (is it on PATH?)");
         // Warm both (process start, JIT) outside the timed region.
         measure(&rust, 50);
@@ -54,14 +71,15 @@ fn main() {
         let (steps_r, fail_r, secs_r) = measure(&rust, seeds);
         let (steps_n, fail_n, secs_n) = measure(&node, seeds);
         assert_eq!(
-            (steps_r, fail_r),
-            (steps_n, fail_n),
+            [(steps_r, fail_r), (steps_r, fail_r)],
+            [(steps_n, fail_n), (steps_u, fail_u)],
             "{name}: the Node adapter diverged from the Rust store; run `cargo test --test exec`"
         );
         let rate_r = steps_r as f64 / secs_r;
         let rate_n = steps_n as f64 / secs_n;
+        let rate_u = steps_u as f64 / secs_u;
         println!(
-            "{name:<12} {steps_r:>10} {rate_r:>14.0} {rate_n:>14.0} {:>7.1}x",
+            "{name:<12} {steps_r:>10} {rate_r:>14.0} {rate_n:>14.0} {:>7.1}x {rate_u:>18.0}",
             rate_r / rate_n
         );
     }

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::Once;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use reconcile_sim::config::WorldConfig;
@@ -30,21 +30,21 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
-/// Fail loudly, once, if Node.js is missing.
+/// Fail loudly if Node.js is missing (checked once, reported by every test that needs it).
 fn require_node() {
-    static CHECK: Once = Once::new();
-    CHECK.call_once(|| {
-        let ok = Command::new("node")
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    let found = *FOUND.get_or_init(|| {
+        Command::new("node")
             .arg("--version")
             .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(
-            ok,
-            "`node` is not on PATH: the exec store tests drive the reference adapter \
-             (adapters/node/) with Node.js >= 18. Install Node.js; these tests must not be \
-             skipped, because a differential test with one side missing proves nothing."
-        );
+            .is_ok_and(|o| o.status.success())
     });
+    assert!(
+        found,
+        "`node` is not on PATH: the exec store tests drive the reference adapter \
+         (adapters/node/) with Node.js >= 18. Install Node.js; these tests must not be \
+         skipped, because a differential test with one side missing proves nothing."
+    );
 }
 
 /// `exec:node <repo>/adapters/node/store.js VARIANT`
