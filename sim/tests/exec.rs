@@ -455,6 +455,12 @@ fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
         "a fault prints nothing to stderr: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    let again = sim(&["run", "--store", spec, "--seed", "1"], &[]);
+    assert_eq!(
+        String::from_utf8(again.stdout).unwrap(),
+        text,
+        "same seed, same bytes"
+    );
 }
 
 #[test]

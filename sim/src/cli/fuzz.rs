@@ -12,7 +12,8 @@ use super::{check_strategy, resolve_stores, Verdict};
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
 pub struct Args {
-    /// A store name, or `all` for every shipped store.
+    /// A store name, `all` for every shipped store, or `exec:'COMMAND ARGS'` for a store
+    /// in another process (docs/protocol.md).
     #[arg(long)]
     store: String,
     /// Run this many seeds per store.

@@ -7,7 +7,8 @@ use super::{check_strategy, resolve_store, Verdict};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The store under test (see `reconcile-sim stores`).
+    /// The store under test (see `reconcile-sim stores`), or `exec:'COMMAND ARGS'` for a
+    /// store in another process (docs/protocol.md).
     #[arg(long)]
     store: String,
     /// The seed: it derives every world option and every scheduling choice.

@@ -535,12 +535,6 @@ impl Conn {
             String::from_utf8_lossy(&bytes[start..]).into_owned(),
         )
     }
-
-    /// Forget stderr written so far (each run's report quotes only its own).
-    fn clear_stderr(&self) {
-        let (lock, _) = &*self.stderr;
-        lock.lock().unwrap_or_else(|e| e.into_inner()).bytes.clear();
-    }
 }
 
 impl Drop for Conn {
@@ -757,7 +751,6 @@ impl StoreFactory for ExecFactory {
                 if self.pin {
                     affinity::pin_with_current_thread(conn.child.id());
                 }
-                conn.clear_stderr();
                 match conn.request_reset() {
                     Ok(()) => store.conn = Some(conn),
                     Err(fault) => {
