@@ -107,8 +107,10 @@ fn agree_on_seeds_with(variant: &str, flags: &str, seeds: u64) -> Agreement {
         "the stores were barely used"
     );
     eprintln!(
-        "differential {variant} {flags}: {seeds} seeds, {} steps, {} store inputs, identical effects and renders",
-        total.steps, total.inputs
+        "differential {variant}{}{flags}: {seeds} seeds, {} steps, {} store inputs, identical effects and renders",
+        if flags.is_empty() { "" } else { " " },
+        total.steps,
+        total.inputs
     );
     total
 }
