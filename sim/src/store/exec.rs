@@ -11,7 +11,7 @@
 //!   factory's pool (or spawns one and does the handshake) and sends it `reset`; the
 //!   [`ExecStore`] owns it for the run and gives it back to the pool when dropped. A world
 //!   with three clients holds three processes; a campaign on `J` threads holds at most
-//!   `3 J` (plus one per client while a failing run is narrated). An adapter therefore
+//!   `3 J` (more only while two worlds are alive at once, as when a script is judged). An adapter therefore
 //!   hosts exactly one store at a time and never sees a client id. Every run starts from a
 //!   `reset`, so which pooled process serves which client or thread cannot change a
 //!   result: `--jobs` changes only the speed.
@@ -21,15 +21,15 @@
 //!   already turns a panic inside [`Store::handle`] into a `crash` violation with the run's
 //!   trace. A protocol fault (the process exited, no answer within the timeout, an answer
 //!   that is not JSON or not the expected message, a bad handshake) kills the process
-//!   (its whole process group) and unwinds with a message naming the fault and the tail of
-//!   the process's stderr. The unwind uses [`std::panic::resume_unwind`], which skips the
+//!   (its whole process group) and unwinds with a message naming the fault and the last
+//!   bytes the process wrote to stderr over its life (for a given process history, the
+//!   same bytes every time: the report waits for the killed process's stderr to end). The unwind uses [`std::panic::resume_unwind`], which skips the
 //!   panic hook, so a campaign over a broken adapter prints nothing per seed. The next
 //!   `make` spawns a fresh process. An `error` answer (the adapter caught an exception
 //!   from its store) is a crash too, but the process is healthy and is reused.
 //! - **Never hang.** Both pipe ends on our side are non-blocking; every read and write
 //!   waits with `poll(2)` for at most the per-message timeout. A spawn failure (no such
 //!   command) is an operational error, reported by [`ExecFactory::probe`].
-//!
 //! - **Co-located ping-pong.** Every input is a round trip: the harness writes, sleeps,
 //!   the adapter wakes, answers, sleeps, the harness wakes. When the two sit on different
 //!   CPUs each wake-up is a cross-CPU interrupt; on the 2-core VM this was measured on, a
