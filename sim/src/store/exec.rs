@@ -33,7 +33,9 @@
 //! - **Co-located ping-pong.** Every input is a round trip: the harness writes, sleeps,
 //!   the adapter wakes, answers, sleeps, the harness wakes. When the two sit on different
 //!   CPUs each wake-up is a cross-CPU interrupt; on the 2-core VM this was measured on, a
-//!   bare pipe round trip took 48 µs across CPUs and 7 µs on one. So on Linux, by default,
+//!   bare pipe round trip took ~50 µs with the two forced onto different CPUs and ~7 µs
+//!   on one. Left alone, the scheduler sometimes co-locates them and sometimes not, so
+//!   unpinned throughput varied from run to run by 2x. So on Linux, by default,
 //!   a thread that makes exec stores pins itself to one CPU (threads are spread round
 //!   robin over the CPUs the process may use) and pins the main thread of every adapter
 //!   process it checks out to the same CPU. Only speed changes; set
