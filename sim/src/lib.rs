@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod fuzz;
+pub mod fuzz_input;
 pub mod oracle;
 pub mod protocol;
 pub mod runner;
