@@ -10,6 +10,7 @@
 pub mod config;
 pub mod differential;
 pub mod fuzz;
+pub mod fuzz_input;
 pub mod oracle;
 pub mod protocol;
 pub mod runner;
