@@ -912,6 +912,27 @@ mod tests {
         }
     }
 
+    /// A process that stops reading its stdin cannot block the harness: a request larger
+    /// than the pipe buffer times out.
+    #[test]
+    fn a_process_that_does_not_read_times_out_the_write() {
+        let argv = ["sleep".to_string(), "30".to_string()];
+        let mut conn = Conn::spawn(&argv, Duration::from_millis(200)).unwrap();
+        let input = Input::UserSend {
+            message_id: crate::protocol::MessageId(1),
+            text: "x".repeat(1 << 20),
+        };
+        let fault = conn.send(Message::Input { input: &input }).unwrap_err();
+        assert_eq!(
+            fault,
+            Fault::WriteTimeout {
+                waited: Duration::from_millis(200)
+            }
+        );
+        let (status, _) = conn.kill();
+        assert!(status.is_some_and(|s| !s.success()), "killed: {status:?}");
+    }
+
     #[test]
     fn fault_messages_quote_the_stderr_tail() {
         let m = fault_message(
