@@ -11,6 +11,7 @@ pub const CONFIG_STREAM: u64 = 0;
 
 /// Every option of a simulated world. Limits are named with their unit last.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
     /// Browser tabs on the one chat session (≥ 2).

@@ -7,13 +7,17 @@
 //! [`oracle`] judges the store's render against the backend's ground truth, and the
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
+pub mod bugs;
 pub mod config;
 pub mod fuzz;
 pub mod oracle;
 pub mod protocol;
 pub mod runner;
+pub mod scenario;
 pub mod script;
+pub mod shrink;
 pub mod step;
 pub mod store;
 pub mod strategy;
+pub mod timeline;
 pub mod world;

@@ -28,6 +28,7 @@ use crate::world::World;
 
 /// Which property broke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema)]
 pub enum Invariant {
     #[serde(rename = "inv1-no-loss")]
     NoLoss,

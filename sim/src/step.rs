@@ -14,6 +14,7 @@ use std::fmt;
 use crate::protocol::{ClientId, RequestId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
     // --- backend ---
@@ -48,6 +49,7 @@ pub enum Step {
     /// A served fetch response reaches `client` (responses may overtake each other).
     DeliverFetchResponse {
         client: ClientId,
+        #[schemars(with = "u32")]
         request: RequestId,
     },
 
