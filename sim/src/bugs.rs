@@ -9,9 +9,9 @@
 
 use crate::oracle::Invariant;
 use crate::protocol::Event;
+use crate::runner::{replay, Outcome};
 use crate::scenario::Scenario;
 use crate::script::{scripted_config, Script};
-use crate::runner::{replay, Outcome};
 use crate::shrink::{shrink_with, Limits};
 use crate::store::{by_name, StoreKind};
 
@@ -117,9 +117,9 @@ impl RegressionSeed {
         let store = |n: &str| by_name(n).expect("a shipped store");
         steps.iter().any(self.must_include)
             && replay(&store(self.after), config.clone(), steps)
-            .outcome
-            .invariant()
-            != Some(self.invariant)
+                .outcome
+                .invariant()
+                != Some(self.invariant)
             && self
                 .must_pass
                 .iter()
@@ -135,7 +135,11 @@ impl RegressionSeed {
         config: &crate::config::WorldConfig,
         steps: &[crate::step::Step],
     ) -> bool {
-        let r = replay(&by_name(self.before).expect("a shipped store"), config.clone(), steps);
+        let r = replay(
+            &by_name(self.before).expect("a shipped store"),
+            config.clone(),
+            steps,
+        );
         r.outcome.invariant() == Some(self.invariant) && self.fixed_stores_hold(config, &r.steps)
     }
 }
@@ -204,7 +208,12 @@ pub fn regression_scenario(seed: &RegressionSeed) -> Scenario {
         },
         &tells_apart,
     )
-    .unwrap_or_else(|e| panic!("{}: the script does not tell {} from {}: {e}", seed.name, seed.before, seed.after));
+    .unwrap_or_else(|e| {
+        panic!(
+            "{}: the script does not tell {} from {}: {e}",
+            seed.name, seed.before, seed.after
+        )
+    });
     let mut s = Scenario::record(&before, shrunk.config, &shrunk.steps, Some(seed.invariant));
     s.description = Some(seed.description.to_string());
     s

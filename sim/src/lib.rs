@@ -8,6 +8,7 @@
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
 pub mod bugs;
+pub mod check;
 pub mod config;
 pub mod fuzz;
 pub mod oracle;

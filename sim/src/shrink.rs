@@ -182,6 +182,46 @@ pub fn shrink_with(
     })
 }
 
+/// The scenario file for a shrunk failure.
+pub fn scenario_of(
+    store: &dyn StoreFactory,
+    r: &Shrunk,
+    seed: Option<u64>,
+    strategy: Option<String>,
+) -> crate::scenario::Scenario {
+    let mut s =
+        crate::scenario::Scenario::record(store, r.config.clone(), &r.steps, Some(r.invariant));
+    s.seed = seed;
+    s.strategy = strategy;
+    s
+}
+
+/// Shrink a failure found by a seeded run and save it atomically under `out_dir` as
+/// `<store>-<invariant>-seed<N>.json`. Returns the path and what shrinking did.
+#[allow(clippy::too_many_arguments)]
+pub fn shrink_and_save(
+    store: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    invariant: Invariant,
+    seed: u64,
+    strategy: &str,
+    out_dir: &std::path::Path,
+    limits: Limits,
+) -> Result<(std::path::PathBuf, Shrunk), String> {
+    let r = shrink(store, config, steps, Some(invariant), limits)
+        .map_err(|e| format!("internal error: a recorded failure did not replay: {e}"))?;
+    let sc = scenario_of(store, &r, Some(seed), Some(strategy.to_string()));
+    let path = out_dir.join(crate::scenario::failure_file_name(
+        &store.name(),
+        invariant,
+        Some(seed),
+    ));
+    sc.save(&path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((path, r))
+}
+
 /// Whether `steps` is 1-minimal for `invariant` on `stores`: `Err(i)` names a step whose
 /// deletion keeps the violation.
 pub fn check_one_minimal(
@@ -191,7 +231,10 @@ pub fn check_one_minimal(
     invariant: Invariant,
 ) -> Result<(), usize> {
     check_one_minimal_by(steps, |candidate| {
-        replay(stores, config.clone(), candidate).outcome.invariant() == Some(invariant)
+        replay(stores, config.clone(), candidate)
+            .outcome
+            .invariant()
+            == Some(invariant)
     })
 }
 
@@ -214,24 +257,32 @@ pub fn check_one_minimal_by(steps: &[Step], holds: impl Fn(&[Step]) -> bool) -> 
 enum Rel {
     Abs(Step),
     /// Deliver the `nth` oldest undelivered event of `client`.
-    Event { client: ClientId, nth: usize },
+    Event {
+        client: ClientId,
+        nth: usize,
+    },
     /// Deliver the `nth` served fetch response of `client`.
-    Fetch { client: ClientId, nth: usize },
+    Fetch {
+        client: ClientId,
+        nth: usize,
+    },
 }
 
 impl Rel {
     fn resolve(self, world: &World) -> Option<Step> {
         match self {
             Rel::Abs(s) => Some(s),
-            Rel::Event { client, nth } => world
-                .clients
-                .get(client as usize)?
-                .inbox
-                .get(nth)
-                .map(|(event, _)| Step::DeliverEvent {
-                    client,
-                    event: *event,
-                }),
+            Rel::Event { client, nth } => {
+                world
+                    .clients
+                    .get(client as usize)?
+                    .inbox
+                    .get(nth)
+                    .map(|(event, _)| Step::DeliverEvent {
+                        client,
+                        event: *event,
+                    })
+            }
             Rel::Fetch { client, nth } => world
                 .clients
                 .get(client as usize)?
@@ -583,8 +634,8 @@ impl Shrinker<'_> {
                         .collect(),
                 );
             }
-            for i in 0..steps.len() {
-                if !facts[i].deliveries.is_empty() {
+            for (i, f) in facts.iter().enumerate() {
+                if !f.deliveries.is_empty() {
                     candidates.push(vec![i]);
                 }
             }
@@ -707,12 +758,20 @@ mod tests {
                 let Some(inv) = r.outcome.invariant() else {
                     continue;
                 };
-                let s = shrink(&kind, r.config.clone(), &r.steps, Some(inv), Limits::default())
-                    .unwrap();
+                let s = shrink(
+                    &kind,
+                    r.config.clone(),
+                    &r.steps,
+                    Some(inv),
+                    Limits::default(),
+                )
+                .unwrap();
                 assert_eq!(s.gave_up, None);
                 assert!(s.steps.len() <= r.steps.len());
                 assert_eq!(
-                    replay(&kind, s.config.clone(), &s.steps).outcome.invariant(),
+                    replay(&kind, s.config.clone(), &s.steps)
+                        .outcome
+                        .invariant(),
                     Some(inv),
                     "{name} seed {seed}: signature changed"
                 );
@@ -733,8 +792,14 @@ mod tests {
     #[test]
     fn a_passing_trace_is_not_shrunk() {
         let kind = crate::store::current::KIND;
-        let e = shrink(&kind, crate::script::scripted_config(), &[], None, Limits::default())
-            .unwrap_err();
+        let e = shrink(
+            &kind,
+            crate::script::scripted_config(),
+            &[],
+            None,
+            Limits::default(),
+        )
+        .unwrap_err();
         assert_eq!(e.got, None);
     }
 

@@ -128,12 +128,12 @@ pub fn narrate(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -
             breaks,
         }
     };
-    for input_index in 0..steps.len() {
+    for (input_index, &input_step) in steps.iter().enumerate() {
         if skipped.peek() == Some(&&input_index) {
             skipped.next();
             lines.push(Line {
                 phase: Phase::Skipped { input_index },
-                step: steps[input_index],
+                step: input_step,
                 note: String::new(),
                 breaks: None,
             });
@@ -142,7 +142,7 @@ pub fn narrate(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -
         let Some(&step) = applied_main.next() else {
             break;
         };
-        debug_assert_eq!(step, steps[input_index]);
+        debug_assert_eq!(step, input_step);
         lines.push(apply(
             &mut world,
             step,
@@ -244,7 +244,9 @@ pub fn format_text(n: &Narration, expect: Option<Invariant>) -> String {
     for l in &n.lines {
         if matches!(l.phase, Phase::Drain { .. }) && !drain_started {
             drain_started = true;
-            out.push_str("  ---- drain: finish what was started, every client scrolled down ----\n");
+            out.push_str(
+                "  ---- drain: finish what was started, every client scrolled down ----\n",
+            );
         }
         let mark = if l.breaks.is_some() { "✗" } else { " " };
         let mut line = format!("{mark}{:>5}  ", label(l.phase));
@@ -358,11 +360,10 @@ fn side_by_side(db: &[ChunkRow], seen: &[String], v: &Violation) -> String {
         .max()
         .unwrap_or(0)
         .max(24);
-    let who = v.client.map_or("render".to_string(), |c| format!("c{c} render"));
-    let mut out = format!(
-        "    {:<w$} | {who} (seen)\n",
-        "backend DB (the truth)"
-    );
+    let who = v
+        .client
+        .map_or("render".to_string(), |c| format!("c{c} render"));
+    let mut out = format!("    {:<w$} | {who} (seen)\n", "backend DB (the truth)");
     for i in 0..left.len().max(seen.len()) {
         let l = left.get(i).map_or("", String::as_str);
         let lm = if involved(l) { "!" } else { " " };

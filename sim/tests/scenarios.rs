@@ -92,7 +92,11 @@ fn assert_both_directions(name: &str) {
         seed.after
     );
     for store in seed.must_pass {
-        assert_eq!(outcome(&sc, store), Outcome::Pass, "{name} must pass on {store}");
+        assert_eq!(
+            outcome(&sc, store),
+            Outcome::Pass,
+            "{name} must pass on {store}"
+        );
     }
 }
 
@@ -117,7 +121,11 @@ fn bug_c_seed_breaks_inv1_on_fix_ab_and_not_on_fix_abc() {
     assert_both_directions("bug-c");
     let sc = scenario::load(&repo().join("scenarios/bug-c.json")).unwrap();
     for later in ["fix-abc", "current", "membership"] {
-        assert_ne!(outcome(&sc, later).invariant(), Some(Invariant::NoLoss), "{later}");
+        assert_ne!(
+            outcome(&sc, later).invariant(),
+            Some(Invariant::NoLoss),
+            "{later}"
+        );
     }
 }
 
@@ -138,7 +146,11 @@ fn every_committed_scenario_reproduces_its_expectation_and_is_one_minimal() {
         let steps = sc.steps();
         let report = replay(&store, sc.config.clone(), &steps);
         assert_eq!(report.outcome.invariant(), sc.expect, "{}", path.display());
-        assert!(report.skipped.is_empty(), "{}: skipped steps", path.display());
+        assert!(
+            report.skipped.is_empty(),
+            "{}: skipped steps",
+            path.display()
+        );
         let seed = REGRESSION_SEEDS
             .iter()
             .find(|s| path.file_stem().is_some_and(|f| f == s.name));
@@ -211,7 +223,11 @@ fn every_bad_input_file_gets_its_expected_message() {
         let expected = std::fs::read_to_string(&expected_path)
             .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
         if expected.trim_end() != message {
-            failures.push(format!("{}\n  expected: {}\n  got:      {message}", rel.display(), expected.trim_end()));
+            failures.push(format!(
+                "{}\n  expected: {}\n  got:      {message}",
+                rel.display(),
+                expected.trim_end()
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

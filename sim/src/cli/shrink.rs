@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::scenario::{self, Scenario};
+use reconcile_sim::scenario;
 use reconcile_sim::shrink::{shrink, Limits, Shrunk};
 use reconcile_sim::step::Step;
 use reconcile_sim::store::StoreFactory;
@@ -73,31 +73,20 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             });
         }
     };
-    let mut out = scenario_of(store, &result, sc.seed, sc.strategy.clone());
+    let mut out = reconcile_sim::shrink::scenario_of(store, &result, sc.seed, sc.strategy.clone());
     out.description = sc.description.clone();
     out.save(&args.out)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
     print!("{}", summary(&result, &args.out));
+    // Wall time goes to stderr: stdout is the same bytes on every run.
+    eprintln!("(shrinking took {:.2?})", result.elapsed);
     Ok(Verdict::Violation)
-}
-
-/// The scenario file for a shrunk failure.
-pub fn scenario_of(
-    store: &dyn StoreFactory,
-    r: &Shrunk,
-    seed: Option<u64>,
-    strategy: Option<String>,
-) -> Scenario {
-    let mut s = Scenario::record(store, r.config.clone(), &r.steps, Some(r.invariant));
-    s.seed = seed;
-    s.strategy = strategy;
-    s
 }
 
 /// What shrinking did, where the file is, and how to replay it.
 pub fn summary(r: &Shrunk, path: &Path) -> String {
     let mut out = format!(
-        "shrunk {} → {} steps ({}) in {} replays, {:.2?}\n",
+        "shrunk {} → {} steps ({}) in {} replays\n",
         r.original_steps,
         r.steps.len(),
         if r.gave_up.is_none() {
@@ -106,18 +95,21 @@ pub fn summary(r: &Shrunk, path: &Path) -> String {
             "not proven 1-minimal"
         },
         r.replays,
-        r.elapsed
     );
     if let Some(why) = r.gave_up {
         out.push_str(&format!("warning: {why}\n"));
     }
     out.push_str(&format!("scenario: {}\n", path.display()));
-    out.push_str(&format!("replay: reconcile-sim replay {}\n", path.display()));
+    out.push_str(&format!(
+        "replay: reconcile-sim replay {}\n",
+        path.display()
+    ));
     out
 }
 
 /// Shrink a failure found by a seeded run and save it under `out_dir`, named by its
-/// signature and seed. Returns the path and the shrink result.
+/// signature and seed.
+#[allow(clippy::too_many_arguments)]
 pub fn shrink_and_save(
     store: &dyn StoreFactory,
     config: reconcile_sim::config::WorldConfig,
@@ -128,15 +120,8 @@ pub fn shrink_and_save(
     out_dir: &Path,
     limits: Limits,
 ) -> anyhow::Result<(PathBuf, Shrunk)> {
-    let r = shrink(store, config, steps, Some(invariant), limits)
-        .map_err(|e| anyhow::anyhow!("internal: a recorded failure did not replay: {e}"))?;
-    let sc = scenario_of(store, &r, Some(seed), Some(strategy.to_string()));
-    let path = out_dir.join(scenario::failure_file_name(
-        &store.name(),
-        invariant,
-        Some(seed),
-    ));
-    sc.save(&path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    Ok((path, r))
+    reconcile_sim::shrink::shrink_and_save(
+        store, config, steps, invariant, seed, strategy, out_dir, limits,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -54,8 +54,8 @@ struct RawScenario<'a> {
     store: String,
     seed: Option<u64>,
     strategy: Option<String>,
-    #[serde(default)]
-    expect: Option<Invariant>,
+    #[serde(borrow, default)]
+    expect: Option<&'a RawValue>,
     #[serde(borrow)]
     config: &'a RawValue,
     #[serde(borrow)]
@@ -90,7 +90,23 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
     };
 
     // 1. JSON syntax, and the overall shape.
-    let value: Value = serde_json::from_str(text).map_err(|e| at_json(e, None))?;
+    if text.starts_with('\u{feff}') {
+        return Err(err(
+            Some((1, 1)),
+            "the file starts with a byte-order mark; save it as UTF-8 without one".to_string(),
+        ));
+    }
+    if text.trim().is_empty() {
+        return Err(err(
+            None,
+            "the file is empty; a scenario is a JSON object".to_string(),
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let mut e2 = at_json(e, None);
+        e2.message = format!("invalid JSON: {}", e2.message);
+        e2
+    })?;
     if !value.is_object() {
         return Err(err(
             Some((1, 1)),
@@ -140,8 +156,31 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         ));
     }
 
+    let expect: Option<Invariant> = match raw.expect {
+        None => None,
+        Some(e) => {
+            let at = Some(line_column(text, offset_in(text, e.get())));
+            serde_json::from_str(e.get()).map_err(|_| {
+                err(
+                    at,
+                    format!(
+                        "`expect` must be null or an invariant name ({}), not {}",
+                        Invariant::ALL.map(|i| i.name()).join(", "),
+                        e.get()
+                    ),
+                )
+            })?
+        }
+    };
+
     // 4. The config, from its own slice.
     let config_at = Some(line_column(text, offset_in(text, raw.config.get())));
+    if !raw.config.get().starts_with('{') {
+        return Err(err(
+            config_at,
+            "`config` must be an object of world options (see docs/scenario-format.md)".to_string(),
+        ));
+    }
     let config: WorldConfig = serde_json::from_str(raw.config.get())
         .map_err(|e| at_json(e, Some(raw.config.get())))
         .map_err(|mut e| {
@@ -189,7 +228,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         store: raw.store,
         seed: raw.seed,
         strategy: raw.strategy,
-        expect: raw.expect,
+        expect,
         config,
         steps,
     })
@@ -209,11 +248,8 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
     for field in ["actor", "note"] {
         match map.remove(field) {
             None => {}
-            Some(Value::String(s)) => {
-                if field == "note" {
-                    note = Some(s);
-                }
-            }
+            Some(Value::String(s)) if field == "note" => note = Some(s),
+            Some(Value::String(_)) => {}
             Some(other) => {
                 return Err(format!(
                     "`{field}` must be a string, not {}",
@@ -221,6 +257,12 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
                 ))
             }
         }
+    }
+    if map.get("kind").is_some_and(|k| !k.is_string()) {
+        return Err(format!(
+            "`kind` must be a string naming the step (one of: {})",
+            kind_names().join(", ")
+        ));
     }
     if !map.contains_key("kind") {
         return Err(format!(
@@ -246,7 +288,7 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
     };
     if let Some(extra) = given.iter().find(|k| !canonical.contains_key(*k)) {
         return Err(format!(
-            "field `{extra}` does not apply to a `{}` step (it takes {})",
+            "field `{extra}` does not apply to a step of kind `{}` (it takes {})",
             step.kind(),
             fields_of(&canonical)
         ));

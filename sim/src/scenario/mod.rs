@@ -145,11 +145,12 @@ impl Scenario {
             } else if !world.is_enabled(&s.step, &mut scratch) {
                 s.note = Some("not enabled here: skipped on replay".to_string());
             } else {
-                let note = crate::timeline::apply_and_describe(&mut world, s.step)
-                    .unwrap_or_else(|crash| {
+                let note = crate::timeline::apply_and_describe(&mut world, s.step).unwrap_or_else(
+                    |crash| {
                         crashed = true;
                         crash
-                    });
+                    },
+                );
                 s.note = (!note.is_empty()).then_some(note);
             }
         }
@@ -409,7 +410,10 @@ mod tests {
         assert!(text.contains(
             "    {\"actor\": \"c0\", \"kind\": \"send\", \"client\": 0, \"note\": \"user sends m1 · asks POST m1\"},\n"
         ), "{text}");
-        assert!(text.contains("  \"config\": {\n    \"clients\": 2,\n"), "{text}");
+        assert!(
+            text.contains("  \"config\": {\n    \"clients\": 2,\n"),
+            "{text}"
+        );
         assert!(text.contains("  \"expect\": null,\n"), "{text}");
         let back = parse(Path::new("x.json"), &text).unwrap();
         assert_eq!(back, s);
