@@ -15,6 +15,7 @@ pub mod oracle;
 pub mod protocol;
 pub mod runner;
 pub mod scenario;
+pub mod schedule;
 pub mod script;
 pub mod shrink;
 pub mod step;

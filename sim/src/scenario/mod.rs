@@ -37,15 +37,17 @@ pub const CLIENTS_MAX: u8 = 16;
 /// One scenario file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "reconcile-sim scenario", extend("$id" = "https://reconcile-sim/scenario.schema.json"))]
+#[schemars(title = "reconcile-sim scenario")]
 pub struct Scenario {
     /// The format version: 1.
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     /// What this scenario shows, for a person. Ignored by replay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The store it was recorded against (a name `--store` takes). `replay` and `shrink`
     /// use it unless `--store` says otherwise.
+    #[schemars(length(min = 1))]
     pub store: String,
     /// The seed of the run it came from, if any. Informational: the steps are the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
