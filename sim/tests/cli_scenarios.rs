@@ -315,7 +315,12 @@ fn check_on_a_store_before_a_fix_fails_that_bug_and_writes_junit_and_failures() 
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.starts_with("<?xml"));
     assert!(
-        xml.contains("<testsuite name=\"scenarios\" tests=\"4\""),
+        xml.contains(&format!(
+            "<testsuite name=\"scenarios\" tests=\"{}\"",
+            reconcile_sim::check::scenario_files(&repo().join("scenarios"))
+                .unwrap()
+                .len()
+        )),
         "{xml}"
     );
     assert!(
