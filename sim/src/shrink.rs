@@ -789,6 +789,66 @@ mod tests {
         }
     }
 
+    /// A store that panics on its second send: the crash is a finding like any other,
+    /// shrunk to the few steps that reach it.
+    #[test]
+    fn a_crashing_store_shrinks_to_a_crash_scenario() {
+        struct PanicsOnSecondSend(Box<dyn crate::store::Store>, u32);
+        impl crate::store::Store for PanicsOnSecondSend {
+            fn handle(&mut self, input: &crate::protocol::Input) -> Vec<crate::protocol::Effect> {
+                if matches!(input, crate::protocol::Input::UserSend { .. }) {
+                    self.1 += 1;
+                    assert!(self.1 < 2, "second send");
+                }
+                self.0.handle(input)
+            }
+            fn render(&self) -> &[crate::protocol::RenderRow] {
+                self.0.render()
+            }
+        }
+        struct Factory;
+        impl StoreFactory for Factory {
+            fn name(&self) -> String {
+                "panics-on-second-send".into()
+            }
+            fn make(&self, c: ClientId) -> Box<dyn crate::store::Store> {
+                Box::new(PanicsOnSecondSend(crate::store::current::KIND.make(c), 0))
+            }
+        }
+        let seed = (0..100)
+            .find(|&s| run_seed(&Factory, s).outcome.invariant() == Some(Invariant::Crash))
+            .expect("some seed sends twice from one tab");
+        let r = run_seed(&Factory, seed);
+        let s = shrink(
+            &Factory,
+            r.config.clone(),
+            &r.steps,
+            None,
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(s.invariant, Invariant::Crash);
+        assert_eq!(
+            s.steps,
+            vec![Step::Send { client: 0 }, Step::Send { client: 0 }],
+            "two sends from one tab are all it takes"
+        );
+    }
+
+    #[test]
+    fn the_time_limit_gives_up_with_the_flag_name() {
+        let kind = crate::store::canary::KIND;
+        let r = run_seed(&kind, 0);
+        let limits = Limits {
+            replays_max: u64::MAX,
+            time_max: Duration::ZERO,
+        };
+        let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
+        let why = s.gave_up.expect("gave up").to_string();
+        assert!(why.contains("--max-shrink-time"), "{why}");
+        assert_eq!(s.steps, r.steps, "nothing was cut");
+    }
+
     #[test]
     fn a_passing_trace_is_not_shrunk() {
         let kind = crate::store::current::KIND;
