@@ -199,11 +199,20 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
         }
     ));
     for s in &report.scenarios {
+        let skipped = if s.skipped > 0 {
+            format!(" ({} steps not enabled on this store, skipped)", s.skipped)
+        } else {
+            String::new()
+        };
         if s.ok {
-            out.push_str(&format!("  ok    {} on {}\n", s.path.display(), s.store));
+            out.push_str(&format!(
+                "  ok    {} on {}{skipped}\n",
+                s.path.display(),
+                s.store
+            ));
         } else {
             out.push_str(&format!(
-                "  FAIL  {}: {}\n        replay: {}\n",
+                "  FAIL  {}: {}{skipped}\n        replay: {}\n",
                 s.path.display(),
                 scenario_message(s),
                 s.replay
