@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub const CONFIG_STREAM: u64 = 0;
 
 /// Every option of a simulated world. Limits are named with their unit last.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
     /// Browser tabs on the one chat session (≥ 2).

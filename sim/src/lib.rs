@@ -7,6 +7,8 @@
 //! [`oracle`] judges the store's render against the backend's ground truth, and the
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
+pub mod bugs;
+pub mod check;
 pub mod config;
 pub mod differential;
 pub mod fuzz;
@@ -14,8 +16,12 @@ pub mod fuzz_input;
 pub mod oracle;
 pub mod protocol;
 pub mod runner;
+pub mod scenario;
+pub mod schedule;
 pub mod script;
+pub mod shrink;
 pub mod step;
 pub mod store;
 pub mod strategy;
+pub mod timeline;
 pub mod world;

@@ -27,7 +27,19 @@ use crate::step::Step;
 use crate::world::World;
 
 /// Which property broke.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum Invariant {
     #[serde(rename = "inv1-no-loss")]
     NoLoss,

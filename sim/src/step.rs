@@ -13,7 +13,19 @@ use std::fmt;
 
 use crate::protocol::{ClientId, RequestId};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Step {
     // --- backend ---
@@ -48,6 +60,7 @@ pub enum Step {
     /// A served fetch response reaches `client` (responses may overtake each other).
     DeliverFetchResponse {
         client: ClientId,
+        #[schemars(with = "u32")]
         request: RequestId,
     },
 

@@ -3,10 +3,14 @@
 use std::process::{Command, Output};
 
 fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
-        .args(args)
-        .output()
-        .expect("binary runs")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
+    cmd.args(args);
+    // Failures are shrunk and saved: keep them out of the repository.
+    if matches!(args.first(), Some(&"run" | &"fuzz" | &"check")) && !args.contains(&"--out") {
+        let out = std::env::temp_dir().join(format!("reconcile-sim-cli-{}", std::process::id()));
+        cmd.arg("--out").arg(out);
+    }
+    cmd.output().expect("binary runs")
 }
 
 fn code(o: &Output) -> i32 {

@@ -7,6 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
 use reconcile_sim::store::StoreFactory;
 
+use super::shrink::{shrink_and_save, LimitFlags, DEFAULT_OUT};
 use super::{check_strategy, resolve_stores, Verdict};
 
 #[derive(clap::Args)]
@@ -35,6 +36,12 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Where failures are written, shrunk, as scenario files (the first failing seed of
+    /// each store and invariant).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    limits: LimitFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -86,8 +93,41 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    // Shrink the first failing seed of each (store, invariant) signature and save it.
+    let mut saved = Vec::new();
+    for (summary, store) in report.stores.iter().zip(&campaign.stores) {
+        for (&inv, &seed) in &summary.first_failing_seed {
+            let run = reconcile_sim::fuzz::run_one(*store, &report.strategy, seed);
+            let (path, shrunk) = shrink_and_save(
+                *store,
+                run.config.clone(),
+                &run.steps,
+                inv,
+                seed,
+                &report.strategy,
+                &args.out,
+                args.limits.limits(),
+            )?;
+            saved.push((summary.store.clone(), inv, seed, path, shrunk));
+        }
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut value = serde_json::to_value(&report)?;
+        value["scenarios"] = saved
+            .iter()
+            .map(|(store, inv, seed, path, shrunk)| {
+                serde_json::json!({
+                    "store": store,
+                    "invariant": inv,
+                    "seed": seed,
+                    "path": path.display().to_string(),
+                    "steps": shrunk.steps.len(),
+                    "one_minimal": shrunk.gave_up.is_none(),
+                    "replay": format!("reconcile-sim replay {}", path.display()),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         println!(
             "fuzz · strategy {} · seeds {}..{} ({} per store)",
@@ -112,6 +152,22 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     cmd.push_str(&format!(" --strategy {}", report.strategy));
                 }
                 println!("reproduce {}: {cmd}", s.store);
+            }
+        }
+        for (store, inv, seed, path, shrunk) in &saved {
+            println!(
+                "shrunk {store} {inv} (seed {seed}): {} → {} steps{}: reconcile-sim replay {}",
+                shrunk.original_steps,
+                shrunk.steps.len(),
+                if shrunk.gave_up.is_some() {
+                    " (gave up early)"
+                } else {
+                    ""
+                },
+                path.display()
+            );
+            if let Some(why) = shrunk.gave_up {
+                eprintln!("warning: {why}");
             }
         }
     }

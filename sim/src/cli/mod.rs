@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use reconcile_sim::store::StoreFactory;
 
+mod check;
 mod fuzz;
+mod replay;
 mod run;
+mod shrink;
 mod stores;
 
 /// What a subcommand found, when it ran to the end.
@@ -44,6 +47,12 @@ enum Command {
     /// Run many seeds against one store or all, in parallel, and print the
     /// store × invariant table.
     Fuzz(fuzz::Args),
+    /// Replay a scenario file and show it as a timeline (or a mermaid diagram).
+    Replay(replay::Args),
+    /// Shrink a failing scenario to a 1-minimal one with the same signature.
+    Shrink(shrink::Args),
+    /// The CI gate: replay every scenario in a directory, then fuzz a bounded budget.
+    Check(check::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -52,6 +61,9 @@ pub fn main() -> ExitCode {
         Command::Stores(args) => stores::main(args),
         Command::Run(args) => run::main(args),
         Command::Fuzz(args) => fuzz::main(args),
+        Command::Replay(args) => replay::main(args),
+        Command::Shrink(args) => shrink::main(args),
+        Command::Check(args) => check::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(0),

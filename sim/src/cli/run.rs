@@ -3,6 +3,7 @@
 use reconcile_sim::fuzz::run_one;
 use reconcile_sim::runner::{narrate, Outcome};
 
+use super::shrink::{shrink_and_save, summary, LimitFlags, DEFAULT_OUT};
 use super::{check_strategy, resolve_store, Verdict};
 
 #[derive(clap::Args)]
@@ -20,6 +21,11 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Where a failure is written, shrunk, as a scenario file.
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: std::path::PathBuf,
+    #[command(flatten)]
+    limits: LimitFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -35,8 +41,22 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if args.strategy != "random" {
         reproduce.push_str(&format!(" --strategy {}", args.strategy));
     }
+    // Every failure is shrunk and saved, so it ends with a file and a replay command.
+    let saved = match &report.outcome {
+        Outcome::Pass => None,
+        Outcome::Fail(v) => Some(shrink_and_save(
+            store,
+            report.config.clone(),
+            &report.steps,
+            v.invariant,
+            args.seed,
+            &args.strategy,
+            &args.out,
+            args.limits.limits(),
+        )?),
+    };
     if args.json {
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "store": store.name(),
             "seed": args.seed,
             "strategy": args.strategy,
@@ -46,6 +66,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "drain": report.drain,
             "reproduce": reproduce,
         });
+        if let Some((path, shrunk)) = &saved {
+            value["scenario"] = path.display().to_string().into();
+            value["scenario_steps"] = shrunk.steps.len().into();
+            value["replay"] = format!("reconcile-sim replay {}", path.display()).into();
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         println!(
@@ -72,6 +97,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     println!("  {line}");
                 }
                 print!("verdict: FAIL {v}");
+                if let Some((path, shrunk)) = &saved {
+                    print!("{}", summary(shrunk, path));
+                }
                 println!("reproduce: {reproduce}");
             }
         }

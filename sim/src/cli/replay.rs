@@ -1,0 +1,94 @@
+//! `reconcile-sim replay FILE [--store NAME] [--json] [--format text|mermaid]`
+
+use std::path::PathBuf;
+
+use reconcile_sim::runner::Outcome;
+use reconcile_sim::scenario;
+use reconcile_sim::timeline::{format_mermaid, format_text, narrate, Phase};
+
+use super::{resolve_store, Verdict};
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Format {
+    /// A timeline, one column per actor.
+    Text,
+    /// A mermaid sequence diagram, fenced for GitHub Markdown.
+    Mermaid,
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The scenario file.
+    file: PathBuf,
+    /// Replay against this store instead of the one the file names.
+    #[arg(long)]
+    store: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// How to draw the replay.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    let sc = scenario::load(&args.file)?;
+    let store_name = args.store.clone().unwrap_or_else(|| sc.store.clone());
+    let store = resolve_store(&store_name).map_err(|e| {
+        if args.store.is_none() {
+            anyhow::anyhow!("{}: field `store`: {e:#}", args.file.display())
+        } else {
+            e
+        }
+    })?;
+    let store = store.as_ref();
+    let steps = sc.steps();
+    let n = narrate(store, sc.config.clone(), &steps);
+    // `expect` speaks about the store the file names; on another store no violation is
+    // expected.
+    let expect = if store.name() == sc.store {
+        sc.expect
+    } else {
+        None
+    };
+    if args.json {
+        let skipped: Vec<_> = n
+            .lines
+            .iter()
+            .filter_map(|l| match l.phase {
+                Phase::Skipped { input_index } => {
+                    Some(serde_json::json!({"index": input_index, "step": l.step}))
+                }
+                _ => None,
+            })
+            .collect();
+        let value = serde_json::json!({
+            "file": args.file.display().to_string(),
+            "store": store.name(),
+            "expect": expect,
+            "outcome": n.report.outcome,
+            "reproduced": n.report.outcome.invariant() == expect,
+            "steps": n.report.steps.len(),
+            "drain_steps": n.report.drain.len(),
+            "skipped": skipped,
+        });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        match args.format {
+            Format::Text => {
+                println!("scenario {} · store {}", args.file.display(), store.name());
+                if let Some(d) = &sc.description {
+                    println!("{d}");
+                }
+                println!("options:");
+                print!("{}", sc.config.describe());
+                print!("{}", format_text(&n, expect));
+            }
+            Format::Mermaid => print!("{}", format_mermaid(&n, expect)),
+        }
+    }
+    Ok(match n.report.outcome {
+        Outcome::Pass => Verdict::Clean,
+        Outcome::Fail(_) => Verdict::Violation,
+    })
+}
