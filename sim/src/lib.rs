@@ -10,9 +10,11 @@
 pub mod bugs;
 pub mod check;
 pub mod config;
+pub mod corpus;
 pub mod differential;
 pub mod fuzz;
 pub mod fuzz_input;
+pub mod nightly;
 pub mod oracle;
 pub mod protocol;
 pub mod runner;

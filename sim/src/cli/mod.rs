@@ -8,7 +8,10 @@ use clap::{Parser, Subcommand};
 use reconcile_sim::store::StoreFactory;
 
 mod check;
+mod corpus;
+mod from_fuzz;
 mod fuzz;
+mod nightly;
 mod replay;
 mod run;
 mod shrink;
@@ -53,6 +56,13 @@ enum Command {
     Shrink(shrink::Args),
     /// The CI gate: replay every scenario in a directory, then fuzz a bounded budget.
     Check(check::Args),
+    /// Turn a libFuzzer artifact of the `interleavings` target into a shrunk scenario.
+    FromFuzz(from_fuzz::Args),
+    /// Regenerate the committed fuzz corpus (`corpus/`) from the scenarios.
+    Corpus(corpus::Args),
+    /// The nightly run: every store and strategy in-process, then each cargo-fuzz target;
+    /// new failures shrunk into a dated folder with JSON and Markdown summaries.
+    Nightly(nightly::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -64,6 +74,9 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::main(args),
         Command::Shrink(args) => shrink::main(args),
         Command::Check(args) => check::main(args),
+        Command::FromFuzz(args) => from_fuzz::main(args),
+        Command::Corpus(args) => corpus::main(args),
+        Command::Nightly(args) => nightly::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(0),

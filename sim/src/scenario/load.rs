@@ -25,6 +25,12 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         position: None,
         message: format!("cannot read the file: {e}"),
     })?;
+    load_bytes(path, bytes)
+}
+
+/// Check the bytes of a scenario file; `path` is only for messages. This is what the
+/// `scenario_parser` fuzz target drives: any bytes give a scenario or an error.
+pub fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

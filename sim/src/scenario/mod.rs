@@ -26,7 +26,7 @@ use crate::world::World;
 
 mod load;
 
-pub use load::{load, parse};
+pub use load::{load, load_bytes, parse};
 
 /// The format version this build reads and writes.
 pub const FORMAT_VERSION: u32 = 1;

@@ -1,0 +1,78 @@
+//! `reconcile-sim from-fuzz ARTIFACT [--store NAME] -o FILE`: a libFuzzer artifact of the
+//! `interleavings` target becomes a shrunk scenario file.
+
+use std::path::PathBuf;
+
+use reconcile_sim::fuzz_input::run_bytes;
+use reconcile_sim::runner::Outcome;
+use reconcile_sim::shrink::{scenario_of, shrink};
+
+use super::shrink::{summary, LimitFlags};
+use super::Verdict;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The crash file libFuzzer wrote (e.g. `fuzz/artifacts/interleavings/crash-…`).
+    artifact: PathBuf,
+    /// The store the fuzz run was fixed to (`RECONCILE_SIM_STORE`); without it the
+    /// artifact's own bytes choose the store, as they did in the fuzz run.
+    #[arg(long)]
+    store: Option<String>,
+    /// Where to write the shrunk scenario.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    #[command(flatten)]
+    limits: LimitFlags,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    let fixed = match &args.store {
+        Some(name) => Some(reconcile_sim::store::by_name(name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "unknown store '{name}' (the interleavings target runs shipped stores: {})",
+                reconcile_sim::store::names().join(", ")
+            )
+        })?),
+        None => None,
+    };
+    let bytes = std::fs::read(&args.artifact)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.artifact.display()))?;
+    let run = run_bytes(&bytes, fixed);
+    let Outcome::Fail(v) = &run.report.outcome else {
+        println!(
+            "{}: no violation on store {} ({} steps): nothing to convert",
+            args.artifact.display(),
+            run.store.name,
+            run.report.steps.len()
+        );
+        return Ok(Verdict::Clean);
+    };
+    println!(
+        "{}: store {}, {} after {} steps",
+        args.artifact.display(),
+        run.store.name,
+        v.invariant,
+        run.report.steps.len()
+    );
+    let shrunk = shrink(
+        &run.store,
+        run.report.config.clone(),
+        &run.report.steps,
+        Some(v.invariant),
+        args.limits.limits(),
+    )
+    .map_err(|e| anyhow::anyhow!("internal error: the artifact's run did not replay: {e}"))?;
+    let mut scenario = scenario_of(&run.store, &shrunk, None, Some("libfuzzer".to_string()));
+    scenario.description = Some(format!(
+        "found by cargo-fuzz (target interleavings), artifact {}",
+        args.artifact
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    scenario
+        .save(&args.out)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
+    print!("{}", summary(&shrunk, &args.out));
+    Ok(Verdict::Violation)
+}

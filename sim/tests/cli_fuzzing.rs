@@ -1,0 +1,212 @@
+//! The coverage-guided fuzzing plumbing and the nightly run, driven through the real binary:
+//! the committed corpus is exactly what `corpus` regenerates; a libFuzzer artifact becomes
+//! a scenario that replays the same violation; a short nightly run writes its folder and
+//! de-duplicates against earlier nights.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use reconcile_sim::fuzz_input::encode_run;
+use reconcile_sim::scenario::load;
+use reconcile_sim::store::by_name;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_committed_corpus_is_what_corpus_regenerates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = sim(&["corpus", "-o", tmp.path().to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    for target in ["interleavings", "scenario_parser"] {
+        let fresh = files(&tmp.path().join(target));
+        let committed = files(&repo().join("corpus").join(target));
+        assert!(!fresh.is_empty());
+        assert_eq!(
+            fresh.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            committed.iter().map(|f| &f.0).collect::<Vec<_>>(),
+            "corpus/{target} is stale: run `reconcile-sim corpus`"
+        );
+        assert!(
+            fresh == committed,
+            "corpus/{target} bytes are stale: run `reconcile-sim corpus`"
+        );
+    }
+    // Every regression seed is in the interleavings corpus.
+    let names: Vec<String> = files(&repo().join("corpus/interleavings"))
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
+    for bug in ["bug-a", "bug-b", "bug-c", "bug-d"] {
+        assert!(
+            names.iter().any(|n| n == bug),
+            "{bug} missing from the corpus"
+        );
+    }
+}
+
+#[test]
+fn a_fuzz_artifact_converts_to_a_scenario_that_replays_the_same_violation() {
+    let bug_d = load(&repo().join("scenarios/bug-d.json")).unwrap();
+    let store = by_name(&bug_d.store).unwrap();
+    let bytes = encode_run(store, &bug_d.config, &bug_d.steps()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let artifact = tmp.path().join("crash-bug-d");
+    std::fs::write(&artifact, &bytes).unwrap();
+    let out = tmp.path().join("from-fuzz.json");
+    let o = sim(&[
+        "from-fuzz",
+        artifact.to_str().unwrap(),
+        "--store",
+        "fix-abc",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", String::from_utf8_lossy(&o.stdout));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("store fix-abc, inv2-no-duplicate"), "{text}");
+    let scenario = load(&out).unwrap();
+    assert_eq!(scenario.store, "fix-abc");
+    assert_eq!(scenario.expect.map(|i| i.name()), Some("inv2-no-duplicate"));
+    let replay = sim(&["replay", out.to_str().unwrap()]);
+    assert_eq!(code(&replay), 1);
+    assert!(String::from_utf8(replay.stdout)
+        .unwrap()
+        .contains("inv2-no-duplicate"));
+    // Without --store the artifact's own byte 9 chooses the store: still fix-abc here.
+    let o = sim(&[
+        "from-fuzz",
+        artifact.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    // A passing artifact converts to nothing, exit 0; a missing one is bad input.
+    std::fs::write(&artifact, [0u8; 3]).unwrap();
+    assert_eq!(
+        code(&sim(&[
+            "from-fuzz",
+            artifact.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap()
+        ])),
+        0
+    );
+    let missing = sim(&[
+        "from-fuzz",
+        "/nonexistent/crash-x",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&missing), 2);
+    assert!(String::from_utf8(missing.stderr)
+        .unwrap()
+        .contains("cannot read /nonexistent/crash-x"));
+}
+
+#[test]
+fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let night = |seed: &str| {
+        sim(&[
+            "nightly",
+            "--time",
+            "1s",
+            "--no-cargo-fuzz",
+            "--out",
+            out,
+            "--seed-start",
+            seed,
+            "--jobs",
+            "2",
+        ])
+    };
+    let first = night("0");
+    assert_eq!(
+        code(&first),
+        1,
+        "the note's stores always show something new the first night"
+    );
+    let dirs: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dirs[0].join("summary.json")).unwrap()).unwrap();
+    assert!(dirs[0].join("summary.md").is_file());
+    assert!(!summary["campaigns"].as_array().unwrap().is_empty());
+    let new: Vec<&serde_json::Value> = summary["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["new"] == true)
+        .collect();
+    assert!(!new.is_empty());
+    for f in &new {
+        let path = PathBuf::from(f["scenario"].as_str().unwrap());
+        let s = load(&path).unwrap();
+        assert_eq!(s.store, f["store"].as_str().unwrap());
+        assert_eq!(s.expect.unwrap().name(), f["invariant"].as_str().unwrap());
+    }
+    // The second night starts where the first did: everything it finds again is known.
+    let second = night("0");
+    let text = String::from_utf8(second.stdout).unwrap();
+    let dirs: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 2, "a second folder for the same date");
+    let mut d2 = dirs.clone();
+    d2.sort();
+    let summary2: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d2[1].join("summary.json")).unwrap()).unwrap();
+    let known_before = summary2["known_signatures"].as_u64().unwrap();
+    assert!(known_before >= new.len() as u64, "{text}");
+    for f in summary2["findings"].as_array().unwrap() {
+        let sig = (
+            f["store"].as_str().unwrap(),
+            f["invariant"].as_str().unwrap(),
+        );
+        if new.iter().any(|n| {
+            (
+                n["store"].as_str().unwrap(),
+                n["invariant"].as_str().unwrap(),
+            ) == sig
+        }) {
+            assert_eq!(f["new"], false, "{sig:?} was found the first night");
+        }
+    }
+}
