@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
 use reconcile_sim::store::StoreFactory;
 
-use super::{check_strategy, resolve_stores, Verdict};
+use super::{resolve_stores, strategy_flags, strategy_spec, Verdict};
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
@@ -31,13 +31,16 @@ pub struct Args {
     /// How steps are chosen.
     #[arg(long, default_value = "random")]
     strategy: String,
+    /// PCT bug depth (with `--strategy pct`; default 3).
+    #[arg(long)]
+    depth: Option<u32>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    check_strategy(&args.strategy)?;
+    let spec = strategy_spec(&args.strategy, args.depth)?;
     let owned = resolve_stores(&args.store)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let budget = match (args.seeds, args.time) {
@@ -68,7 +71,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let campaign = Campaign {
         stores,
-        strategy: args.strategy.clone(),
+        strategy: spec.clone(),
         seed_start: args.seed_start,
         budget,
         jobs,
@@ -104,9 +107,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         for s in &report.stores {
             if let Some((seed, _)) = s.first_failure() {
                 let mut cmd = format!("reconcile-sim run --store {} --seed {seed}", s.store);
-                if report.strategy != "random" {
-                    cmd.push_str(&format!(" --strategy {}", report.strategy));
-                }
+                cmd.push_str(&strategy_flags(&report.strategy));
                 println!("reproduce {}: {cmd}", s.store);
             }
         }

@@ -3,7 +3,7 @@
 use reconcile_sim::fuzz::run_one;
 use reconcile_sim::runner::{narrate, Outcome};
 
-use super::{check_strategy, resolve_store, Verdict};
+use super::{resolve_store, strategy_flags, strategy_spec, Verdict};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,6 +16,9 @@ pub struct Args {
     /// How steps are chosen.
     #[arg(long, default_value = "random")]
     strategy: String,
+    /// PCT bug depth (with `--strategy pct`; default 3).
+    #[arg(long)]
+    depth: Option<u32>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -24,21 +27,23 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
-    check_strategy(&args.strategy)?;
-    let report = run_one(store, &args.strategy, args.seed);
+    let spec = strategy_spec(&args.strategy, args.depth)?;
+    let report = run_one(store, &spec, args.seed);
+    let strategy_choices = reconcile_sim::strategy::by_name(&spec, args.seed)
+        .map(|s| s.describe())
+        .unwrap_or_default();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
         store.name(),
         args.seed
     );
-    if args.strategy != "random" {
-        reproduce.push_str(&format!(" --strategy {}", args.strategy));
-    }
+    reproduce.push_str(&strategy_flags(&spec));
     if args.json {
         let value = serde_json::json!({
             "store": store.name(),
             "seed": args.seed,
-            "strategy": args.strategy,
+            "strategy": spec,
+            "strategy_choices": strategy_choices,
             "config": report.config,
             "outcome": report.outcome,
             "steps": report.steps,
@@ -51,10 +56,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "store {} · seed {} · strategy {}",
             store.name(),
             args.seed,
-            args.strategy
+            spec
         );
         println!("options:");
         print!("{}", report.config.describe());
+        if !strategy_choices.is_empty() {
+            println!("  strategy: {strategy_choices}");
+        }
         match &report.outcome {
             Outcome::Pass => println!(
                 "verdict: PASS ({} steps, {} drain steps)",
