@@ -54,9 +54,9 @@ impl PctStrategy {
         }
     }
 
-    fn rank(&mut self, actor: Actor) -> usize {
-        if let Some(i) = self.priority.iter().position(|a| *a == actor) {
-            return i;
+    fn rank(&mut self, actor: Actor) {
+        if self.priority.contains(&actor) {
+            return;
         }
         // A newly seen actor gets a uniformly random place among the initial priorities
         // (above every demoted actor: demoted ones sit at the end).
@@ -64,7 +64,6 @@ impl PctStrategy {
         let top = self.priority.len() - demoted;
         let at = self.rng.random_range(0..=top as u32) as usize;
         self.priority.insert(at, actor);
-        at
     }
 
     fn steps_demoted(&self) -> usize {
@@ -77,15 +76,15 @@ impl PctStrategy {
 
 impl Strategy for PctStrategy {
     fn choose(&mut self, enabled: &[Step]) -> usize {
-        let mut best: Option<(usize, Actor)> = None;
+        // Rank every newly seen actor first: an insertion shifts the ranks of the others.
         for s in enabled {
-            let actor = s.actor();
-            let r = self.rank(actor);
-            if best.is_none_or(|(b, _)| r < b) {
-                best = Some((r, actor));
-            }
+            self.rank(s.actor());
         }
-        let (_, actor) = best.expect("enabled is never empty");
+        let actor = enabled
+            .iter()
+            .map(|s| s.actor())
+            .min_by_key(|a| self.priority.iter().position(|p| p == a))
+            .expect("enabled is never empty");
         let n = enabled.iter().filter(|s| s.actor() == actor).count() as u32;
         let k = self.rng.random_range(0..n) as usize;
         let pick = enabled
