@@ -76,6 +76,12 @@ pub struct ChunkRow {
     pub turn_id: TurnId,
     pub role: Role,
     pub text: String,
+    /// The client message ids whose text this row holds: the user row's own id, or the ids
+    /// folded into a tool result as `[USER INTERRUPT]` blocks. Positive evidence that a
+    /// message is durable (a real backend stores the client-generated id with the row).
+    /// Additive: absent in older peers' JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message_ids: Vec<MessageId>,
 }
 
 /// A WebSocket event, broadcast by the backend to every connected client.
@@ -149,6 +155,11 @@ pub enum Input {
         request_id: RequestId,
         snapshot_seq: u32,
         chunks: Vec<ChunkRow>,
+        /// Turns whose durable write (`flushAssistant`) had happened when the snapshot was
+        /// taken: positive evidence that a turn's streamed rows are in `chunks`. Additive:
+        /// absent in older peers' JSON.
+        #[serde(default)]
+        written_turns: Vec<TurnId>,
     },
 }
 

@@ -62,8 +62,8 @@ pub enum TurnPhase {
 pub struct Turn {
     pub id: TurnId,
     pub phase: TurnPhase,
-    /// Rows streamed so far, written at the end (role, text).
-    pending_rows: Vec<(Role, String)>,
+    /// Rows streamed so far, written at the end (role, text, message ids folded in).
+    pending_rows: Vec<(Role, String, Vec<MessageId>)>,
     deltas_total: u32,
     deltas_in_segment: u8,
     tool_calls: u8,
@@ -77,6 +77,9 @@ pub struct Backend {
     pub db: Rc<Vec<ChunkRow>>,
     pub queue: Vec<MessageId>,
     pub turn: Option<Turn>,
+    /// Turns whose durable write has happened, in write order (what a fetch response
+    /// reports as `written_turns`).
+    pub written_turns: Rc<Vec<TurnId>>,
     next_seq: u32,
     next_turn: u32,
 }
@@ -87,6 +90,7 @@ pub struct FetchInFlight {
     pub request: RequestId,
     pub snapshot_seq: u32,
     pub chunks: Rc<Vec<ChunkRow>>,
+    pub written_turns: Rc<Vec<TurnId>>,
 }
 
 /// One browser tab: the store under test plus its network endpoints, its user, and the
@@ -340,11 +344,13 @@ impl World {
                 turn.deltas_in_segment += 1;
                 let text = delta_text(turn.id, turn.deltas_total);
                 match turn.pending_rows.last_mut() {
-                    Some((Role::Assistant, body)) => {
+                    Some((Role::Assistant, body, _)) => {
                         body.push(' ');
                         body.push_str(&text);
                     }
-                    _ => turn.pending_rows.push((Role::Assistant, text.clone())),
+                    _ => turn
+                        .pending_rows
+                        .push((Role::Assistant, text.clone(), Vec::new())),
                 }
                 let turn_id = turn.id;
                 self.broadcast(Event::TextDelta { turn_id, text });
@@ -356,7 +362,8 @@ impl World {
                 turn.open_call = Some(call);
                 turn.deltas_in_segment = 0;
                 let text = format!("tool-call:{}.{call}", turn.id);
-                turn.pending_rows.push((Role::ToolCall, text.clone()));
+                turn.pending_rows
+                    .push((Role::ToolCall, text.clone(), Vec::new()));
                 let turn_id = turn.id;
                 self.broadcast(Event::ToolCall {
                     turn_id,
@@ -379,7 +386,8 @@ impl World {
                     text.push(' ');
                     text.push_str(&message_text(*m));
                 }
-                turn.pending_rows.push((Role::ToolResult, text.clone()));
+                turn.pending_rows
+                    .push((Role::ToolResult, text.clone(), consumed.clone()));
                 let turn_id = turn.id;
                 if !consumed.is_empty() {
                     self.broadcast(Event::MessageConsumed {
@@ -412,15 +420,17 @@ impl World {
                 let rows = std::mem::take(&mut turn.pending_rows);
                 let turn_id = turn.id;
                 let db = Rc::make_mut(&mut self.backend.db);
-                for (role, text) in rows {
+                for (role, text, message_ids) in rows {
                     db.push(ChunkRow {
                         seq: self.backend.next_seq,
                         turn_id,
                         role,
                         text,
+                        message_ids,
                     });
                     self.backend.next_seq += 1;
                 }
+                Rc::make_mut(&mut self.backend.written_turns).push(turn_id);
             }
             Step::AgentSeal => {
                 let turn = self.backend.turn.take().expect("enabled");
@@ -433,6 +443,7 @@ impl World {
                     request,
                     snapshot_seq: self.backend.db.last().map_or(0, |r| r.seq),
                     chunks: Rc::clone(&self.backend.db),
+                    written_turns: Rc::clone(&self.backend.written_turns),
                 });
             }
             Step::DeliverEvent { client, event } => {
@@ -477,6 +488,7 @@ impl World {
                     request_id: f.request,
                     snapshot_seq: f.snapshot_seq,
                     chunks: f.chunks.as_ref().clone(),
+                    written_turns: f.written_turns.as_ref().clone(),
                 };
                 self.feed(client, &input)?;
             }
@@ -514,6 +526,7 @@ impl World {
                 turn_id,
                 role: Role::User,
                 text,
+                message_ids: vec![message_id],
             });
             self.backend.next_seq += 1;
             self.backend.turn = Some(Turn {
@@ -546,7 +559,8 @@ impl World {
         let consumed = std::mem::take(&mut self.backend.queue);
         let turn = self.backend.turn.as_mut().expect("running");
         for m in &consumed {
-            turn.pending_rows.push((Role::User, message_text(*m)));
+            turn.pending_rows
+                .push((Role::User, message_text(*m), vec![*m]));
         }
         turn.deltas_in_segment = 0;
         self.broadcast(Event::MessageConsumed {

@@ -8,7 +8,7 @@ use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
 use reconcile_sim::store::StoreFactory;
 
 use super::shrink::{shrink_and_save, LimitFlags, DEFAULT_OUT};
-use super::{check_strategy, resolve_stores, Verdict};
+use super::{resolve_stores, strategy_flags, strategy_spec, Verdict};
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
@@ -33,6 +33,9 @@ pub struct Args {
     /// How steps are chosen.
     #[arg(long, default_value = "random")]
     strategy: String,
+    /// PCT bug depth (with `--strategy pct`; default 3).
+    #[arg(long)]
+    depth: Option<u32>,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -45,7 +48,7 @@ pub struct Args {
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    check_strategy(&args.strategy)?;
+    let spec = strategy_spec(&args.strategy, args.depth)?;
     let owned = resolve_stores(&args.store)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let budget = match (args.seeds, args.time) {
@@ -76,7 +79,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let campaign = Campaign {
         stores,
-        strategy: args.strategy.clone(),
+        strategy: spec.clone(),
         seed_start: args.seed_start,
         budget,
         jobs,
@@ -148,9 +151,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     "reconcile-sim run --store {} --seed {seed}",
                     shell_words::quote(&s.store)
                 );
-                if report.strategy != "random" {
-                    cmd.push_str(&format!(" --strategy {}", report.strategy));
-                }
+                cmd.push_str(&strategy_flags(&report.strategy));
                 println!("reproduce {}: {cmd}", s.store);
             }
         }

@@ -144,3 +144,24 @@ pub fn check_strategy(name: &str) -> anyhow::Result<()> {
         )
     }
 }
+
+/// The strategy spec `--strategy NAME [--depth D]` stands for (`pct:D` for PCT with an
+/// explicit depth), after checking the name; `--depth` with another strategy is an error.
+pub fn strategy_spec(name: &str, depth: Option<u32>) -> anyhow::Result<String> {
+    check_strategy(name)?;
+    match (name, depth) {
+        (_, None) => Ok(name.to_string()),
+        ("pct", Some(0)) => anyhow::bail!("--depth must be at least 1"),
+        ("pct", Some(d)) => Ok(format!("pct:{d}")),
+        (_, Some(_)) => anyhow::bail!("--depth applies only to --strategy pct"),
+    }
+}
+
+/// The `--strategy …` flags that reproduce a strategy spec (empty for the default).
+pub fn strategy_flags(spec: &str) -> String {
+    match spec.strip_prefix("pct:") {
+        Some(d) => format!(" --strategy pct --depth {d}"),
+        None if spec == "random" => String::new(),
+        None => format!(" --strategy {spec}"),
+    }
+}

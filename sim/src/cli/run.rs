@@ -4,7 +4,7 @@ use reconcile_sim::fuzz::run_one;
 use reconcile_sim::runner::{narrate, Outcome};
 
 use super::shrink::{shrink_and_save, summary, LimitFlags, DEFAULT_OUT};
-use super::{check_strategy, resolve_store, Verdict};
+use super::{resolve_store, strategy_flags, strategy_spec, Verdict};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -18,6 +18,9 @@ pub struct Args {
     /// How steps are chosen.
     #[arg(long, default_value = "random")]
     strategy: String,
+    /// PCT bug depth (with `--strategy pct`; default 3).
+    #[arg(long)]
+    depth: Option<u32>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -31,16 +34,17 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
-    check_strategy(&args.strategy)?;
-    let report = run_one(store, &args.strategy, args.seed);
+    let spec = strategy_spec(&args.strategy, args.depth)?;
+    let report = run_one(store, &spec, args.seed);
+    let strategy_choices = reconcile_sim::strategy::by_name(&spec, args.seed)
+        .map(|s| s.describe())
+        .unwrap_or_default();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
         shell_words::quote(&store.name()),
         args.seed
     );
-    if args.strategy != "random" {
-        reproduce.push_str(&format!(" --strategy {}", args.strategy));
-    }
+    reproduce.push_str(&strategy_flags(&spec));
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
     let saved = match &report.outcome {
         Outcome::Pass => None,
@@ -50,7 +54,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             &report.steps,
             v.invariant,
             args.seed,
-            &args.strategy,
+            &spec,
             &args.out,
             args.limits.limits(),
         )?),
@@ -59,7 +63,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         let mut value = serde_json::json!({
             "store": store.name(),
             "seed": args.seed,
-            "strategy": args.strategy,
+            "strategy": spec,
+            "strategy_choices": strategy_choices,
             "config": report.config,
             "outcome": report.outcome,
             "steps": report.steps,
@@ -77,10 +82,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "store {} · seed {} · strategy {}",
             store.name(),
             args.seed,
-            args.strategy
+            spec
         );
         println!("options:");
         print!("{}", report.config.describe());
+        if !strategy_choices.is_empty() {
+            println!("  strategy: {strategy_choices}");
+        }
         match &report.outcome {
             Outcome::Pass => println!(
                 "verdict: PASS ({} steps, {} drain steps)",

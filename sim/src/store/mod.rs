@@ -12,6 +12,7 @@ use crate::protocol::{Effect, Input, RenderRow};
 
 pub mod canary;
 pub mod current;
+pub mod durable;
 pub mod exec;
 pub mod fix_a;
 pub mod fix_ab;
@@ -70,6 +71,7 @@ pub const STORES: &[StoreKind] = &[
     current::KIND,
     membership::KIND,
     canary::KIND,
+    durable::KIND,
 ];
 
 /// Look a store up by name.

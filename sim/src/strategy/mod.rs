@@ -6,24 +6,38 @@
 
 use crate::step::Step;
 
+pub mod pct;
 pub mod random;
+pub mod swarm;
 
 /// Picks the next step among the enabled ones.
 pub trait Strategy {
     /// Return an index into `enabled` (never empty).
     fn choose(&mut self, enabled: &[Step]) -> usize;
+    /// The strategy's per-seed choices, one line, for `run` to print with the options
+    /// (empty when there is nothing beyond the seed).
+    fn describe(&self) -> String {
+        String::new()
+    }
 }
 
 /// The RNG stream strategies draw from (the world options use stream 0).
 pub const STRATEGY_STREAM: u64 = 1;
 
 /// Strategy names, for the CLI and error messages.
-pub const NAMES: &[&str] = &["random"];
+pub const NAMES: &[&str] = &["random", "pct", "swarm"];
 
-/// Build a strategy by name for `seed`.
+/// Build a strategy by name for `seed`. `pct` takes its depth as `pct:D` (what
+/// `--strategy pct --depth D` passes); plain `pct` uses [`pct::DEPTH_DEFAULT`].
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Strategy>> {
+    if let Some(depth) = name.strip_prefix("pct:") {
+        let depth: u32 = depth.parse().ok().filter(|d| *d >= 1)?;
+        return Some(Box::new(pct::PctStrategy::new(seed, depth)));
+    }
     match name {
         "random" => Some(Box::new(random::RandomStrategy::new(seed))),
+        "pct" => Some(Box::new(pct::PctStrategy::new(seed, pct::DEPTH_DEFAULT))),
+        "swarm" => Some(Box::new(swarm::SwarmStrategy::new(seed))),
         _ => None,
     }
 }
