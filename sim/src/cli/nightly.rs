@@ -36,7 +36,7 @@ pub struct Args {
     seed_start: Option<u64>,
     /// Stores the `interleavings` fuzz target runs against (comma-separated); shipped
     /// stores not in the list are still fuzzed in-process.
-    #[arg(long, value_delimiter = ',', default_value = "current,membership")]
+    #[arg(long, value_delimiter = ',', default_value = "durable")]
     fuzz_stores: Vec<String>,
     /// Worker threads and libFuzzer fork jobs (default: every core).
     #[arg(long)]
