@@ -61,6 +61,10 @@ fn main() {
             after.push(s.steps.len());
             replays.push(s.replays);
         }
+        if times.is_empty() {
+            println!("{:<11} no failure to shrink in the seeds tried", kind.name);
+            continue;
+        }
         all.extend(&times);
         let (min, max) = (*times.iter().min().unwrap(), *times.iter().max().unwrap());
         println!(
