@@ -8,6 +8,7 @@
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
 pub mod config;
+pub mod explore;
 pub mod fuzz;
 pub mod oracle;
 pub mod protocol;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use reconcile_sim::store::StoreFactory;
 
+mod explore;
 mod fuzz;
 mod run;
 mod stores;
@@ -44,6 +45,9 @@ enum Command {
     /// Run many seeds against one store or all, in parallel, and print the
     /// store × invariant table.
     Fuzz(fuzz::Args),
+    /// Search every schedule of a small world (sleep-set reduction); print the shortest
+    /// counterexample or "verified".
+    Explore(explore::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -52,6 +56,7 @@ pub fn main() -> ExitCode {
         Command::Stores(args) => stores::main(args),
         Command::Run(args) => run::main(args),
         Command::Fuzz(args) => fuzz::main(args),
+        Command::Explore(args) => explore::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(0),
