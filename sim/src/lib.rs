@@ -7,7 +7,9 @@
 //! [`oracle`] judges the store's render against the backend's ground truth, and the
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
+pub mod bench;
 pub mod config;
+pub mod coverage;
 pub mod explore;
 pub mod fuzz;
 pub mod oracle;

@@ -37,6 +37,10 @@ pub struct Args {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// Also report, per store, which interesting orderings the campaign reached (replays
+    /// every covered seed once more, on one thread).
+    #[arg(long)]
+    coverage: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -88,8 +92,32 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let mut coverage = Vec::new();
+    if args.coverage {
+        for s in &campaign.stores {
+            let mut total = reconcile_sim::coverage::Coverage::default();
+            for seed in report.seed_start..report.seed_start + report.seeds {
+                let r = reconcile_sim::fuzz::run_one(*s, &report.strategy, seed);
+                total.merge(&reconcile_sim::coverage::coverage_of(
+                    *s, r.config, &r.steps, &r.drain,
+                ));
+            }
+            coverage.push((s.name(), total));
+        }
+    }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        if args.coverage {
+            let mut value = serde_json::to_value(&report)?;
+            value["coverage"] = serde_json::to_value(
+                coverage
+                    .iter()
+                    .map(|(n, c)| (n.clone(), c.clone()))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
+            )?;
+            println!("{}", serde_json::to_string_pretty(&value)?);
+        } else {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        }
     } else {
         println!(
             "fuzz · strategy {} · seeds {}..{} ({} per store)",
@@ -110,6 +138,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 cmd.push_str(&strategy_flags(&report.strategy));
                 println!("reproduce {}: {cmd}", s.store);
             }
+        }
+    }
+    if !args.json {
+        for (name, c) in &coverage {
+            println!("coverage {name} (runs reaching each ordering, counted per occurrence):");
+            print!("{}", c.format());
         }
     }
     Ok(if report.any_failure() {

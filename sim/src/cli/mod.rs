@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use reconcile_sim::store::StoreFactory;
 
+mod bench;
 mod explore;
 mod fuzz;
 mod run;
@@ -48,6 +49,9 @@ enum Command {
     /// Search every schedule of a small world (sleep-set reduction); print the shortest
     /// counterexample or "verified".
     Explore(explore::Args),
+    /// Measure harness throughput, time to first failure per (store, strategy), and
+    /// explore's reduction; print Markdown tables (or JSON).
+    Bench(bench::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -57,6 +61,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::main(args),
         Command::Fuzz(args) => fuzz::main(args),
         Command::Explore(args) => explore::main(args),
+        Command::Bench(args) => bench::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(0),

@@ -22,6 +22,9 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Also print which interesting orderings the run reached (always in `--json`).
+    #[arg(long)]
+    coverage: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -38,6 +41,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.seed
     );
     reproduce.push_str(&strategy_flags(&spec));
+    let coverage = reconcile_sim::coverage::coverage_of(
+        store,
+        report.config.clone(),
+        &report.steps,
+        &report.drain,
+    );
     if args.json {
         let value = serde_json::json!({
             "store": store.name(),
@@ -49,6 +58,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "steps": report.steps,
             "drain": report.drain,
             "reproduce": reproduce,
+            "coverage": coverage,
         });
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
@@ -82,6 +92,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 println!("reproduce: {reproduce}");
             }
         }
+    }
+    if args.coverage && !args.json {
+        println!("coverage (interesting orderings reached):");
+        print!("{}", coverage.format());
     }
     Ok(match report.outcome {
         Outcome::Pass => Verdict::Clean,
