@@ -7,11 +7,14 @@
 //! [`oracle`] judges the store's render against the backend's ground truth, and the
 //! [`runner`] records the step. See `docs/model.md` for every modelling choice.
 
+pub mod bench;
 pub mod bugs;
 pub mod check;
 pub mod config;
 pub mod corpus;
+pub mod coverage;
 pub mod differential;
+pub mod explore;
 pub mod fuzz;
 pub mod fuzz_input;
 pub mod nightly;

@@ -45,6 +45,10 @@ pub struct Args {
     out: std::path::PathBuf,
     #[command(flatten)]
     limits: LimitFlags,
+    /// Also report, per store, which interesting orderings the campaign reached (replays
+    /// every covered seed once more, on one thread).
+    #[arg(long)]
+    coverage: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -114,6 +118,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             saved.push((summary.store.clone(), inv, seed, path, shrunk));
         }
     }
+    let mut coverage = Vec::new();
+    if args.coverage {
+        for s in &campaign.stores {
+            let mut total = reconcile_sim::coverage::Coverage::default();
+            for seed in report.seed_start..report.seed_start + report.seeds {
+                let r = reconcile_sim::fuzz::run_one(*s, &report.strategy, seed);
+                total.merge(&reconcile_sim::coverage::coverage_of(
+                    *s, r.config, &r.steps, &r.drain,
+                ));
+            }
+            coverage.push((s.name(), total));
+        }
+    }
     if args.json {
         let mut value = serde_json::to_value(&report)?;
         value["scenarios"] = saved
@@ -130,6 +147,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 })
             })
             .collect();
+        if args.coverage {
+            value["coverage"] = serde_json::to_value(
+                coverage
+                    .iter()
+                    .map(|(n, c)| (n.clone(), c.clone()))
+                    .collect::<std::collections::BTreeMap<_, _>>(),
+            )?;
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         println!(
@@ -170,6 +195,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             if let Some(why) = shrunk.gave_up {
                 eprintln!("warning: {why}");
             }
+        }
+    }
+    if !args.json {
+        for (name, c) in &coverage {
+            println!("coverage {name} (runs reaching each ordering, counted per occurrence):");
+            print!("{}", c.format());
         }
     }
     Ok(if report.any_failure() {

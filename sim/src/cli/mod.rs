@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use reconcile_sim::store::StoreFactory;
 
+mod bench;
 mod check;
 mod corpus;
+mod explore;
 mod from_fuzz;
 mod fuzz;
 mod nightly;
@@ -63,6 +65,12 @@ enum Command {
     /// The nightly run: every store and strategy in-process, then each cargo-fuzz target;
     /// new failures shrunk into a dated folder with JSON and Markdown summaries.
     Nightly(nightly::Args),
+    /// Search every schedule of a small world (sleep-set reduction); print the shortest
+    /// counterexample or "verified".
+    Explore(explore::Args),
+    /// Measure harness throughput, time to first failure per (store, strategy), and
+    /// explore's reduction; print Markdown tables (or JSON).
+    Bench(bench::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -77,6 +85,8 @@ pub fn main() -> ExitCode {
         Command::FromFuzz(args) => from_fuzz::main(args),
         Command::Corpus(args) => corpus::main(args),
         Command::Nightly(args) => nightly::main(args),
+        Command::Explore(args) => explore::main(args),
+        Command::Bench(args) => bench::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(0),

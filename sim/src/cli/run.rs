@@ -29,6 +29,9 @@ pub struct Args {
     out: std::path::PathBuf,
     #[command(flatten)]
     limits: LimitFlags,
+    /// Also print which interesting orderings the run reached (always in `--json`).
+    #[arg(long)]
+    coverage: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -59,6 +62,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             args.limits.limits(),
         )?),
     };
+    let coverage = reconcile_sim::coverage::coverage_of(
+        store,
+        report.config.clone(),
+        &report.steps,
+        &report.drain,
+    );
     if args.json {
         let mut value = serde_json::json!({
             "store": store.name(),
@@ -70,6 +79,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "steps": report.steps,
             "drain": report.drain,
             "reproduce": reproduce,
+            "coverage": coverage,
         });
         if let Some((path, shrunk)) = &saved {
             value["scenario"] = path.display().to_string().into();
@@ -111,6 +121,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 println!("reproduce: {reproduce}");
             }
         }
+    }
+    if args.coverage && !args.json {
+        println!("coverage (interesting orderings reached):");
+        print!("{}", coverage.format());
     }
     Ok(match report.outcome {
         Outcome::Pass => Verdict::Clean,

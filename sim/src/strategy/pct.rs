@@ -28,8 +28,10 @@ pub const STEPS_ESTIMATE: u32 = 60;
 
 pub struct PctStrategy {
     rng: ChaCha8Rng,
-    /// Actors, highest priority first.
+    /// Actors with their initial priority, highest first.
     priority: Vec<Actor>,
+    /// Demoted actors, below every initial priority, each later demotion lowest.
+    demoted: Vec<Actor>,
     /// Step counts at which the acting actor is demoted, ascending.
     change_points: Vec<u32>,
     steps: u32,
@@ -48,6 +50,7 @@ impl PctStrategy {
         PctStrategy {
             rng,
             priority: Vec::new(),
+            demoted: Vec::new(),
             change_points,
             steps: 0,
             depth,
@@ -55,22 +58,28 @@ impl PctStrategy {
     }
 
     fn rank(&mut self, actor: Actor) {
-        if self.priority.contains(&actor) {
+        if self.priority.contains(&actor) || self.demoted.contains(&actor) {
             return;
         }
         // A newly seen actor gets a uniformly random place among the initial priorities
-        // (above every demoted actor: demoted ones sit at the end).
-        let demoted = self.steps_demoted();
-        let top = self.priority.len() - demoted;
-        let at = self.rng.random_range(0..=top as u32) as usize;
+        // (above every demoted actor, which live in `demoted`).
+        let at = self.rng.random_range(0..=self.priority.len() as u32) as usize;
         self.priority.insert(at, actor);
     }
 
-    fn steps_demoted(&self) -> usize {
-        self.change_points
-            .iter()
-            .filter(|&&c| c <= self.steps)
-            .count()
+    /// Rank of an actor: initial priorities first, then demoted ones in demotion order.
+    fn position(&self, actor: &Actor) -> usize {
+        match self.priority.iter().position(|p| p == actor) {
+            Some(i) => i,
+            None => {
+                self.priority.len()
+                    + self
+                        .demoted
+                        .iter()
+                        .position(|p| p == actor)
+                        .expect("ranked")
+            }
+        }
     }
 }
 
@@ -83,7 +92,7 @@ impl Strategy for PctStrategy {
         let actor = enabled
             .iter()
             .map(|s| s.actor())
-            .min_by_key(|a| self.priority.iter().position(|p| p == a))
+            .min_by_key(|a| self.position(a))
             .expect("enabled is never empty");
         let n = enabled.iter().filter(|s| s.actor() == actor).count() as u32;
         let k = self.rng.random_range(0..n) as usize;
@@ -96,6 +105,7 @@ impl Strategy for PctStrategy {
             .expect("k < n");
         self.steps += 1;
         if self.change_points.contains(&self.steps) {
+            // (Equal change points demote once: the actor is already lowest.)
             // Demote the actor that just acted below everyone (later change points lower).
             let i = self
                 .priority

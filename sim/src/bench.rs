@@ -1,0 +1,263 @@
+//! `reconcile-sim bench`: ratios measured in one run, so they hold on a noisy machine.
+//!
+//! - Harness throughput: steps per second on one thread with the oracle after every step,
+//!   and the same inputs fed straight into fresh stores (no world, scheduler or oracle):
+//!   the ratio is the harness overhead.
+//! - Time to first failure per (store, strategy) for the note's bugs A–D, each named by
+//!   its signature (store, invariant): schedules and milliseconds until the first seed that
+//!   fails that way, median over `starts` disjoint seed ranges.
+//! - Explore: throughput and the reduction ratio on a bound small enough to enumerate.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::WorldConfig;
+use crate::explore::{explore, ExploreBound};
+use crate::fuzz::run_one;
+use crate::oracle::Invariant;
+use crate::protocol::{Effect, Input, RenderRow};
+use crate::runner::run;
+use crate::store::{by_name, Store, StoreKind};
+use crate::strategy;
+use crate::world::World;
+
+/// The note's bugs as signatures: (label, store, invariant).
+pub const BUGS: &[(&str, &str, Invariant)] = &[
+    ("A", "naive", Invariant::NewerTurnPreserved),
+    ("B", "fix-a", Invariant::NoLoss),
+    ("C", "fix-ab", Invariant::NoLoss),
+    ("D", "fix-abc", Invariant::NoDuplicate),
+    ("current", "current", Invariant::NoDuplicate),
+    ("membership", "membership", Invariant::NoLoss),
+];
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Throughput {
+    pub store: String,
+    pub runs: u64,
+    pub steps: u64,
+    pub harness_steps_per_s: f64,
+    pub bare_inputs_per_s: f64,
+    /// Harness time over bare-store time for the same inputs.
+    pub overhead_ratio: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TimeToFailure {
+    pub bug: String,
+    pub store: String,
+    pub invariant: Invariant,
+    pub strategy: String,
+    pub median_schedules: u64,
+    pub median_ms: f64,
+    /// Starts whose range held no such failure within the cap.
+    pub not_found: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExploreBench {
+    pub bound: String,
+    pub plain_schedules: u64,
+    pub reduced_schedules: u64,
+    pub reduction_ratio: f64,
+    pub steps_per_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub throughput: Vec<Throughput>,
+    pub time_to_failure: Vec<TimeToFailure>,
+    pub explore: ExploreBench,
+}
+
+/// A store that records every input it is given, for the bare replay.
+struct Recording {
+    inner: Box<dyn Store>,
+    log: Rc<RefCell<Vec<Input>>>,
+}
+
+impl Store for Recording {
+    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+        self.log.borrow_mut().push(input.clone());
+        self.inner.handle(input)
+    }
+    fn render(&self) -> &[RenderRow] {
+        self.inner.render()
+    }
+}
+
+fn throughput(kind: StoreKind, runs: u64) -> Throughput {
+    let started = Instant::now();
+    let mut steps = 0u64;
+    for seed in 0..runs {
+        let r = run_one(&kind, "random", seed);
+        steps += (r.steps.len() + r.drain.len()) as u64;
+    }
+    let harness = started.elapsed().as_secs_f64();
+    // Record the inputs each client's store saw (a separate pass, not timed).
+    let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
+    for seed in 0..runs {
+        let config = WorldConfig::from_seed(seed);
+        let cells: Vec<Rc<RefCell<Vec<Input>>>> = (0..config.clients)
+            .map(|_| Rc::new(RefCell::new(Vec::new())))
+            .collect();
+        let mut world = World::with_stores(config.clone(), |i| {
+            Box::new(Recording {
+                inner: (kind.make)(),
+                log: Rc::clone(&cells[i as usize]),
+            })
+        });
+        let r = run_one(&kind, "random", seed);
+        for s in r.steps.iter().chain(&r.drain) {
+            let _ = world.apply(*s);
+        }
+        logs.push(cells.iter().map(|c| c.borrow().clone()).collect());
+    }
+    let mut inputs = 0u64;
+    let started = Instant::now();
+    for run_logs in &logs {
+        for log in run_logs {
+            let mut store = (kind.make)();
+            for input in log {
+                std::hint::black_box(store.handle(input));
+                std::hint::black_box(store.render());
+                inputs += 1;
+            }
+        }
+    }
+    let bare = started.elapsed().as_secs_f64();
+    Throughput {
+        store: kind.name.to_string(),
+        runs,
+        steps,
+        harness_steps_per_s: steps as f64 / harness,
+        bare_inputs_per_s: inputs as f64 / bare,
+        overhead_ratio: harness / bare,
+    }
+}
+
+fn median<T: PartialOrd + Copy>(mut v: Vec<T>) -> T {
+    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    v[v.len() / 2]
+}
+
+fn time_to_failure(
+    bug: &str,
+    kind: StoreKind,
+    inv: Invariant,
+    strategy_name: &str,
+    starts: u64,
+    cap: u64,
+) -> TimeToFailure {
+    let mut schedules = Vec::new();
+    let mut ms = Vec::new();
+    let mut not_found = 0;
+    for i in 0..starts {
+        let first = i * 1_000_000;
+        let started = Instant::now();
+        let mut n = 0;
+        let mut found = false;
+        while n < cap {
+            let seed = first + n;
+            n += 1;
+            let mut strat = strategy::by_name(strategy_name, seed).expect("known");
+            let r = run(&kind, WorldConfig::from_seed(seed), strat.as_mut());
+            if r.outcome.invariant() == Some(inv) {
+                found = true;
+                break;
+            }
+        }
+        if found {
+            schedules.push(n);
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+        } else {
+            not_found += 1;
+        }
+    }
+    TimeToFailure {
+        bug: bug.to_string(),
+        store: kind.name.to_string(),
+        invariant: inv,
+        strategy: strategy_name.to_string(),
+        median_schedules: if schedules.is_empty() {
+            0
+        } else {
+            median(schedules)
+        },
+        median_ms: if ms.is_empty() { f64::NAN } else { median(ms) },
+        not_found,
+    }
+}
+
+/// Run the whole benchmark: `runs` seeds per throughput row, `starts` (≥ 101) per
+/// time-to-failure row, each capped at `cap` schedules.
+pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
+    let throughput = ["current", "durable"]
+        .iter()
+        .map(|n| throughput(by_name(n).expect("shipped"), runs))
+        .collect();
+    let mut ttf = Vec::new();
+    for (bug, store, inv) in BUGS {
+        for s in strategy::NAMES {
+            ttf.push(time_to_failure(
+                bug,
+                by_name(store).expect("shipped"),
+                *inv,
+                s,
+                starts,
+                cap,
+            ));
+        }
+    }
+    let current = by_name("current").expect("shipped");
+    let mut b = ExploreBound::small(2, 0);
+    b.config.scrolls_per_client = 1;
+    let r = explore(&current, &b, &mut |_| {});
+    b.reduction = false;
+    let p = explore(&current, &b, &mut |_| {});
+    let durable = by_name("durable").expect("shipped");
+    let mut d = ExploreBound::small(2, 1);
+    d.config.passive_observer = true;
+    let started = Instant::now();
+    let dr = explore(&durable, &d, &mut |_| {});
+    let steps_per_s = dr.steps_applied as f64 / started.elapsed().as_secs_f64();
+    BenchReport {
+        throughput,
+        time_to_failure: ttf,
+        explore: ExploreBench {
+            bound: b.describe(),
+            plain_schedules: p.schedules,
+            reduced_schedules: r.schedules,
+            reduction_ratio: p.schedules as f64 / r.schedules as f64,
+            steps_per_s,
+        },
+    }
+}
+
+/// The report as Markdown tables (what `docs/benchmarks.md` holds).
+pub fn format_markdown(r: &BenchReport) -> String {
+    let mut out = String::new();
+    out.push_str("| store | runs | steps | harness steps/s (oracle on, 1 thread) | bare store inputs/s | overhead ratio |\n|---|---|---|---|---|---|\n");
+    for t in &r.throughput {
+        out.push_str(&format!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |\n",
+            t.store, t.runs, t.steps, t.harness_steps_per_s, t.bare_inputs_per_s, t.overhead_ratio
+        ));
+    }
+    out.push_str("\n| bug | signature | strategy | median schedules to first failure | median ms | starts with no failure |\n|---|---|---|---|---|---|\n");
+    for t in &r.time_to_failure {
+        out.push_str(&format!(
+            "| {} | {} {} | {} | {} | {:.3} | {} |\n",
+            t.bug, t.store, t.invariant, t.strategy, t.median_schedules, t.median_ms, t.not_found
+        ));
+    }
+    let e = &r.explore;
+    out.push_str(&format!(
+        "\nexplore: plain {} schedules vs {} with sleep sets ({:.1}× fewer) on `{}`; {:.0} steps/s (durable, 2 clients, one sends 1)\n",
+        e.plain_schedules, e.reduced_schedules, e.reduction_ratio, e.bound, e.steps_per_s
+    ));
+    out
+}

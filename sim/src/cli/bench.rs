@@ -1,0 +1,34 @@
+//! `reconcile-sim bench [--json] [--runs N] [--starts S]`
+
+use reconcile_sim::bench::{bench, format_markdown};
+
+use super::Verdict;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Seeds per throughput row.
+    #[arg(long, default_value_t = 20_000)]
+    runs: u64,
+    /// Disjoint seed ranges per time-to-failure row (the median is over these).
+    #[arg(long, default_value_t = 101)]
+    starts: u64,
+    /// Schedules per range before giving up.
+    #[arg(long, default_value_t = 100_000)]
+    cap: u64,
+    /// Print one JSON object instead of Markdown tables.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    if args.starts == 0 || args.runs == 0 {
+        anyhow::bail!("--runs and --starts must be at least 1");
+    }
+    let report = bench(args.runs, args.starts, args.cap);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", format_markdown(&report));
+    }
+    Ok(Verdict::Clean)
+}

@@ -1,0 +1,154 @@
+//! `reconcile-sim explore --store NAME [bound flags] [--plain] [--first] [--json] [--out FILE]`
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use reconcile_sim::explore::{explore, ExploreBound};
+use reconcile_sim::runner::narrate;
+
+use super::{resolve_store, Verdict};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The store under test.
+    #[arg(long)]
+    store: String,
+    /// Browser tabs.
+    #[arg(long, default_value_t = 2)]
+    clients: u8,
+    /// Messages each sending tab's user sends.
+    #[arg(long, default_value_t = 1)]
+    sends: u8,
+    /// Only the first tab sends (the others watch).
+    #[arg(long)]
+    one_sender: bool,
+    /// Scroll toggles per user.
+    #[arg(long, default_value_t = 0)]
+    scrolls: u8,
+    /// Text deltas per reply segment.
+    #[arg(long, default_value_t = 1)]
+    deltas: u8,
+    /// Tool calls per turn.
+    #[arg(long, default_value_t = 0)]
+    tool_calls: u8,
+    /// WebSocket reordering window (1 = in order).
+    #[arg(long, default_value_t = 1)]
+    window: u8,
+    /// Do not send the status to a tab on connect (a fresh tab believes "running").
+    #[arg(long)]
+    no_status_on_connect: bool,
+    /// Longest schedule explored.
+    #[arg(long, default_value_t = 200)]
+    depth_max: usize,
+    /// Enumerate every interleaving (no partial-order reduction), for the ratio.
+    #[arg(long)]
+    plain: bool,
+    /// Stop at the first violation instead of searching for the shortest.
+    #[arg(long)]
+    first: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Write the counterexample (config and steps, JSON) to this file.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+pub fn main(args: Args) -> anyhow::Result<Verdict> {
+    let store = resolve_store(&args.store)?;
+    let store = store.as_ref();
+    if args.clients < 2 {
+        anyhow::bail!("--clients must be at least 2");
+    }
+    let mut bound = ExploreBound::small(args.clients, args.sends);
+    bound.config.passive_observer = false;
+    bound.config.scrolls_per_client = args.scrolls;
+    bound.config.deltas_per_segment_max = args.deltas;
+    bound.config.tool_calls_per_turn_max = args.tool_calls;
+    bound.config.ws_reorder_window = args.window.max(1);
+    bound.config.status_on_connect = !args.no_status_on_connect;
+    bound.depth_max = args.depth_max;
+    bound.reduction = !args.plain;
+    bound.shortest = !args.first;
+    if args.one_sender {
+        // Only client 0 sends: mark every other client passive by giving the world one
+        // observer when there are two tabs; with more, the extra tabs still send.
+        bound.config.passive_observer = true;
+        if args.clients > 2 {
+            anyhow::bail!("--one-sender needs --clients 2");
+        }
+    }
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::new(1_000_000);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {elapsed_precise} [{bar:40}] {percent}% (eta {eta}) {msg}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        bar
+    });
+    let started = std::time::Instant::now();
+    let report = explore(store, &bound, &mut |p| {
+        if let Some(bar) = &bar {
+            bar.set_position((p.fraction_done * 1e6) as u64);
+            bar.set_message(format!("{} schedules", p.schedules));
+        }
+    });
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let elapsed = started.elapsed();
+    if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
+        // TODO(scenario): write a scenario file once `sim/src/scenario.rs` lands on main.
+        let value =
+            serde_json::json!({ "store": store.name(), "config": bound.config, "steps": c.steps });
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(&value)? + "\n")
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, path)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    }
+    if args.json {
+        let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        println!("explore {} · {}", store.name(), report.bound);
+        println!(
+            "schedules {} (reduction {}), sleep-blocked {}, truncated {}, steps applied {}, distinct states {}",
+            report.schedules,
+            if report.reduction { "sleep sets" } else { "off" },
+            report.sleep_blocked,
+            report.truncated,
+            report.steps_applied,
+            report.distinct_states
+        );
+        eprintln!(
+            "({elapsed:.1?}, {:.0} steps/s)",
+            report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)
+        );
+        match &report.counterexample {
+            None if report.verified() => {
+                println!("verified: no violation within bound ({})", report.bound)
+            }
+            None => println!(
+                "no violation found, but {} schedules were cut at depth_max: not a verification",
+                report.truncated
+            ),
+            Some(c) => {
+                println!("counterexample ({} steps, shortest found):", c.steps.len());
+                for line in narrate(store, bound.config.clone(), &c.steps, &[]) {
+                    println!("  {line}");
+                }
+                print!("verdict: FAIL {}", c.violation);
+                println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
+            }
+        }
+    }
+    Ok(if report.counterexample.is_some() {
+        Verdict::Violation
+    } else {
+        Verdict::Clean
+    })
+}

@@ -1,0 +1,162 @@
+//! Integration tests for strategies, explore and coverage, driving the real binary.
+
+use std::process::{Command, Output};
+
+fn sim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+#[test]
+fn explore_verifies_the_hand_counted_bound_and_plain_counts_180() {
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--sends",
+        "0",
+        "--scrolls",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("schedules 9 "), "{text}");
+    assert!(
+        text.contains("verified: no violation within bound"),
+        "{text}"
+    );
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--sends",
+        "0",
+        "--scrolls",
+        "1",
+        "--plain",
+    ]);
+    assert!(String::from_utf8(o.stdout)
+        .unwrap()
+        .contains("schedules 180 "));
+}
+
+#[test]
+fn explore_finds_the_stale_fetch_bug_in_current_and_saves_it() {
+    let dir = std::env::temp_dir().join(format!("rs-explore-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("cx.json");
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--sends",
+        "2",
+        "--one-sender",
+        "--first",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("verdict: FAIL inv3-newer-turn"), "{text}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(saved["steps"].as_array().is_some_and(|s| !s.is_empty()));
+}
+
+#[test]
+fn pct_depth_is_printed_and_reproducible_and_depth_needs_pct() {
+    let args = [
+        "run",
+        "--store",
+        "canary",
+        "--seed",
+        "1",
+        "--strategy",
+        "pct",
+        "--depth",
+        "2",
+    ];
+    let a = sim(&args);
+    assert_eq!(code(&a), 1);
+    assert_eq!(a.stdout, sim(&args).stdout);
+    let text = String::from_utf8(a.stdout).unwrap();
+    assert!(text.contains("  strategy: pct depth = 2"), "{text}");
+    assert!(text.contains("--strategy pct --depth 2"), "{text}");
+    let bad = sim(&["run", "--store", "canary", "--seed", "1", "--depth", "2"]);
+    assert_eq!(code(&bad), 2);
+}
+
+#[test]
+fn swarm_run_prints_its_choices_and_coverage() {
+    let o = sim(&[
+        "run",
+        "--store",
+        "durable",
+        "--seed",
+        "4",
+        "--strategy",
+        "swarm",
+        "--coverage",
+    ]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("  strategy: swarm disabled = ["), "{text}");
+    assert!(
+        text.contains("coverage (interesting orderings reached):"),
+        "{text}"
+    );
+}
+
+#[test]
+fn durable_survives_every_strategy_where_the_note_variants_fail() {
+    for strategy in ["random", "pct", "swarm"] {
+        let o = sim(&[
+            "fuzz",
+            "--store",
+            "durable",
+            "--seeds",
+            "2000",
+            "--strategy",
+            strategy,
+        ]);
+        assert_eq!(code(&o), 0, "durable under {strategy}");
+        let o = sim(&[
+            "fuzz",
+            "--store",
+            "fix-abc",
+            "--seeds",
+            "200",
+            "--strategy",
+            strategy,
+        ]);
+        assert_eq!(code(&o), 1, "fix-abc under {strategy}");
+    }
+}
+
+#[test]
+fn every_strategy_finds_bug_a_and_bug_b_signatures() {
+    for strategy in ["random", "pct", "swarm"] {
+        for (store, inv) in [("naive", "inv3-newer-turn"), ("fix-a", "inv1-no-loss")] {
+            let o = sim(&[
+                "fuzz",
+                "--store",
+                store,
+                "--seeds",
+                "500",
+                "--strategy",
+                strategy,
+                "--json",
+            ]);
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let n = v["stores"][0]["failing"][inv].as_u64().unwrap_or(0);
+            assert!(n > 0, "{strategy} never hit ({store}, {inv})");
+        }
+    }
+}
