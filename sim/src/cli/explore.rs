@@ -49,7 +49,7 @@ pub struct Args {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-    /// Write the counterexample (config and steps, JSON) to this file.
+    /// Write the counterexample to this file as a scenario (replay it with `reconcile-sim replay`).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
 }
@@ -101,14 +101,23 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     }
     let elapsed = started.elapsed();
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
-        // TODO(scenario): write a scenario file once `sim/src/scenario.rs` lands on main.
-        let value =
-            serde_json::json!({ "store": store.name(), "config": bound.config, "steps": c.steps });
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(&value)? + "\n")
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+        // The counterexample as a scenario file: it replays, shrinks and gates like any other.
+        let mut scenario = reconcile_sim::scenario::Scenario::record(
+            store,
+            bound.config.clone(),
+            &c.steps,
+            Some(c.violation.invariant),
+        );
+        scenario.strategy = Some("explore".to_string());
+        scenario.description = Some(format!(
+            "found by `reconcile-sim explore` within {}",
+            report.bound
+        ));
+        scenario
+            .save(path)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        println!("scenario: {}", path.display());
+        println!("replay: reconcile-sim replay {}", path.display());
     }
     if args.json {
         let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
