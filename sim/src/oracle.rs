@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::protocol::{content_tokens, message_text, ClientId, Origin, RenderRow};
+use crate::protocol::{content_tokens, ClientId, Origin, RenderRow};
 use crate::step::Step;
 use crate::world::World;
 
@@ -153,10 +153,10 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let rows = c.store.render();
 
     let lost: Vec<String> = c
-        .sent
+        .sent_texts
         .iter()
-        .map(|m| message_text(*m))
         .filter(|t| !visible(rows, t))
+        .cloned()
         .collect();
     if !lost.is_empty() {
         return Some(Violation {

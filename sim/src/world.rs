@@ -108,6 +108,8 @@ pub struct Client {
     pub scrolls_left: u8,
     /// Ground truth: messages this client's user sent, in order.
     pub sent: Vec<MessageId>,
+    /// Their texts (`msg:m<N>`), kept so the oracle does not format them on every check.
+    pub sent_texts: Vec<String>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
@@ -156,6 +158,7 @@ impl World {
                 },
                 scrolls_left: config.scrolls_per_client,
                 sent: Vec::new(),
+                sent_texts: Vec::new(),
                 deltas_shown: Vec::new(),
                 seals_shown: BTreeSet::new(),
             })
@@ -232,42 +235,61 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        for (i, c) in self.clients.iter().enumerate() {
-            let client = i as ClientId;
+        // Each group in the order `Step`'s `Ord` puts it (variant, then client, then id),
+        // so the list comes out sorted without a sort in the common case.
+        let clients = || {
+            self.clients
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i as ClientId, c))
+        };
+        for (client, c) in clients() {
             if !c.fetch_requests.is_empty() {
                 out.push(Step::ServeFetch { client });
             }
-            let window = cfg.ws_reorder_window.max(1) as usize;
+        }
+        let window = cfg.ws_reorder_window.max(1) as usize;
+        for (client, c) in clients() {
             for (event, _) in c.inbox.iter().take(window) {
                 out.push(Step::DeliverEvent {
                     client,
                     event: *event,
                 });
             }
+        }
+        for (client, c) in clients() {
             if !c.post_responses.is_empty() {
                 out.push(Step::DeliverPostResponse { client });
             }
+        }
+        for (client, c) in clients() {
             for f in &c.fetch_responses {
                 out.push(Step::DeliverFetchResponse {
                     client,
                     request: f.request,
                 });
             }
+        }
+        for (client, c) in clients() {
             if c.sends_left > 0 {
                 out.push(Step::Send { client });
             }
-            if c.scrolls_left > 0 {
-                out.push(if c.scrolled_up {
-                    Step::ScrollDown { client }
-                } else {
-                    Step::ScrollUp { client }
-                });
-            } else if c.scrolled_up {
-                // Out of scroll budget but still up: the user can always come back down.
+        }
+        for (client, c) in clients() {
+            if c.scrolls_left > 0 && !c.scrolled_up {
+                out.push(Step::ScrollUp { client });
+            }
+        }
+        for (client, c) in clients() {
+            // Out of scroll budget but still up: the user can always come back down.
+            if c.scrolled_up {
                 out.push(Step::ScrollDown { client });
             }
         }
-        out.sort_unstable();
+        // Fetch request ids are the store's own, so their order is not guaranteed.
+        if !out.is_sorted() {
+            out.sort_unstable();
+        }
     }
 
     /// Whether `step` is enabled now.
@@ -499,6 +521,7 @@ impl World {
                 c.sends_left -= 1;
                 c.sent.push(message_id);
                 let text = message_text(message_id);
+                c.sent_texts.push(text.clone());
                 self.feed(client, &Input::UserSend { message_id, text })?;
             }
             Step::ScrollUp { client } | Step::ScrollDown { client } => {
