@@ -137,11 +137,6 @@ fn render_lines(rows: &[RenderRow]) -> Vec<String> {
     rows.iter().map(render_line).collect()
 }
 
-fn visible(rows: &[RenderRow], token: &str) -> bool {
-    rows.iter()
-        .any(|r| content_tokens(&r.text).any(|t| t == token))
-}
-
 /// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
 /// `step` touched. `step_index` is the step's index in the run.
 pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Violation> {
@@ -152,10 +147,13 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let c = &world.clients[client as usize];
     let rows = c.store.render();
 
+    // Every content token the user sees, split out once for all the checks below.
+    let shown: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
+    let visible = |t: &str| shown.contains(&t);
     let lost: Vec<String> = c
         .sent_texts
         .iter()
-        .filter(|t| !visible(rows, t))
+        .filter(|t| !visible(t))
         .cloned()
         .collect();
     if !lost.is_empty() {
@@ -172,7 +170,7 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let wiped: Vec<String> = c
         .deltas_shown
         .iter()
-        .filter(|t| !visible(rows, t))
+        .filter(|t| !visible(t))
         .cloned()
         .collect();
     if !wiped.is_empty() {

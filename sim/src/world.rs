@@ -263,12 +263,15 @@ impl World {
             }
         }
         for (client, c) in clients() {
+            let start = out.len();
             for f in &c.fetch_responses {
                 out.push(Step::DeliverFetchResponse {
                     client,
                     request: f.request,
                 });
             }
+            // Request ids are the store's own: their order is not guaranteed.
+            out[start..].sort_unstable();
         }
         for (client, c) in clients() {
             if c.sends_left > 0 {
@@ -286,10 +289,7 @@ impl World {
                 out.push(Step::ScrollDown { client });
             }
         }
-        // Fetch request ids are the store's own, so their order is not guaranteed.
-        if !out.is_sorted() {
-            out.sort_unstable();
-        }
+        debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
 
     /// Whether `step` is enabled now.
