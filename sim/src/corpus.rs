@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::check::scenario_files;
 use crate::fuzz_input::encode_run;
 use crate::scenario::{load, write_atomically, ScenarioError};
 use crate::store::by_name;
@@ -21,27 +22,6 @@ pub struct CorpusReport {
     pub written: Vec<PathBuf>,
     /// Scenario files not encodable for `interleavings`, with the reason.
     pub skipped: Vec<(PathBuf, String)>,
-}
-
-/// Every `.json` file below `dir`, sorted (a missing directory has none).
-pub fn json_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, &mut out);
-    out.sort();
-    out
 }
 
 /// A file name for a corpus entry made from `path` below `root`: its relative path with
@@ -69,7 +49,9 @@ pub fn regenerate(scenarios: &Path, bad_inputs: &Path, out: &Path) -> Result<Cor
         report.written.push(path);
         Ok(())
     };
-    for path in json_files(scenarios) {
+    let files = scenario_files(scenarios)
+        .map_err(|e| format!("cannot read {}: {e}", scenarios.display()))?;
+    for path in files {
         let name = entry_name(scenarios, &path);
         let bytes =
             std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;

@@ -144,12 +144,9 @@ pub fn lockstep(
     let limit = config.drain_steps_max as usize;
     for _ in 0..limit {
         a.world.enabled_steps(&mut enabled);
-        let pick = enabled
-            .iter()
-            .find(|s| matches!(s, Step::ScrollDown { .. }))
-            .or_else(|| enabled.iter().find(|s| s.is_drain_step()))
-            .copied();
-        let Some(step) = pick else { break };
+        let Some(step) = crate::runner::drain_pick(&enabled) else {
+            break;
+        };
         step_both(reference, candidate, &mut a, &mut b, step, &mut agreement)?;
         if a.crash.is_some() {
             break;

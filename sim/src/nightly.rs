@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::json_files;
+use crate::check::scenario_files;
 use crate::fuzz::{run_campaign, run_one, Budget, Campaign, CampaignReport};
 use crate::fuzz_input::run_bytes;
 use crate::oracle::Invariant;
@@ -105,7 +105,8 @@ pub struct NightlySummary {
 pub fn known_signatures(dirs: &[PathBuf]) -> BTreeSet<Signature> {
     let mut known = BTreeSet::new();
     for dir in dirs {
-        for path in json_files(dir) {
+        // A directory that does not exist yet (the first night) holds nothing known.
+        for path in scenario_files(dir).unwrap_or_default() {
             if let Ok(s) = load(&path) {
                 if let Some(inv) = s.expect {
                     known.insert((s.store.clone(), inv));

@@ -147,12 +147,9 @@ fn drain_and_check(
     let limit = world.config.drain_steps_max as usize;
     loop {
         world.enabled_steps(enabled);
-        let pick = enabled
-            .iter()
-            .find(|s| matches!(s, Step::ScrollDown { .. }))
-            .or_else(|| enabled.iter().find(|s| s.is_drain_step()))
-            .copied();
-        let Some(step) = pick else { break };
+        let Some(step) = drain_pick(enabled) else {
+            break;
+        };
         if drain.len() >= limit {
             return (
                 drain,
@@ -177,6 +174,16 @@ fn drain_and_check(
     let index = (first_index + drain.len()).saturating_sub(1);
     let v = check_converged(world, index);
     (drain, v)
+}
+
+/// The drain phase's choice among the enabled steps: a scroll-down first (every user
+/// comes back to the bottom), then the first step that finishes work already started.
+pub fn drain_pick(enabled: &[Step]) -> Option<Step> {
+    enabled
+        .iter()
+        .find(|s| matches!(s, Step::ScrollDown { .. }))
+        .or_else(|| enabled.iter().find(|s| s.is_drain_step()))
+        .copied()
 }
 
 /// A run of `store` on `seed` with the uniform random strategy (what `run --seed` does).

@@ -154,19 +154,7 @@ fn the_differential_driver_catches_a_different_store() {
 /// `membership`, with identical effects and renders after every step.
 #[test]
 fn every_committed_scenario_agrees_between_rust_and_node() {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "json") {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&repo().join("scenarios"), &mut files);
-    files.sort();
+    let files = reconcile_sim::check::scenario_files(&repo().join("scenarios")).unwrap();
     assert!(files.len() >= 4, "the bug scenarios are committed");
     for path in &files {
         let scenario = reconcile_sim::scenario::load(path).unwrap();

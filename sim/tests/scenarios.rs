@@ -37,22 +37,9 @@ fn assert_file(path: &Path, actual: &str) {
     );
 }
 
-/// Every `*.json` under `dir`, recursively, sorted.
+/// Every `*.json` under `dir`, recursively, sorted (the library's own walk).
 fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    reconcile_sim::check::scenario_files(dir).unwrap()
 }
 
 fn seed_file(seed: &RegressionSeed) -> PathBuf {
