@@ -195,6 +195,17 @@ pub struct RenderRow {
 }
 
 impl RenderRow {
+    /// The render row of a sealed chunk row (the note's `groupRowsToMessages`, one row
+    /// per chunk).
+    pub fn sealed(chunk: &ChunkRow) -> RenderRow {
+        RenderRow {
+            origin: Origin::Sealed { seq: chunk.seq },
+            role: chunk.role,
+            turn_id: Some(chunk.turn_id),
+            text: chunk.text.clone(),
+        }
+    }
+
     pub fn is_live(&self) -> bool {
         matches!(self.origin, Origin::Live { .. })
     }

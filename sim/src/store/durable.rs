@@ -102,12 +102,7 @@ impl DurableStore {
         let live: Vec<RenderRow> = self.rows.drain(self.sealed_len..).collect();
         let keys = std::mem::take(&mut self.live_keys);
         self.rows.clear();
-        self.rows.extend(chunks.iter().map(|c| RenderRow {
-            origin: Origin::Sealed { seq: c.seq },
-            role: c.role,
-            turn_id: Some(c.turn_id),
-            text: c.text.clone(),
-        }));
+        self.rows.extend(chunks.iter().map(RenderRow::sealed));
         self.sealed_len = self.rows.len();
         for (row, key) in live.into_iter().zip(keys) {
             if !self.is_durable(key) {

@@ -191,12 +191,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
         let preserve_turn_id = self.live_turn_id.filter(|&t| t != sealed_turn);
         let live: Vec<RenderRow> = self.rows.drain(self.sealed_len..).collect();
         self.rows.clear();
-        self.rows.extend(chunks.iter().map(|c| RenderRow {
-            origin: Origin::Sealed { seq: c.seq },
-            role: c.role,
-            turn_id: Some(c.turn_id),
-            text: c.text.clone(),
-        }));
+        self.rows.extend(chunks.iter().map(RenderRow::sealed));
         self.sealed_len = self.rows.len();
         let ctx = KeepContext {
             preserve_turn_id,
