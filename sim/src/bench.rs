@@ -30,9 +30,66 @@ pub const BUGS: &[(&str, &str, Invariant)] = &[
     ("B", "fix-a", Invariant::NoLoss),
     ("C", "fix-ab", Invariant::NoLoss),
     ("D", "fix-abc", Invariant::NoDuplicate),
+    ("current", "current", Invariant::NoLoss),
     ("current", "current", Invariant::NoDuplicate),
+    ("current", "current", Invariant::NewerTurnPreserved),
+    ("current", "current", Invariant::Converges),
     ("membership", "membership", Invariant::NoLoss),
+    ("membership", "membership", Invariant::NoDuplicate),
+    ("membership", "membership", Invariant::NewerTurnPreserved),
+    ("membership", "membership", Invariant::Converges),
 ];
+
+/// How much a smarter strategy helps on one signature: uniform random's median schedules
+/// over the best of `pct` and `swarm`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StrategyGain {
+    pub bug: String,
+    pub store: String,
+    pub invariant: Invariant,
+    pub random_median: u64,
+    pub best_strategy: String,
+    pub best_median: u64,
+    /// `random_median / best_median`.
+    pub ratio: f64,
+}
+
+/// Per signature, random against the best other strategy, hardest (most random
+/// schedules) first. A signature some start never found within the cap under random is
+/// left out: its median would be a floor, not a measurement.
+pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
+    let mut gains = Vec::new();
+    for (bug, store, inv) in BUGS {
+        let row = |strategy: &str| {
+            ttf.iter().find(|t| {
+                t.bug == *bug && t.store == *store && t.invariant == *inv && t.strategy == strategy
+            })
+        };
+        let Some(random) = row("random").filter(|r| r.not_found == 0) else {
+            continue;
+        };
+        let Some(best) = strategy::NAMES
+            .iter()
+            .filter(|n| **n != "random")
+            .filter_map(|n| row(n))
+            .filter(|t| t.not_found == 0)
+            .min_by_key(|t| t.median_schedules)
+        else {
+            continue;
+        };
+        gains.push(StrategyGain {
+            bug: bug.to_string(),
+            store: store.to_string(),
+            invariant: *inv,
+            random_median: random.median_schedules,
+            best_strategy: best.strategy.clone(),
+            best_median: best.median_schedules,
+            ratio: random.median_schedules as f64 / best.median_schedules.max(1) as f64,
+        });
+    }
+    gains.sort_by(|a, b| b.random_median.cmp(&a.random_median));
+    gains
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Throughput {
@@ -70,6 +127,8 @@ pub struct ExploreBench {
 pub struct BenchReport {
     pub throughput: Vec<Throughput>,
     pub time_to_failure: Vec<TimeToFailure>,
+    /// [`strategy_gains`] of `time_to_failure`.
+    pub strategy_gains: Vec<StrategyGain>,
     pub explore: ExploreBench,
 }
 
@@ -226,6 +285,7 @@ pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
     let steps_per_s = dr.steps_applied as f64 / started.elapsed().as_secs_f64();
     BenchReport {
         throughput,
+        strategy_gains: strategy_gains(&ttf),
         time_to_failure: ttf,
         explore: ExploreBench {
             bound: b.describe(),
@@ -252,6 +312,13 @@ pub fn format_markdown(r: &BenchReport) -> String {
         out.push_str(&format!(
             "| {} | {} {} | {} | {} | {:.3} | {} |\n",
             t.bug, t.store, t.invariant, t.strategy, t.median_schedules, t.median_ms, t.not_found
+        ));
+    }
+    out.push_str("\n| signature (hardest first) | random median | best other strategy | its median | random / best |\n|---|---|---|---|---|\n");
+    for g in &r.strategy_gains {
+        out.push_str(&format!(
+            "| {} {} ({}) | {} | {} | {} | {:.1}× |\n",
+            g.store, g.invariant, g.bug, g.random_median, g.best_strategy, g.best_median, g.ratio
         ));
     }
     let e = &r.explore;

@@ -1,24 +1,36 @@
 //! `pct`: probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte,
 //! "A Randomized Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010), as
-//! shuttle's `scheduler/pct.rs` applies it, adapted to steps that name their actor.
+//! shuttle's `scheduler/pct.rs` applies it, adapted to steps that name their source.
 //!
-//! The actors are [`Step::actor`]: the backend and each client. Each actor gets a random
-//! priority when first seen; at every step the highest-priority actor with an enabled step
-//! acts (choosing uniformly among its own enabled steps, which are data choices such as
-//! "delta or tool call"). At `depth − 1` change points, drawn uniformly from
-//! `1..=steps_estimate`, the actor that just acted drops below every other priority (each
-//! later change point lower still). A bug of depth `d` among `n` actors and `k` steps is
-//! then found with probability at least `1 / (n · k^(d−1))` per run, which is what makes
-//! rare orderings (a deferred reconcile flushed exactly while a newer turn streams) common.
+//! PCT orders *threads*: sequential sources of steps. Here a thread is a [`Thread`], finer
+//! than [`Step::actor`]: the agent, and per tab its POST handler, fetch server, WebSocket,
+//! POST responses, fetch responses and user. Each thread gets a random place in the
+//! priority order when first seen; at every step the highest-priority thread with an
+//! enabled step acts (choosing uniformly among its own enabled steps, which are data
+//! choices such as "delta or tool call", or which of two served fetch responses arrives).
+//! At `depth − 1` change points, drawn uniformly from `1..=STEPS_ESTIMATE`, the thread that
+//! just acted drops to the lowest priority (each later change point lower still). As in
+//! Coyote and shuttle (and unlike the paper, where every thread exists from the start), a
+//! thread first seen after a change point may be placed below a demoted one. A bug of depth
+//! `d` among `n` threads and `k` steps is found with probability at least `1 / (n ·
+//! k^(d−1))` per run.
+//!
+//! Why threads and not actors: with one priority per tab, "this tab's fetch response stays
+//! behind while the next turn streams to the same tab" is a coin flip at every step, since
+//! the delivery and the response belong to one actor. With a priority per source it is one
+//! priority order. Measured with `cargo run --release -- bench` (median schedules to the
+//! first failure over 101 seed ranges, depth 3): `current` inv3 went from 653 with actor
+//! priorities to 26 with thread priorities (uniform random: 108); bug A from 12 to 15.
+//! See docs/benchmarks.md.
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{Strategy, STRATEGY_STREAM};
-use crate::step::{Actor, Step};
+use crate::protocol::ClientId;
+use crate::step::Step;
 
-/// Default bug depth (`--depth`): enough for bugs A–D, whose orderings need two forced
-/// priority changes at most.
+/// Default bug depth (`--depth`).
 pub const DEPTH_DEFAULT: u32 = 3;
 
 /// Steps the change points are spread over. Measured: the main phase of a seeded run of
@@ -26,13 +38,68 @@ pub const DEPTH_DEFAULT: u32 = 3;
 /// would waste most change points past the end of the run).
 pub const STEPS_ESTIMATE: u32 = 60;
 
+/// A PCT thread: one sequential source of steps in the simulated system. A tab's user,
+/// its WebSocket, its POST responses and its fetch responses are independent of each
+/// other in a real browser, and so are the agent, the POST handler and the fetch server
+/// on the backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Thread {
+    Agent,
+    PostHandler(ClientId),
+    FetchServer(ClientId),
+    WebSocket(ClientId),
+    PostResponses(ClientId),
+    FetchResponses(ClientId),
+    User(ClientId),
+}
+
+/// Threads per client in [`Thread::index`].
+const PER_CLIENT: usize = 6;
+
+impl Thread {
+    /// The thread a step belongs to.
+    pub fn of(step: &Step) -> Thread {
+        match *step {
+            Step::AgentDelta
+            | Step::AgentToolCall
+            | Step::AgentToolResult { .. }
+            | Step::AgentEnd
+            | Step::AgentFail
+            | Step::AgentWrite
+            | Step::AgentSeal => Thread::Agent,
+            Step::HandlePost { client } => Thread::PostHandler(client),
+            Step::ServeFetch { client } => Thread::FetchServer(client),
+            Step::DeliverEvent { client, .. } => Thread::WebSocket(client),
+            Step::DeliverPostResponse { client } => Thread::PostResponses(client),
+            Step::DeliverFetchResponse { client, .. } => Thread::FetchResponses(client),
+            Step::Send { client } | Step::ScrollUp { client } | Step::ScrollDown { client } => {
+                Thread::User(client)
+            }
+        }
+    }
+
+    /// A dense index: the agent is 0, then six per client.
+    fn index(self) -> usize {
+        let (client, k) = match self {
+            Thread::Agent => return 0,
+            Thread::PostHandler(c) => (c, 0),
+            Thread::FetchServer(c) => (c, 1),
+            Thread::WebSocket(c) => (c, 2),
+            Thread::PostResponses(c) => (c, 3),
+            Thread::FetchResponses(c) => (c, 4),
+            Thread::User(c) => (c, 5),
+        };
+        1 + PER_CLIENT * client as usize + k
+    }
+}
+
 pub struct PctStrategy {
     rng: ChaCha8Rng,
-    /// Actors with their initial priority, highest first.
-    priority: Vec<Actor>,
-    /// Demoted actors, below every initial priority, each later demotion lowest.
-    demoted: Vec<Actor>,
-    /// Step counts at which the acting actor is demoted, ascending.
+    /// Seen threads by [`Thread::index`], highest priority first.
+    order: Vec<usize>,
+    /// `rank[thread index]`: its position in `order`, `None` until first seen.
+    rank: Vec<Option<u32>>,
+    /// Step counts at which the acting thread is demoted, ascending.
     change_points: Vec<u32>,
     steps: u32,
     depth: u32,
@@ -49,71 +116,75 @@ impl PctStrategy {
         change_points.sort_unstable();
         PctStrategy {
             rng,
-            priority: Vec::new(),
-            demoted: Vec::new(),
+            order: Vec::new(),
+            rank: Vec::new(),
             change_points,
             steps: 0,
             depth,
         }
     }
 
-    fn rank(&mut self, actor: Actor) {
-        if self.priority.contains(&actor) || self.demoted.contains(&actor) {
-            return;
+    /// The rank of `thread` (0 is the highest priority). A thread seen for the first time
+    /// gets a uniformly random place in the current order, as a task created mid-run does
+    /// in Coyote's and shuttle's PCT.
+    fn rank(&mut self, thread: usize) -> u32 {
+        if let Some(Some(r)) = self.rank.get(thread) {
+            return *r;
         }
-        // A newly seen actor gets a uniformly random place among the initial priorities
-        // (above every demoted actor, which live in `demoted`).
-        let at = self.rng.random_range(0..=self.priority.len() as u32) as usize;
-        self.priority.insert(at, actor);
+        if thread >= self.rank.len() {
+            self.rank.resize(thread + 1, None);
+        }
+        let at = self.rng.random_range(0..=self.order.len() as u32) as usize;
+        self.order.insert(at, thread);
+        self.reindex();
+        self.rank[thread].expect("just ranked")
     }
 
-    /// Rank of an actor: initial priorities first, then demoted ones in demotion order.
-    fn position(&self, actor: &Actor) -> usize {
-        match self.priority.iter().position(|p| p == actor) {
-            Some(i) => i,
-            None => {
-                self.priority.len()
-                    + self
-                        .demoted
-                        .iter()
-                        .position(|p| p == actor)
-                        .expect("ranked")
-            }
+    fn reindex(&mut self) {
+        for (r, t) in self.order.iter().enumerate() {
+            self.rank[*t] = Some(r as u32);
         }
     }
 }
 
 impl Strategy for PctStrategy {
     fn choose(&mut self, enabled: &[Step]) -> usize {
-        // Rank every newly seen actor first: an insertion shifts the ranks of the others.
+        // The highest-priority thread with an enabled step, and how many steps it has.
+        // Threads are ranked on first sight in `enabled` order, so an insertion can shift
+        // the ranks of threads seen before it in this loop: compare by thread, not rank.
         for s in enabled {
-            self.rank(s.actor());
+            self.rank(Thread::of(s).index());
         }
-        let actor = enabled
-            .iter()
-            .map(|s| s.actor())
-            .min_by_key(|a| self.position(a))
-            .expect("enabled is never empty");
-        let n = enabled.iter().filter(|s| s.actor() == actor).count() as u32;
-        let k = self.rng.random_range(0..n) as usize;
+        let mut best = (u32::MAX, usize::MAX);
+        let mut count = 0u32;
+        for s in enabled {
+            let t = Thread::of(s).index();
+            let r = self.rank[t].expect("ranked above");
+            if r < best.0 {
+                best = (r, t);
+                count = 1;
+            } else if r == best.0 {
+                count += 1;
+            }
+        }
+        let thread = best.1;
+        let k = self.rng.random_range(0..count) as usize;
         let pick = enabled
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.actor() == actor)
+            .filter(|(_, s)| Thread::of(s).index() == thread)
             .nth(k)
             .map(|(i, _)| i)
-            .expect("k < n");
+            .expect("k < count");
         self.steps += 1;
         if self.change_points.contains(&self.steps) {
-            // (Equal change points demote once: the actor is already lowest.)
-            // Demote the actor that just acted below everyone (later change points lower).
-            let i = self
-                .priority
-                .iter()
-                .position(|a| *a == actor)
-                .expect("ranked");
-            let a = self.priority.remove(i);
-            self.priority.push(a);
+            // Demote the thread that just acted to the lowest priority (as Coyote and
+            // shuttle do; a thread first seen later may still be placed below it). Equal
+            // change points demote once more, harmlessly: it is already lowest.
+            let r = self.rank[thread].expect("ranked") as usize;
+            let t = self.order.remove(r);
+            self.order.push(t);
+            self.reindex();
         }
         pick
     }
@@ -131,7 +202,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn same_seed_same_choices_and_highest_priority_actor_acts() {
+    fn same_seed_same_choices_and_highest_priority_thread_acts() {
         let enabled = [
             Step::AgentDelta,
             Step::Send { client: 0 },
@@ -142,7 +213,7 @@ mod tests {
             (0..20).map(|_| s.choose(&enabled)).collect::<Vec<_>>()
         };
         assert_eq!(picks(5), picks(5));
-        // Before the first change point, one actor keeps acting.
+        // Before the first change point, one thread keeps acting.
         let mut s = PctStrategy::new(9, 1);
         let first = s.choose(&enabled);
         for _ in 0..30 {
@@ -151,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_point_demotes_the_acting_actor() {
+    fn a_change_point_demotes_the_acting_thread() {
         let enabled = [Step::AgentDelta, Step::Send { client: 0 }];
         let mut s = PctStrategy::new(3, 2);
         let cp = s.change_points[0];
@@ -161,6 +232,39 @@ mod tests {
         }
         let before = picks[cp as usize - 1];
         let after = picks[cp as usize];
-        assert_ne!(before, after, "after the change point the other actor acts");
+        assert_ne!(
+            before, after,
+            "after the change point the other thread acts"
+        );
+    }
+
+    #[test]
+    fn one_tabs_websocket_and_fetch_responses_are_separate_threads() {
+        // Both steps belong to client 0 (one actor), but to two PCT threads: at depth 1
+        // each seed keeps picking one of them, and both orders occur across seeds.
+        let enabled = [
+            Step::DeliverEvent {
+                client: 0,
+                event: 1,
+            },
+            Step::DeliverFetchResponse {
+                client: 0,
+                request: crate::protocol::RequestId(1),
+            },
+        ];
+        let mut firsts = std::collections::BTreeSet::new();
+        for seed in 0..20 {
+            let mut s = PctStrategy::new(seed, 1);
+            let first = s.choose(&enabled);
+            for _ in 0..10 {
+                assert_eq!(s.choose(&enabled), first, "seed {seed}");
+            }
+            firsts.insert(first);
+        }
+        assert_eq!(firsts.len(), 2, "both threads come first for some seed");
+        assert_ne!(
+            Thread::of(&enabled[0]).index(),
+            Thread::of(&enabled[1]).index()
+        );
     }
 }
