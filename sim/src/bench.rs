@@ -87,7 +87,7 @@ pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
             ratio: random.median_schedules as f64 / best.median_schedules.max(1) as f64,
         });
     }
-    gains.sort_by(|a, b| b.random_median.cmp(&a.random_median));
+    gains.sort_by_key(|g| std::cmp::Reverse(g.random_median));
     gains
 }
 
