@@ -129,7 +129,89 @@ pub struct BenchReport {
     pub time_to_failure: Vec<TimeToFailure>,
     /// [`strategy_gains`] of `time_to_failure`.
     pub strategy_gains: Vec<StrategyGain>,
+    pub shrink: Vec<ShrinkBench>,
     pub explore: ExploreBench,
+}
+
+/// Shrinking fuzz-found failures of one store to 1-minimal scenarios.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ShrinkBench {
+    pub store: String,
+    /// Failures shrunk (the first ones, random strategy, seeds from 0).
+    pub failures: u64,
+    pub median_ms: f64,
+    pub max_ms: f64,
+    /// Median main-phase steps before and after.
+    pub median_steps_before: u64,
+    pub median_steps_after: u64,
+    /// Median replays the shrinker ran.
+    pub median_replays: u64,
+}
+
+/// Shrink the first `samples` failing seeds of every shipped store with the default
+/// limits, checking each result is 1-minimal (a store with no failure in the first
+/// 100 000 seeds, like `durable`, gets a row with `failures: 0`).
+pub fn shrink_bench(samples: usize) -> Vec<ShrinkBench> {
+    use crate::runner::run_seed;
+    use crate::shrink::{check_one_minimal, shrink, Limits};
+    let mut rows = Vec::new();
+    for kind in crate::store::STORES {
+        let mut ms = Vec::new();
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        let mut replays = Vec::new();
+        let mut seed = 0u64;
+        while ms.len() < samples && seed < 100_000 {
+            let r = run_seed(kind, seed);
+            seed += 1;
+            let Some(inv) = r.outcome.invariant() else {
+                continue;
+            };
+            let started = Instant::now();
+            let Ok(s) = shrink(
+                kind,
+                r.config.clone(),
+                &r.steps,
+                Some(inv),
+                Limits::default(),
+            ) else {
+                continue;
+            };
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+            assert!(
+                s.gave_up.is_none(),
+                "{} seed {}: shrink gave up",
+                kind.name,
+                seed - 1
+            );
+            assert_eq!(
+                check_one_minimal(kind, &s.config, &s.steps, inv),
+                Ok(()),
+                "{} seed {}: not 1-minimal",
+                kind.name,
+                seed - 1
+            );
+            before.push(r.steps.len() as u64);
+            after.push(s.steps.len() as u64);
+            replays.push(s.replays);
+        }
+        let failures = ms.len() as u64;
+        let max_ms = ms.iter().copied().fold(0.0, f64::max);
+        rows.push(ShrinkBench {
+            store: kind.name.to_string(),
+            failures,
+            median_ms: if ms.is_empty() { f64::NAN } else { median(ms) },
+            max_ms,
+            median_steps_before: if before.is_empty() { 0 } else { median(before) },
+            median_steps_after: if after.is_empty() { 0 } else { median(after) },
+            median_replays: if replays.is_empty() {
+                0
+            } else {
+                median(replays)
+            },
+        });
+    }
+    rows
 }
 
 /// A store that records every input it is given, for the bare replay.
@@ -287,6 +369,7 @@ pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
         throughput,
         strategy_gains: strategy_gains(&ttf),
         time_to_failure: ttf,
+        shrink: shrink_bench(20),
         explore: ExploreBench {
             bound: b.describe(),
             plain_schedules: p.schedules,
@@ -319,6 +402,26 @@ pub fn format_markdown(r: &BenchReport) -> String {
         out.push_str(&format!(
             "| {} {} ({}) | {} | {} | {} | {:.1}× |\n",
             g.store, g.invariant, g.bug, g.random_median, g.best_strategy, g.best_median, g.ratio
+        ));
+    }
+    out.push_str("\n| store | failures shrunk | median shrink ms | max ms | median steps before → after | median replays |\n|---|---|---|---|---|---|\n");
+    for b in &r.shrink {
+        if b.failures == 0 {
+            out.push_str(&format!(
+                "| {} | 0 (no failure in 100 000 seeds) | – | – | – | – |\n",
+                b.store
+            ));
+            continue;
+        }
+        out.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {} → {} | {} |\n",
+            b.store,
+            b.failures,
+            b.median_ms,
+            b.max_ms,
+            b.median_steps_before,
+            b.median_steps_after,
+            b.median_replays
         ));
     }
     let e = &r.explore;
