@@ -166,9 +166,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
         print!("{}", format_table(&report));
         eprintln!(
-            "({} runs in {:.1?} on {jobs} threads)",
+            "({} runs in {:.1?} on {jobs} thread{})",
             report.seeds * report.stores.len() as u64,
-            started.elapsed()
+            started.elapsed(),
+            if jobs == 1 { "" } else { "s" }
         );
         for s in &report.stores {
             if let Some((seed, _)) = s.first_failure() {
