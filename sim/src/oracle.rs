@@ -22,7 +22,9 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::protocol::{content_tokens, ClientId, Origin, RenderRow};
+use crate::protocol::{
+    content_tokens, for_each_token_key, token_key, ClientId, Origin, RenderRow, TokenKey,
+};
 use crate::step::Step;
 use crate::world::World;
 
@@ -137,6 +139,42 @@ fn render_lines(rows: &[RenderRow]) -> Vec<String> {
     rows.iter().map(render_line).collect()
 }
 
+/// The keys of every canonical content token of a render, as bitmaps: message ids below
+/// 128, and deltas of turns below 16 with index below 64 (every fuzzed world stays
+/// inside these); anything larger goes to a list. Built on the stack: a check allocates
+/// nothing.
+struct ShownKeys {
+    msgs: u128,
+    txts: [u64; 16],
+    other: Vec<TokenKey>,
+}
+
+impl ShownKeys {
+    fn of(rows: &[RenderRow]) -> ShownKeys {
+        let mut shown = ShownKeys {
+            msgs: 0,
+            txts: [0; 16],
+            other: Vec::new(),
+        };
+        for r in rows {
+            for_each_token_key(&r.text, |k| match k {
+                TokenKey::Msg(n) if n < 128 => shown.msgs |= 1 << n,
+                TokenKey::Txt(t, k) if t < 16 && k < 64 => shown.txts[t as usize] |= 1 << k,
+                _ => shown.other.push(k),
+            });
+        }
+        shown
+    }
+
+    fn contains(&self, key: TokenKey) -> bool {
+        match key {
+            TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,
+            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] & (1 << k) != 0,
+            _ => self.other.contains(&key),
+        }
+    }
+}
+
 /// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
 /// `step` touched. `step_index` is the step's index in the run.
 pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Violation> {
@@ -147,13 +185,21 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let c = &world.clients[client as usize];
     let rows = c.store.render();
 
-    // Every content token the user sees, split out once for all the checks below.
-    let shown: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
-    let visible = |t: &str| shown.contains(&t);
+    // Every content token the user sees, split out and keyed once for all the checks
+    // below; each tracked token is then one bit test.
+    let shown = ShownKeys::of(rows);
+    let visible = |text: &str, key: Option<TokenKey>| match key {
+        Some(k) => shown.contains(k),
+        // Not canonical (the world never tracks such a token): compare text.
+        None => rows
+            .iter()
+            .flat_map(|r| content_tokens(&r.text))
+            .any(|t| t == text),
+    };
     let lost: Vec<String> = c
         .sent_texts
         .iter()
-        .filter(|t| !visible(t))
+        .filter(|t| !visible(t, token_key(t)))
         .cloned()
         .collect();
     if !lost.is_empty() {
@@ -170,8 +216,9 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let wiped: Vec<String> = c
         .deltas_shown
         .iter()
-        .filter(|t| !visible(t))
-        .cloned()
+        .zip(&c.delta_keys)
+        .filter(|(t, k)| !visible(t, **k))
+        .map(|(t, _)| t.clone())
         .collect();
     if !wiped.is_empty() {
         return Some(Violation {
@@ -211,10 +258,11 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
             }
         }
     }
+    sealed_tokens.sort_unstable();
     let mut dup: Vec<String> = Vec::new();
     for row in rows.iter().filter(|r| r.is_live()) {
         for t in content_tokens(&row.text) {
-            if sealed_tokens.contains(&t) && !dup.iter().any(|d| d == t) {
+            if sealed_tokens.binary_search(&t).is_ok() && !dup.iter().any(|d| d == t) {
                 dup.push(t.to_string());
             }
         }
@@ -267,4 +315,49 @@ pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Role;
+
+    fn live(text: &str) -> RenderRow {
+        RenderRow {
+            origin: Origin::Live { id: "x".into() },
+            role: Role::User,
+            turn_id: None,
+            text: text.into(),
+        }
+    }
+
+    /// The bitmaps and the overflow list answer like a string search over the tokens.
+    #[test]
+    fn shown_keys_match_a_plain_token_search() {
+        let rows = [
+            live("msg:m1 msg:m127 msg:m128 msg:m900"),
+            live("txt:t0.0 txt:t15.63 txt:t16.1 txt:t2.64 [USER INTERRUPT] msg:m02"),
+        ];
+        let shown = ShownKeys::of(&rows);
+        let tokens: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
+        for probe in [
+            "msg:m1",
+            "msg:m2",
+            "msg:m127",
+            "msg:m128",
+            "msg:m900",
+            "msg:m901",
+            "txt:t0.0",
+            "txt:t0.1",
+            "txt:t15.63",
+            "txt:t15.62",
+            "txt:t16.1",
+            "txt:t16.2",
+            "txt:t2.64",
+            "txt:t2.63",
+        ] {
+            let key = token_key(probe).expect("canonical");
+            assert_eq!(shown.contains(key), tokens.contains(&probe), "{probe}");
+        }
+    }
 }

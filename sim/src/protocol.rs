@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::sync::Arc;
 
 /// A client (browser tab) index, 0-based.
 pub type ClientId = u8;
@@ -154,12 +155,14 @@ pub enum Input {
     FetchResponse {
         request_id: RequestId,
         snapshot_seq: u32,
-        chunks: Vec<ChunkRow>,
+        /// Shared, not copied: the world hands every response the snapshot it served
+        /// (serde's `rc` feature writes it as the plain array, so the JSON is unchanged).
+        chunks: Arc<Vec<ChunkRow>>,
         /// Turns whose durable write (`flushAssistant`) had happened when the snapshot was
         /// taken: positive evidence that a turn's streamed rows are in `chunks`. Additive:
         /// absent in older peers' JSON.
         #[serde(default)]
-        written_turns: Vec<TurnId>,
+        written_turns: Arc<Vec<TurnId>>,
     },
 }
 
@@ -230,4 +233,135 @@ pub const INTERRUPT_MARKER: &str = "[USER INTERRUPT]";
 pub fn content_tokens(text: &str) -> impl Iterator<Item = &str> {
     text.split_ascii_whitespace()
         .filter(|t| t.starts_with("msg:") || t.starts_with("txt:"))
+}
+
+/// A content token as the ids it names, when it is written the way the world writes
+/// them (`msg:m<N>`, `txt:t<T>.<K>`, decimal without leading zeros). Two canonical tokens
+/// are equal as strings exactly when their keys are equal, and the world only ever tracks
+/// canonical tokens, so "is this tracked token shown" can be answered on keys: a shown
+/// token that is not canonical equals no tracked token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TokenKey {
+    Msg(u32),
+    Txt(u32, u32),
+}
+
+/// The key of a canonical content token, `None` for anything else.
+pub fn token_key(token: &str) -> Option<TokenKey> {
+    key_of(token.as_bytes())
+}
+
+fn key_of(token: &[u8]) -> Option<TokenKey> {
+    if let Some(n) = token.strip_prefix(b"msg:m") {
+        let (n, rest) = canonical_u32(n)?;
+        return rest.is_empty().then_some(TokenKey::Msg(n));
+    }
+    let rest = token.strip_prefix(b"txt:t")?;
+    let (t, rest) = canonical_u32(rest)?;
+    let (k, rest) = canonical_u32(rest.strip_prefix(b".")?)?;
+    rest.is_empty().then_some(TokenKey::Txt(t, k))
+}
+
+/// The leading run of digits of `b` as a `u32`, and what follows it, if that run is
+/// exactly what `u32`'s `Display` writes (non-empty, no leading zero, no overflow).
+fn canonical_u32(b: &[u8]) -> Option<(u32, &[u8])> {
+    let len = b.iter().take_while(|d| d.is_ascii_digit()).count();
+    if len == 0 || len > 10 || (b[0] == b'0' && len > 1) {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in &b[..len] {
+        n = n * 10 + u64::from(d - b'0');
+    }
+    Some((u32::try_from(n).ok()?, &b[len..]))
+}
+
+/// Call `f` with the key of every canonical content token of `text`, in order: the
+/// tokens of [`content_tokens`] that [`token_key`] accepts, found in one pass over the
+/// bytes (the oracle runs this over every render after every step).
+pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if let Some(k) = key_of(&b[start..i]) {
+            f(k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_world_s_tokens_have_keys_and_other_spellings_do_not() {
+        assert_eq!(
+            token_key(&message_text(MessageId(12))),
+            Some(TokenKey::Msg(12))
+        );
+        assert_eq!(
+            token_key(&delta_text(TurnId(3), 40)),
+            Some(TokenKey::Txt(3, 40))
+        );
+        assert_eq!(token_key("msg:m4294967295"), Some(TokenKey::Msg(u32::MAX)));
+        for other in [
+            "msg:m",
+            "msg:m01",
+            "msg:m1x",
+            "msg:m4294967296",
+            "msg:1",
+            "txt:t1",
+            "txt:t1.",
+            "txt:t1.02",
+            "txt:t1.2.3",
+            "txt:t01.2",
+            "txt:t1.2 ",
+            "tool-call:t1.1",
+            "",
+        ] {
+            assert_eq!(token_key(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn keys_come_out_in_order_for_the_content_tokens_only() {
+        let mut keys = Vec::new();
+        for_each_token_key(
+            " msg:m1\ttool-result:t2.1 [USER INTERRUPT] txt:t2.10\nmsg:m01 msg:m3",
+            |k| keys.push(k),
+        );
+        assert_eq!(
+            keys,
+            vec![TokenKey::Msg(1), TokenKey::Txt(2, 10), TokenKey::Msg(3)]
+        );
+    }
+
+    proptest! {
+        /// Equal keys exactly when equal text, for the tokens `content_tokens` finds: the
+        /// oracle may compare keys instead of strings.
+        #[test]
+        fn keys_are_equal_exactly_when_tokens_are(
+            a in "(msg:m|txt:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
+            b in "(msg:m|txt:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
+        ) {
+            if let (Some(ka), Some(kb)) = (token_key(&a), token_key(&b)) {
+                prop_assert_eq!(ka == kb, a == b);
+            }
+            let mut via_scan = Vec::new();
+            for_each_token_key(&format!("{a} {b}"), |k| via_scan.push(k));
+            let direct: Vec<TokenKey> = content_tokens(&format!("{a} {b}"))
+                .filter_map(token_key)
+                .collect();
+            prop_assert_eq!(via_scan, direct);
+        }
+    }
 }

@@ -36,12 +36,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::config::WorldConfig;
 use crate::protocol::{
-    delta_text, message_text, AgentStatus, ChunkRow, ClientId, Effect, Event, Input, MessageId,
-    PostOutcome, RequestId, Role, TurnId, INTERRUPT_MARKER,
+    delta_text, message_text, token_key, AgentStatus, ChunkRow, ClientId, Effect, Event, Input,
+    MessageId, PostOutcome, RequestId, Role, TokenKey, TurnId, INTERRUPT_MARKER,
 };
 use crate::step::Step;
 use crate::store::{Store, StoreFactory};
@@ -74,12 +74,12 @@ pub struct Turn {
 #[derive(Debug, Default)]
 pub struct Backend {
     /// Durable chunk rows, in `seq` order. Shared with fetch snapshots until it changes.
-    pub db: Rc<Vec<ChunkRow>>,
+    pub db: Arc<Vec<ChunkRow>>,
     pub queue: Vec<MessageId>,
     pub turn: Option<Turn>,
     /// Turns whose durable write has happened, in write order (what a fetch response
     /// reports as `written_turns`).
-    pub written_turns: Rc<Vec<TurnId>>,
+    pub written_turns: Arc<Vec<TurnId>>,
     next_seq: u32,
     next_turn: u32,
 }
@@ -89,8 +89,8 @@ pub struct Backend {
 pub struct FetchInFlight {
     pub request: RequestId,
     pub snapshot_seq: u32,
-    pub chunks: Rc<Vec<ChunkRow>>,
-    pub written_turns: Rc<Vec<TurnId>>,
+    pub chunks: Arc<Vec<ChunkRow>>,
+    pub written_turns: Arc<Vec<TurnId>>,
 }
 
 /// One browser tab: the store under test plus its network endpoints, its user, and the
@@ -112,6 +112,9 @@ pub struct Client {
     pub sent_texts: Vec<String>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
+    /// Their content-token keys (parallel to `deltas_shown`), parsed once on delivery so
+    /// the oracle compares numbers, not strings, on every check.
+    pub delta_keys: Vec<Option<TokenKey>>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub seals_shown: BTreeSet<TurnId>,
 }
@@ -122,6 +125,16 @@ pub struct StoreCrash {
     pub client: ClientId,
     pub message: String,
 }
+
+// One bit per kind of pending work a client can have (see [`World::enabled_steps`]).
+const POSTS: u8 = 1;
+const FETCH_REQUESTS: u8 = 1 << 1;
+const INBOX: u8 = 1 << 2;
+const POST_RESPONSES: u8 = 1 << 3;
+const FETCH_RESPONSES: u8 = 1 << 4;
+const SENDS: u8 = 1 << 5;
+const SCROLL_UP: u8 = 1 << 6;
+const SCROLL_DOWN: u8 = 1 << 7;
 
 /// The whole simulated world.
 pub struct World {
@@ -160,6 +173,7 @@ impl World {
                 sent: Vec::new(),
                 sent_texts: Vec::new(),
                 deltas_shown: Vec::new(),
+                delta_keys: Vec::new(),
                 seals_shown: BTreeSet::new(),
             })
             .collect();
@@ -198,6 +212,11 @@ impl World {
     }
 
     /// Push every enabled step, in sorted order, into `out` (cleared first).
+    ///
+    /// The groups are emitted in the order `Step`'s `Ord` puts them (variant, then
+    /// client, then id), so the list comes out sorted without a sort in the common case.
+    /// This runs before every step, so it first reads each client's state once into a
+    /// byte of flags and then walks only the groups some client has work in.
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
         let cfg = &self.config;
@@ -205,11 +224,35 @@ impl World {
             self.backend.turn.as_ref().map(|t| t.phase),
             Some(TurnPhase::Finishing | TurnPhase::Written)
         );
-        for (i, c) in self.clients.iter().enumerate() {
-            let client = i as ClientId;
-            if !c.posts.is_empty() && !busy_finishing {
-                out.push(Step::HandlePost { client });
-            }
+        // `ClientId` is a `u8`, so there are at most 256 clients.
+        let mut flags = [0u8; 256];
+        let mut any = 0u8;
+        for (f, c) in flags.iter_mut().zip(&self.clients) {
+            let bits = [
+                (!c.posts.is_empty(), POSTS),
+                (!c.fetch_requests.is_empty(), FETCH_REQUESTS),
+                (!c.inbox.is_empty(), INBOX),
+                (!c.post_responses.is_empty(), POST_RESPONSES),
+                (!c.fetch_responses.is_empty(), FETCH_RESPONSES),
+                (c.sends_left > 0, SENDS),
+                (c.scrolls_left > 0 && !c.scrolled_up, SCROLL_UP),
+                (c.scrolled_up, SCROLL_DOWN),
+            ]
+            .into_iter()
+            .fold(0, |acc, (on, bit)| if on { acc | bit } else { acc });
+            *f = bits;
+            any |= bits;
+        }
+        let flags = &flags[..self.clients.len()];
+        let each = |bit: u8| {
+            flags
+                .iter()
+                .enumerate()
+                .filter(move |(_, f)| **f & bit != 0)
+                .map(|(i, _)| i as ClientId)
+        };
+        if any & POSTS != 0 && !busy_finishing {
+            out.extend(each(POSTS).map(|client| Step::HandlePost { client }));
         }
         if let Some(t) = self.streaming_turn() {
             if t.open_call.is_none() && t.deltas_in_segment < cfg.deltas_per_segment_max {
@@ -235,59 +278,56 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        // Each group in the order `Step`'s `Ord` puts it (variant, then client, then id),
-        // so the list comes out sorted without a sort in the common case.
-        let clients = || {
-            self.clients
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (i as ClientId, c))
-        };
-        for (client, c) in clients() {
-            if !c.fetch_requests.is_empty() {
-                out.push(Step::ServeFetch { client });
+        if any & FETCH_REQUESTS != 0 {
+            out.extend(each(FETCH_REQUESTS).map(|client| Step::ServeFetch { client }));
+        }
+        if any & INBOX != 0 {
+            let window = cfg.ws_reorder_window.max(1) as usize;
+            for client in each(INBOX) {
+                let inbox = &self.clients[client as usize].inbox;
+                if window == 1 {
+                    let (event, _) = inbox.front().expect("flagged non-empty");
+                    out.push(Step::DeliverEvent {
+                        client,
+                        event: *event,
+                    });
+                } else {
+                    for (event, _) in inbox.iter().take(window) {
+                        out.push(Step::DeliverEvent {
+                            client,
+                            event: *event,
+                        });
+                    }
+                }
             }
         }
-        let window = cfg.ws_reorder_window.max(1) as usize;
-        for (client, c) in clients() {
-            for (event, _) in c.inbox.iter().take(window) {
-                out.push(Step::DeliverEvent {
-                    client,
-                    event: *event,
-                });
+        if any & POST_RESPONSES != 0 {
+            out.extend(each(POST_RESPONSES).map(|client| Step::DeliverPostResponse { client }));
+        }
+        if any & FETCH_RESPONSES != 0 {
+            for client in each(FETCH_RESPONSES) {
+                let start = out.len();
+                for f in &self.clients[client as usize].fetch_responses {
+                    out.push(Step::DeliverFetchResponse {
+                        client,
+                        request: f.request,
+                    });
+                }
+                // Request ids are the store's own: their order is not guaranteed.
+                if !out[start..].is_sorted() {
+                    out[start..].sort_unstable();
+                }
             }
         }
-        for (client, c) in clients() {
-            if !c.post_responses.is_empty() {
-                out.push(Step::DeliverPostResponse { client });
-            }
+        if any & SENDS != 0 {
+            out.extend(each(SENDS).map(|client| Step::Send { client }));
         }
-        for (client, c) in clients() {
-            let start = out.len();
-            for f in &c.fetch_responses {
-                out.push(Step::DeliverFetchResponse {
-                    client,
-                    request: f.request,
-                });
-            }
-            // Request ids are the store's own: their order is not guaranteed.
-            out[start..].sort_unstable();
+        if any & SCROLL_UP != 0 {
+            out.extend(each(SCROLL_UP).map(|client| Step::ScrollUp { client }));
         }
-        for (client, c) in clients() {
-            if c.sends_left > 0 {
-                out.push(Step::Send { client });
-            }
-        }
-        for (client, c) in clients() {
-            if c.scrolls_left > 0 && !c.scrolled_up {
-                out.push(Step::ScrollUp { client });
-            }
-        }
-        for (client, c) in clients() {
-            // Out of scroll budget but still up: the user can always come back down.
-            if c.scrolled_up {
-                out.push(Step::ScrollDown { client });
-            }
+        // Out of scroll budget but still up: the user can always come back down.
+        if any & SCROLL_DOWN != 0 {
+            out.extend(each(SCROLL_DOWN).map(|client| Step::ScrollDown { client }));
         }
         debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
@@ -441,7 +481,7 @@ impl World {
                 turn.phase = TurnPhase::Written;
                 let rows = std::mem::take(&mut turn.pending_rows);
                 let turn_id = turn.id;
-                let db = Rc::make_mut(&mut self.backend.db);
+                let db = Arc::make_mut(&mut self.backend.db);
                 for (role, text, message_ids) in rows {
                     db.push(ChunkRow {
                         seq: self.backend.next_seq,
@@ -452,7 +492,7 @@ impl World {
                     });
                     self.backend.next_seq += 1;
                 }
-                Rc::make_mut(&mut self.backend.written_turns).push(turn_id);
+                Arc::make_mut(&mut self.backend.written_turns).push(turn_id);
             }
             Step::AgentSeal => {
                 let turn = self.backend.turn.take().expect("enabled");
@@ -464,8 +504,8 @@ impl World {
                 c.fetch_responses.push(FetchInFlight {
                     request,
                     snapshot_seq: self.backend.db.last().map_or(0, |r| r.seq),
-                    chunks: Rc::clone(&self.backend.db),
-                    written_turns: Rc::clone(&self.backend.written_turns),
+                    chunks: Arc::clone(&self.backend.db),
+                    written_turns: Arc::clone(&self.backend.written_turns),
                 });
             }
             Step::DeliverEvent { client, event } => {
@@ -477,7 +517,10 @@ impl World {
                     .expect("enabled");
                 let (_, ev) = c.inbox.remove(pos).expect("enabled");
                 match &ev {
-                    Event::TextDelta { text, .. } => c.deltas_shown.push(text.clone()),
+                    Event::TextDelta { text, .. } => {
+                        c.delta_keys.push(token_key(text));
+                        c.deltas_shown.push(text.clone());
+                    }
                     Event::TurnSealed { turn_id } => {
                         c.seals_shown.insert(*turn_id);
                     }
@@ -509,8 +552,8 @@ impl World {
                 let input = Input::FetchResponse {
                     request_id: f.request,
                     snapshot_seq: f.snapshot_seq,
-                    chunks: f.chunks.as_ref().clone(),
-                    written_turns: f.written_turns.as_ref().clone(),
+                    chunks: f.chunks,
+                    written_turns: f.written_turns,
                 };
                 self.feed(client, &input)?;
             }
@@ -543,7 +586,7 @@ impl World {
         let outcome = if self.backend.turn.is_none() {
             let turn_id = TurnId(self.backend.next_turn);
             self.backend.next_turn += 1;
-            let db = Rc::make_mut(&mut self.backend.db);
+            let db = Arc::make_mut(&mut self.backend.db);
             db.push(ChunkRow {
                 seq: self.backend.next_seq,
                 turn_id,
