@@ -2,7 +2,9 @@
 //! repeated, for profiling and for judging an optimisation on a noisy machine:
 //! `cargo run --release --example harness_overhead [RUNS] [REPEATS]`.
 //!
-//! Prints every repeat's row and the median ratio per store.
+//! Prints every repeat's row and the median ratio per store. With `profile` as the third
+//! argument it only runs the harness half (`run_one`, random strategy) on `current`, for
+//! `perf record`.
 
 use reconcile_sim::bench::throughput;
 use reconcile_sim::store::by_name;
@@ -11,6 +13,18 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let runs: u64 = args.next().map_or(20_000, |a| a.parse().expect("RUNS"));
     let repeats: usize = args.next().map_or(3, |a| a.parse().expect("REPEATS"));
+    if args.next().as_deref() == Some("profile") {
+        let kind = by_name("current").expect("shipped");
+        let mut steps = 0;
+        for _ in 0..repeats {
+            for seed in 0..runs {
+                let r = reconcile_sim::fuzz::run_one(&kind, "random", seed);
+                steps += r.steps.len() + r.drain.len();
+            }
+        }
+        println!("{steps} steps");
+        return;
+    }
     for store in ["current", "durable"] {
         let mut ratios = Vec::new();
         for _ in 0..repeats {

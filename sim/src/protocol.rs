@@ -214,14 +214,40 @@ impl RenderRow {
     }
 }
 
-/// The text of user message `id`.
+/// The text of user message `id`: `msg:m<N>`.
 pub fn message_text(id: MessageId) -> String {
-    format!("msg:{id}")
+    let mut s = String::with_capacity(16);
+    s.push_str("msg:m");
+    push_decimal(&mut s, id.0);
+    s
 }
 
-/// The text of the `k`-th delta (1-based) of turn `turn`.
+/// The text of the `k`-th delta (1-based) of turn `turn`: `txt:t<T>.<K>`.
 pub fn delta_text(turn: TurnId, k: u32) -> String {
-    format!("txt:{turn}.{k}")
+    let mut s = String::with_capacity(24);
+    s.push_str("txt:t");
+    push_decimal(&mut s, turn.0);
+    s.push('.');
+    push_decimal(&mut s, k);
+    s
+}
+
+/// Append `n` in decimal, as `Display` writes it (the world writes these texts on every
+/// send and delta, so without the formatting machinery).
+fn push_decimal(s: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
 }
 
 /// The marker the backend puts before a message folded into a tool result (the note's
@@ -329,6 +355,17 @@ mod tests {
             "",
         ] {
             assert_eq!(token_key(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn texts_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u32::MAX] {
+            assert_eq!(message_text(MessageId(n)), format!("msg:{}", MessageId(n)));
+            assert_eq!(
+                delta_text(TurnId(n), n / 3),
+                format!("txt:{}.{}", TurnId(n), n / 3)
+            );
         }
     }
 

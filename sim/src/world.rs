@@ -126,15 +126,13 @@ pub struct StoreCrash {
     pub message: String,
 }
 
-// One bit per kind of pending work a client can have (see [`World::enabled_steps`]).
-const POSTS: u8 = 1;
-const FETCH_REQUESTS: u8 = 1 << 1;
-const INBOX: u8 = 1 << 2;
-const POST_RESPONSES: u8 = 1 << 3;
-const FETCH_RESPONSES: u8 = 1 << 4;
-const SENDS: u8 = 1 << 5;
-const SCROLL_UP: u8 = 1 << 6;
-const SCROLL_DOWN: u8 = 1 << 7;
+/// Push `step`, then keep it only if `enabled`: no branch on `enabled`, which is close to
+/// random from one step to the next (see [`World::enabled_steps`]).
+#[inline(always)]
+fn push_if(out: &mut Vec<Step>, enabled: bool, step: Step) {
+    out.push(step);
+    out.truncate(out.len() - 1 + usize::from(enabled));
+}
 
 /// The whole simulated world.
 pub struct World {
@@ -158,7 +156,7 @@ impl World {
         let clients = (0..config.clients)
             .map(|i| Client {
                 store: make(i),
-                inbox: VecDeque::new(),
+                inbox: VecDeque::with_capacity(16),
                 posts: VecDeque::new(),
                 post_responses: VecDeque::new(),
                 fetch_requests: VecDeque::new(),
@@ -199,8 +197,12 @@ impl World {
     fn broadcast(&mut self, event: Event) {
         let id = self.next_event;
         self.next_event += 1;
-        for c in &mut self.clients {
-            c.inbox.push_back((id, event.clone()));
+        // Every client gets a copy; the last one gets the original.
+        if let Some((last, rest)) = self.clients.split_last_mut() {
+            for c in rest {
+                c.inbox.push_back((id, event.clone()));
+            }
+            last.inbox.push_back((id, event));
         }
     }
 
@@ -215,8 +217,9 @@ impl World {
     ///
     /// The groups are emitted in the order `Step`'s `Ord` puts them (variant, then
     /// client, then id), so the list comes out sorted without a sort in the common case.
-    /// This runs before every step, so it first reads each client's state once into a
-    /// byte of flags and then walks only the groups some client has work in.
+    /// This runs before every step, and which client has what pending is close to random,
+    /// so the per-client groups are built without branching on it: each candidate step is
+    /// pushed and then kept or dropped by its condition ([`push_if`]).
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
         let cfg = &self.config;
@@ -224,35 +227,18 @@ impl World {
             self.backend.turn.as_ref().map(|t| t.phase),
             Some(TurnPhase::Finishing | TurnPhase::Written)
         );
-        // `ClientId` is a `u8`, so there are at most 256 clients.
-        let mut flags = [0u8; 256];
-        let mut any = 0u8;
-        for (f, c) in flags.iter_mut().zip(&self.clients) {
-            let bits = [
-                (!c.posts.is_empty(), POSTS),
-                (!c.fetch_requests.is_empty(), FETCH_REQUESTS),
-                (!c.inbox.is_empty(), INBOX),
-                (!c.post_responses.is_empty(), POST_RESPONSES),
-                (!c.fetch_responses.is_empty(), FETCH_RESPONSES),
-                (c.sends_left > 0, SENDS),
-                (c.scrolls_left > 0 && !c.scrolled_up, SCROLL_UP),
-                (c.scrolled_up, SCROLL_DOWN),
-            ]
-            .into_iter()
-            .fold(0, |acc, (on, bit)| if on { acc | bit } else { acc });
-            *f = bits;
-            any |= bits;
-        }
-        let flags = &flags[..self.clients.len()];
-        let each = |bit: u8| {
-            flags
+        let clients = || {
+            self.clients
                 .iter()
                 .enumerate()
-                .filter(move |(_, f)| **f & bit != 0)
-                .map(|(i, _)| i as ClientId)
+                .map(|(i, c)| (i as ClientId, c))
         };
-        if any & POSTS != 0 && !busy_finishing {
-            out.extend(each(POSTS).map(|client| Step::HandlePost { client }));
+        for (client, c) in clients() {
+            push_if(
+                out,
+                !c.posts.is_empty() && !busy_finishing,
+                Step::HandlePost { client },
+            );
         }
         if let Some(t) = self.streaming_turn() {
             if t.open_call.is_none() && t.deltas_in_segment < cfg.deltas_per_segment_max {
@@ -278,56 +264,70 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        if any & FETCH_REQUESTS != 0 {
-            out.extend(each(FETCH_REQUESTS).map(|client| Step::ServeFetch { client }));
+        for (client, c) in clients() {
+            push_if(
+                out,
+                !c.fetch_requests.is_empty(),
+                Step::ServeFetch { client },
+            );
         }
-        if any & INBOX != 0 {
-            let window = cfg.ws_reorder_window.max(1) as usize;
-            for client in each(INBOX) {
-                let inbox = &self.clients[client as usize].inbox;
-                if window == 1 {
-                    let (event, _) = inbox.front().expect("flagged non-empty");
+        let window = cfg.ws_reorder_window.max(1) as usize;
+        for (client, c) in clients() {
+            if window == 1 {
+                let front = c.inbox.front().map(|(id, _)| *id);
+                push_if(
+                    out,
+                    front.is_some(),
+                    Step::DeliverEvent {
+                        client,
+                        event: front.unwrap_or(0),
+                    },
+                );
+            } else {
+                for (event, _) in c.inbox.iter().take(window) {
                     out.push(Step::DeliverEvent {
                         client,
                         event: *event,
                     });
-                } else {
-                    for (event, _) in inbox.iter().take(window) {
-                        out.push(Step::DeliverEvent {
-                            client,
-                            event: *event,
-                        });
-                    }
                 }
             }
         }
-        if any & POST_RESPONSES != 0 {
-            out.extend(each(POST_RESPONSES).map(|client| Step::DeliverPostResponse { client }));
+        for (client, c) in clients() {
+            push_if(
+                out,
+                !c.post_responses.is_empty(),
+                Step::DeliverPostResponse { client },
+            );
         }
-        if any & FETCH_RESPONSES != 0 {
-            for client in each(FETCH_RESPONSES) {
-                let start = out.len();
-                for f in &self.clients[client as usize].fetch_responses {
-                    out.push(Step::DeliverFetchResponse {
-                        client,
-                        request: f.request,
-                    });
-                }
-                // Request ids are the store's own: their order is not guaranteed.
-                if !out[start..].is_sorted() {
-                    out[start..].sort_unstable();
-                }
+        for (client, c) in clients() {
+            if c.fetch_responses.is_empty() {
+                continue;
+            }
+            let start = out.len();
+            for f in &c.fetch_responses {
+                out.push(Step::DeliverFetchResponse {
+                    client,
+                    request: f.request,
+                });
+            }
+            // Request ids are the store's own: their order is not guaranteed.
+            if !out[start..].is_sorted() {
+                out[start..].sort_unstable();
             }
         }
-        if any & SENDS != 0 {
-            out.extend(each(SENDS).map(|client| Step::Send { client }));
+        for (client, c) in clients() {
+            push_if(out, c.sends_left > 0, Step::Send { client });
         }
-        if any & SCROLL_UP != 0 {
-            out.extend(each(SCROLL_UP).map(|client| Step::ScrollUp { client }));
+        for (client, c) in clients() {
+            push_if(
+                out,
+                c.scrolls_left > 0 && !c.scrolled_up,
+                Step::ScrollUp { client },
+            );
         }
-        // Out of scroll budget but still up: the user can always come back down.
-        if any & SCROLL_DOWN != 0 {
-            out.extend(each(SCROLL_DOWN).map(|client| Step::ScrollDown { client }));
+        for (client, c) in clients() {
+            // Out of scroll budget but still up: the user can always come back down.
+            push_if(out, c.scrolled_up, Step::ScrollDown { client });
         }
         debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
@@ -516,17 +516,22 @@ impl World {
                     .position(|(id, _)| *id == event)
                     .expect("enabled");
                 let (_, ev) = c.inbox.remove(pos).expect("enabled");
-                match &ev {
-                    Event::TextDelta { text, .. } => {
-                        c.delta_keys.push(token_key(text));
-                        c.deltas_shown.push(text.clone());
-                    }
-                    Event::TurnSealed { turn_id } => {
-                        c.seals_shown.insert(*turn_id);
-                    }
-                    _ => {}
+                if let Event::TurnSealed { turn_id } = &ev {
+                    c.seals_shown.insert(*turn_id);
                 }
-                self.feed(client, &Input::Event { event: ev })?;
+                let input = Input::Event { event: ev };
+                let fed = self.feed(client, &input);
+                // The delta's text is recorded once the store is done with the input (moved,
+                // not copied), also when the store crashed on it.
+                if let Input::Event {
+                    event: Event::TextDelta { text, .. },
+                } = input
+                {
+                    let c = &mut self.clients[client as usize];
+                    c.delta_keys.push(token_key(&text));
+                    c.deltas_shown.push(text);
+                }
+                fed?;
             }
             Step::DeliverPostResponse { client } => {
                 let (message_id, response) = self.clients[client as usize]
