@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::protocol::{
-    content_tokens, for_each_token_key, token_key, ClientId, Origin, RenderRow, TokenKey,
+    content_tokens, for_each_token_key, push_decimal, token_key, ClientId, Origin, RenderRow,
+    TokenKey,
 };
 use crate::step::Step;
 use crate::world::World;
@@ -128,11 +129,31 @@ pub fn render_line(row: &RenderRow) -> String {
         crate::protocol::Role::ToolCall => "tool-call",
         crate::protocol::Role::ToolResult => "tool-result",
     };
-    let turn = row.turn_id.map_or("-".to_string(), |t| t.to_string());
+    // Written piece by piece (every failing run renders its client's rows).
+    let mut line = String::with_capacity(32 + row.text.len());
     match &row.origin {
-        Origin::Sealed { seq } => format!("sealed {seq} {turn} {role} {}", row.text),
-        Origin::Live { id } => format!("live {id} {turn} {role} {}", row.text),
+        Origin::Sealed { seq } => {
+            line.push_str("sealed ");
+            push_decimal(&mut line, *seq);
+        }
+        Origin::Live { id } => {
+            line.push_str("live ");
+            line.push_str(id);
+        }
     }
+    line.push(' ');
+    match row.turn_id {
+        Some(t) => {
+            line.push('t');
+            push_decimal(&mut line, t.0);
+        }
+        None => line.push('-'),
+    }
+    line.push(' ');
+    line.push_str(role);
+    line.push(' ');
+    line.push_str(&row.text);
+    line
 }
 
 fn render_lines(rows: &[RenderRow]) -> Vec<String> {
@@ -150,20 +171,28 @@ struct ShownKeys {
 }
 
 impl ShownKeys {
-    fn of(rows: &[RenderRow]) -> ShownKeys {
-        let mut shown = ShownKeys {
+    fn new() -> ShownKeys {
+        ShownKeys {
             msgs: 0,
             txts: [0; 16],
             other: Vec::new(),
-        };
+        }
+    }
+
+    fn of(rows: &[RenderRow]) -> ShownKeys {
+        let mut shown = ShownKeys::new();
         for r in rows {
-            for_each_token_key(&r.text, |k| match k {
-                TokenKey::Msg(n) if n < 128 => shown.msgs |= 1 << n,
-                TokenKey::Txt(t, k) if t < 16 && k < 64 => shown.txts[t as usize] |= 1 << k,
-                _ => shown.other.push(k),
-            });
+            for_each_token_key(&r.text, |k| shown.insert(k));
         }
         shown
+    }
+
+    fn insert(&mut self, key: TokenKey) {
+        match key {
+            TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
+            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] |= 1 << k,
+            _ => self.other.push(key),
+        }
     }
 
     fn contains(&self, key: TokenKey) -> bool {
@@ -246,7 +275,10 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
     let c = &world.clients[client as usize];
     let rows = c.store.render();
     let db = &world.backend.db;
-    let mut sealed_tokens: Vec<&str> = Vec::new();
+    // The content tokens of sealed rows of sealed turns: canonical ones as keys (equal
+    // keys exactly when equal text), any other spelling as text.
+    let mut sealed_keys = ShownKeys::new();
+    let mut sealed_other: Vec<&str> = Vec::new();
     for row in rows {
         if let Origin::Sealed { seq } = row.origin {
             let sealed_turn = db
@@ -254,15 +286,23 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
                 .ok()
                 .map(|i| db[i].turn_id);
             if sealed_turn.is_some_and(|t| c.seals_shown.contains(&t)) {
-                sealed_tokens.extend(content_tokens(&row.text));
+                for t in content_tokens(&row.text) {
+                    match token_key(t) {
+                        Some(k) => sealed_keys.insert(k),
+                        None => sealed_other.push(t),
+                    }
+                }
             }
         }
     }
-    sealed_tokens.sort_unstable();
     let mut dup: Vec<String> = Vec::new();
     for row in rows.iter().filter(|r| r.is_live()) {
         for t in content_tokens(&row.text) {
-            if sealed_tokens.binary_search(&t).is_ok() && !dup.iter().any(|d| d == t) {
+            let sealed = match token_key(t) {
+                Some(k) => sealed_keys.contains(k),
+                None => sealed_other.contains(&t),
+            };
+            if sealed && !dup.iter().any(|d| d == t) {
                 dup.push(t.to_string());
             }
         }
@@ -329,6 +369,26 @@ mod tests {
             turn_id: None,
             text: text.into(),
         }
+    }
+
+    /// `render_line` writes what the plain `format!` would.
+    #[test]
+    fn render_lines_read_as_documented() {
+        let sealed = RenderRow {
+            origin: Origin::Sealed { seq: 31 },
+            role: Role::ToolResult,
+            turn_id: Some(crate::protocol::TurnId(12)),
+            text: "tool-result:t12.1 [USER INTERRUPT] msg:m3".into(),
+        };
+        assert_eq!(
+            render_line(&sealed),
+            "sealed 31 t12 tool-result tool-result:t12.1 [USER INTERRUPT] msg:m3"
+        );
+        let mut queued = live("msg:m2");
+        queued.origin = Origin::Live {
+            id: "queued-m2".into(),
+        };
+        assert_eq!(render_line(&queued), "live queued-m2 - user msg:m2");
     }
 
     /// The bitmaps and the overflow list answer like a string search over the tokens.
