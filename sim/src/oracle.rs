@@ -215,8 +215,14 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let rows = c.store.render();
 
     // Every content token the user sees, split out and keyed once for all the checks
-    // below; each tracked token is then one bit test.
-    let shown = ShownKeys::of(rows);
+    // below; each tracked token is then one bit test. (Nothing to look for before the
+    // user sent anything or was shown a delta.)
+    let tracking = !c.sent_texts.is_empty() || !c.deltas_shown.is_empty();
+    let shown = if tracking {
+        ShownKeys::of(rows)
+    } else {
+        ShownKeys::new()
+    };
     let visible = |text: &str, key: Option<TokenKey>| match key {
         Some(k) => shown.contains(k),
         // Not canonical (the world never tracks such a token): compare text.
@@ -228,8 +234,9 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let lost: Vec<String> = c
         .sent_texts
         .iter()
-        .filter(|t| !visible(t, token_key(t)))
-        .cloned()
+        .zip(&c.sent_keys)
+        .filter(|(t, k)| !visible(t, **k))
+        .map(|(t, _)| t.clone())
         .collect();
     if !lost.is_empty() {
         return Some(Violation {

@@ -110,6 +110,8 @@ pub struct Client {
     pub sent: Vec<MessageId>,
     /// Their texts (`msg:m<N>`), kept so the oracle does not format them on every check.
     pub sent_texts: Vec<String>,
+    /// Their content-token keys (parallel to `sent_texts`), for the oracle.
+    pub sent_keys: Vec<Option<TokenKey>>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
     /// Their content-token keys (parallel to `deltas_shown`), parsed once on delivery so
@@ -170,6 +172,7 @@ impl World {
                 scrolls_left: config.scrolls_per_client,
                 sent: Vec::new(),
                 sent_texts: Vec::new(),
+                sent_keys: Vec::new(),
                 deltas_shown: Vec::new(),
                 delta_keys: Vec::new(),
                 seals_shown: BTreeSet::new(),
@@ -569,6 +572,7 @@ impl World {
                 c.sends_left -= 1;
                 c.sent.push(message_id);
                 let text = message_text(message_id);
+                c.sent_keys.push(token_key(&text));
                 c.sent_texts.push(text.clone());
                 self.feed(client, &Input::UserSend { message_id, text })?;
             }
