@@ -333,7 +333,8 @@ fn parse_token_at(b: &[u8], i: &mut usize) -> Option<TokenKey> {
     let head = b.get(*i..*i + 5)?;
     let word = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
     let msg = word == u32::from_le_bytes(*b"msg:") && head[4] == b'm';
-    if !msg && !(word == u32::from_le_bytes(*b"txt:") && head[4] == b't') {
+    let txt = word == u32::from_le_bytes(*b"txt:") && head[4] == b't';
+    if !(msg || txt) {
         return None;
     }
     *i += 5;
