@@ -2,9 +2,10 @@
 //! repeated, for profiling and for judging an optimisation on a noisy machine:
 //! `cargo run --release --example harness_overhead [RUNS] [REPEATS]`.
 //!
-//! Prints every repeat's row and the median ratio per store. With `profile` as the third
-//! argument it only runs the harness half (`run_one`, random strategy) on `current`, for
-//! `perf record`.
+//! Prints every repeat's row and the median ratio per store. With `profile [STORE]` as
+//! the third and fourth arguments it only runs the harness half (`run_one`, random
+//! strategy; `current` by default) and prints its best time per step, for `perf record`
+//! and for A/B comparisons.
 
 use reconcile_sim::bench::throughput;
 use reconcile_sim::store::by_name;
@@ -14,7 +15,8 @@ fn main() {
     let runs: u64 = args.next().map_or(20_000, |a| a.parse().expect("RUNS"));
     let repeats: usize = args.next().map_or(3, |a| a.parse().expect("REPEATS"));
     if args.next().as_deref() == Some("profile") {
-        let kind = by_name("current").expect("shipped");
+        let store = args.next().unwrap_or_else(|| "current".to_string());
+        let kind = by_name(&store).expect("a shipped store");
         let mut best = f64::INFINITY;
         for _ in 0..repeats {
             let started = std::time::Instant::now();

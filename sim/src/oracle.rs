@@ -23,11 +23,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::protocol::{
-    content_tokens, for_each_token_key, push_decimal, token_key, ClientId, Origin, RenderRow,
-    TokenKey,
+    content_tokens, for_each_token_key, push_decimal, token_key, ClientId, KeySet, Origin,
+    RenderRow, TokenKey,
 };
 use crate::step::Step;
-use crate::world::World;
+use crate::world::{Client, World};
 
 /// Which property broke.
 #[derive(
@@ -160,48 +160,13 @@ fn render_lines(rows: &[RenderRow]) -> Vec<String> {
     rows.iter().map(render_line).collect()
 }
 
-/// The keys of every canonical content token of a render, as bitmaps: message ids below
-/// 128, and deltas of turns below 16 with index below 64 (every fuzzed world stays
-/// inside these); anything larger goes to a list. Built on the stack: a check allocates
-/// nothing.
-struct ShownKeys {
-    msgs: u128,
-    txts: [u64; 16],
-    other: Vec<TokenKey>,
-}
-
-impl ShownKeys {
-    fn new() -> ShownKeys {
-        ShownKeys {
-            msgs: 0,
-            txts: [0; 16],
-            other: Vec::new(),
-        }
+/// The keys of every canonical content token of a render.
+fn shown_keys(rows: &[RenderRow]) -> KeySet {
+    let mut shown = KeySet::default();
+    for r in rows {
+        for_each_token_key(&r.text, |k| shown.insert(k));
     }
-
-    fn of(rows: &[RenderRow]) -> ShownKeys {
-        let mut shown = ShownKeys::new();
-        for r in rows {
-            for_each_token_key(&r.text, |k| shown.insert(k));
-        }
-        shown
-    }
-
-    fn insert(&mut self, key: TokenKey) {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] |= 1 << k,
-            _ => self.other.push(key),
-        }
-    }
-
-    fn contains(&self, key: TokenKey) -> bool {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] & (1 << k) != 0,
-            _ => self.other.contains(&key),
-        }
-    }
+    shown
 }
 
 /// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
@@ -214,15 +179,43 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let c = &world.clients[client as usize];
     let rows = c.store.render();
 
-    // Every content token the user sees, split out and keyed once for all the checks
-    // below; each tracked token is then one bit test. (Nothing to look for before the
-    // user sent anything or was shown a delta.)
+    // Every content token the user sees, split out and keyed once. (Nothing to look for
+    // before the user sent anything or was shown a delta.)
     let tracking = !c.sent_texts.is_empty() || !c.deltas_shown.is_empty();
-    let shown = if tracking {
-        ShownKeys::of(rows)
-    } else {
-        ShownKeys::new()
-    };
+    if tracking {
+        let shown = shown_keys(rows);
+        // The common case, every tracked token shown, is a few word operations; only
+        // otherwise (or for a tracked text without a key) is each token looked up, in
+        // order, to say which are missing.
+        let all_shown = !c.tracked_unkeyed
+            && c.tracked_sent.is_subset(&shown)
+            && c.tracked_deltas.is_subset(&shown);
+        if !all_shown {
+            if let Some(v) = check_tracked_shown(c, client, rows, &shown, step_index) {
+                return Some(v);
+            }
+        }
+    }
+
+    if matches!(step, Step::DeliverFetchResponse { .. })
+        && !c.scrolled_up
+        && c.fetch_requests.is_empty()
+        && c.fetch_responses.is_empty()
+    {
+        return check_no_duplicate(world, client, step_index);
+    }
+    None
+}
+
+/// Invariants 1 then 3, token by token: the user's own messages, then the deltas the
+/// client was shown, each looked up in `shown` (or, without a key, in the render's text).
+fn check_tracked_shown(
+    c: &Client,
+    client: ClientId,
+    rows: &[RenderRow],
+    shown: &KeySet,
+    step_index: usize,
+) -> Option<Violation> {
     let visible = |text: &str, key: Option<TokenKey>| match key {
         Some(k) => shown.contains(k),
         // Not canonical (the world never tracks such a token): compare text.
@@ -248,7 +241,6 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
             seen: render_lines(rows),
         });
     }
-
     let wiped: Vec<String> = c
         .deltas_shown
         .iter()
@@ -266,14 +258,6 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
             seen: render_lines(rows),
         });
     }
-
-    if matches!(step, Step::DeliverFetchResponse { .. })
-        && !c.scrolled_up
-        && c.fetch_requests.is_empty()
-        && c.fetch_responses.is_empty()
-    {
-        return check_no_duplicate(world, client, step_index);
-    }
     None
 }
 
@@ -284,7 +268,7 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
     let db = &world.backend.db;
     // The content tokens of sealed rows of sealed turns: canonical ones as keys (equal
     // keys exactly when equal text), any other spelling as text.
-    let mut sealed_keys = ShownKeys::new();
+    let mut sealed_keys = KeySet::default();
     let mut sealed_other: Vec<&str> = Vec::new();
     for row in rows {
         if let Origin::Sealed { seq } = row.origin {
@@ -405,7 +389,7 @@ mod tests {
             live("msg:m1 msg:m127 msg:m128 msg:m900"),
             live("txt:t0.0 txt:t15.63 txt:t16.1 txt:t2.64 [USER INTERRUPT] msg:m02"),
         ];
-        let shown = ShownKeys::of(&rows);
+        let shown = shown_keys(&rows);
         let tokens: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
         for probe in [
             "msg:m1",

@@ -272,6 +272,49 @@ pub enum TokenKey {
     Txt(u32, u32),
 }
 
+/// A set of token keys as bitmaps: message ids below 128, and deltas of turns below 16
+/// with index below 64 (every fuzzed world stays inside these); anything larger goes to a
+/// list. What the oracle collects a render's tokens into and the world its tracked
+/// tokens into, so "is every tracked token shown" is a few word operations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeySet {
+    msgs: u128,
+    txts: [u64; 16],
+    other: Vec<TokenKey>,
+}
+
+impl KeySet {
+    pub fn insert(&mut self, key: TokenKey) {
+        match key {
+            TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
+            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] |= 1 << k,
+            _ => self.other.push(key),
+        }
+    }
+
+    pub fn contains(&self, key: TokenKey) -> bool {
+        match key {
+            TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,
+            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] & (1 << k) != 0,
+            _ => self.other.contains(&key),
+        }
+    }
+
+    /// Every key of `self` is in `other`.
+    #[inline]
+    pub fn is_subset(&self, other: &KeySet) -> bool {
+        // Missing bits of all words at once (no early exit: branch-free, vectorisable).
+        let missing = self
+            .txts
+            .iter()
+            .zip(&other.txts)
+            .fold(0, |acc, (a, b)| acc | (a & !b));
+        self.msgs & !other.msgs == 0
+            && missing == 0
+            && (self.other.is_empty() || self.other.iter().all(|k| other.contains(*k)))
+    }
+}
+
 /// The key of a canonical content token, `None` for anything else.
 pub fn token_key(token: &str) -> Option<TokenKey> {
     key_of(token.as_bytes())
@@ -412,6 +455,37 @@ mod tests {
                 format!("txt:{}.{}", TurnId(n), n / 3)
             );
         }
+    }
+
+    #[test]
+    fn key_sets_answer_membership_and_subset_inside_and_outside_the_bitmaps() {
+        let keys = [
+            TokenKey::Msg(0),
+            TokenKey::Msg(127),
+            TokenKey::Msg(128),
+            TokenKey::Txt(15, 63),
+            TokenKey::Txt(16, 1),
+            TokenKey::Txt(2, 64),
+        ];
+        let mut all = KeySet::default();
+        for k in keys {
+            all.insert(k);
+        }
+        for k in keys {
+            assert!(all.contains(k), "{k:?}");
+            let mut one = KeySet::default();
+            one.insert(k);
+            assert!(one.is_subset(&all) && !all.is_subset(&one), "{k:?}");
+            assert!(!one.is_subset(&KeySet::default()), "{k:?}");
+        }
+        for absent in [
+            TokenKey::Msg(1),
+            TokenKey::Txt(15, 62),
+            TokenKey::Txt(16, 2),
+        ] {
+            assert!(!all.contains(absent), "{absent:?}");
+        }
+        assert!(KeySet::default().is_subset(&all));
     }
 
     #[test]

@@ -41,7 +41,7 @@ use std::sync::Arc;
 use crate::config::WorldConfig;
 use crate::protocol::{
     delta_text, message_text, token_key, AgentStatus, ChunkRow, ClientId, Effect, Event, Input,
-    MessageId, PostOutcome, RequestId, Role, TokenKey, TurnId, INTERRUPT_MARKER,
+    KeySet, MessageId, PostOutcome, RequestId, Role, TokenKey, TurnId, INTERRUPT_MARKER,
 };
 use crate::step::Step;
 use crate::store::{Store, StoreFactory};
@@ -112,6 +112,13 @@ pub struct Client {
     pub sent_texts: Vec<String>,
     /// Their content-token keys (parallel to `sent_texts`), for the oracle.
     pub sent_keys: Vec<Option<TokenKey>>,
+    /// The same keys as a set, and the keys of `delta_keys` as a set, so the oracle can
+    /// see in a few word operations that every tracked token is shown; `tracked_unkeyed`
+    /// is set if a tracked text has no key (never for the world's own texts), which sends
+    /// the oracle the long way.
+    pub tracked_sent: KeySet,
+    pub tracked_deltas: KeySet,
+    pub tracked_unkeyed: bool,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
     /// Their content-token keys (parallel to `deltas_shown`), parsed once on delivery so
@@ -173,6 +180,9 @@ impl World {
                 sent: Vec::new(),
                 sent_texts: Vec::new(),
                 sent_keys: Vec::new(),
+                tracked_sent: KeySet::default(),
+                tracked_deltas: KeySet::default(),
+                tracked_unkeyed: false,
                 deltas_shown: Vec::new(),
                 delta_keys: Vec::new(),
                 seals_shown: BTreeSet::new(),
@@ -531,7 +541,12 @@ impl World {
                 } = input
                 {
                     let c = &mut self.clients[client as usize];
-                    c.delta_keys.push(token_key(&text));
+                    let key = token_key(&text);
+                    match key {
+                        Some(k) => c.tracked_deltas.insert(k),
+                        None => c.tracked_unkeyed = true,
+                    }
+                    c.delta_keys.push(key);
                     c.deltas_shown.push(text);
                 }
                 fed?;
@@ -572,7 +587,12 @@ impl World {
                 c.sends_left -= 1;
                 c.sent.push(message_id);
                 let text = message_text(message_id);
-                c.sent_keys.push(token_key(&text));
+                let key = token_key(&text);
+                match key {
+                    Some(k) => c.tracked_sent.insert(k),
+                    None => c.tracked_unkeyed = true,
+                }
+                c.sent_keys.push(key);
                 c.sent_texts.push(text.clone());
                 self.feed(client, &Input::UserSend { message_id, text })?;
             }
