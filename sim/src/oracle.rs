@@ -23,8 +23,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::protocol::{
-    content_tokens, for_each_token_key, push_decimal, token_key, ClientId, KeySet, Origin,
-    RenderRow, TokenKey,
+    content_tokens, for_each_content_token, for_each_token_key, push_decimal, ClientId, KeySet,
+    Origin, RenderRow, TokenKey,
 };
 use crate::step::Step;
 use crate::world::{Client, World};
@@ -277,26 +277,24 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
                 .ok()
                 .map(|i| db[i].turn_id);
             if sealed_turn.is_some_and(|t| c.seals_shown.contains(&t)) {
-                for t in content_tokens(&row.text) {
-                    match token_key(t) {
-                        Some(k) => sealed_keys.insert(k),
-                        None => sealed_other.push(t),
-                    }
-                }
+                for_each_content_token(&row.text, |t, key| match key {
+                    Some(k) => sealed_keys.insert(k),
+                    None => sealed_other.push(t),
+                });
             }
         }
     }
     let mut dup: Vec<String> = Vec::new();
     for row in rows.iter().filter(|r| r.is_live()) {
-        for t in content_tokens(&row.text) {
-            let sealed = match token_key(t) {
+        for_each_content_token(&row.text, |t, key| {
+            let sealed = match key {
                 Some(k) => sealed_keys.contains(k),
                 None => sealed_other.contains(&t),
             };
             if sealed && !dup.iter().any(|d| d == t) {
                 dup.push(t.to_string());
             }
-        }
+        });
     }
     if dup.is_empty() {
         return None;
@@ -407,7 +405,7 @@ mod tests {
             "txt:t2.64",
             "txt:t2.63",
         ] {
-            let key = token_key(probe).expect("canonical");
+            let key = crate::protocol::token_key(probe).expect("canonical");
             assert_eq!(shown.contains(key), tokens.contains(&probe), "{probe}");
         }
     }

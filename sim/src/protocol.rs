@@ -368,6 +368,30 @@ pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
     }
 }
 
+/// Call `f` with every token of [`content_tokens`] and its [`token_key`], in order, in
+/// one pass over the bytes.
+#[inline]
+pub fn for_each_content_token<'a>(text: &'a str, mut f: impl FnMut(&'a str, Option<TokenKey>)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let key = parse_token_at(b, &mut i);
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let token = &b[start..i];
+        if key.is_some() || token.starts_with(b"msg:") || token.starts_with(b"txt:") {
+            // Both ends are at ASCII bytes (whitespace or the text's ends): char boundaries.
+            f(&text[start..i], key);
+        }
+    }
+}
+
 /// The key of the token starting at `b[*i]`, advancing `*i` past what was read; `None`
 /// as soon as the token cannot be canonical.
 #[inline(always)]
@@ -523,6 +547,11 @@ mod tests {
             for_each_token_key(&text, |k| via_scan.push(k));
             let direct: Vec<TokenKey> = content_tokens(&text).filter_map(token_key).collect();
             prop_assert_eq!(via_scan, direct);
+            let mut tokens = Vec::new();
+            for_each_content_token(&text, |t, k| tokens.push((t, k)));
+            let direct: Vec<(&str, Option<TokenKey>)> =
+                content_tokens(&text).map(|t| (t, token_key(t))).collect();
+            prop_assert_eq!(tokens, direct);
         }
     }
 }
