@@ -187,9 +187,9 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
         // The common case, every tracked token shown, is a few word operations; only
         // otherwise (or for a tracked text without a key) is each token looked up, in
         // order, to say which are missing.
-        let all_shown = !c.tracked_unkeyed
-            && c.tracked_sent.is_subset(&shown)
-            && c.tracked_deltas.is_subset(&shown);
+        let all_shown = !c.keys.unkeyed
+            && c.keys.sent_set.is_subset(&shown)
+            && c.keys.delta_set.is_subset(&shown);
         if !all_shown {
             if let Some(v) = check_tracked_shown(c, client, rows, &shown, step_index) {
                 return Some(v);
@@ -227,7 +227,7 @@ fn check_tracked_shown(
     let lost: Vec<String> = c
         .sent_texts
         .iter()
-        .zip(&c.sent_keys)
+        .zip(&c.keys.sent)
         .filter(|(t, k)| !visible(t, **k))
         .map(|(t, _)| t.clone())
         .collect();
@@ -244,7 +244,7 @@ fn check_tracked_shown(
     let wiped: Vec<String> = c
         .deltas_shown
         .iter()
-        .zip(&c.delta_keys)
+        .zip(&c.keys.deltas)
         .filter(|(t, k)| !visible(t, **k))
         .map(|(t, _)| t.clone())
         .collect();

@@ -110,22 +110,50 @@ pub struct Client {
     pub sent: Vec<MessageId>,
     /// Their texts (`msg:m<N>`), kept so the oracle does not format them on every check.
     pub sent_texts: Vec<String>,
-    /// Their content-token keys (parallel to `sent_texts`), for the oracle.
-    pub sent_keys: Vec<Option<TokenKey>>,
-    /// The same keys as a set, and the keys of `delta_keys` as a set, so the oracle can
-    /// see in a few word operations that every tracked token is shown; `tracked_unkeyed`
-    /// is set if a tracked text has no key (never for the world's own texts), which sends
-    /// the oracle the long way.
-    pub tracked_sent: KeySet,
-    pub tracked_deltas: KeySet,
-    pub tracked_unkeyed: bool,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
-    /// Their content-token keys (parallel to `deltas_shown`), parsed once on delivery so
-    /// the oracle compares numbers, not strings, on every check.
-    pub delta_keys: Vec<Option<TokenKey>>,
+    /// The keys of `sent_texts` and `deltas_shown`, for the oracle (boxed: a `Vec` of
+    /// clients stays a small allocation).
+    pub keys: Box<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub seals_shown: BTreeSet<TurnId>,
+}
+
+/// The content-token keys of what the oracle tracks for a client, parsed once when the
+/// world records a text so the oracle compares numbers, not strings, on every check.
+#[derive(Debug, Default)]
+pub struct TrackedKeys {
+    /// Parallel to [`Client::sent_texts`].
+    pub sent: Vec<Option<TokenKey>>,
+    /// Parallel to [`Client::deltas_shown`].
+    pub deltas: Vec<Option<TokenKey>>,
+    /// The same keys as sets, so that "every tracked token is shown" is a few word
+    /// operations.
+    pub sent_set: KeySet,
+    pub delta_set: KeySet,
+    /// A tracked text has no key (never for the world's own texts): the oracle then
+    /// takes the long way.
+    pub unkeyed: bool,
+}
+
+impl TrackedKeys {
+    fn add_sent(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.sent_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.sent.push(key);
+    }
+
+    fn add_delta(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.delta_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.deltas.push(key);
+    }
 }
 
 /// A store panicked while handling an input.
@@ -179,12 +207,8 @@ impl World {
                 scrolls_left: config.scrolls_per_client,
                 sent: Vec::new(),
                 sent_texts: Vec::new(),
-                sent_keys: Vec::new(),
-                tracked_sent: KeySet::default(),
-                tracked_deltas: KeySet::default(),
-                tracked_unkeyed: false,
                 deltas_shown: Vec::new(),
-                delta_keys: Vec::new(),
+                keys: Box::default(),
                 seals_shown: BTreeSet::new(),
             })
             .collect();
@@ -541,12 +565,7 @@ impl World {
                 } = input
                 {
                     let c = &mut self.clients[client as usize];
-                    let key = token_key(&text);
-                    match key {
-                        Some(k) => c.tracked_deltas.insert(k),
-                        None => c.tracked_unkeyed = true,
-                    }
-                    c.delta_keys.push(key);
+                    c.keys.add_delta(&text);
                     c.deltas_shown.push(text);
                 }
                 fed?;
@@ -587,12 +606,7 @@ impl World {
                 c.sends_left -= 1;
                 c.sent.push(message_id);
                 let text = message_text(message_id);
-                let key = token_key(&text);
-                match key {
-                    Some(k) => c.tracked_sent.insert(k),
-                    None => c.tracked_unkeyed = true,
-                }
-                c.sent_keys.push(key);
+                c.keys.add_sent(&text);
                 c.sent_texts.push(text.clone());
                 self.feed(client, &Input::UserSend { message_id, text })?;
             }
