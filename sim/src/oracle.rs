@@ -266,6 +266,15 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
     let c = &world.clients[client as usize];
     let rows = c.store.render();
     let db = &world.backend.db;
+    // A duplicate is a live token that is also sealed: with no content in live rows (the
+    // usual state after a reconcile), there is nothing to look up.
+    let live_content = rows
+        .iter()
+        .filter(|r| r.is_live())
+        .any(|r| content_tokens(&r.text).next().is_some());
+    if !live_content {
+        return None;
+    }
     // The content tokens of sealed rows of sealed turns: canonical ones as keys (equal
     // keys exactly when equal text), any other spelling as text.
     let mut sealed_keys = KeySet::default();
