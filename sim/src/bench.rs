@@ -230,7 +230,7 @@ impl Store for Recording {
     }
 }
 
-fn throughput(kind: StoreKind, runs: u64) -> Throughput {
+pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     let started = Instant::now();
     let mut steps = 0u64;
     for seed in 0..runs {

@@ -22,9 +22,12 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::protocol::{content_tokens, ClientId, Origin, RenderRow};
+use crate::protocol::{
+    content_tokens, for_each_content_token, for_each_token_key, push_decimal, ClientId, KeySet,
+    Origin, RenderRow, TokenKey,
+};
 use crate::step::Step;
-use crate::world::World;
+use crate::world::{Client, World};
 
 /// Which property broke.
 #[derive(
@@ -126,15 +129,44 @@ pub fn render_line(row: &RenderRow) -> String {
         crate::protocol::Role::ToolCall => "tool-call",
         crate::protocol::Role::ToolResult => "tool-result",
     };
-    let turn = row.turn_id.map_or("-".to_string(), |t| t.to_string());
+    // Written piece by piece (every failing run renders its client's rows).
+    let mut line = String::with_capacity(32 + row.text.len());
     match &row.origin {
-        Origin::Sealed { seq } => format!("sealed {seq} {turn} {role} {}", row.text),
-        Origin::Live { id } => format!("live {id} {turn} {role} {}", row.text),
+        Origin::Sealed { seq } => {
+            line.push_str("sealed ");
+            push_decimal(&mut line, *seq);
+        }
+        Origin::Live { id } => {
+            line.push_str("live ");
+            line.push_str(id);
+        }
     }
+    line.push(' ');
+    match row.turn_id {
+        Some(t) => {
+            line.push('t');
+            push_decimal(&mut line, t.0);
+        }
+        None => line.push('-'),
+    }
+    line.push(' ');
+    line.push_str(role);
+    line.push(' ');
+    line.push_str(&row.text);
+    line
 }
 
 fn render_lines(rows: &[RenderRow]) -> Vec<String> {
     rows.iter().map(render_line).collect()
+}
+
+/// The keys of every canonical content token of a render.
+fn shown_keys(rows: &[RenderRow]) -> KeySet {
+    let mut shown = KeySet::default();
+    for r in rows {
+        for_each_token_key(&r.text, |k| shown.insert(k));
+    }
+    shown
 }
 
 /// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
@@ -147,41 +179,22 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let c = &world.clients[client as usize];
     let rows = c.store.render();
 
-    // Every content token the user sees, split out once for all the checks below.
-    let shown: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
-    let visible = |t: &str| shown.contains(&t);
-    let lost: Vec<String> = c
-        .sent_texts
-        .iter()
-        .filter(|t| !visible(t))
-        .cloned()
-        .collect();
-    if !lost.is_empty() {
-        return Some(Violation {
-            invariant: crate::oracle::Invariant::NoLoss,
-            client: Some(client),
-            step_index,
-            expected: format!("own message(s) {} visible", lost.join(", ")),
-            messages: lost,
-            seen: render_lines(rows),
-        });
-    }
-
-    let wiped: Vec<String> = c
-        .deltas_shown
-        .iter()
-        .filter(|t| !visible(t))
-        .cloned()
-        .collect();
-    if !wiped.is_empty() {
-        return Some(Violation {
-            invariant: Invariant::NewerTurnPreserved,
-            client: Some(client),
-            step_index,
-            expected: format!("streamed text {} still visible", wiped.join(", ")),
-            messages: wiped,
-            seen: render_lines(rows),
-        });
+    // Every content token the user sees, split out and keyed once. (Nothing to look for
+    // before the user sent anything or was shown a delta.)
+    let tracking = !c.sent_texts.is_empty() || !c.deltas_shown.is_empty();
+    if tracking {
+        let shown = shown_keys(rows);
+        // The common case, every tracked token shown, is a few word operations; only
+        // otherwise (or for a tracked text without a key) is each token looked up, in
+        // order, to say which are missing.
+        let all_shown = !c.keys.unkeyed
+            && c.keys.sent_set.is_subset(&shown)
+            && c.keys.delta_set.is_subset(&shown);
+        if !all_shown {
+            if let Some(v) = check_tracked_shown(c, client, rows, &shown, step_index) {
+                return Some(v);
+            }
+        }
     }
 
     if matches!(step, Step::DeliverFetchResponse { .. })
@@ -194,12 +207,78 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     None
 }
 
+/// Invariants 1 then 3, token by token: the user's own messages, then the deltas the
+/// client was shown, each looked up in `shown` (or, without a key, in the render's text).
+fn check_tracked_shown(
+    c: &Client,
+    client: ClientId,
+    rows: &[RenderRow],
+    shown: &KeySet,
+    step_index: usize,
+) -> Option<Violation> {
+    let visible = |text: &str, key: Option<TokenKey>| match key {
+        Some(k) => shown.contains(k),
+        // Not canonical (the world never tracks such a token): compare text.
+        None => rows
+            .iter()
+            .flat_map(|r| content_tokens(&r.text))
+            .any(|t| t == text),
+    };
+    let lost: Vec<String> = c
+        .sent_texts
+        .iter()
+        .zip(&c.keys.sent)
+        .filter(|(t, k)| !visible(t, **k))
+        .map(|(t, _)| t.clone())
+        .collect();
+    if !lost.is_empty() {
+        return Some(Violation {
+            invariant: crate::oracle::Invariant::NoLoss,
+            client: Some(client),
+            step_index,
+            expected: format!("own message(s) {} visible", lost.join(", ")),
+            messages: lost,
+            seen: render_lines(rows),
+        });
+    }
+    let wiped: Vec<String> = c
+        .deltas_shown
+        .iter()
+        .zip(&c.keys.deltas)
+        .filter(|(t, k)| !visible(t, **k))
+        .map(|(t, _)| t.clone())
+        .collect();
+    if !wiped.is_empty() {
+        return Some(Violation {
+            invariant: Invariant::NewerTurnPreserved,
+            client: Some(client),
+            step_index,
+            expected: format!("streamed text {} still visible", wiped.join(", ")),
+            messages: wiped,
+            seen: render_lines(rows),
+        });
+    }
+    None
+}
+
 /// Invariant 2 for one settled client.
 fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Option<Violation> {
     let c = &world.clients[client as usize];
     let rows = c.store.render();
     let db = &world.backend.db;
-    let mut sealed_tokens: Vec<&str> = Vec::new();
+    // A duplicate is a live token that is also sealed: with no content in live rows (the
+    // usual state after a reconcile), there is nothing to look up.
+    let live_content = rows
+        .iter()
+        .filter(|r| r.is_live())
+        .any(|r| content_tokens(&r.text).next().is_some());
+    if !live_content {
+        return None;
+    }
+    // The content tokens of sealed rows of sealed turns: canonical ones as keys (equal
+    // keys exactly when equal text), any other spelling as text.
+    let mut sealed_keys = KeySet::default();
+    let mut sealed_other: Vec<&str> = Vec::new();
     for row in rows {
         if let Origin::Sealed { seq } = row.origin {
             let sealed_turn = db
@@ -207,17 +286,24 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
                 .ok()
                 .map(|i| db[i].turn_id);
             if sealed_turn.is_some_and(|t| c.seals_shown.contains(&t)) {
-                sealed_tokens.extend(content_tokens(&row.text));
+                for_each_content_token(&row.text, |t, key| match key {
+                    Some(k) => sealed_keys.insert(k),
+                    None => sealed_other.push(t),
+                });
             }
         }
     }
     let mut dup: Vec<String> = Vec::new();
     for row in rows.iter().filter(|r| r.is_live()) {
-        for t in content_tokens(&row.text) {
-            if sealed_tokens.contains(&t) && !dup.iter().any(|d| d == t) {
+        for_each_content_token(&row.text, |t, key| {
+            let sealed = match key {
+                Some(k) => sealed_keys.contains(k),
+                None => sealed_other.contains(&t),
+            };
+            if sealed && !dup.iter().any(|d| d == t) {
                 dup.push(t.to_string());
             }
-        }
+        });
     }
     if dup.is_empty() {
         return None;
@@ -267,4 +353,69 @@ pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Role;
+
+    fn live(text: &str) -> RenderRow {
+        RenderRow {
+            origin: Origin::Live { id: "x".into() },
+            role: Role::User,
+            turn_id: None,
+            text: text.into(),
+        }
+    }
+
+    /// `render_line` writes what the plain `format!` would.
+    #[test]
+    fn render_lines_read_as_documented() {
+        let sealed = RenderRow {
+            origin: Origin::Sealed { seq: 31 },
+            role: Role::ToolResult,
+            turn_id: Some(crate::protocol::TurnId(12)),
+            text: "tool-result:t12.1 [USER INTERRUPT] msg:m3".into(),
+        };
+        assert_eq!(
+            render_line(&sealed),
+            "sealed 31 t12 tool-result tool-result:t12.1 [USER INTERRUPT] msg:m3"
+        );
+        let mut queued = live("msg:m2");
+        queued.origin = Origin::Live {
+            id: "queued-m2".into(),
+        };
+        assert_eq!(render_line(&queued), "live queued-m2 - user msg:m2");
+    }
+
+    /// The bitmaps and the overflow list answer like a string search over the tokens.
+    #[test]
+    fn shown_keys_match_a_plain_token_search() {
+        let rows = [
+            live("msg:m1 msg:m127 msg:m128 msg:m900"),
+            live("txt:t0.0 txt:t15.63 txt:t16.1 txt:t2.64 [USER INTERRUPT] msg:m02"),
+        ];
+        let shown = shown_keys(&rows);
+        let tokens: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
+        for probe in [
+            "msg:m1",
+            "msg:m2",
+            "msg:m127",
+            "msg:m128",
+            "msg:m900",
+            "msg:m901",
+            "txt:t0.0",
+            "txt:t0.1",
+            "txt:t15.63",
+            "txt:t15.62",
+            "txt:t16.1",
+            "txt:t16.2",
+            "txt:t2.64",
+            "txt:t2.63",
+        ] {
+            let key = crate::protocol::token_key(probe).expect("canonical");
+            assert_eq!(shown.contains(key), tokens.contains(&probe), "{probe}");
+        }
+    }
 }

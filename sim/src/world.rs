@@ -36,12 +36,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::config::WorldConfig;
 use crate::protocol::{
-    delta_text, message_text, AgentStatus, ChunkRow, ClientId, Effect, Event, Input, MessageId,
-    PostOutcome, RequestId, Role, TurnId, INTERRUPT_MARKER,
+    delta_text, message_text, token_key, AgentStatus, ChunkRow, ClientId, Effect, Event, Input,
+    KeySet, MessageId, PostOutcome, RequestId, Role, TokenKey, TurnId, INTERRUPT_MARKER,
 };
 use crate::step::Step;
 use crate::store::{Store, StoreFactory};
@@ -74,12 +74,12 @@ pub struct Turn {
 #[derive(Debug, Default)]
 pub struct Backend {
     /// Durable chunk rows, in `seq` order. Shared with fetch snapshots until it changes.
-    pub db: Rc<Vec<ChunkRow>>,
+    pub db: Arc<Vec<ChunkRow>>,
     pub queue: Vec<MessageId>,
     pub turn: Option<Turn>,
     /// Turns whose durable write has happened, in write order (what a fetch response
     /// reports as `written_turns`).
-    pub written_turns: Rc<Vec<TurnId>>,
+    pub written_turns: Arc<Vec<TurnId>>,
     next_seq: u32,
     next_turn: u32,
 }
@@ -89,8 +89,8 @@ pub struct Backend {
 pub struct FetchInFlight {
     pub request: RequestId,
     pub snapshot_seq: u32,
-    pub chunks: Rc<Vec<ChunkRow>>,
-    pub written_turns: Rc<Vec<TurnId>>,
+    pub chunks: Arc<Vec<ChunkRow>>,
+    pub written_turns: Arc<Vec<TurnId>>,
 }
 
 /// One browser tab: the store under test plus its network endpoints, its user, and the
@@ -112,8 +112,48 @@ pub struct Client {
     pub sent_texts: Vec<String>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub deltas_shown: Vec<String>,
+    /// The keys of `sent_texts` and `deltas_shown`, for the oracle (boxed: a `Vec` of
+    /// clients stays a small allocation).
+    pub keys: Box<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub seals_shown: BTreeSet<TurnId>,
+}
+
+/// The content-token keys of what the oracle tracks for a client, parsed once when the
+/// world records a text so the oracle compares numbers, not strings, on every check.
+#[derive(Debug, Default)]
+pub struct TrackedKeys {
+    /// Parallel to [`Client::sent_texts`].
+    pub sent: Vec<Option<TokenKey>>,
+    /// Parallel to [`Client::deltas_shown`].
+    pub deltas: Vec<Option<TokenKey>>,
+    /// The same keys as sets, so that "every tracked token is shown" is a few word
+    /// operations.
+    pub sent_set: KeySet,
+    pub delta_set: KeySet,
+    /// A tracked text has no key (never for the world's own texts): the oracle then
+    /// takes the long way.
+    pub unkeyed: bool,
+}
+
+impl TrackedKeys {
+    fn add_sent(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.sent_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.sent.push(key);
+    }
+
+    fn add_delta(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.delta_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.deltas.push(key);
+    }
 }
 
 /// A store panicked while handling an input.
@@ -121,6 +161,14 @@ pub struct Client {
 pub struct StoreCrash {
     pub client: ClientId,
     pub message: String,
+}
+
+/// Push `step`, then keep it only if `enabled`: no branch on `enabled`, which is close to
+/// random from one step to the next (see [`World::enabled_steps`]).
+#[inline(always)]
+fn push_if(out: &mut Vec<Step>, enabled: bool, step: Step) {
+    out.push(step);
+    out.truncate(out.len() - 1 + usize::from(enabled));
 }
 
 /// The whole simulated world.
@@ -145,7 +193,9 @@ impl World {
         let clients = (0..config.clients)
             .map(|i| Client {
                 store: make(i),
-                inbox: VecDeque::new(),
+                // 21 events of 48 bytes: the most that stays under glibc's 1 KiB per-thread
+                // cache (larger blocks take the slow path); enough for 96 % of runs.
+                inbox: VecDeque::with_capacity(21),
                 posts: VecDeque::new(),
                 post_responses: VecDeque::new(),
                 fetch_requests: VecDeque::new(),
@@ -160,6 +210,7 @@ impl World {
                 sent: Vec::new(),
                 sent_texts: Vec::new(),
                 deltas_shown: Vec::new(),
+                keys: Box::default(),
                 seals_shown: BTreeSet::new(),
             })
             .collect();
@@ -185,8 +236,12 @@ impl World {
     fn broadcast(&mut self, event: Event) {
         let id = self.next_event;
         self.next_event += 1;
-        for c in &mut self.clients {
-            c.inbox.push_back((id, event.clone()));
+        // Every client gets a copy; the last one gets the original.
+        if let Some((last, rest)) = self.clients.split_last_mut() {
+            for c in rest {
+                c.inbox.push_back((id, event.clone()));
+            }
+            last.inbox.push_back((id, event));
         }
     }
 
@@ -198,6 +253,12 @@ impl World {
     }
 
     /// Push every enabled step, in sorted order, into `out` (cleared first).
+    ///
+    /// The groups are emitted in the order `Step`'s `Ord` puts them (variant, then
+    /// client, then id), so the list comes out sorted without a sort in the common case.
+    /// This runs before every step, and which client has what pending is close to random,
+    /// so the per-client groups are built without branching on it: each candidate step is
+    /// pushed and then kept or dropped by its condition ([`push_if`]).
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
         let cfg = &self.config;
@@ -205,11 +266,18 @@ impl World {
             self.backend.turn.as_ref().map(|t| t.phase),
             Some(TurnPhase::Finishing | TurnPhase::Written)
         );
-        for (i, c) in self.clients.iter().enumerate() {
-            let client = i as ClientId;
-            if !c.posts.is_empty() && !busy_finishing {
-                out.push(Step::HandlePost { client });
-            }
+        let clients = || {
+            self.clients
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (i as ClientId, c))
+        };
+        for (client, c) in clients() {
+            push_if(
+                out,
+                !c.posts.is_empty() && !busy_finishing,
+                Step::HandlePost { client },
+            );
         }
         if let Some(t) = self.streaming_turn() {
             if t.open_call.is_none() && t.deltas_in_segment < cfg.deltas_per_segment_max {
@@ -235,34 +303,45 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        // Each group in the order `Step`'s `Ord` puts it (variant, then client, then id),
-        // so the list comes out sorted without a sort in the common case.
-        let clients = || {
-            self.clients
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (i as ClientId, c))
-        };
         for (client, c) in clients() {
-            if !c.fetch_requests.is_empty() {
-                out.push(Step::ServeFetch { client });
-            }
+            push_if(
+                out,
+                !c.fetch_requests.is_empty(),
+                Step::ServeFetch { client },
+            );
         }
         let window = cfg.ws_reorder_window.max(1) as usize;
         for (client, c) in clients() {
-            for (event, _) in c.inbox.iter().take(window) {
-                out.push(Step::DeliverEvent {
-                    client,
-                    event: *event,
-                });
+            if window == 1 {
+                let front = c.inbox.front().map(|(id, _)| *id);
+                push_if(
+                    out,
+                    front.is_some(),
+                    Step::DeliverEvent {
+                        client,
+                        event: front.unwrap_or(0),
+                    },
+                );
+            } else {
+                for (event, _) in c.inbox.iter().take(window) {
+                    out.push(Step::DeliverEvent {
+                        client,
+                        event: *event,
+                    });
+                }
             }
         }
         for (client, c) in clients() {
-            if !c.post_responses.is_empty() {
-                out.push(Step::DeliverPostResponse { client });
-            }
+            push_if(
+                out,
+                !c.post_responses.is_empty(),
+                Step::DeliverPostResponse { client },
+            );
         }
         for (client, c) in clients() {
+            if c.fetch_responses.is_empty() {
+                continue;
+            }
             let start = out.len();
             for f in &c.fetch_responses {
                 out.push(Step::DeliverFetchResponse {
@@ -271,23 +350,23 @@ impl World {
                 });
             }
             // Request ids are the store's own: their order is not guaranteed.
-            out[start..].sort_unstable();
-        }
-        for (client, c) in clients() {
-            if c.sends_left > 0 {
-                out.push(Step::Send { client });
+            if !out[start..].is_sorted() {
+                out[start..].sort_unstable();
             }
         }
         for (client, c) in clients() {
-            if c.scrolls_left > 0 && !c.scrolled_up {
-                out.push(Step::ScrollUp { client });
-            }
+            push_if(out, c.sends_left > 0, Step::Send { client });
+        }
+        for (client, c) in clients() {
+            push_if(
+                out,
+                c.scrolls_left > 0 && !c.scrolled_up,
+                Step::ScrollUp { client },
+            );
         }
         for (client, c) in clients() {
             // Out of scroll budget but still up: the user can always come back down.
-            if c.scrolled_up {
-                out.push(Step::ScrollDown { client });
-            }
+            push_if(out, c.scrolled_up, Step::ScrollDown { client });
         }
         debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
@@ -441,7 +520,7 @@ impl World {
                 turn.phase = TurnPhase::Written;
                 let rows = std::mem::take(&mut turn.pending_rows);
                 let turn_id = turn.id;
-                let db = Rc::make_mut(&mut self.backend.db);
+                let db = Arc::make_mut(&mut self.backend.db);
                 for (role, text, message_ids) in rows {
                     db.push(ChunkRow {
                         seq: self.backend.next_seq,
@@ -452,7 +531,7 @@ impl World {
                     });
                     self.backend.next_seq += 1;
                 }
-                Rc::make_mut(&mut self.backend.written_turns).push(turn_id);
+                Arc::make_mut(&mut self.backend.written_turns).push(turn_id);
             }
             Step::AgentSeal => {
                 let turn = self.backend.turn.take().expect("enabled");
@@ -464,8 +543,8 @@ impl World {
                 c.fetch_responses.push(FetchInFlight {
                     request,
                     snapshot_seq: self.backend.db.last().map_or(0, |r| r.seq),
-                    chunks: Rc::clone(&self.backend.db),
-                    written_turns: Rc::clone(&self.backend.written_turns),
+                    chunks: Arc::clone(&self.backend.db),
+                    written_turns: Arc::clone(&self.backend.written_turns),
                 });
             }
             Step::DeliverEvent { client, event } => {
@@ -476,14 +555,22 @@ impl World {
                     .position(|(id, _)| *id == event)
                     .expect("enabled");
                 let (_, ev) = c.inbox.remove(pos).expect("enabled");
-                match &ev {
-                    Event::TextDelta { text, .. } => c.deltas_shown.push(text.clone()),
-                    Event::TurnSealed { turn_id } => {
-                        c.seals_shown.insert(*turn_id);
-                    }
-                    _ => {}
+                if let Event::TurnSealed { turn_id } = &ev {
+                    c.seals_shown.insert(*turn_id);
                 }
-                self.feed(client, &Input::Event { event: ev })?;
+                let input = Input::Event { event: ev };
+                let fed = self.feed(client, &input);
+                // The delta's text is recorded once the store is done with the input (moved,
+                // not copied), also when the store crashed on it.
+                if let Input::Event {
+                    event: Event::TextDelta { text, .. },
+                } = input
+                {
+                    let c = &mut self.clients[client as usize];
+                    c.keys.add_delta(&text);
+                    c.deltas_shown.push(text);
+                }
+                fed?;
             }
             Step::DeliverPostResponse { client } => {
                 let (message_id, response) = self.clients[client as usize]
@@ -509,8 +596,8 @@ impl World {
                 let input = Input::FetchResponse {
                     request_id: f.request,
                     snapshot_seq: f.snapshot_seq,
-                    chunks: f.chunks.as_ref().clone(),
-                    written_turns: f.written_turns.as_ref().clone(),
+                    chunks: f.chunks,
+                    written_turns: f.written_turns,
                 };
                 self.feed(client, &input)?;
             }
@@ -521,6 +608,7 @@ impl World {
                 c.sends_left -= 1;
                 c.sent.push(message_id);
                 let text = message_text(message_id);
+                c.keys.add_sent(&text);
                 c.sent_texts.push(text.clone());
                 self.feed(client, &Input::UserSend { message_id, text })?;
             }
@@ -543,7 +631,7 @@ impl World {
         let outcome = if self.backend.turn.is_none() {
             let turn_id = TurnId(self.backend.next_turn);
             self.backend.next_turn += 1;
-            let db = Rc::make_mut(&mut self.backend.db);
+            let db = Arc::make_mut(&mut self.backend.db);
             db.push(ChunkRow {
                 seq: self.backend.next_seq,
                 turn_id,

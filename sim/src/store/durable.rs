@@ -256,8 +256,8 @@ mod tests {
         s.handle(&Input::FetchResponse {
             request_id: RequestId(2),
             snapshot_seq: 1,
-            chunks: vec![row(1)],
-            written_turns: vec![TurnId(1)],
+            chunks: vec![row(1)].into(),
+            written_turns: vec![TurnId(1)].into(),
         });
         assert_eq!(s.render().len(), 1);
         assert!(
@@ -267,8 +267,8 @@ mod tests {
         s.handle(&Input::FetchResponse {
             request_id: RequestId(1),
             snapshot_seq: 0,
-            chunks: vec![],
-            written_turns: vec![],
+            chunks: vec![].into(),
+            written_turns: vec![].into(),
         });
         assert_eq!(s.render().len(), 1, "the stale empty snapshot was ignored");
     }
