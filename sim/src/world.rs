@@ -676,6 +676,118 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// The world's state as a key for `explore`'s state cache (added for state caching; kept
+/// in its own block). Every field is listed by an exhaustive destructuring, so a field
+/// added to [`World`], [`Backend`], [`Turn`], [`Client`] or [`FetchInFlight`] and not
+/// covered here is a compile error rather than a silently unsound cache.
+impl World {
+    /// Feed everything about the world except the stores (and the constant `config`) into
+    /// `h`: the backend, every client's network queues, user budget and ground-truth facts
+    /// (everything [`crate::oracle`] reads besides the renders), the id counters. The
+    /// stream is injective given the (constant) number of clients. A served fetch's
+    /// snapshot is fed as its lengths: the DB and `written_turns` only ever grow by
+    /// appending, so a snapshot is always the prefix of that length of the current ones.
+    pub fn hash_state_except_stores(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let World {
+            config: _,
+            backend,
+            clients,
+            next_event,
+            next_message,
+        } = self;
+        let Backend {
+            db,
+            queue,
+            turn,
+            written_turns,
+            next_seq,
+            next_turn,
+        } = backend;
+        (
+            db.as_slice(),
+            queue,
+            written_turns.as_slice(),
+            next_seq,
+            next_turn,
+        )
+            .hash(h);
+        match turn {
+            None => 0u8.hash(h),
+            Some(Turn {
+                id,
+                phase,
+                pending_rows,
+                deltas_total,
+                deltas_in_segment,
+                tool_calls,
+                open_call,
+            }) => {
+                1u8.hash(h);
+                let phase = match phase {
+                    TurnPhase::Streaming => 0u8,
+                    TurnPhase::Finishing => 1,
+                    TurnPhase::Written => 2,
+                };
+                (
+                    id,
+                    phase,
+                    pending_rows,
+                    deltas_total,
+                    deltas_in_segment,
+                    tool_calls,
+                    open_call,
+                )
+                    .hash(h);
+            }
+        }
+        for c in clients {
+            let Client {
+                store: _,
+                inbox,
+                posts,
+                post_responses,
+                fetch_requests,
+                fetch_responses,
+                scrolled_up,
+                sends_left,
+                scrolls_left,
+                sent,
+                sent_texts,
+                deltas_shown,
+                seals_shown,
+            } = c;
+            (
+                inbox,
+                posts,
+                post_responses,
+                fetch_requests,
+                scrolled_up,
+                sends_left,
+                scrolls_left,
+                sent,
+                sent_texts,
+                deltas_shown,
+                seals_shown,
+            )
+                .hash(h);
+            fetch_responses.len().hash(h);
+            for f in fetch_responses {
+                let FetchInFlight {
+                    request,
+                    snapshot_seq,
+                    chunks,
+                    written_turns: turns,
+                } = f;
+                debug_assert!(db.starts_with(chunks), "the DB is append-only");
+                debug_assert!(written_turns.starts_with(turns), "append-only");
+                (request, snapshot_seq, chunks.len(), turns.len()).hash(h);
+            }
+        }
+        (next_event, next_message).hash(h);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
