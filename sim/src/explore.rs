@@ -18,12 +18,15 @@
 //! A render does not capture a store's internal state (pending reconciles, in-flight
 //! fetches, queued ids), so states are never merged by render: [`fingerprint`] (the
 //! observable state) is a statistic only. Merging uses the **full state key**
-//! ([`state_key`]): the world's own state ([`World::hash_state_except_stores`]: backend,
-//! every client's queues, user budgets and the ground-truth facts the oracle reads) and
-//! every store's complete internal state ([`crate::store::Store::hash_state`]). The key is
-//! exact, not a hash: the bytes the state's `Hash` implementations feed, recorded verbatim
-//! (`Hash` streams are injective: unequal values feed different byte sequences), so two
-//! states share a key only if they are equal and no collision bound is needed. Equal keys
+//! ([`state_key`]): the world's own state ([`World::hash_shared_state`],
+//! [`World::hash_client_state`]: backend, every client's queues, user budgets and the
+//! ground-truth facts the oracle reads) and every store's complete internal state
+//! ([`crate::store::Store::hash_state`]). The key is exact, not a hash: the bytes the
+//! state's `Hash` implementations feed, recorded verbatim (`Hash` streams are injective:
+//! unequal values feed different byte sequences), so two states share a key only if they
+//! are equal and no collision bound is needed. To keep millions of keys in memory, the
+//! search stores them hash-consed (`StateIds`: each distinct part once, a state as a
+//! number), which is still exact. Equal keys
 //! mean equal futures: the same enabled steps, the same effects, the same oracle verdicts.
 //! A store that cannot expose its state (`hash_state` returns false, e.g. an exec store)
 //! turns caching off for the whole search ([`StateCache::Unsupported`]), which is then the
@@ -57,9 +60,9 @@
 //! counterexample, `b < r` and `s` is searched again. Truncation works the same way: a
 //! state cut at `depth_max` never counts as fully explored for a visit with more budget.
 
-use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
+
+use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -221,6 +224,10 @@ pub struct ExploreReport {
     /// Distinct full states searched from (the cache's size; each a distinct full state).
     #[serde(default)]
     pub states_cached: u64,
+    /// Distinct full states reached (exact keys), violating states and states cut at
+    /// `depth_max` aside. With the cache only, else 0.
+    #[serde(default)]
+    pub distinct_full_states: u64,
     /// Arrivals at a cached state that needed nothing more (Godefroid's `Z ⊆ Z'`).
     #[serde(default)]
     pub revisits_pruned: u64,
@@ -228,7 +235,8 @@ pub struct ExploreReport {
     /// or all of it when its earlier search was cut shorter.
     #[serde(default)]
     pub revisits_partial: u64,
-    /// Total bytes of the cached state keys (the cache's memory, hash-table overhead aside).
+    /// Bytes of the distinct state parts stored for the exact keys (see `StateIds`; the
+    /// tables add about 30 bytes per distinct state).
     #[serde(default)]
     pub state_key_bytes: u64,
     pub counterexample: Option<Counterexample>,
@@ -265,7 +273,7 @@ struct CacheEntry {
 
 /// What a frame must write back to the cache when its search ends.
 struct CacheSlot {
-    key: Box<[u8]>,
+    key: u32,
     /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
     /// still bounds what is covered.
     earlier_budget: Option<u32>,
@@ -287,6 +295,9 @@ struct Frame {
     /// pruned revisit below it relied on a cut search.
     complete: bool,
     cache: Option<CacheSlot>,
+    /// A copy of the world in this state (when the stores can copy themselves), to come
+    /// back to instead of replaying the path.
+    snapshot: Option<World>,
 }
 
 /// A `Hasher` that records what it is fed instead of hashing it: the exact state key.
@@ -333,21 +344,91 @@ impl Hasher for KeyWriter {
     }
 }
 
-/// The full state key of `world` into `key` (cleared first): the world's own state, then
-/// each store's state, length-prefixed so that one store's bytes cannot run into the
-/// next. False when a store cannot expose its state. `scratch` is reused between calls.
+/// Client `client`'s part of the state into `part` (cleared first): its network queues,
+/// budget and facts, then its store's state, length-prefixed. False when the store cannot
+/// expose its state. `scratch` is reused between calls.
+fn client_part(
+    world: &World,
+    client: usize,
+    part: &mut KeyWriter,
+    scratch: &mut KeyWriter,
+) -> bool {
+    part.bytes.clear();
+    world.hash_client_state(client, part);
+    scratch.bytes.clear();
+    if !world.clients[client].store.hash_state(scratch) {
+        return false;
+    }
+    part.write_usize(scratch.bytes.len());
+    part.bytes.extend_from_slice(&scratch.bytes);
+    true
+}
+
+/// The full state key of `world` into `key` (cleared first): the shared state, then each
+/// client's part, length-prefixed so that one part cannot run into the next. Exact: equal
+/// keys, equal states. False when a store cannot expose its state. The search uses the
+/// same parts through [`StateIds`]; this flat form is the definition, for tests.
 pub fn state_key(world: &World, key: &mut KeyWriter, scratch: &mut KeyWriter) -> bool {
     key.bytes.clear();
-    world.hash_state_except_stores(key);
-    for c in &world.clients {
-        scratch.bytes.clear();
-        if !c.store.hash_state(scratch) {
+    world.hash_shared_state(key);
+    let mut part = KeyWriter::default();
+    for client in 0..world.clients.len() {
+        if !client_part(world, client, &mut part, scratch) {
             return false;
         }
-        key.write_usize(scratch.bytes.len());
-        key.bytes.extend_from_slice(&scratch.bytes);
+        key.write_usize(part.bytes.len());
+        key.bytes.extend_from_slice(&part.bytes);
     }
     true
+}
+
+/// Exact state keys made small by hash-consing: each part of a state (the shared state,
+/// each client's part) is stored once and named by a number, and the parts' numbers are
+/// folded pairwise, one table per position, into one number per state. Two states get the
+/// same number iff every part has the same bytes, i.e. iff their [`state_key`]s are equal:
+/// no hashing, no collision. Worlds of a search differ in a few parts at a time, so the
+/// parts are shared widely and a state costs a few table slots instead of its full bytes.
+#[derive(Default)]
+struct StateIds {
+    parts: FxHashMap<Box<[u8]>, u32>,
+    /// `folds[i]`: (number so far, number of client `i`'s part) → number so far.
+    folds: Vec<FxHashMap<(u32, u32), u32>>,
+    /// Bytes of the distinct parts stored.
+    part_bytes: u64,
+    part: KeyWriter,
+    scratch: KeyWriter,
+}
+
+impl StateIds {
+    fn intern(parts: &mut FxHashMap<Box<[u8]>, u32>, bytes: &[u8], total: &mut u64) -> u32 {
+        if let Some(&id) = parts.get(bytes) {
+            return id;
+        }
+        let id = u32::try_from(parts.len()).expect("fewer than 2^32 distinct parts");
+        *total += bytes.len() as u64;
+        parts.insert(bytes.into(), id);
+        id
+    }
+
+    /// The number of `world`'s state, or `None` if a store cannot expose its state.
+    fn id(&mut self, world: &World) -> Option<u32> {
+        self.part.bytes.clear();
+        world.hash_shared_state(&mut self.part);
+        let mut id = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
+        for client in 0..world.clients.len() {
+            if !client_part(world, client, &mut self.part, &mut self.scratch) {
+                return None;
+            }
+            let p = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
+            if self.folds.len() <= client {
+                self.folds.push(FxHashMap::default());
+            }
+            let fold = &mut self.folds[client];
+            let next = u32::try_from(fold.len()).expect("fewer than 2^32 distinct states");
+            id = *fold.entry((id, p)).or_insert(next);
+        }
+        Some(id)
+    }
 }
 
 /// Search every schedule within `bound`. `progress` is called every few thousand
@@ -381,18 +462,20 @@ fn search(
         distinct_states: 0,
         state_cache: StateCache::Off,
         states_cached: 0,
+        distinct_full_states: 0,
         revisits_pruned: 0,
         revisits_partial: 0,
         state_key_bytes: 0,
         counterexample: None,
     };
-    let mut states: BTreeSet<u64> = BTreeSet::new();
-    let mut cache: HashMap<Box<[u8]>, CacheEntry> = HashMap::new();
-    let mut key = KeyWriter::default();
-    let mut scratch = KeyWriter::default();
+    let mut states: rustc_hash::FxHashSet<u64> = Default::default(); // counted, never iterated
+    let mut cache: FxHashMap<u32, CacheEntry> = FxHashMap::default();
+    let mut ids = StateIds::default();
     let mut world = World::new(config.clone(), stores);
+    let mut root_id = None;
     if bound.state_cache {
-        report.state_cache = if state_key(&world, &mut key, &mut scratch) {
+        root_id = ids.id(&world);
+        report.state_cache = if root_id.is_some() {
             StateCache::On
         } else {
             StateCache::Unsupported
@@ -425,11 +508,12 @@ fn search(
         taken: None,
         complete: true,
         cache: None,
+        snapshot: world.try_clone(),
     }];
-    if caching && enabled.len() <= 64 {
-        let root_key: Box<[u8]> = key.bytes.as_slice().into();
+    let copying = frames[0].snapshot.is_some();
+    if let Some(root_key) = root_id.filter(|_| enabled.len() <= 64) {
         cache.insert(
-            root_key.clone(),
+            root_key,
             CacheEntry {
                 sleep: 0,
                 budget: BUDGET_NONE,
@@ -482,11 +566,20 @@ fn search(
         }
         let depth = frames.len(); // schedule length once `step` is applied
         if dirty {
-            world = World::new(config.clone(), stores);
-            for f in &frames[..frames.len() - 1] {
-                let s = f.taken.expect("taken");
-                let _ = world.apply(s);
-                report.steps_applied += 1;
+            let top = frames.last_mut().expect("non-empty");
+            let last_use = top.next >= top.todo.len();
+            match top.snapshot.as_ref() {
+                // The last step from this state: the copy is not needed again.
+                Some(_) if last_use => world = top.snapshot.take().expect("checked"),
+                Some(copy) => world = copy.try_clone().expect("copied once already"),
+                None => {
+                    world = World::new(config.clone(), stores);
+                    for f in &frames[..frames.len() - 1] {
+                        let s = f.taken.expect("taken");
+                        let _ = world.apply(s);
+                        report.steps_applied += 1;
+                    }
+                }
             }
             dirty = false;
         }
@@ -531,19 +624,18 @@ fn search(
                         break;
                     }
                     depth_max = depth - 1;
-                } else if caching && state_key(&world, &mut key, &mut scratch) {
-                    if cache.contains_key(key.bytes.as_slice()) {
-                        report.revisits_pruned += 1;
-                    } else {
-                        report.schedules += 1;
-                        report.state_key_bytes += key.bytes.len() as u64;
-                        cache.insert(
-                            key.bytes.as_slice().into(),
-                            CacheEntry {
+                } else if let Some(key) = caching.then(|| ids.id(&world)).flatten() {
+                    match cache.entry(key) {
+                        std::collections::hash_map::Entry::Occupied(_) => {
+                            report.revisits_pruned += 1;
+                        }
+                        std::collections::hash_map::Entry::Vacant(slot) => {
+                            report.schedules += 1;
+                            slot.insert(CacheEntry {
                                 sleep: 0,
                                 budget: BUDGET_COMPLETE,
-                            },
-                        );
+                            });
+                        }
                     }
                 } else {
                     report.schedules += 1;
@@ -571,25 +663,26 @@ fn search(
                     taken: None,
                     complete: true,
                     cache: None,
+                    snapshot: None,
                 };
                 let mut todo_mask = !mask_of(&frame.enabled, &frame.sleep);
-                if caching && frame.enabled.len() <= 64 && state_key(&world, &mut key, &mut scratch)
-                {
+                let key = (caching && frame.enabled.len() <= 64)
+                    .then(|| ids.id(&world))
+                    .flatten();
+                if let Some(key) = key {
                     let sleep_mask = mask_of(&frame.enabled, &frame.sleep);
                     let remaining = u32::try_from(depth_max - depth).unwrap_or(u32::MAX - 1);
-                    match cache.get_mut(key.bytes.as_slice()) {
+                    match cache.get_mut(&key) {
                         None => {
-                            report.state_key_bytes += key.bytes.len() as u64;
-                            let k: Box<[u8]> = key.bytes.as_slice().into();
                             cache.insert(
-                                k.clone(),
+                                key,
                                 CacheEntry {
                                     sleep: sleep_mask,
                                     budget: BUDGET_NONE,
                                 },
                             );
                             frame.cache = Some(CacheSlot {
-                                key: k,
+                                key,
                                 earlier_budget: None,
                             });
                         }
@@ -610,7 +703,7 @@ fn search(
                                 e.sleep &= sleep_mask;
                                 e.budget = BUDGET_NONE;
                                 frame.cache = Some(CacheSlot {
-                                    key: key.bytes.as_slice().into(),
+                                    key,
                                     earlier_budget: Some(earlier),
                                 });
                             }
@@ -621,7 +714,7 @@ fn search(
                             e.sleep = sleep_mask;
                             e.budget = BUDGET_NONE;
                             frame.cache = Some(CacheSlot {
-                                key: key.bytes.as_slice().into(),
+                                key,
                                 earlier_budget: None,
                             });
                         }
@@ -647,7 +740,13 @@ fn search(
             frames.last_mut().expect("parent").complete = false;
         }
         match push {
-            Some(frame) => frames.push(frame),
+            Some(mut frame) => {
+                if copying && frame.todo.len() > 1 {
+                    // Needed to come back here for the second step on.
+                    frame.snapshot = world.try_clone();
+                }
+                frames.push(frame);
+            }
             None => dirty = true,
         }
         if report.schedules + report.revisits_pruned >= last_report + 4096 {
@@ -660,6 +759,10 @@ fn search(
     }
     report.distinct_states = states.len() as u64;
     report.states_cached = cache.len() as u64;
+    if caching {
+        report.state_key_bytes = ids.part_bytes;
+        report.distinct_full_states = ids.folds.last().map_or(0, |f| f.len() as u64);
+    }
     report
 }
 
@@ -706,43 +809,23 @@ fn fraction_done(frames: &[Frame]) -> f64 {
 }
 
 /// A hash of everything observable about the world: the backend, every client's network
-/// queues and user facts, and every render. Not the stores' internal state.
+/// queues, budgets and user facts, and every render. Not the stores' internal state.
 pub fn fingerprint(world: &World) -> u64 {
-    struct HashWriter(std::collections::hash_map::DefaultHasher);
-    impl std::fmt::Write for HashWriter {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            s.hash(&mut self.0);
-            Ok(())
-        }
-    }
     // DefaultHasher::new() uses fixed keys: the same state hashes the same in every run.
-    let mut w = HashWriter(std::collections::hash_map::DefaultHasher::new());
-    let _ = write!(w, "{:?}", world.backend);
-    for c in &world.clients {
-        let _ = write!(
-            w,
-            "|{:?}{:?}{:?}{:?}{:?}{}{}{}{:?}{:?}{:?}{:?}",
-            c.inbox,
-            c.posts,
-            c.post_responses,
-            c.fetch_requests,
-            c.fetch_responses,
-            c.scrolled_up,
-            c.sends_left,
-            c.scrolls_left,
-            c.sent,
-            c.deltas_shown,
-            c.seals_shown,
-            c.store.render()
-        );
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    world.hash_shared_state(&mut h);
+    for (i, c) in world.clients.iter().enumerate() {
+        world.hash_client_state(i, &mut h);
+        c.store.render().hash(&mut h);
     }
-    w.0.finish()
+    h.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::{by_name, StoreKind};
+    use std::collections::BTreeSet;
 
     /// Two tabs, nobody sends, each scrolls up and down once; `status_on_connect` puts
     /// one `status idle` in each inbox. Per client the three steps (deliver, up, down)

@@ -140,7 +140,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
         match report.state_cache {
             StateCache::On => println!(
-                "state cache: {} full states cached ({:.1} MiB of keys), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+                "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+                report.distinct_full_states,
                 report.states_cached,
                 report.state_key_bytes as f64 / (1024.0 * 1024.0),
                 report.revisits_pruned,

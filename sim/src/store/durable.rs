@@ -34,7 +34,7 @@ use crate::protocol::{
 
 /// `Hash` covers the whole state, for [`Store::hash_state`] (derived, so a new field is
 /// covered automatically).
-#[derive(Default, Hash)]
+#[derive(Clone, Default, Hash)]
 pub struct DurableStore {
     /// Sealed rows (first `sealed_len`) ++ live rows, the render.
     rows: Vec<RenderRow>,
@@ -225,6 +225,10 @@ impl Store for DurableStore {
     fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
         std::hash::Hash::hash(self, &mut state);
         true
+    }
+
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        Some(Box::new(self.clone()))
     }
 }
 

@@ -37,6 +37,12 @@ pub trait Store {
     fn hash_state(&self, _state: &mut dyn std::hash::Hasher) -> bool {
         false
     }
+    /// A copy of this store in its current state, so that `explore` can return to a
+    /// state without replaying the path to it; `None` (the default) when it cannot be
+    /// copied, and `explore` replays.
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        None
+    }
 }
 
 /// Makes one store per client. Implemented by the shipped [`StoreKind`]s; a store in
