@@ -9,9 +9,11 @@
 //! length of a schedule (a schedule cut there is counted as truncated, and the result is
 //! not a verification).
 //!
-//! The search is depth-first, like shuttle's DFS scheduler. A `World` holds boxed stores
-//! and cannot be cloned, so after a backtrack the world is rebuilt by replaying the current
-//! path from the start.
+//! The search is depth-first, like shuttle's DFS scheduler. After a backtrack the search
+//! returns to the state it left from a copy of the world taken there
+//! ([`World::try_clone`]), when every store can copy itself
+//! ([`crate::store::Store::clone_box`]); otherwise the world is rebuilt by replaying the
+//! current path from the start. Either way the same states are reached.
 //!
 //! # State caching, and why it is sound with sleep sets
 //!
@@ -969,6 +971,54 @@ mod tests {
         let (plain_cached, r) = reached(&store, &b);
         assert!(r.verified());
         assert_eq!(reduced, plain_cached);
+    }
+
+    /// A store that says its state but cannot copy itself: the search replays paths.
+    struct NoCopy(Box<dyn crate::store::Store>);
+    impl crate::store::Store for NoCopy {
+        fn handle(&mut self, input: &crate::protocol::Input) -> Vec<crate::protocol::Effect> {
+            self.0.handle(input)
+        }
+        fn render(&self) -> &[crate::protocol::RenderRow] {
+            self.0.render()
+        }
+        fn hash_state(&self, state: &mut dyn Hasher) -> bool {
+            self.0.hash_state(state)
+        }
+    }
+    struct NoCopyDurable;
+    impl StoreFactory for NoCopyDurable {
+        fn name(&self) -> String {
+            "durable-no-copy".into()
+        }
+        fn make(&self, c: crate::protocol::ClientId) -> Box<dyn crate::store::Store> {
+            Box::new(NoCopy(by_name("durable").unwrap().make(c)))
+        }
+    }
+
+    #[test]
+    fn coming_back_by_copy_and_by_replay_search_the_same() {
+        for (scrolls, window, cache) in [(1, 1, true), (0, 2, true), (0, 1, false)] {
+            let mut b = ExploreBound::small(2, 1);
+            b.config.passive_observer = true;
+            b.config.scrolls_per_client = scrolls;
+            b.config.ws_reorder_window = window;
+            b.config.deltas_per_segment_max = 0;
+            b.state_cache = cache;
+            let copied = explore(&by_name("durable").unwrap(), &b, &mut |_| {});
+            let replayed = explore(&NoCopyDurable, &b, &mut |_| {});
+            assert!(copied.steps_applied < replayed.steps_applied);
+            assert_eq!(
+                ExploreReport {
+                    steps_applied: 0,
+                    ..copied
+                },
+                ExploreReport {
+                    steps_applied: 0,
+                    ..replayed
+                }
+            );
+        }
     }
 
     /// A store that keeps its state to itself (like an exec store): `hash_state` is the
