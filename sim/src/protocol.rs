@@ -70,7 +70,7 @@ pub enum AgentStatus {
 }
 
 /// One durable chunk row, as stored by the backend and returned by a chunk fetch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ChunkRow {
     /// The real database sequence number: strictly increasing in write order.
     pub seq: u32,
@@ -90,7 +90,7 @@ pub struct ChunkRow {
 /// Field sets follow the design note exactly; in particular `turn-start` and
 /// `message-consumed` carry no message/turn binding beyond what the note lists, because
 /// that missing binding is what the reconcile code has to guess at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
     TurnStart {
@@ -125,7 +125,7 @@ pub enum Event {
 }
 
 /// How the backend handled a posted message (the POST response body).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum PostOutcome {
     /// The agent was idle: the message started this turn and is persisted as its user row.
@@ -177,7 +177,7 @@ pub enum Effect {
 }
 
 /// Where a rendered row comes from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "from", rename_all = "kebab-case")]
 pub enum Origin {
     /// A durable chunk row with this `seq` (from `groupRowsToMessages(chunks)`).
@@ -187,7 +187,7 @@ pub enum Origin {
 }
 
 /// One row of what the user sees: `groupRowsToMessages(chunks) ++ live`, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RenderRow {
     #[serde(flatten)]
     pub origin: Origin,

@@ -23,6 +23,7 @@ fn explore_verifies_the_hand_counted_bound_and_plain_counts_180() {
         "0",
         "--scrolls",
         "1",
+        "--no-cache",
     ]);
     assert_eq!(code(&o), 0);
     let text = String::from_utf8(o.stdout).unwrap();
@@ -40,10 +41,26 @@ fn explore_verifies_the_hand_counted_bound_and_plain_counts_180() {
         "--scrolls",
         "1",
         "--plain",
+        "--no-cache",
     ]);
     assert!(String::from_utf8(o.stdout)
         .unwrap()
         .contains("schedules 180 "));
+    // By default equal states are merged: the nine reduced schedules end in one state.
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--sends",
+        "0",
+        "--scrolls",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("schedules 1 "), "{text}");
+    assert!(text.contains("state cache: "), "{text}");
+    assert!(text.contains("verified: no violation"), "{text}");
 }
 
 #[test]

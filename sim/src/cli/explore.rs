@@ -1,9 +1,9 @@
-//! `reconcile-sim explore --store NAME [bound flags] [--plain] [--first] [--json] [--out FILE]`
+//! `reconcile-sim explore --store NAME [bound flags] [--plain] [--no-cache] [--first] [--json] [--out FILE]`
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::explore::{explore, ExploreBound};
+use reconcile_sim::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::runner::narrate;
 
 use super::{resolve_store, Verdict};
@@ -43,6 +43,10 @@ pub struct Args {
     /// Enumerate every interleaving (no partial-order reduction), for the ratio.
     #[arg(long)]
     plain: bool,
+    /// Do not merge equal states (stateless search, every schedule run to its end). On by
+    /// default when every store can expose its internal state.
+    #[arg(long)]
+    no_cache: bool,
     /// Stop at the first violation instead of searching for the shortest.
     #[arg(long)]
     first: bool,
@@ -70,6 +74,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     bound.depth_max = args.depth_max;
     bound.reduction = !args.plain;
     bound.shortest = !args.first;
+    bound.state_cache = !args.no_cache;
     if args.one_sender {
         // Only client 0 sends: mark every other client passive by giving the world one
         // observer when there are two tabs; with more, the extra tabs still send.
@@ -133,6 +138,23 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             report.steps_applied,
             report.distinct_states
         );
+        match report.state_cache {
+            StateCache::On => println!(
+                "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+                report.distinct_full_states,
+                report.states_cached,
+                report.state_key_bytes as f64 / (1024.0 * 1024.0),
+                report.revisits_pruned,
+                report.revisits_partial,
+                (report.schedules + report.revisits_pruned) as f64
+                    / report.states_cached.max(1) as f64
+            ),
+            StateCache::Unsupported => println!(
+                "state cache: off, {} cannot expose its internal state (stateless search)",
+                store.name()
+            ),
+            StateCache::Off => println!("state cache: off (--no-cache)"),
+        }
         eprintln!(
             "({elapsed:.1?}, {:.0} steps/s)",
             report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)

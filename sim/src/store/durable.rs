@@ -32,7 +32,9 @@ use crate::protocol::{
     ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role, TurnId,
 };
 
-#[derive(Default)]
+/// `Hash` covers the whole state, for [`Store::hash_state`] (derived, so a new field is
+/// covered automatically).
+#[derive(Clone, Default, Hash)]
 pub struct DurableStore {
     /// Sealed rows (first `sealed_len`) ++ live rows, the render.
     rows: Vec<RenderRow>,
@@ -51,7 +53,7 @@ pub struct DurableStore {
 }
 
 /// Which durable fact retires a live row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum LiveKey {
     Message(MessageId),
     Turn(TurnId),
@@ -218,6 +220,15 @@ impl Store for DurableStore {
 
     fn render(&self) -> &[RenderRow] {
         &self.rows
+    }
+
+    fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
+        std::hash::Hash::hash(self, &mut state);
+        true
+    }
+
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        Some(Box::new(self.clone()))
     }
 }
 

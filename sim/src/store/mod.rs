@@ -27,6 +27,22 @@ pub trait Store {
     fn handle(&mut self, input: &Input) -> Vec<Effect>;
     /// What the user sees right now: sealed groups then live rows.
     fn render(&self) -> &[RenderRow];
+    /// Feed this store's **complete** internal state into `state`: every field that can
+    /// influence a later [`Store::handle`] or [`Store::render`]. Two stores that feed equal
+    /// byte streams must behave identically from then on (so the stream must be
+    /// injective: `#[derive(Hash)]` over the state, or an exhaustive destructuring, does
+    /// it). `explore` uses it to merge equal world states (state caching); it never looks
+    /// inside a store otherwise. Return false when the state cannot be exposed (the
+    /// default: an out-of-process store): `explore` then searches statelessly.
+    fn hash_state(&self, _state: &mut dyn std::hash::Hasher) -> bool {
+        false
+    }
+    /// A copy of this store in its current state, so that `explore` can return to a
+    /// state without replaying the path to it; `None` (the default) when it cannot be
+    /// copied, and `explore` replays.
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        None
+    }
 }
 
 /// Makes one store per client. Implemented by the shipped [`StoreKind`]s; a store in

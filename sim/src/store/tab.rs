@@ -319,4 +319,40 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
     fn render(&self) -> &[RenderRow] {
         &self.rows
     }
+
+    /// Every field, by an exhaustive destructuring: a field added to [`TabStore`] and
+    /// not listed here is a compile error, not a silently unsound state cache. The policy
+    /// is covered by requiring it to be zero-sized (every shipped policy is a unit
+    /// struct, so it has no state); a policy with fields reports "unknown".
+    fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
+        use std::hash::Hash;
+        if std::mem::size_of::<P>() != 0 {
+            return false;
+        }
+        let TabStore {
+            policy: _,
+            rows,
+            sealed_len,
+            queued_messages,
+            live_turn_id,
+            agent_status,
+            scrolled_up,
+            pending_reconcile,
+            in_flight,
+            next_request,
+        } = self;
+        (
+            rows,
+            sealed_len,
+            queued_messages,
+            live_turn_id,
+            agent_status,
+            scrolled_up,
+            pending_reconcile,
+            in_flight,
+            next_request,
+        )
+            .hash(&mut state);
+        true
+    }
 }
