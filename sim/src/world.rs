@@ -121,7 +121,7 @@ pub struct Client {
 
 /// The content-token keys of what the oracle tracks for a client, parsed once when the
 /// world records a text so the oracle compares numbers, not strings, on every check.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TrackedKeys {
     /// Parallel to [`Client::sent_texts`].
     pub sent: Vec<Option<TokenKey>>,
@@ -851,6 +851,7 @@ impl World {
             sent,
             sent_texts,
             deltas_shown,
+            keys: _, // a function of `sent_texts` and `deltas_shown`
             seals_shown,
         } = &self.clients[client];
         (
@@ -919,6 +920,7 @@ impl World {
                 sent,
                 sent_texts,
                 deltas_shown,
+                keys,
                 seals_shown,
             } = c;
             copies.push(Client {
@@ -934,16 +936,17 @@ impl World {
                 sent: sent.clone(),
                 sent_texts: sent_texts.clone(),
                 deltas_shown: deltas_shown.clone(),
+                keys: keys.clone(),
                 seals_shown: seals_shown.clone(),
             });
         }
         Some(World {
             config: config.clone(),
             backend: Backend {
-                db: Rc::clone(db),
+                db: Arc::clone(db),
                 queue: queue.clone(),
                 turn: turn.clone(),
-                written_turns: Rc::clone(written_turns),
+                written_turns: Arc::clone(written_turns),
                 next_seq: *next_seq,
                 next_turn: *next_turn,
             },

@@ -60,7 +60,11 @@ fn node_store_with(variant: &str, flags: &str) -> ExecFactory {
         "exec:node {} {flags} {variant}",
         shell_words::quote(&script.to_string_lossy())
     );
-    ExecFactory::from_spec(&spec).expect("valid spec")
+    // A healthy adapter answers in microseconds; the generous timeout only keeps a
+    // heavily loaded machine (node starting slowly) from turning into a false "hang".
+    ExecFactory::from_spec(&spec)
+        .expect("valid spec")
+        .with_timeout(Duration::from_secs(60))
 }
 
 /// A deliberately faulty adapter (sim/tests/faulty/faulty.js) with a short timeout.
