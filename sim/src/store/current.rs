@@ -13,6 +13,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
+#[derive(Clone)]
 pub struct Current;
 
 impl ReconcilePolicy for Current {

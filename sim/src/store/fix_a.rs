@@ -9,6 +9,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
+#[derive(Clone)]
 pub struct FixA;
 
 impl ReconcilePolicy for FixA {

@@ -14,6 +14,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
+#[derive(Clone)]
 pub struct FixAbc;
 
 impl ReconcilePolicy for FixAbc {

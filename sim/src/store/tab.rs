@@ -46,7 +46,8 @@ pub struct KeepContext<'a> {
 pub type LiveRow = RenderRow;
 
 /// The three places the note's variants differ.
-pub trait ReconcilePolicy: Send + 'static {
+/// `Clone` so a store can be copied (`explore` returns to a state by copying the world).
+pub trait ReconcilePolicy: Clone + Send + 'static {
     /// On `turn-start {turn_id}`: bind optimistic rows to the new turn.
     fn backfill(&self, live: &mut [LiveRow], turn_id: TurnId);
     /// On `message-consumed` naming this tab's row (`queued-<id>`).
@@ -118,6 +119,7 @@ pub fn consumed_bind_live_turn(row: &mut LiveRow, id: MessageId, live_turn_id: O
 }
 
 /// The note's tab store, parameterised by its reconcile policy.
+#[derive(Clone)]
 pub struct TabStore<P> {
     policy: P,
     /// `chunks` (first `sealed_len`) ++ `live`.
@@ -324,6 +326,10 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
     /// not listed here is a compile error, not a silently unsound state cache. The policy
     /// is covered by requiring it to be zero-sized (every shipped policy is a unit
     /// struct, so it has no state); a policy with fields reports "unknown".
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
         use std::hash::Hash;
         if std::mem::size_of::<P>() != 0 {
