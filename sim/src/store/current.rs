@@ -13,7 +13,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct Current;
 
 impl ReconcilePolicy for Current {

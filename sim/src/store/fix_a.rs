@@ -9,7 +9,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct FixA;
 
 impl ReconcilePolicy for FixA {

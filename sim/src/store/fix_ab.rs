@@ -11,7 +11,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, Role, TurnId};
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct FixAb;
 
 /// The A+B keep-filter, shared by every later note variant.

@@ -14,7 +14,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct FixAbc;
 
 impl ReconcilePolicy for FixAbc {

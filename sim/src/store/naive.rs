@@ -11,7 +11,7 @@ use super::tab::{
 use super::{Store, StoreKind};
 use crate::protocol::{MessageId, TurnId};
 
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct Naive;
 
 impl ReconcilePolicy for Naive {

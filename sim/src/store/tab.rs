@@ -27,6 +27,7 @@
 //!   A response is applied whatever its age: the note's code has no staleness guard.
 
 use std::collections::BTreeMap;
+use std::hash::Hash;
 
 use super::Store;
 use crate::protocol::{
@@ -46,8 +47,9 @@ pub struct KeepContext<'a> {
 pub type LiveRow = RenderRow;
 
 /// The three places the note's variants differ.
-/// `Clone` so a store can be copied (`explore` returns to a state by copying the world).
-pub trait ReconcilePolicy: Clone + Send + 'static {
+/// `Clone` and `Hash` so a store can be copied and its state keyed (`explore` returns to
+/// a state by copying the world and merges equal states).
+pub trait ReconcilePolicy: Clone + Hash + Send + 'static {
     /// On `turn-start {turn_id}`: bind optimistic rows to the new turn.
     fn backfill(&self, live: &mut [LiveRow], turn_id: TurnId);
     /// On `message-consumed` naming this tab's row (`queued-<id>`).
@@ -119,7 +121,7 @@ pub fn consumed_bind_live_turn(row: &mut LiveRow, id: MessageId, live_turn_id: O
 }
 
 /// The note's tab store, parameterised by its reconcile policy.
-#[derive(Clone)]
+#[derive(Clone, Hash)]
 pub struct TabStore<P> {
     policy: P,
     /// `chunks` (first `sealed_len`) ++ `live`.
@@ -322,43 +324,14 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
         &self.rows
     }
 
-    /// Every field, by an exhaustive destructuring: a field added to [`TabStore`] and
-    /// not listed here is a compile error, not a silently unsound state cache. The policy
-    /// is covered by requiring it to be zero-sized (every shipped policy is a unit
-    /// struct, so it has no state); a policy with fields reports "unknown".
     fn clone_box(&self) -> Option<Box<dyn Store>> {
         Some(Box::new(self.clone()))
     }
 
+    /// The derived `Hash` of the whole store, policy included: a field added to
+    /// [`TabStore`] (or to a policy) is hashed without anyone having to remember it.
     fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
-        use std::hash::Hash;
-        if std::mem::size_of::<P>() != 0 {
-            return false;
-        }
-        let TabStore {
-            policy: _,
-            rows,
-            sealed_len,
-            queued_messages,
-            live_turn_id,
-            agent_status,
-            scrolled_up,
-            pending_reconcile,
-            in_flight,
-            next_request,
-        } = self;
-        (
-            rows,
-            sealed_len,
-            queued_messages,
-            live_turn_id,
-            agent_status,
-            scrolled_up,
-            pending_reconcile,
-            in_flight,
-            next_request,
-        )
-            .hash(&mut state);
+        self.hash(&mut state);
         true
     }
 }
