@@ -200,15 +200,11 @@ pub fn shrink_bench(samples: usize) -> Vec<ShrinkBench> {
         rows.push(ShrinkBench {
             store: kind.name.to_string(),
             failures,
-            median_ms: if ms.is_empty() { f64::NAN } else { median(ms) },
+            median_ms: median_or(ms, f64::NAN),
             max_ms,
-            median_steps_before: if before.is_empty() { 0 } else { median(before) },
-            median_steps_after: if after.is_empty() { 0 } else { median(after) },
-            median_replays: if replays.is_empty() {
-                0
-            } else {
-                median(replays)
-            },
+            median_steps_before: median_or(before, 0),
+            median_steps_after: median_or(after, 0),
+            median_replays: median_or(replays, 0),
         });
     }
     rows
@@ -280,12 +276,20 @@ pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     }
 }
 
-fn median<T: PartialOrd + Copy>(mut v: Vec<T>) -> T {
+/// The median of `v`, or `empty` when there is nothing to take it of.
+fn median_or<T: PartialOrd + Copy>(mut v: Vec<T>, empty: T) -> T {
+    if v.is_empty() {
+        return empty;
+    }
     v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
     v[v.len() / 2]
 }
 
-fn time_to_failure(
+/// Schedules (and milliseconds) until the first seed of `kind` that breaks `inv` under
+/// `strategy_name`, median over `starts` disjoint seed ranges (seed `i·1 000 000` upward),
+/// each searched up to `cap` seeds; ranges with no such failure are counted in
+/// `not_found`, not in the median.
+pub fn time_to_failure(
     bug: &str,
     kind: StoreKind,
     inv: Invariant,
@@ -323,12 +327,8 @@ fn time_to_failure(
         store: kind.name.to_string(),
         invariant: inv,
         strategy: strategy_name.to_string(),
-        median_schedules: if schedules.is_empty() {
-            0
-        } else {
-            median(schedules)
-        },
-        median_ms: if ms.is_empty() { f64::NAN } else { median(ms) },
+        median_schedules: median_or(schedules, 0),
+        median_ms: median_or(ms, f64::NAN),
         not_found,
     }
 }
@@ -404,8 +404,21 @@ pub fn format_markdown(r: &BenchReport) -> String {
             g.store, g.invariant, g.bug, g.random_median, g.best_strategy, g.best_median, g.ratio
         ));
     }
-    out.push_str("\n| store | failures shrunk | median shrink ms | max ms | median steps before → after | median replays |\n|---|---|---|---|---|---|\n");
-    for b in &r.shrink {
+    out.push('\n');
+    out.push_str(&format_shrink_table(&r.shrink));
+    let e = &r.explore;
+    out.push_str(&format!(
+        "\nexplore: plain {} schedules vs {} with sleep sets ({:.1}× fewer) on `{}`; {:.0} steps/s (durable, 2 clients, one sends 1)\n",
+        e.plain_schedules, e.reduced_schedules, e.reduction_ratio, e.bound, e.steps_per_s
+    ));
+    out
+}
+
+/// The shrink rows as a Markdown table (part of [`format_markdown`]; the `shrink_timing`
+/// example prints it alone).
+pub fn format_shrink_table(rows: &[ShrinkBench]) -> String {
+    let mut out = String::from("| store | failures shrunk | median shrink ms | max ms | median steps before → after | median replays |\n|---|---|---|---|---|---|\n");
+    for b in rows {
         if b.failures == 0 {
             out.push_str(&format!(
                 "| {} | 0 (no failure in 100 000 seeds) | – | – | – | – |\n",
@@ -424,10 +437,5 @@ pub fn format_markdown(r: &BenchReport) -> String {
             b.median_replays
         ));
     }
-    let e = &r.explore;
-    out.push_str(&format!(
-        "\nexplore: plain {} schedules vs {} with sleep sets ({:.1}× fewer) on `{}`; {:.0} steps/s (durable, 2 clients, one sends 1)\n",
-        e.plain_schedules, e.reduced_schedules, e.reduction_ratio, e.bound, e.steps_per_s
-    ));
     out
 }
