@@ -44,28 +44,16 @@ pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Strategy>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::fuzz::run_one;
+    use crate::bench::time_to_failure;
     use crate::oracle::Invariant;
     use crate::store::by_name;
 
     /// Median, over 21 disjoint seed ranges, of the schedules `strategy` needs until a run
-    /// of `store` breaks `inv` (capped at 5 000).
+    /// of `store` breaks `inv`; every range must find one within 20 000 seeds.
     fn median_schedules(store: &str, inv: Invariant, strategy: &str) -> u64 {
-        let stores = by_name(store).unwrap();
-        let mut counts: Vec<u64> = (0..21u64)
-            .map(|i| {
-                (0..5_000u64)
-                    .find(|k| {
-                        run_one(&stores, strategy, i * 1_000_000 + k)
-                            .outcome
-                            .invariant()
-                            == Some(inv)
-                    })
-                    .map_or(5_000, |k| k + 1)
-            })
-            .collect();
-        counts.sort_unstable();
-        counts[10]
+        let t = time_to_failure("", by_name(store).unwrap(), inv, strategy, 21, 20_000);
+        assert_eq!(t.not_found, 0, "{store} {inv} under {strategy}");
+        t.median_schedules
     }
 
     /// Each smarter strategy beats uniform choice clearly on the signature it is built
