@@ -350,22 +350,11 @@ fn canonical_u32(b: &[u8]) -> Option<(u32, &[u8])> {
 /// bytes (the oracle runs this over every render after every step).
 #[inline]
 pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i].is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        let key = parse_token_at(b, &mut i);
-        // Whatever the parse stopped on, the token runs to the next whitespace.
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
+    for_each_content_token(text, |_, key| {
         if let Some(k) = key {
             f(k);
         }
-    }
+    });
 }
 
 /// Call `f` with every token of [`content_tokens`] and its [`token_key`], in order, in
