@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use reconcile_sim::runner::Outcome;
+use reconcile_sim::run::Outcome;
 use reconcile_sim::store::{by_name, StoreKind};
 
 fn fixed_store() -> Option<StoreKind> {
@@ -20,7 +20,7 @@ fn fixed_store() -> Option<StoreKind> {
 
 fuzz_target!(|data: &[u8]| {
     let fixed = fixed_store();
-    let run = reconcile_sim::fuzz_input::run_bytes(data, fixed);
+    let run = reconcile_sim::campaign::fuzz_input::run_bytes(data, fixed);
     if let Outcome::Fail(v) = &run.report.outcome {
         let store_flag = match fixed {
             Some(s) => format!(" --store {}", s.name),

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use reconcile_sim::scenario::{load_bytes, parse};
+use reconcile_sim::trace::scenario::{load_bytes, parse};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz-input.json");

@@ -11,9 +11,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use reconcile_sim::fuzz::run_one;
+use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::store::by_name;
 use reconcile_sim::store::exec::ExecFactory;
-use reconcile_sim::store::{by_name, StoreFactory};
 
 const STORES: [&str; 2] = ["current", "membership"];
 

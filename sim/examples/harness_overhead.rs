@@ -7,7 +7,7 @@
 //! strategy; `current` by default) and prints its best time per step, for `perf record`
 //! and for A/B comparisons.
 
-use reconcile_sim::bench::throughput;
+use reconcile_sim::campaign::bench::throughput;
 use reconcile_sim::store::by_name;
 
 fn main() {
@@ -22,7 +22,7 @@ fn main() {
             let started = std::time::Instant::now();
             let mut steps = 0;
             for seed in 0..runs {
-                let r = reconcile_sim::fuzz::run_one(&kind, "random", seed);
+                let r = reconcile_sim::campaign::fuzz::run_one(&kind, "random", seed);
                 steps += r.steps.len() + r.drain.len();
             }
             best = best.min(started.elapsed().as_secs_f64() * 1e9 / steps as f64);

@@ -7,7 +7,7 @@
 //! (a range with none is reported as `+N not found`, outside the median).
 //! Run: `cargo run --release --example pct_depth_sweep`.
 
-use reconcile_sim::bench::time_to_failure;
+use reconcile_sim::campaign::bench::time_to_failure;
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::store::by_name;
 

@@ -5,7 +5,7 @@
 //! cargo run --release --example shrink_timing
 //! ```
 
-use reconcile_sim::bench::{format_shrink_table, shrink_bench};
+use reconcile_sim::campaign::bench::{format_shrink_table, shrink_bench};
 
 fn main() {
     print!("{}", format_shrink_table(&shrink_bench(20)));

@@ -2,31 +2,26 @@
 //! code that decides which transient ("live") chat rows to keep or drop when a turn's
 //! durable chunks arrive.
 //!
-//! Data flows one way: a [`strategy`] picks one of the world's enabled [`step`]s, the
-//! [`world`] applies it (backend, network, users, and the [`store`] under test), the
-//! [`oracle`] judges the store's render against the backend's ground truth, and the
-//! [`runner`] records the step. See `docs/model.md` for every modelling choice.
+//! The modules follow the pipeline, and imports point one way only (a test checks it):
+//!
+//! - [`model`]: the simulated world (backend, clients, network), its steps and options,
+//!   the wire types a store sees, and the [`model::store::Store`] interface it drives.
+//! - [`store`]: the stores under test (the note's variants, `durable`, `exec:`).
+//! - [`oracle`]: judges what each tab shows against the backend's ground truth.
+//! - [`run`]: one run loop (a step source, the world, the oracle, an observer), the
+//!   strategies that choose steps, and `explore`'s exhaustive search.
+//! - [`trace`]: what runs leave behind: scenario files, shrinking, timelines, coverage.
+//! - [`campaign`]: many runs: fuzz, the CI gate, the nightly run, benchmarks, and the one
+//!   place failures are shrunk and saved.
+//! - [`testing`]: hand-built interleavings (bugs A–D), differential testing, proptest
+//!   strategies.
+//!
+//! See `docs/model.md` for every modelling choice.
 
-pub mod bench;
-pub mod bugs;
-pub mod check;
-pub mod config;
-pub mod corpus;
-pub mod coverage;
-pub mod differential;
-pub mod explore;
-pub mod fuzz;
-pub mod fuzz_input;
-pub mod nightly;
+pub mod campaign;
+pub mod model;
 pub mod oracle;
-pub mod protocol;
-pub mod runner;
-pub mod scenario;
-pub mod schedule;
-pub mod script;
-pub mod shrink;
-pub mod step;
+pub mod run;
 pub mod store;
-pub mod strategy;
-pub mod timeline;
-pub mod world;
+pub mod testing;
+pub mod trace;

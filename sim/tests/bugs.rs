@@ -3,11 +3,11 @@
 //! with the fix does not (and `current` passes the whole interleaving, drain included,
 //! wherever the note says it should).
 
-use reconcile_sim::bugs::{bug_a_script, bug_b_script, bug_c_script, bug_d_script};
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::runner::{Outcome, RunReport};
-use reconcile_sim::script::Script;
+use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::store::{by_name, StoreKind};
+use reconcile_sim::testing::bugs::{bug_a_script, bug_b_script, bug_c_script, bug_d_script};
+use reconcile_sim::testing::script::Script;
 
 const CURRENT: StoreKind = reconcile_sim::store::current::KIND;
 
@@ -105,7 +105,7 @@ fn canary_is_caught_on_every_bug_interleaving_and_most_seeds() {
     }
     let canary = store("canary");
     let caught = (0..200)
-        .filter(|&seed| reconcile_sim::runner::run_seed(&canary, seed).outcome != Outcome::Pass)
+        .filter(|&seed| reconcile_sim::run::run_seed(&canary, seed).outcome != Outcome::Pass)
         .count();
     assert!(caught >= 190, "canary caught on only {caught}/200 seeds");
 }

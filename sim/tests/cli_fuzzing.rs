@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use reconcile_sim::fuzz_input::encode_run;
-use reconcile_sim::scenario::load;
+use reconcile_sim::campaign::fuzz_input::encode_run;
 use reconcile_sim::store::by_name;
+use reconcile_sim::trace::scenario::load;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

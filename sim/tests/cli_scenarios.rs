@@ -317,7 +317,7 @@ fn check_on_a_store_before_a_fix_fails_that_bug_and_writes_junit_and_failures() 
     assert!(
         xml.contains(&format!(
             "<testsuite name=\"scenarios\" tests=\"{}\"",
-            reconcile_sim::check::scenario_files(&repo().join("scenarios"))
+            reconcile_sim::campaign::check::scenario_files(&repo().join("scenarios"))
                 .unwrap()
                 .len()
         )),

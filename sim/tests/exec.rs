@@ -13,15 +13,15 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use reconcile_sim::config::WorldConfig;
-use reconcile_sim::differential::{lockstep_replay, lockstep_seed, Agreement};
-use reconcile_sim::fuzz::run_one;
+use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::model::config::WorldConfig;
+use reconcile_sim::model::step::Step;
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::runner::{Outcome, RunReport};
-use reconcile_sim::script::{scripted_config, Script};
-use reconcile_sim::step::Step;
+use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::store::{by_name, StoreKind};
+use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
+use reconcile_sim::testing::script::{scripted_config, Script};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -166,10 +166,10 @@ fn the_differential_driver_catches_a_different_store() {
 /// `membership`, with identical effects and renders after every step.
 #[test]
 fn every_committed_scenario_agrees_between_rust_and_node() {
-    let files = reconcile_sim::check::scenario_files(&repo().join("scenarios")).unwrap();
+    let files = reconcile_sim::campaign::check::scenario_files(&repo().join("scenarios")).unwrap();
     assert!(files.len() >= 4, "the bug scenarios are committed");
     for path in &files {
-        let scenario = reconcile_sim::scenario::load(path).unwrap();
+        let scenario = reconcile_sim::trace::scenario::load(path).unwrap();
         let name = path.display().to_string();
         let mut variants = vec![
             scenario.store.clone(),
@@ -298,7 +298,7 @@ fn assert_crash(factory: &ExecFactory, fragments: &[&str]) -> RunReport {
 }
 
 fn factory_name(f: &ExecFactory) -> String {
-    reconcile_sim::store::StoreFactory::name(f)
+    reconcile_sim::model::store::StoreFactory::name(f)
 }
 
 /// The fault fires on the first `turn-start`: the run got that far with correct answers,

@@ -5,11 +5,11 @@
 #![cfg(feature = "proptest")]
 
 use proptest::prelude::*;
-use reconcile_sim::runner::replay;
-use reconcile_sim::scenario;
-use reconcile_sim::schedule::strategies::{scenarios, schedules};
-use reconcile_sim::shrink::{check_one_minimal, shrink, Limits};
+use reconcile_sim::run::replay;
 use reconcile_sim::store::{StoreKind, STORES};
+use reconcile_sim::testing::schedule::strategies::{scenarios, schedules};
+use reconcile_sim::trace::scenario;
+use reconcile_sim::trace::shrink::{check_one_minimal, shrink, Limits};
 
 fn store() -> impl Strategy<Value = StoreKind> {
     proptest::sample::select(STORES.to_vec())

@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use reconcile_sim::bugs::{regression_scenario, RegressionSeed, REGRESSION_SEEDS};
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::runner::{replay, Outcome};
-use reconcile_sim::scenario::{self, Scenario};
-use reconcile_sim::shrink::{check_one_minimal, check_one_minimal_by};
+use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
+use reconcile_sim::testing::bugs::{regression_scenario, RegressionSeed, REGRESSION_SEEDS};
+use reconcile_sim::trace::scenario::{self, Scenario};
+use reconcile_sim::trace::shrink::{check_one_minimal, check_one_minimal_by};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -39,7 +39,7 @@ fn assert_file(path: &Path, actual: &str) {
 
 /// Every `*.json` under `dir`, recursively, sorted (the library's own walk).
 fn json_files(dir: &Path) -> Vec<PathBuf> {
-    reconcile_sim::check::scenario_files(dir).unwrap()
+    reconcile_sim::campaign::check::scenario_files(dir).unwrap()
 }
 
 fn seed_file(seed: &RegressionSeed) -> PathBuf {

@@ -1,6 +1,6 @@
 //! `reconcile-sim bench [--json] [--runs N] [--starts S]`
 
-use reconcile_sim::bench::{bench, format_markdown};
+use reconcile_sim::campaign::bench::{bench, format_markdown};
 
 use super::Verdict;
 

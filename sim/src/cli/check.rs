@@ -1,16 +1,16 @@
 //! `reconcile-sim check [--store NAME] [--scenarios DIR] [--seeds N] [--seed S]
-//! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::check` for
+//! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::campaign::check` for
 //! what a scenario must do with and without `--store`.
 
 use std::path::PathBuf;
 
-use reconcile_sim::check::{
+use reconcile_sim::campaign::check::{
     batch_message, first_failures, fuzz_batches, junit_xml, replay_scenarios, scenario_files,
     scenario_message, seed_start_from, CheckReport, Found, Requirement, ScenarioCase,
     DEFAULT_SEEDS,
 };
-use reconcile_sim::scenario;
-use reconcile_sim::store::StoreFactory;
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::trace::scenario;
 
 use super::shrink::{LimitFlags, DEFAULT_OUT};
 use super::{check_strategy, resolve_store, resolve_stores, Verdict};
@@ -137,8 +137,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             .iter()
             .find(|s| s.name() == store_name)
             .expect("fuzzed");
-        let run = reconcile_sim::fuzz::run_one(store, &args.strategy, seed);
-        let (path, r) = reconcile_sim::shrink::shrink_and_save(
+        let run = reconcile_sim::campaign::fuzz::run_one(store, &args.strategy, seed);
+        let (path, r) = reconcile_sim::trace::shrink::shrink_and_save(
             store,
             run.config.clone(),
             &run.steps,
@@ -230,7 +230,7 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             report.seed_start,
             args.seed,
             report.strategy,
-            reconcile_sim::check::BATCH_SEEDS
+            reconcile_sim::campaign::check::BATCH_SEEDS
         ));
         for b in &report.batches {
             if b.ok() {

@@ -22,8 +22,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if !args.scenarios.is_dir() {
         anyhow::bail!("{}: no such scenario directory", args.scenarios.display());
     }
-    let report = reconcile_sim::corpus::regenerate(&args.scenarios, &args.bad_inputs, &args.out)
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let report =
+        reconcile_sim::campaign::corpus::regenerate(&args.scenarios, &args.bad_inputs, &args.out)
+            .map_err(|e| anyhow::anyhow!(e))?;
     for (path, why) in &report.skipped {
         println!("skipped for interleavings: {}: {why}", path.display());
     }

@@ -3,8 +3,8 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::explore::{explore, ExploreBound, StateCache};
-use reconcile_sim::runner::narrate;
+use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
+use reconcile_sim::run::narrate;
 
 use super::{resolve_store, Verdict};
 
@@ -107,7 +107,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let elapsed = started.elapsed();
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
-        let mut scenario = reconcile_sim::scenario::Scenario::record(
+        let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
             store,
             bound.config.clone(),
             &c.steps,

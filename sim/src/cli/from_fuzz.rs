@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use reconcile_sim::fuzz_input::run_bytes;
-use reconcile_sim::runner::Outcome;
-use reconcile_sim::shrink::{scenario_of, shrink};
+use reconcile_sim::campaign::fuzz_input::run_bytes;
+use reconcile_sim::run::Outcome;
+use reconcile_sim::trace::shrink::{scenario_of, shrink};
 
 use super::shrink::{summary, LimitFlags};
 use super::Verdict;

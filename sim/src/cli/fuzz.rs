@@ -4,8 +4,8 @@ use std::io::IsTerminal;
 use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::fuzz::{format_table, run_campaign, Budget, Campaign};
-use reconcile_sim::store::StoreFactory;
+use reconcile_sim::campaign::fuzz::{format_table, run_campaign, Budget, Campaign};
+use reconcile_sim::model::store::StoreFactory;
 
 use super::shrink::{shrink_and_save, LimitFlags, DEFAULT_OUT};
 use super::{resolve_stores, strategy_flags, strategy_spec, Verdict};
@@ -104,7 +104,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let mut saved = Vec::new();
     for (summary, store) in report.stores.iter().zip(&campaign.stores) {
         for (&inv, &seed) in &summary.first_failing_seed {
-            let run = reconcile_sim::fuzz::run_one(*store, &report.strategy, seed);
+            let run = reconcile_sim::campaign::fuzz::run_one(*store, &report.strategy, seed);
             let (path, shrunk) = shrink_and_save(
                 *store,
                 run.config.clone(),
@@ -121,10 +121,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let mut coverage = Vec::new();
     if args.coverage {
         for s in &campaign.stores {
-            let mut total = reconcile_sim::coverage::Coverage::default();
+            let mut total = reconcile_sim::trace::coverage::Coverage::default();
             for seed in report.seed_start..report.seed_start + report.seeds {
-                let r = reconcile_sim::fuzz::run_one(*s, &report.strategy, seed);
-                total.merge(&reconcile_sim::coverage::coverage_of(
+                let r = reconcile_sim::campaign::fuzz::run_one(*s, &report.strategy, seed);
+                total.merge(&reconcile_sim::trace::coverage::coverage_of(
                     *s, r.config, &r.steps, &r.drain,
                 ));
             }

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use reconcile_sim::store::StoreFactory;
+use reconcile_sim::model::store::StoreFactory;
 
 mod bench;
 mod check;
@@ -145,12 +145,12 @@ pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> 
 
 /// Check `--strategy NAME`.
 pub fn check_strategy(name: &str) -> anyhow::Result<()> {
-    if reconcile_sim::strategy::NAMES.contains(&name) {
+    if reconcile_sim::run::strategy::NAMES.contains(&name) {
         Ok(())
     } else {
         anyhow::bail!(
             "unknown strategy '{name}'; known strategies: {}",
-            reconcile_sim::strategy::NAMES.join(", ")
+            reconcile_sim::run::strategy::NAMES.join(", ")
         )
     }
 }

@@ -1,5 +1,5 @@
 //! `reconcile-sim nightly --time DURATION [--out DIR]`: the nightly fuzz run (see
-//! `reconcile_sim::nightly`). Ctrl-C ends it early and keeps everything found so far.
+//! `reconcile_sim::campaign::nightly`). Ctrl-C ends it early and keeps everything found so far.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::nightly::{fresh_night_dir, run_nightly, today, NightlyConfig, NightlyProgress};
+use reconcile_sim::campaign::nightly::{
+    fresh_night_dir, run_nightly, today, NightlyConfig, NightlyProgress,
+};
 
 use super::Verdict;
 
@@ -138,7 +140,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print!("{}", reconcile_sim::nightly::markdown(&summary));
+    print!("{}", reconcile_sim::campaign::nightly::markdown(&summary));
     println!(
         "summary: {}/summary.md and summary.json",
         night_dir.display()

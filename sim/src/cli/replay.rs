@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use reconcile_sim::runner::Outcome;
-use reconcile_sim::scenario;
-use reconcile_sim::timeline::{format_mermaid, format_text, narrate, Phase};
+use reconcile_sim::run::Outcome;
+use reconcile_sim::trace::scenario;
+use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate, Phase};
 
 use super::{resolve_store, Verdict};
 

@@ -1,7 +1,7 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::fuzz::run_one;
-use reconcile_sim::runner::{narrate, Outcome};
+use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::run::{narrate, Outcome};
 
 use super::shrink::{shrink_and_save, summary, LimitFlags, DEFAULT_OUT};
 use super::{resolve_store, strategy_flags, strategy_spec, Verdict};
@@ -39,7 +39,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = store.as_ref();
     let spec = strategy_spec(&args.strategy, args.depth)?;
     let report = run_one(store, &spec, args.seed);
-    let strategy_choices = reconcile_sim::strategy::by_name(&spec, args.seed)
+    let strategy_choices = reconcile_sim::run::strategy::by_name(&spec, args.seed)
         .map(|s| s.describe())
         .unwrap_or_default();
     let mut reproduce = format!(
@@ -62,7 +62,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             args.limits.limits(),
         )?),
     };
-    let coverage = reconcile_sim::coverage::coverage_of(
+    let coverage = reconcile_sim::trace::coverage::coverage_of(
         store,
         report.config.clone(),
         &report.steps,

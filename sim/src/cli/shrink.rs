@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
+use reconcile_sim::model::step::Step;
+use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::scenario;
-use reconcile_sim::shrink::{shrink, Limits, Shrunk};
-use reconcile_sim::step::Step;
-use reconcile_sim::store::StoreFactory;
+use reconcile_sim::trace::scenario;
+use reconcile_sim::trace::shrink::{shrink, Limits, Shrunk};
 
 use super::{resolve_store, Verdict};
 
@@ -73,7 +73,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             });
         }
     };
-    let mut out = reconcile_sim::shrink::scenario_of(store, &result, sc.seed, sc.strategy.clone());
+    let mut out =
+        reconcile_sim::trace::shrink::scenario_of(store, &result, sc.seed, sc.strategy.clone());
     out.description = sc.description.clone();
     out.save(&args.out)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
@@ -112,7 +113,7 @@ pub fn summary(r: &Shrunk, path: &Path) -> String {
 #[allow(clippy::too_many_arguments)]
 pub fn shrink_and_save(
     store: &dyn StoreFactory,
-    config: reconcile_sim::config::WorldConfig,
+    config: reconcile_sim::model::config::WorldConfig,
     steps: &[Step],
     invariant: Invariant,
     seed: u64,
@@ -120,7 +121,7 @@ pub fn shrink_and_save(
     out_dir: &Path,
     limits: Limits,
 ) -> anyhow::Result<(PathBuf, Shrunk)> {
-    reconcile_sim::shrink::shrink_and_save(
+    reconcile_sim::trace::shrink::shrink_and_save(
         store, config, steps, invariant, seed, strategy, out_dir, limits,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))

@@ -11,7 +11,7 @@ use super::tab::{
     TabStore,
 };
 use super::{Store, StoreKind};
-use crate::protocol::{MessageId, TurnId};
+use crate::model::wire::{MessageId, TurnId};
 
 #[derive(Clone, Hash)]
 pub struct Current;

@@ -28,7 +28,7 @@
 use std::collections::BTreeSet;
 
 use super::{Store, StoreKind};
-use crate::protocol::{
+use crate::model::wire::{
     ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role, TurnId,
 };
 
@@ -241,7 +241,7 @@ pub const KIND: StoreKind = StoreKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::run_one;
+    use crate::campaign::fuzz::run_one;
 
     #[test]
     fn a_stale_snapshot_is_ignored_and_a_fresh_one_retires_rows() {
@@ -286,12 +286,12 @@ mod tests {
 
     #[test]
     fn durable_passes_seeds_every_note_variant_fails() {
-        for strategy in crate::strategy::NAMES {
+        for strategy in crate::run::strategy::NAMES {
             for seed in 0..300 {
                 let r = run_one(&KIND, strategy, seed);
                 assert_eq!(
                     r.outcome,
-                    crate::runner::Outcome::Pass,
+                    crate::run::Outcome::Pass,
                     "{strategy} seed {seed}"
                 );
             }

@@ -7,7 +7,7 @@ use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
 use super::{Store, StoreKind};
-use crate::protocol::{MessageId, TurnId};
+use crate::model::wire::{MessageId, TurnId};
 
 #[derive(Clone, Hash)]
 pub struct FixA;

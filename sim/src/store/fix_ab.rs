@@ -9,7 +9,7 @@ use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
 use super::{Store, StoreKind};
-use crate::protocol::{MessageId, Role, TurnId};
+use crate::model::wire::{MessageId, Role, TurnId};
 
 #[derive(Clone, Hash)]
 pub struct FixAb;

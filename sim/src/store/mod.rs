@@ -8,7 +8,7 @@
 //! a [`tab::ReconcilePolicy`]: the three places the note's bugs live (the `turn-start`
 //! backfill, the `message-consumed` handler and the reconcile keep-filter).
 
-use crate::protocol::{Effect, Input, RenderRow};
+use crate::model::store::{Store, StoreFactory};
 
 pub mod canary;
 pub mod current;
@@ -21,44 +21,11 @@ pub mod membership;
 pub mod naive;
 pub mod tab;
 
-/// A reconcile implementation under test.
-pub trait Store {
-    /// Handle one input and return the effects it asks for, in order.
-    fn handle(&mut self, input: &Input) -> Vec<Effect>;
-    /// What the user sees right now: sealed groups then live rows.
-    fn render(&self) -> &[RenderRow];
-    /// Feed this store's **complete** internal state into `state`: every field that can
-    /// influence a later [`Store::handle`] or [`Store::render`]. Two stores that feed equal
-    /// byte streams must behave identically from then on (so the stream must be
-    /// injective: `#[derive(Hash)]` over the state, or an exhaustive destructuring, does
-    /// it). `explore` uses it to merge equal world states (state caching); it never looks
-    /// inside a store otherwise. Return false when the state cannot be exposed (the
-    /// default: an out-of-process store): `explore` then searches statelessly.
-    fn hash_state(&self, _state: &mut dyn std::hash::Hasher) -> bool {
-        false
-    }
-    /// A copy of this store in its current state, so that `explore` can return to a
-    /// state without replaying the path to it; `None` (the default) when it cannot be
-    /// copied, and `explore` replays.
-    fn clone_box(&self) -> Option<Box<dyn Store>> {
-        None
-    }
-}
-
-/// Makes one store per client. Implemented by the shipped [`StoreKind`]s; a store in
-/// another process implements it too.
-pub trait StoreFactory: Sync {
-    /// The name used in reports and reproduce commands (what `--store` takes).
-    fn name(&self) -> String;
-    /// A fresh store for client `client`.
-    fn make(&self, client: crate::protocol::ClientId) -> Box<dyn Store>;
-}
-
 impl StoreFactory for StoreKind {
     fn name(&self) -> String {
         self.name.to_string()
     }
-    fn make(&self, _client: crate::protocol::ClientId) -> Box<dyn Store> {
+    fn make(&self, _client: crate::model::wire::ClientId) -> Box<dyn Store> {
         (self.make)()
     }
 }

@@ -9,7 +9,7 @@ use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
 use super::{Store, StoreKind};
-use crate::protocol::{MessageId, TurnId};
+use crate::model::wire::{MessageId, TurnId};
 
 #[derive(Clone, Hash)]
 pub struct Naive;

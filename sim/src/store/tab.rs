@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::hash::Hash;
 
 use super::Store;
-use crate::protocol::{
+use crate::model::wire::{
     AgentStatus, ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role,
     TurnId,
 };

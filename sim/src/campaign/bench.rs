@@ -1,0 +1,442 @@
+//! `reconcile-sim bench`: ratios measured in one run, so they hold on a noisy machine.
+//!
+//! - Harness throughput: steps per second on one thread with the oracle after every step,
+//!   and the same inputs fed straight into fresh stores (no world, scheduler or oracle):
+//!   the ratio is the harness overhead.
+//! - Time to first failure per (store, strategy) for the note's bugs A–D, each named by
+//!   its signature (store, invariant): schedules and milliseconds until the first seed that
+//!   fails that way, median over `starts` disjoint seed ranges.
+//! - Explore: throughput and the reduction ratio on a bound small enough to enumerate.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::fuzz::run_one;
+use crate::model::config::WorldConfig;
+use crate::model::store::Store;
+use crate::model::wire::{Effect, Input, RenderRow};
+use crate::model::world::World;
+use crate::oracle::Invariant;
+use crate::run::explore::{explore, ExploreBound};
+use crate::run::run;
+use crate::run::strategy;
+use crate::store::{by_name, StoreKind};
+
+/// The note's bugs as signatures: (label, store, invariant).
+pub const BUGS: &[(&str, &str, Invariant)] = &[
+    ("A", "naive", Invariant::NewerTurnPreserved),
+    ("B", "fix-a", Invariant::NoLoss),
+    ("C", "fix-ab", Invariant::NoLoss),
+    ("D", "fix-abc", Invariant::NoDuplicate),
+    ("current", "current", Invariant::NoLoss),
+    ("current", "current", Invariant::NoDuplicate),
+    ("current", "current", Invariant::NewerTurnPreserved),
+    ("current", "current", Invariant::Converges),
+    ("membership", "membership", Invariant::NoLoss),
+    ("membership", "membership", Invariant::NoDuplicate),
+    ("membership", "membership", Invariant::NewerTurnPreserved),
+    ("membership", "membership", Invariant::Converges),
+];
+
+/// How much a smarter strategy helps on one signature: uniform random's median schedules
+/// over the best of `pct` and `swarm`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StrategyGain {
+    pub bug: String,
+    pub store: String,
+    pub invariant: Invariant,
+    pub random_median: u64,
+    pub best_strategy: String,
+    pub best_median: u64,
+    /// `random_median / best_median`.
+    pub ratio: f64,
+}
+
+/// Per signature, random against the best other strategy, hardest (most random
+/// schedules) first. A signature some start never found within the cap under random is
+/// left out: its median would be a floor, not a measurement.
+pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
+    let mut gains = Vec::new();
+    for (bug, store, inv) in BUGS {
+        let row = |strategy: &str| {
+            ttf.iter().find(|t| {
+                t.bug == *bug && t.store == *store && t.invariant == *inv && t.strategy == strategy
+            })
+        };
+        let Some(random) = row("random").filter(|r| r.not_found == 0) else {
+            continue;
+        };
+        let Some(best) = strategy::NAMES
+            .iter()
+            .filter(|n| **n != "random")
+            .filter_map(|n| row(n))
+            .filter(|t| t.not_found == 0)
+            .min_by_key(|t| t.median_schedules)
+        else {
+            continue;
+        };
+        gains.push(StrategyGain {
+            bug: bug.to_string(),
+            store: store.to_string(),
+            invariant: *inv,
+            random_median: random.median_schedules,
+            best_strategy: best.strategy.clone(),
+            best_median: best.median_schedules,
+            ratio: random.median_schedules as f64 / best.median_schedules.max(1) as f64,
+        });
+    }
+    gains.sort_by_key(|g| std::cmp::Reverse(g.random_median));
+    gains
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Throughput {
+    pub store: String,
+    pub runs: u64,
+    pub steps: u64,
+    pub harness_steps_per_s: f64,
+    pub bare_inputs_per_s: f64,
+    /// Harness time over bare-store time for the same inputs.
+    pub overhead_ratio: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TimeToFailure {
+    pub bug: String,
+    pub store: String,
+    pub invariant: Invariant,
+    pub strategy: String,
+    pub median_schedules: u64,
+    pub median_ms: f64,
+    /// Starts whose range held no such failure within the cap.
+    pub not_found: u64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ExploreBench {
+    pub bound: String,
+    pub plain_schedules: u64,
+    pub reduced_schedules: u64,
+    pub reduction_ratio: f64,
+    pub steps_per_s: f64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub throughput: Vec<Throughput>,
+    pub time_to_failure: Vec<TimeToFailure>,
+    /// [`strategy_gains`] of `time_to_failure`.
+    pub strategy_gains: Vec<StrategyGain>,
+    pub shrink: Vec<ShrinkBench>,
+    pub explore: ExploreBench,
+}
+
+/// Shrinking fuzz-found failures of one store to 1-minimal scenarios.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ShrinkBench {
+    pub store: String,
+    /// Failures shrunk (the first ones, random strategy, seeds from 0).
+    pub failures: u64,
+    pub median_ms: f64,
+    pub max_ms: f64,
+    /// Median main-phase steps before and after.
+    pub median_steps_before: u64,
+    pub median_steps_after: u64,
+    /// Median replays the shrinker ran.
+    pub median_replays: u64,
+}
+
+/// Shrink the first `samples` failing seeds of every shipped store with the default
+/// limits, checking each result is 1-minimal (a store with no failure in the first
+/// 100 000 seeds, like `durable`, gets a row with `failures: 0`).
+pub fn shrink_bench(samples: usize) -> Vec<ShrinkBench> {
+    use crate::run::run_seed;
+    use crate::trace::shrink::{check_one_minimal, shrink, Limits};
+    let mut rows = Vec::new();
+    for kind in crate::store::STORES {
+        let mut ms = Vec::new();
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        let mut replays = Vec::new();
+        let mut seed = 0u64;
+        while ms.len() < samples && seed < 100_000 {
+            let r = run_seed(kind, seed);
+            seed += 1;
+            let Some(inv) = r.outcome.invariant() else {
+                continue;
+            };
+            let started = Instant::now();
+            let Ok(s) = shrink(
+                kind,
+                r.config.clone(),
+                &r.steps,
+                Some(inv),
+                Limits::default(),
+            ) else {
+                continue;
+            };
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+            assert!(
+                s.gave_up.is_none(),
+                "{} seed {}: shrink gave up",
+                kind.name,
+                seed - 1
+            );
+            assert_eq!(
+                check_one_minimal(kind, &s.config, &s.steps, inv),
+                Ok(()),
+                "{} seed {}: not 1-minimal",
+                kind.name,
+                seed - 1
+            );
+            before.push(r.steps.len() as u64);
+            after.push(s.steps.len() as u64);
+            replays.push(s.replays);
+        }
+        let failures = ms.len() as u64;
+        let max_ms = ms.iter().copied().fold(0.0, f64::max);
+        rows.push(ShrinkBench {
+            store: kind.name.to_string(),
+            failures,
+            median_ms: median_or(ms, f64::NAN),
+            max_ms,
+            median_steps_before: median_or(before, 0),
+            median_steps_after: median_or(after, 0),
+            median_replays: median_or(replays, 0),
+        });
+    }
+    rows
+}
+
+/// A store that records every input it is given, for the bare replay.
+struct Recording {
+    inner: Box<dyn Store>,
+    log: Rc<RefCell<Vec<Input>>>,
+}
+
+impl Store for Recording {
+    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+        self.log.borrow_mut().push(input.clone());
+        self.inner.handle(input)
+    }
+    fn render(&self) -> &[RenderRow] {
+        self.inner.render()
+    }
+}
+
+pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
+    let started = Instant::now();
+    let mut steps = 0u64;
+    for seed in 0..runs {
+        let r = run_one(&kind, "random", seed);
+        steps += (r.steps.len() + r.drain.len()) as u64;
+    }
+    let harness = started.elapsed().as_secs_f64();
+    // Record the inputs each client's store saw (a separate pass, not timed).
+    let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
+    for seed in 0..runs {
+        let config = WorldConfig::from_seed(seed);
+        let cells: Vec<Rc<RefCell<Vec<Input>>>> = (0..config.clients)
+            .map(|_| Rc::new(RefCell::new(Vec::new())))
+            .collect();
+        let mut world = World::with_stores(config.clone(), |i| {
+            Box::new(Recording {
+                inner: (kind.make)(),
+                log: Rc::clone(&cells[i as usize]),
+            })
+        });
+        let r = run_one(&kind, "random", seed);
+        for s in r.steps.iter().chain(&r.drain) {
+            let _ = world.apply(*s);
+        }
+        logs.push(cells.iter().map(|c| c.borrow().clone()).collect());
+    }
+    let mut inputs = 0u64;
+    let started = Instant::now();
+    for run_logs in &logs {
+        for log in run_logs {
+            let mut store = (kind.make)();
+            for input in log {
+                std::hint::black_box(store.handle(input));
+                std::hint::black_box(store.render());
+                inputs += 1;
+            }
+        }
+    }
+    let bare = started.elapsed().as_secs_f64();
+    Throughput {
+        store: kind.name.to_string(),
+        runs,
+        steps,
+        harness_steps_per_s: steps as f64 / harness,
+        bare_inputs_per_s: inputs as f64 / bare,
+        overhead_ratio: harness / bare,
+    }
+}
+
+/// The median of `v`, or `empty` when there is nothing to take it of.
+fn median_or<T: PartialOrd + Copy>(mut v: Vec<T>, empty: T) -> T {
+    if v.is_empty() {
+        return empty;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).expect("no NaN"));
+    v[v.len() / 2]
+}
+
+/// Schedules (and milliseconds) until the first seed of `kind` that breaks `inv` under
+/// `strategy_name`, median over `starts` disjoint seed ranges (seed `i·1 000 000` upward),
+/// each searched up to `cap` seeds; ranges with no such failure are counted in
+/// `not_found`, not in the median.
+pub fn time_to_failure(
+    bug: &str,
+    kind: StoreKind,
+    inv: Invariant,
+    strategy_name: &str,
+    starts: u64,
+    cap: u64,
+) -> TimeToFailure {
+    let mut schedules = Vec::new();
+    let mut ms = Vec::new();
+    let mut not_found = 0;
+    for i in 0..starts {
+        let first = i * 1_000_000;
+        let started = Instant::now();
+        let mut n = 0;
+        let mut found = false;
+        while n < cap {
+            let seed = first + n;
+            n += 1;
+            let mut strat = strategy::by_name(strategy_name, seed).expect("known");
+            let r = run(&kind, WorldConfig::from_seed(seed), strat.as_mut());
+            if r.outcome.invariant() == Some(inv) {
+                found = true;
+                break;
+            }
+        }
+        if found {
+            schedules.push(n);
+            ms.push(started.elapsed().as_secs_f64() * 1e3);
+        } else {
+            not_found += 1;
+        }
+    }
+    TimeToFailure {
+        bug: bug.to_string(),
+        store: kind.name.to_string(),
+        invariant: inv,
+        strategy: strategy_name.to_string(),
+        median_schedules: median_or(schedules, 0),
+        median_ms: median_or(ms, f64::NAN),
+        not_found,
+    }
+}
+
+/// Run the whole benchmark: `runs` seeds per throughput row, `starts` (≥ 101) per
+/// time-to-failure row, each capped at `cap` schedules.
+pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
+    let throughput = ["current", "durable"]
+        .iter()
+        .map(|n| throughput(by_name(n).expect("shipped"), runs))
+        .collect();
+    let mut ttf = Vec::new();
+    for (bug, store, inv) in BUGS {
+        for s in strategy::NAMES {
+            ttf.push(time_to_failure(
+                bug,
+                by_name(store).expect("shipped"),
+                *inv,
+                s,
+                starts,
+                cap,
+            ));
+        }
+    }
+    let current = by_name("current").expect("shipped");
+    let mut b = ExploreBound::small(2, 0);
+    b.config.scrolls_per_client = 1;
+    let r = explore(&current, &b, &mut |_| {});
+    b.reduction = false;
+    let p = explore(&current, &b, &mut |_| {});
+    let durable = by_name("durable").expect("shipped");
+    let mut d = ExploreBound::small(2, 1);
+    d.config.passive_observer = true;
+    let started = Instant::now();
+    let dr = explore(&durable, &d, &mut |_| {});
+    let steps_per_s = dr.steps_applied as f64 / started.elapsed().as_secs_f64();
+    BenchReport {
+        throughput,
+        strategy_gains: strategy_gains(&ttf),
+        time_to_failure: ttf,
+        shrink: shrink_bench(20),
+        explore: ExploreBench {
+            bound: b.describe(),
+            plain_schedules: p.schedules,
+            reduced_schedules: r.schedules,
+            reduction_ratio: p.schedules as f64 / r.schedules as f64,
+            steps_per_s,
+        },
+    }
+}
+
+/// The report as Markdown tables (what `docs/benchmarks.md` holds).
+pub fn format_markdown(r: &BenchReport) -> String {
+    let mut out = String::new();
+    out.push_str("| store | runs | steps | harness steps/s (oracle on, 1 thread) | bare store inputs/s | overhead ratio |\n|---|---|---|---|---|---|\n");
+    for t in &r.throughput {
+        out.push_str(&format!(
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |\n",
+            t.store, t.runs, t.steps, t.harness_steps_per_s, t.bare_inputs_per_s, t.overhead_ratio
+        ));
+    }
+    out.push_str("\n| bug | signature | strategy | median schedules to first failure | median ms | starts with no failure |\n|---|---|---|---|---|---|\n");
+    for t in &r.time_to_failure {
+        out.push_str(&format!(
+            "| {} | {} {} | {} | {} | {:.3} | {} |\n",
+            t.bug, t.store, t.invariant, t.strategy, t.median_schedules, t.median_ms, t.not_found
+        ));
+    }
+    out.push_str("\n| signature (hardest first) | random median | best other strategy | its median | random / best |\n|---|---|---|---|---|\n");
+    for g in &r.strategy_gains {
+        out.push_str(&format!(
+            "| {} {} ({}) | {} | {} | {} | {:.1}× |\n",
+            g.store, g.invariant, g.bug, g.random_median, g.best_strategy, g.best_median, g.ratio
+        ));
+    }
+    out.push('\n');
+    out.push_str(&format_shrink_table(&r.shrink));
+    let e = &r.explore;
+    out.push_str(&format!(
+        "\nexplore: plain {} schedules vs {} with sleep sets ({:.1}× fewer) on `{}`; {:.0} steps/s (durable, 2 clients, one sends 1)\n",
+        e.plain_schedules, e.reduced_schedules, e.reduction_ratio, e.bound, e.steps_per_s
+    ));
+    out
+}
+
+/// The shrink rows as a Markdown table (part of [`format_markdown`]; the `shrink_timing`
+/// example prints it alone).
+pub fn format_shrink_table(rows: &[ShrinkBench]) -> String {
+    let mut out = String::from("| store | failures shrunk | median shrink ms | max ms | median steps before → after | median replays |\n|---|---|---|---|---|---|\n");
+    for b in rows {
+        if b.failures == 0 {
+            out.push_str(&format!(
+                "| {} | 0 (no failure in 100 000 seeds) | – | – | – | – |\n",
+                b.store
+            ));
+            continue;
+        }
+        out.push_str(&format!(
+            "| {} | {} | {:.3} | {:.3} | {} → {} | {} |\n",
+            b.store,
+            b.failures,
+            b.median_ms,
+            b.max_ms,
+            b.median_steps_before,
+            b.median_steps_after,
+            b.median_replays
+        ));
+    }
+    out
+}

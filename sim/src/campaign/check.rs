@@ -1,0 +1,347 @@
+//! The CI gate (`reconcile-sim check`): replay every committed scenario, then fuzz a
+//! bounded budget of seeds, and say in one verdict whether anything broke.
+//!
+//! What a scenario has to do depends on whether a store is under test:
+//!
+//! - **No store under test** (`check` alone): each scenario is replayed against the store
+//!   it names and must do exactly what its `expect` says: break that invariant (a
+//!   regression seed must still catch its bug; that proves the harness still works, like
+//!   TigerBeetle's canary) or, with `expect: null`, pass. There is nothing to fuzz.
+//! - **A store under test** (`check --store NAME`): every scenario is replayed against that
+//!   store and passes when no invariant breaks, whatever it expected on the store it was
+//!   recorded on: the regression seeds are interleavings a fixed store must survive. Then
+//!   the store is fuzzed.
+//!
+//! Fuzzing runs `seeds` seeds from a start derived from `--seed` (a number is used as is;
+//! any other string, such as a commit hash, is hashed with FNV-1a), in batches of
+//! [`BATCH_SEEDS`]; a batch is one JUnit testcase. The first failing seed of each
+//! (store, invariant) signature is shrunk and saved, once per signature.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+use serde::Serialize;
+
+use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
+use crate::model::store::StoreFactory;
+use crate::oracle::Invariant;
+use crate::run::replay;
+use crate::trace::scenario::Scenario;
+
+/// Seeds per fuzz batch (one JUnit testcase each).
+pub const BATCH_SEEDS: u64 = 1000;
+
+/// The default fuzz budget per store: well under a second of CPU per store in a release
+/// build, so a CI run of `check` stays far under a minute.
+pub const DEFAULT_SEEDS: u64 = 10_000;
+
+/// The first seed for `--seed S`: S itself when it is a decimal number, otherwise the
+/// FNV-1a hash of its bytes cut to 48 bits (so `start + seeds` never overflows). The same
+/// string gives the same seeds on every machine and build.
+pub fn seed_start_from(s: &str) -> u64 {
+    if let Ok(n) = s.parse::<u64>() {
+        return n;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h & 0xffff_ffff_ffff
+}
+
+/// What a scenario must do in this check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Requirement {
+    /// Replayed on the store it names: must break exactly `expect` (or pass if null).
+    ReproduceExpect,
+    /// Replayed on the store under test: must break nothing.
+    Pass,
+}
+
+/// One scenario to replay.
+pub struct ScenarioCase<'a> {
+    pub path: PathBuf,
+    pub scenario: Scenario,
+    pub store: &'a dyn StoreFactory,
+    pub requirement: Requirement,
+}
+
+/// How one scenario did.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScenarioResult {
+    pub path: PathBuf,
+    pub store: String,
+    pub requirement: Requirement,
+    pub expect: Option<Invariant>,
+    /// The invariant the replay broke, if any.
+    pub got: Option<Invariant>,
+    /// Steps skipped because they were not enabled.
+    pub skipped: usize,
+    pub ok: bool,
+    /// The command that replays it.
+    pub replay: String,
+}
+
+/// Replay each case.
+pub fn replay_scenarios(cases: &[ScenarioCase<'_>]) -> Vec<ScenarioResult> {
+    cases
+        .iter()
+        .map(|c| {
+            let r = replay(c.store, c.scenario.config.clone(), &c.scenario.steps());
+            let got = r.outcome.invariant();
+            let ok = match c.requirement {
+                Requirement::ReproduceExpect => got == c.scenario.expect,
+                Requirement::Pass => got.is_none(),
+            };
+            let mut replay = format!("reconcile-sim replay {}", c.path.display());
+            if c.store.name() != c.scenario.store {
+                replay.push_str(&format!(" --store {}", c.store.name()));
+            }
+            ScenarioResult {
+                path: c.path.clone(),
+                store: c.store.name(),
+                requirement: c.requirement,
+                expect: c.scenario.expect,
+                got,
+                skipped: r.skipped.len(),
+                ok,
+                replay,
+            }
+        })
+        .collect()
+}
+
+/// One fuzz batch of one store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FuzzBatch {
+    pub store: String,
+    pub seed_start: u64,
+    pub seeds: u64,
+    /// Seeds failing each invariant.
+    pub failing: BTreeMap<Invariant, u64>,
+    /// The first failing seed of each invariant.
+    pub first_failing_seed: BTreeMap<Invariant, u64>,
+}
+
+impl FuzzBatch {
+    pub fn ok(&self) -> bool {
+        self.failing.is_empty()
+    }
+}
+
+/// Fuzz each store over `seeds` seeds from `seed_start`, in batches.
+pub fn fuzz_batches(
+    stores: &[&dyn StoreFactory],
+    strategy: &str,
+    seed_start: u64,
+    seeds: u64,
+    jobs: usize,
+) -> Vec<FuzzBatch> {
+    let mut out = Vec::new();
+    for store in stores {
+        let mut start = seed_start;
+        while start < seed_start + seeds {
+            let n = BATCH_SEEDS.min(seed_start + seeds - start);
+            let report = run_campaign(
+                &Campaign {
+                    stores: vec![*store],
+                    strategy: strategy.to_string(),
+                    seed_start: start,
+                    budget: Budget::Seeds(n),
+                    jobs,
+                },
+                &|_| {},
+                &AtomicBool::new(false),
+            );
+            let s = &report.stores[0];
+            out.push(FuzzBatch {
+                store: s.store.clone(),
+                seed_start: start,
+                seeds: n,
+                failing: s.failing.clone(),
+                first_failing_seed: s.first_failing_seed.clone(),
+            });
+            start += n;
+        }
+    }
+    out
+}
+
+/// A failure the fuzzer found, shrunk and saved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Found {
+    pub store: String,
+    pub invariant: Invariant,
+    pub seed: u64,
+    pub path: PathBuf,
+    pub steps: usize,
+    pub original_steps: usize,
+    pub one_minimal: bool,
+    /// Why shrinking stopped early, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gave_up: Option<String>,
+}
+
+/// The first failing seed of each (store, invariant) signature across `batches`.
+pub fn first_failures(batches: &[FuzzBatch]) -> Vec<(String, Invariant, u64)> {
+    let mut first: BTreeMap<(String, Invariant), u64> = BTreeMap::new();
+    for b in batches {
+        for (&inv, &seed) in &b.first_failing_seed {
+            let e = first.entry((b.store.clone(), inv)).or_insert(seed);
+            *e = (*e).min(seed);
+        }
+    }
+    first
+        .into_iter()
+        .map(|((s, i), seed)| (s, i, seed))
+        .collect()
+}
+
+/// The whole check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    pub scenarios: Vec<ScenarioResult>,
+    pub strategy: String,
+    pub seed_start: u64,
+    pub batches: Vec<FuzzBatch>,
+    pub found: Vec<Found>,
+}
+
+impl CheckReport {
+    pub fn ok(&self) -> bool {
+        self.scenarios.iter().all(|s| s.ok) && self.batches.iter().all(FuzzBatch::ok)
+    }
+}
+
+/// The report as JUnit XML: a suite of scenarios and a suite per fuzzed store, one
+/// testcase per scenario and per batch. No timestamps, so the bytes are deterministic.
+pub fn junit_xml(report: &CheckReport) -> String {
+    let mut junit = Report::new("reconcile-sim check");
+    let mut suite = TestSuite::new("scenarios");
+    for s in &report.scenarios {
+        let name = s.path.display().to_string();
+        let status = if s.ok {
+            TestCaseStatus::success()
+        } else {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_message(scenario_message(s));
+            st.set_description(format!("{}\nreplay: {}", scenario_message(s), s.replay));
+            st
+        };
+        let mut tc = TestCase::new(name, status);
+        tc.set_classname(format!("scenarios.{}", s.store));
+        suite.add_test_case(tc);
+    }
+    junit.add_test_suite(suite);
+    let mut stores: Vec<&str> = report.batches.iter().map(|b| b.store.as_str()).collect();
+    stores.dedup();
+    for store in stores {
+        let mut suite = TestSuite::new(format!("fuzz {store}"));
+        for b in report.batches.iter().filter(|b| b.store == store) {
+            let name = format!("{store} seeds {}..{}", b.seed_start, b.seed_start + b.seeds);
+            let status = if b.ok() {
+                TestCaseStatus::success()
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                st.set_message(batch_message(b));
+                let mut text = batch_message(b);
+                for f in report.found.iter().filter(|f| {
+                    f.store == b.store && f.seed >= b.seed_start && f.seed < b.seed_start + b.seeds
+                }) {
+                    text.push_str(&format!(
+                        "\n{} (seed {}): reconcile-sim replay {}",
+                        f.invariant,
+                        f.seed,
+                        f.path.display()
+                    ));
+                }
+                st.set_description(text);
+                st
+            };
+            let mut tc = TestCase::new(name, status);
+            tc.set_classname(format!("fuzz.{store}"));
+            suite.add_test_case(tc);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.to_string().expect("JUnit XML serialises")
+}
+
+/// One line about a scenario's result.
+pub fn scenario_message(s: &ScenarioResult) -> String {
+    let got = s.got.map_or("no violation".to_string(), |g| format!("{g}"));
+    match s.requirement {
+        Requirement::ReproduceExpect => match s.expect {
+            Some(e) => format!("on {} expected {e}, got {got}", s.store),
+            None => format!("on {} expected a pass, got {got}", s.store),
+        },
+        Requirement::Pass => format!("{} must break nothing, got {got}", s.store),
+    }
+}
+
+/// One line about a batch's failures: `inv1-no-loss 12 seeds (first 3), …`.
+pub fn batch_message(b: &FuzzBatch) -> String {
+    b.failing
+        .iter()
+        .map(|(inv, n)| {
+            format!(
+                "{inv} on {n} seeds (first {})",
+                b.first_failing_seed.get(inv).copied().unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every `*.json` file under `dir`, recursively, in sorted order.
+pub fn scenario_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let p = entry?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_from_numbers_and_strings_are_stable() {
+        assert_eq!(seed_start_from("42"), 42);
+        // FNV-1a 64 of "" is the offset basis; cut to 48 bits.
+        assert_eq!(
+            seed_start_from(""),
+            0xcbf2_9ce4_8422_2325 & 0xffff_ffff_ffff
+        );
+        let h = seed_start_from("2489cff");
+        assert_eq!(h, seed_start_from("2489cff"));
+        assert_ne!(h, seed_start_from("2489cfe"));
+        assert!(h < 1 << 48);
+    }
+
+    #[test]
+    fn batches_cover_the_budget_exactly() {
+        let kind = crate::store::current::KIND;
+        let b = fuzz_batches(&[&kind], "random", 5, 2500, 1);
+        assert_eq!(
+            b.iter()
+                .map(|b| (b.seed_start, b.seeds))
+                .collect::<Vec<_>>(),
+            vec![(5, 1000), (1005, 1000), (2005, 500)]
+        );
+    }
+}

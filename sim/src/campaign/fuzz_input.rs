@@ -1,0 +1,180 @@
+//! Bytes ↔ a run: the library side of the cargo-fuzz `interleavings` target.
+//!
+//! A coverage-guided fuzzer mutates bytes; this turns them into the same choices every
+//! other strategy makes, read one byte at a time through arbitrary's [`Unstructured`]:
+//!
+//! | bytes | meaning |
+//! |---|---|
+//! | 0–8 | the world options, one byte each, folded into ranges that contain both what `WorldConfig::from_seed` draws and what the shrinker cuts budgets down to (clients 1–3, passive observer, sends 0–3, scrolls 0–4, deltas 0–3, tool calls 0–2, failures, reorder window 1–3, status on connect) |
+//! | 9 | the store, as an index into the shipped stores (ignored when the caller fixes one) |
+//! | 10… | one byte per step: the index (modulo the count) into the sorted enabled steps |
+//!
+//! The main phase ends when the bytes do (or at `steps_max`); then the ordinary drain and
+//! convergence check run. Every input is therefore a whole, terminating run, and the
+//! mapping is invertible: [`encode_run`] turns a scenario back into bytes, so committed
+//! scenarios seed the fuzzer's corpus exactly.
+
+use arbitrary::Unstructured;
+
+use crate::model::config::WorldConfig;
+use crate::model::step::Step;
+use crate::model::world::World;
+use crate::run::{execute, Next, RunReport};
+use crate::store::{StoreKind, STORES};
+
+/// Bytes before the first step choice.
+pub const HEADER_LEN: usize = 10;
+
+fn byte(u: &mut Unstructured<'_>) -> u8 {
+    u.arbitrary::<u8>().unwrap_or(0)
+}
+
+fn ranged(u: &mut Unstructured<'_>, lo: u8, hi: u8) -> u8 {
+    lo + byte(u) % (hi - lo + 1)
+}
+
+/// The world options encoded in the header.
+pub fn decode_config(u: &mut Unstructured<'_>) -> WorldConfig {
+    WorldConfig {
+        clients: ranged(u, 1, 3),
+        passive_observer: byte(u) & 1 == 1,
+        sends_per_client: ranged(u, 0, 3),
+        scrolls_per_client: ranged(u, 0, 4),
+        deltas_per_segment_max: ranged(u, 0, 3),
+        tool_calls_per_turn_max: ranged(u, 0, 2),
+        turn_failures: byte(u) & 1 == 1,
+        ws_reorder_window: ranged(u, 1, 3),
+        status_on_connect: byte(u) & 1 == 1,
+        steps_max: 200,
+        drain_steps_max: 2000,
+    }
+}
+
+/// The header bytes for `config`, or `None` when an option is outside the fuzzable ranges.
+pub fn encode_config(config: &WorldConfig, store_index: u8) -> Option<Vec<u8>> {
+    let within = |v: u8, lo: u8, hi: u8| (lo..=hi).contains(&v).then_some(v - lo);
+    Some(vec![
+        within(config.clients, 1, 3)?,
+        config.passive_observer as u8,
+        within(config.sends_per_client, 0, 3)?,
+        within(config.scrolls_per_client, 0, 4)?,
+        within(config.deltas_per_segment_max, 0, 3)?,
+        within(config.tool_calls_per_turn_max, 0, 2)?,
+        config.turn_failures as u8,
+        within(config.ws_reorder_window, 1, 3)?,
+        config.status_on_connect as u8,
+        store_index,
+    ])
+}
+
+/// What a fuzz input decoded to, and how the run went.
+pub struct BytesRun {
+    pub store: StoreKind,
+    pub report: RunReport,
+}
+
+/// Decode `data` and run it. With `store` given, byte 9 is ignored.
+pub fn run_bytes(data: &[u8], store: Option<StoreKind>) -> BytesRun {
+    let mut u = Unstructured::new(data);
+    let config = decode_config(&mut u);
+    let index = byte(&mut u) as usize % STORES.len();
+    let store = store.unwrap_or(STORES[index]);
+    let steps_max = config.steps_max as usize;
+    let report = execute(&store, config, |_, enabled, i| {
+        if u.is_empty() || enabled.is_empty() || i >= steps_max {
+            Next::Stop
+        } else {
+            Next::Apply(enabled[byte(&mut u) as usize % enabled.len()])
+        }
+    });
+    BytesRun { store, report }
+}
+
+/// The bytes that make [`run_bytes`] apply exactly the steps of `steps` that are enabled
+/// when replayed on `config` (skipped steps leave no byte), with `store`.
+/// `None` when the config is outside the fuzzable ranges.
+pub fn encode_run(store: StoreKind, config: &WorldConfig, steps: &[Step]) -> Option<Vec<u8>> {
+    let index = STORES
+        .iter()
+        .position(|k| k.name == store.name)
+        .unwrap_or(0) as u8;
+    let mut bytes = encode_config(config, index)?;
+    let mut world = World::new(decode_config(&mut Unstructured::new(&bytes)), &store);
+    let mut enabled = Vec::new();
+    for step in steps.iter().take(config.steps_max as usize) {
+        world.enabled_steps(&mut enabled);
+        if let Ok(i) = enabled.binary_search(step) {
+            bytes.push(u8::try_from(i).ok()?);
+            if world.apply(*step).is_err() {
+                break;
+            }
+        }
+    }
+    Some(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::{replay, Outcome};
+
+    #[test]
+    fn any_bytes_make_a_whole_run_that_replays_identically() {
+        let current = crate::store::current::KIND;
+        for len in [0usize, 1, 9, 10, 11, 64, 512] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+            let a = run_bytes(&data, Some(current));
+            let b = replay(&current, a.report.config.clone(), &a.report.steps);
+            assert_eq!(a.report.outcome, b.outcome, "len {len}");
+            assert_eq!(a.report.steps, b.steps);
+        }
+    }
+
+    #[test]
+    fn encoding_a_run_gives_back_the_same_run() {
+        for seed in 0..200u64 {
+            let store = crate::store::STORES[(seed % 7) as usize];
+            let data: Vec<u8> = (0..120u64)
+                .map(|i| (seed.wrapping_mul(2654435761).wrapping_add(i * 97) >> 3) as u8)
+                .collect();
+            let a = run_bytes(&data, None);
+            let bytes = encode_run(a.store, &a.report.config, &a.report.steps).unwrap();
+            let b = run_bytes(&bytes, None);
+            assert_eq!(a.store.name, b.store.name);
+            assert_eq!(a.report, b.report, "seed {seed} store {}", store.name);
+        }
+    }
+
+    #[test]
+    fn the_canary_is_caught_from_bytes_whenever_a_message_is_sent() {
+        let canary = crate::store::canary::KIND;
+        let mut with_send = 0;
+        for i in 0u64..50 {
+            // A small LCG: varied bytes without a dependency.
+            let mut x = i + 1;
+            let data: Vec<u8> = (0..256)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    (x >> 56) as u8
+                })
+                .collect();
+            let run = run_bytes(&data, Some(canary));
+            if run
+                .report
+                .steps
+                .iter()
+                .any(|s| matches!(s, Step::Send { .. }))
+            {
+                with_send += 1;
+                assert_ne!(
+                    run.report.outcome,
+                    Outcome::Pass,
+                    "input {i}: canary passed"
+                );
+            }
+        }
+        assert!(with_send >= 25, "only {with_send}/50 inputs sent a message");
+    }
+}

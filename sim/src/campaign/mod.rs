@@ -1,0 +1,9 @@
+//! Many runs: the parallel fuzz campaign, the CI gate, the nightly run, the cargo-fuzz
+//! byte encoding and corpus, and benchmarks.
+
+pub mod bench;
+pub mod check;
+pub mod corpus;
+pub mod fuzz;
+pub mod fuzz_input;
+pub mod nightly;

@@ -1,0 +1,547 @@
+//! The nightly run: for a time budget, the in-process fuzzer over every store and strategy
+//! on every core, then each cargo-fuzz target; every failure with a signature not seen
+//! before (in `scenarios/` or an earlier night) is shrunk and written into tonight's
+//! folder, with a JSON and a Markdown summary.
+//!
+//! Nothing found is ever lost: each scenario file is written (atomically) as soon as it is
+//! shrunk, and the summary is written whether the run ends by its budget or by Ctrl-C
+//! (the `cancel` flag), in which case it says so.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::check::scenario_files;
+use crate::campaign::fuzz::{run_campaign, run_one, Budget, Campaign, CampaignReport};
+use crate::campaign::fuzz_input::run_bytes;
+use crate::model::store::StoreFactory;
+use crate::oracle::Invariant;
+use crate::run::Outcome;
+use crate::store::STORES;
+use crate::trace::scenario::{load, write_atomically};
+use crate::trace::shrink::{scenario_of, shrink, shrink_and_save, Limits};
+
+/// A failure's identity for de-duplication: the store and the invariant it breaks.
+pub type Signature = (String, Invariant);
+
+/// What a nightly run does.
+#[derive(Clone, Debug)]
+pub struct NightlyConfig {
+    /// The whole budget.
+    pub budget: Duration,
+    /// Tonight's folder (created; must not exist yet).
+    pub night_dir: PathBuf,
+    /// Where known signatures come from: the committed scenarios and earlier nights.
+    pub known_dirs: Vec<PathBuf>,
+    /// The first seed of every in-process campaign.
+    pub seed_start: u64,
+    pub jobs: usize,
+    /// The cargo-fuzz package directory, or `None` to skip the coverage-guided phase.
+    pub fuzz_dir: Option<PathBuf>,
+    /// The committed corpus root (`corpus/`), read-only seeds for libFuzzer.
+    pub corpus_dir: PathBuf,
+    /// Share of the budget for the in-process phase when cargo-fuzz runs too.
+    pub in_process_share: f64,
+    /// Stores the `interleavings` target is run against, one libFuzzer run each (fixed
+    /// with `RECONCILE_SIM_STORE`): the stores under test, not the known-broken history.
+    pub fuzz_stores: Vec<String>,
+}
+
+/// One in-process campaign's results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CampaignSummary {
+    pub report: CampaignReport,
+    pub runs_per_second: f64,
+}
+
+/// One cargo-fuzz target's results.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TargetSummary {
+    pub target: String,
+    /// The store the target was fixed to, if any.
+    pub store: Option<String>,
+    pub seconds: u64,
+    /// libFuzzer's own count, when it printed one.
+    pub executions: Option<u64>,
+    pub artifacts: Vec<String>,
+    /// Set when the target could not be run (build failed, cargo-fuzz missing…).
+    pub error: Option<String>,
+}
+
+/// A failure found tonight.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Finding {
+    pub store: String,
+    pub invariant: Invariant,
+    /// `in-process/<strategy>` or `cargo-fuzz/<target>`.
+    pub source: String,
+    pub new: bool,
+    /// The shrunk scenario written for a new signature.
+    pub scenario: Option<String>,
+    pub steps: Option<usize>,
+}
+
+/// Everything the night did; written as `summary.json` and `summary.md`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NightlySummary {
+    pub night_dir: String,
+    pub budget_seconds: u64,
+    pub elapsed_seconds: f64,
+    pub interrupted: bool,
+    pub seed_start: u64,
+    pub known_signatures: usize,
+    pub campaigns: Vec<CampaignSummary>,
+    pub cargo_fuzz: Vec<TargetSummary>,
+    pub findings: Vec<Finding>,
+    /// Problems that did not stop the night (a target that failed to build…).
+    pub problems: Vec<String>,
+}
+
+/// Signatures of every scenario file below `dirs` (files that are not scenarios, like
+/// summaries, are passed over).
+pub fn known_signatures(dirs: &[PathBuf]) -> BTreeSet<Signature> {
+    let mut known = BTreeSet::new();
+    for dir in dirs {
+        // A directory that does not exist yet (the first night) holds nothing known.
+        for path in scenario_files(dir).unwrap_or_default() {
+            if let Ok(s) = load(&path) {
+                if let Some(inv) = s.expect {
+                    known.insert((s.store.clone(), inv));
+                }
+            }
+        }
+    }
+    known
+}
+
+/// What the phases report as they go.
+pub trait NightlyProgress: Sync {
+    /// A phase starts (`what`), with an expected length in seconds.
+    fn phase(&self, what: &str, seconds: u64);
+    /// Runs done in the current in-process campaign.
+    fn runs(&self, done: u64);
+    /// A line worth printing (a new finding, a problem).
+    fn note(&self, line: &str);
+}
+
+/// Run the night.
+pub fn run_nightly(
+    cfg: &NightlyConfig,
+    progress: &dyn NightlyProgress,
+    cancel: &AtomicBool,
+) -> Result<NightlySummary, String> {
+    let started = Instant::now();
+    let scenarios_dir = cfg.night_dir.join("scenarios");
+    std::fs::create_dir_all(&scenarios_dir)
+        .map_err(|e| format!("cannot create {}: {e}", scenarios_dir.display()))?;
+    let mut known = known_signatures(&cfg.known_dirs);
+    let mut summary = NightlySummary {
+        night_dir: cfg.night_dir.display().to_string(),
+        budget_seconds: cfg.budget.as_secs(),
+        elapsed_seconds: 0.0,
+        interrupted: false,
+        seed_start: cfg.seed_start,
+        known_signatures: known.len(),
+        campaigns: Vec::new(),
+        cargo_fuzz: Vec::new(),
+        findings: Vec::new(),
+        problems: Vec::new(),
+    };
+    let in_process = if cfg.fuzz_dir.is_some() {
+        cfg.budget.mul_f64(cfg.in_process_share.clamp(0.0, 1.0))
+    } else {
+        cfg.budget
+    };
+    let strategies = crate::run::strategy::NAMES;
+    let per_strategy = in_process / strategies.len() as u32;
+    let stores: Vec<&dyn StoreFactory> = STORES.iter().map(|k| k as &dyn StoreFactory).collect();
+
+    // Phase 1: in-process, every store and strategy.
+    for strategy in strategies {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        progress.phase(
+            &format!("in-process fuzz, strategy {strategy}"),
+            per_strategy.as_secs(),
+        );
+        let campaign = Campaign {
+            stores: stores.clone(),
+            strategy: strategy.to_string(),
+            seed_start: cfg.seed_start,
+            budget: Budget::Time(per_strategy),
+            jobs: cfg.jobs,
+        };
+        let t = Instant::now();
+        let report = run_campaign(&campaign, &|d| progress.runs(d), cancel);
+        let runs = report.seeds * stores.len() as u64;
+        let secs = t.elapsed().as_secs_f64().max(1e-9);
+        for s in &report.stores {
+            let store = *stores
+                .iter()
+                .find(|k| k.name() == s.store)
+                .expect("campaign store");
+            for (inv, seed) in &s.first_failing_seed {
+                let sig = (s.store.clone(), *inv);
+                let new = !known.contains(&sig);
+                let mut finding = Finding {
+                    store: s.store.clone(),
+                    invariant: *inv,
+                    source: format!("in-process/{strategy}"),
+                    new,
+                    scenario: None,
+                    steps: None,
+                };
+                if new {
+                    let run = run_one(store, strategy, *seed);
+                    let saved = shrink_and_save(
+                        store,
+                        run.config.clone(),
+                        &run.steps,
+                        *inv,
+                        *seed,
+                        strategy,
+                        &scenarios_dir,
+                        Limits::default(),
+                    )?;
+                    progress.note(&format!(
+                        "new: {} {} (seed {seed}, {strategy}) → {}",
+                        s.store,
+                        inv,
+                        saved.0.display()
+                    ));
+                    finding.scenario = Some(saved.0.display().to_string());
+                    finding.steps = Some(saved.1.steps.len());
+                    known.insert(sig);
+                }
+                summary.findings.push(finding);
+            }
+        }
+        summary.campaigns.push(CampaignSummary {
+            report,
+            runs_per_second: runs as f64 / secs,
+        });
+    }
+
+    // Phase 2: each cargo-fuzz target for its share of what is left: `interleavings` once
+    // per store under test, then `scenario_parser`.
+    if let Some(fuzz_dir) = &cfg.fuzz_dir {
+        let mut runs: Vec<(&str, Option<crate::store::StoreKind>)> = Vec::new();
+        for name in &cfg.fuzz_stores {
+            let kind = crate::store::by_name(name)
+                .ok_or_else(|| format!("unknown store '{name}' for the interleavings target"))?;
+            runs.push(("interleavings", Some(kind)));
+        }
+        runs.push(("scenario_parser", None));
+        let count = runs.len();
+        for (i, (target, store)) in runs.into_iter().enumerate() {
+            if cancel.load(Ordering::Relaxed) {
+                break;
+            }
+            let left = cfg.budget.saturating_sub(started.elapsed());
+            let secs = (left.as_secs() / (count - i) as u64).max(10);
+            let label = match store {
+                Some(k) => format!("{target} on {}", k.name),
+                None => target.to_string(),
+            };
+            progress.phase(&format!("cargo-fuzz target {label}"), secs);
+            let t = run_target(
+                fuzz_dir,
+                &cfg.corpus_dir,
+                &cfg.night_dir,
+                target,
+                store,
+                secs,
+                cfg.jobs,
+            );
+            if let Some(e) = &t.error {
+                summary.problems.push(format!("cargo-fuzz {label}: {e}"));
+                progress.note(&format!("problem: cargo-fuzz {label}: {e}"));
+            }
+            for artifact in &t.artifacts {
+                let path = PathBuf::from(artifact);
+                if target == "scenario_parser" {
+                    // Any crash of the parser target is a harness bug, always new.
+                    summary.problems.push(format!(
+                        "scenario_parser crashed on {} (a loader bug: reproduce with `cargo fuzz run -s none scenario_parser {}`)",
+                        path.display(),
+                        path.display()
+                    ));
+                    continue;
+                }
+                if let Some(f) = convert_artifact(&path, store, &scenarios_dir, &mut known)? {
+                    if f.new {
+                        progress.note(&format!(
+                            "new: {} {} (cargo-fuzz) → {}",
+                            f.store,
+                            f.invariant,
+                            f.scenario.as_deref().unwrap_or("")
+                        ));
+                    }
+                    summary.findings.push(f);
+                }
+            }
+            summary.cargo_fuzz.push(t);
+        }
+    }
+    summary.interrupted = cancel.load(Ordering::Relaxed);
+    summary.elapsed_seconds = started.elapsed().as_secs_f64();
+    write_summary(&cfg.night_dir, &summary)?;
+    Ok(summary)
+}
+
+/// A libFuzzer artifact of `interleavings` (store chosen by its bytes) → a finding, shrunk
+/// and saved when its signature is new.
+fn convert_artifact(
+    path: &Path,
+    store: Option<crate::store::StoreKind>,
+    scenarios_dir: &Path,
+    known: &mut BTreeSet<Signature>,
+) -> Result<Option<Finding>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let run = run_bytes(&bytes, store);
+    let Outcome::Fail(v) = &run.report.outcome else {
+        return Ok(None);
+    };
+    let sig = (run.store.name.to_string(), v.invariant);
+    let mut finding = Finding {
+        store: sig.0.clone(),
+        invariant: v.invariant,
+        source: "cargo-fuzz/interleavings".to_string(),
+        new: !known.contains(&sig),
+        scenario: None,
+        steps: None,
+    };
+    if finding.new {
+        let shrunk = shrink(
+            &run.store,
+            run.report.config.clone(),
+            &run.report.steps,
+            Some(v.invariant),
+            Limits::default(),
+        )
+        .map_err(|e| {
+            format!(
+                "internal error: artifact {} did not replay: {e}",
+                path.display()
+            )
+        })?;
+        let mut sc = scenario_of(&run.store, &shrunk, None, Some("libfuzzer".to_string()));
+        sc.description = Some(format!("found by cargo-fuzz, artifact {}", path.display()));
+        let file = scenarios_dir.join(format!("{}-{}-libfuzzer.json", sig.0, sig.1));
+        sc.save(&file)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        finding.scenario = Some(file.display().to_string());
+        finding.steps = Some(shrunk.steps.len());
+        known.insert(sig);
+    }
+    Ok(Some(finding))
+}
+
+/// Run one cargo-fuzz target for `secs` seconds, the committed corpus as read-only seeds
+/// and `fuzz/corpus/<target>` as the scratch corpus libFuzzer writes to; crashes go to
+/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them.
+fn run_target(
+    fuzz_dir: &Path,
+    corpus_dir: &Path,
+    night_dir: &Path,
+    target: &str,
+    store: Option<crate::store::StoreKind>,
+    secs: u64,
+    jobs: usize,
+) -> TargetSummary {
+    let mut t = TargetSummary {
+        target: target.to_string(),
+        store: store.map(|k| k.name.to_string()),
+        seconds: secs,
+        executions: None,
+        artifacts: Vec::new(),
+        error: None,
+    };
+    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let fuzz_dir = abs(fuzz_dir);
+    let root = fuzz_dir.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let label = match store {
+        Some(k) => format!("{target}-{}", k.name),
+        None => target.to_string(),
+    };
+    let artifacts = night_dir.join("artifacts").join(&label);
+    let scratch = fuzz_dir.join("corpus").join(target);
+    for d in [&artifacts, &scratch] {
+        if let Err(e) = std::fs::create_dir_all(d) {
+            t.error = Some(format!("cannot create {}: {e}", d.display()));
+            return t;
+        }
+    }
+    let mut cmd = Command::new("cargo");
+    match store {
+        Some(k) => cmd.env("RECONCILE_SIM_STORE", k.name),
+        None => cmd.env_remove("RECONCILE_SIM_STORE"),
+    };
+    cmd.current_dir(&root)
+        .args(["fuzz", "run", "-s", "none", target])
+        .arg(abs(&scratch))
+        .arg(abs(&corpus_dir.join(target)))
+        .arg("--")
+        .arg(format!("-max_total_time={secs}"))
+        .arg(format!("-artifact_prefix={}/", abs(&artifacts).display()))
+        .arg(format!("-fork={}", jobs.max(1)))
+        .arg("-ignore_crashes=1")
+        .arg("-print_final_stats=1");
+    let log = night_dir.join(format!("cargo-fuzz-{label}.log"));
+    match cmd.output() {
+        Err(e) => t.error = Some(format!("cannot run cargo fuzz: {e}")),
+        Ok(out) => {
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+            let _ = write_atomically(&log, text.as_bytes());
+            // Fork mode prints `#N: cov: …` status lines; the last one has the total.
+            t.executions = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
+                .chain(text.lines().filter_map(|l| {
+                    l.strip_prefix('#')
+                        .and_then(|r| r.split([':', ' ', '\t']).next())
+                }))
+                .filter_map(|n| n.trim().parse::<u64>().ok())
+                .max();
+            if text.contains("error: could not compile") || text.contains("error[E") {
+                t.error = Some(format!("the target did not build (see {})", log.display()));
+            }
+        }
+    }
+    let mut found: Vec<String> = std::fs::read_dir(&artifacts)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with("crash-"))
+                })
+                .map(|p| p.display().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    t.artifacts = found;
+    t
+}
+
+/// Write `summary.json` and `summary.md` atomically.
+pub fn write_summary(night_dir: &Path, s: &NightlySummary) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
+    write_atomically(&night_dir.join("summary.json"), json.as_bytes())
+        .map_err(|e| format!("cannot write summary.json: {e}"))?;
+    write_atomically(&night_dir.join("summary.md"), markdown(s).as_bytes())
+        .map_err(|e| format!("cannot write summary.md: {e}"))
+}
+
+/// The Markdown summary.
+pub fn markdown(s: &NightlySummary) -> String {
+    let mut out = format!(
+        "# Nightly run {}\n\nBudget {} s, ran {:.0} s{}. Seeds from {}. {} signatures known before tonight.\n\n",
+        s.night_dir,
+        s.budget_seconds,
+        s.elapsed_seconds,
+        if s.interrupted { " (**interrupted**: everything found so far is kept)" } else { "" },
+        s.seed_start,
+        s.known_signatures
+    );
+    let new: Vec<&Finding> = s.findings.iter().filter(|f| f.new).collect();
+    out.push_str(&format!("## New signatures: {}\n\n", new.len()));
+    if new.is_empty() {
+        out.push_str("None: every failure tonight was already known.\n\n");
+    } else {
+        out.push_str(
+            "| store | invariant | found by | steps | scenario |\n|---|---|---|---|---|\n",
+        );
+        for f in &new {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | `{}` |\n",
+                f.store,
+                f.invariant,
+                f.source,
+                f.steps.map_or("-".into(), |n| n.to_string()),
+                f.scenario.as_deref().unwrap_or("-")
+            ));
+        }
+        out.push('\n');
+    }
+    let mut known: BTreeMap<Signature, BTreeMap<&str, usize>> = BTreeMap::new();
+    for f in s.findings.iter().filter(|f| !f.new) {
+        *known
+            .entry((f.store.clone(), f.invariant))
+            .or_default()
+            .entry(f.source.as_str())
+            .or_default() += 1;
+    }
+    out.push_str(&format!(
+        "## Known signatures seen again: {}\n\n",
+        known.len()
+    ));
+    for ((store, inv), sources) in &known {
+        let by: Vec<String> = sources
+            .iter()
+            .map(|(src, n)| format!("{src} ×{n}"))
+            .collect();
+        out.push_str(&format!("- {store} {inv} ({})\n", by.join(", ")));
+    }
+    out.push_str("\n## In-process campaigns\n\n");
+    for c in &s.campaigns {
+        out.push_str(&format!(
+            "### strategy {}: {} seeds per store, {:.0} runs/s\n\n```\n{}```\n\n",
+            c.report.strategy,
+            c.report.seeds,
+            c.runs_per_second,
+            crate::campaign::fuzz::format_table(&c.report)
+        ));
+    }
+    if !s.cargo_fuzz.is_empty() {
+        out.push_str("## cargo-fuzz\n\n| target | store | seconds | executions | crash artifacts | problem |\n|---|---|---|---|---|---|\n");
+        for t in &s.cargo_fuzz {
+            out.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                t.target,
+                t.store.as_deref().unwrap_or("-"),
+                t.seconds,
+                t.executions.map_or("-".into(), |n| n.to_string()),
+                t.artifacts.len(),
+                t.error.as_deref().unwrap_or("")
+            ));
+        }
+        out.push('\n');
+    }
+    if !s.problems.is_empty() {
+        out.push_str("## Problems\n\n");
+        for p in &s.problems {
+            out.push_str(&format!("- {p}\n"));
+        }
+    }
+    out
+}
+
+/// Today's UTC date as `YYYY-MM-DD` (the night folder's name) and the day number since
+/// the Unix epoch (tonight's seed offset, so successive nights explore different seeds).
+pub fn today() -> (String, u64) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let stamp =
+        humantime::format_rfc3339_seconds(std::time::UNIX_EPOCH + Duration::from_secs(secs));
+    (stamp.to_string()[..10].to_string(), secs / 86_400)
+}
+
+/// A folder under `out` named after `date` that does not exist yet (`DATE`, `DATE-2`, …).
+pub fn fresh_night_dir(out: &Path, date: &str) -> PathBuf {
+    let mut dir = out.join(date);
+    let mut n = 2;
+    while dir.exists() {
+        dir = out.join(format!("{date}-{n}"));
+        n += 1;
+    }
+    dir
+}

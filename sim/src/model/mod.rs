@@ -1,0 +1,9 @@
+//! The simulated world: one backend (agent, queue, durable chunk DB), several clients each
+//! running a store under test, the network between them, and the users. It knows nothing
+//! of invariants, strategies or scenario files.
+
+pub mod config;
+pub mod step;
+pub mod store;
+pub mod wire;
+pub mod world;

@@ -1,0 +1,7 @@
+//! Tools for testing stores and the harness itself: hand-built interleavings (the note's
+//! bugs A–D), lockstep differential testing, and proptest strategies.
+
+pub mod bugs;
+pub mod differential;
+pub mod schedule;
+pub mod script;

@@ -1,0 +1,164 @@
+//! Schedules as plain values, and (with the default `proptest` feature) proptest
+//! strategies that generate and shrink them, so a Rust user can state properties over the
+//! simulated world:
+//!
+//! ```
+//! use proptest::prelude::*;
+//! use reconcile_sim::testing::schedule::strategies::schedules;
+//!
+//! proptest! {
+//!     #![proptest_config(ProptestConfig::with_cases(16))]
+//!     fn membership_never_crashes(s in schedules(60)) {
+//!         let report = s.run(&reconcile_sim::store::membership::KIND);
+//!         prop_assert_ne!(
+//!             report.outcome.invariant(),
+//!             Some(reconcile_sim::oracle::Invariant::Crash)
+//!         );
+//!     }
+//! }
+//! membership_never_crashes(); // in a test crate: put #[test] above the fn instead
+//! ```
+//!
+//! A schedule is a world and a list of choices; choice `k` picks
+//! `enabled[choice % enabled.len()]` at step `k` (the enabled steps come in their
+//! documented sorted order). proptest shrinks the list by dropping choices and moving them
+//! toward 0 (the first enabled step), which is the choice-sequence shrinking Hypothesis
+//! made popular; failures can then be shrunk further and saved with
+//! [`crate::trace::shrink::shrink`] and [`crate::trace::scenario::Scenario::record`].
+
+use crate::model::config::WorldConfig;
+use crate::model::store::StoreFactory;
+use crate::run::{execute, Next, RunReport};
+
+/// A world and the scheduling choices made in it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub config: WorldConfig,
+    pub choices: Vec<u32>,
+}
+
+impl Schedule {
+    /// Run the schedule on `stores`: one step per choice while any step is enabled, then
+    /// the drain phase and the convergence check, like every other run.
+    pub fn run(&self, stores: &dyn StoreFactory) -> RunReport {
+        let mut choices = self.choices.iter();
+        execute(stores, self.config.clone(), |_, enabled, _| {
+            match (choices.next(), enabled.is_empty()) {
+                (Some(&c), false) => Next::Apply(enabled[c as usize % enabled.len()]),
+                _ => Next::Stop,
+            }
+        })
+    }
+}
+
+/// proptest strategies over worlds, schedules, steps and scenario files.
+#[cfg(feature = "proptest")]
+pub mod strategies {
+    use proptest::prelude::*;
+
+    use super::Schedule;
+    use crate::model::config::WorldConfig;
+    use crate::model::step::Step;
+    use crate::model::wire::RequestId;
+    use crate::oracle::Invariant;
+    use crate::trace::scenario::{Scenario, ScenarioStep, FORMAT_VERSION};
+
+    /// World options in the ranges `WorldConfig::from_seed` draws from, plus a single
+    /// client and zero budgets so shrinking can reach the smallest worlds.
+    pub fn world_configs() -> impl Strategy<Value = WorldConfig> {
+        (
+            (1u8..=3, any::<bool>(), 0u8..=3, 0u8..=4),
+            (0u8..=3, 0u8..=2, any::<bool>(), 1u8..=3, any::<bool>()),
+        )
+            .prop_map(
+                |(
+                    (clients, passive_observer, sends_per_client, scrolls_per_client),
+                    (
+                        deltas_per_segment_max,
+                        tool_calls_per_turn_max,
+                        turn_failures,
+                        ws_reorder_window,
+                        status_on_connect,
+                    ),
+                )| WorldConfig {
+                    clients,
+                    passive_observer,
+                    sends_per_client,
+                    scrolls_per_client,
+                    deltas_per_segment_max,
+                    tool_calls_per_turn_max,
+                    turn_failures,
+                    ws_reorder_window,
+                    status_on_connect,
+                    steps_max: 200,
+                    drain_steps_max: 2000,
+                },
+            )
+    }
+
+    /// Schedules of up to `steps_max` choices.
+    pub fn schedules(steps_max: usize) -> impl Strategy<Value = Schedule> {
+        (
+            world_configs(),
+            proptest::collection::vec(any::<u32>(), 0..=steps_max),
+        )
+            .prop_map(|(config, choices)| Schedule { config, choices })
+    }
+
+    /// Any step naming clients below `clients` (enabled or not: replay skips those).
+    pub fn steps(clients: u8) -> impl Strategy<Value = Step> {
+        let c = 0..clients.max(1);
+        prop_oneof![
+            c.clone().prop_map(|client| Step::HandlePost { client }),
+            Just(Step::AgentDelta),
+            Just(Step::AgentToolCall),
+            any::<bool>().prop_map(|interrupt| Step::AgentToolResult { interrupt }),
+            Just(Step::AgentEnd),
+            Just(Step::AgentFail),
+            Just(Step::AgentWrite),
+            Just(Step::AgentSeal),
+            c.clone().prop_map(|client| Step::ServeFetch { client }),
+            (c.clone(), any::<u32>())
+                .prop_map(|(client, event)| Step::DeliverEvent { client, event }),
+            c.clone()
+                .prop_map(|client| Step::DeliverPostResponse { client }),
+            (c.clone(), any::<u32>()).prop_map(|(client, r)| Step::DeliverFetchResponse {
+                client,
+                request: RequestId(r),
+            }),
+            c.clone().prop_map(|client| Step::Send { client }),
+            c.clone().prop_map(|client| Step::ScrollUp { client }),
+            c.prop_map(|client| Step::ScrollDown { client }),
+        ]
+    }
+
+    /// Whole scenario files, with arbitrary text where the format allows any.
+    pub fn scenarios() -> impl Strategy<Value = Scenario> {
+        world_configs().prop_flat_map(|config| {
+            let clients = config.clients;
+            (
+                Just(config),
+                proptest::collection::vec((steps(clients), proptest::option::of(".*")), 0..40),
+                proptest::option::of(proptest::sample::select(Invariant::ALL.to_vec())),
+                proptest::option::of(any::<u64>()),
+                proptest::option::of(".*"),
+                "[a-z][a-z0-9:./_-]{0,20}",
+            )
+                .prop_map(|(config, steps, expect, seed, description, store)| {
+                    Scenario {
+                        version: FORMAT_VERSION,
+                        description,
+                        store,
+                        seed,
+                        strategy: seed.map(|_| "random".to_string()),
+                        expect,
+                        config,
+                        steps: steps
+                            .into_iter()
+                            .map(|(step, note)| ScenarioStep { step, note })
+                            .collect(),
+                    }
+                })
+        })
+    }
+}

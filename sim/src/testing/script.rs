@@ -1,0 +1,168 @@
+//! Hand-built interleavings: drive a world step by step with named actions, record the
+//! steps, then judge the whole trace with the ordinary replay (oracle and drain included).
+//!
+//! This is how the note's bugs A–D are written as executable interleavings. Each action
+//! panics if its step is not enabled at that point: that is a mistake in the script, not a
+//! finding, and a test should fail loudly on it.
+
+use crate::model::config::WorldConfig;
+use crate::model::step::Step;
+use crate::model::store::StoreFactory;
+use crate::model::wire::{ClientId, Event};
+use crate::model::world::World;
+use crate::run::{replay, RunReport};
+
+/// A small fixed world for hand-built scenarios: two active clients, in-order delivery,
+/// status sent on connect, no turn failures, generous budgets.
+pub fn scripted_config() -> WorldConfig {
+    WorldConfig {
+        clients: 2,
+        passive_observer: false,
+        sends_per_client: 3,
+        scrolls_per_client: 4,
+        deltas_per_segment_max: 3,
+        tool_calls_per_turn_max: 2,
+        turn_failures: false,
+        ws_reorder_window: 1,
+        status_on_connect: true,
+        steps_max: 200,
+        drain_steps_max: 2000,
+    }
+}
+
+/// Records steps against a live world.
+pub struct Script<'a> {
+    stores: &'a dyn StoreFactory,
+    world: World,
+    steps: Vec<Step>,
+    scratch: Vec<Step>,
+}
+
+impl<'a> Script<'a> {
+    pub fn new(config: WorldConfig, stores: &'a dyn StoreFactory) -> Self {
+        Script {
+            stores,
+            world: World::new(config, stores),
+            steps: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Apply `step`, which must be enabled.
+    pub fn step(&mut self, step: Step) -> &mut Self {
+        assert!(
+            self.world.is_enabled(&step, &mut self.scratch),
+            "script error: {step} is not enabled after {} steps",
+            self.steps.len()
+        );
+        self.steps.push(step);
+        // A crash is judged by the replay in `finish`.
+        let _ = self.world.apply(step);
+        self
+    }
+
+    pub fn send(&mut self, c: ClientId) -> &mut Self {
+        self.step(Step::Send { client: c })
+    }
+    pub fn post(&mut self, c: ClientId) -> &mut Self {
+        self.step(Step::HandlePost { client: c })
+    }
+    pub fn delta(&mut self) -> &mut Self {
+        self.step(Step::AgentDelta)
+    }
+    pub fn tool_call(&mut self) -> &mut Self {
+        self.step(Step::AgentToolCall)
+    }
+    pub fn tool_result(&mut self, interrupt: bool) -> &mut Self {
+        self.step(Step::AgentToolResult { interrupt })
+    }
+    pub fn end(&mut self) -> &mut Self {
+        self.step(Step::AgentEnd)
+    }
+    pub fn write(&mut self) -> &mut Self {
+        self.step(Step::AgentWrite)
+    }
+    pub fn seal(&mut self) -> &mut Self {
+        self.step(Step::AgentSeal)
+    }
+    /// `status idle`, the durable write and `turn-sealed`, with no reply text queued.
+    pub fn finish_turn(&mut self) -> &mut Self {
+        self.end().write().seal()
+    }
+    pub fn scroll_up(&mut self, c: ClientId) -> &mut Self {
+        self.step(Step::ScrollUp { client: c })
+    }
+    pub fn scroll_down(&mut self, c: ClientId) -> &mut Self {
+        self.step(Step::ScrollDown { client: c })
+    }
+    /// Serve client `c`'s oldest fetch, then deliver that response.
+    pub fn fetch(&mut self, c: ClientId) -> &mut Self {
+        self.step(Step::ServeFetch { client: c });
+        let request = self.world.clients[c as usize]
+            .fetch_responses
+            .last()
+            .expect("just served")
+            .request;
+        self.step(Step::DeliverFetchResponse { client: c, request })
+    }
+    /// Deliver client `c`'s oldest undelivered event.
+    pub fn deliver_next(&mut self, c: ClientId) -> &mut Self {
+        let event = self.world.clients[c as usize]
+            .inbox
+            .front()
+            .unwrap_or_else(|| panic!("script error: c{c} has no event to deliver"))
+            .0;
+        self.step(Step::DeliverEvent { client: c, event })
+    }
+    /// Deliver every event waiting for client `c`, in order.
+    pub fn deliver_all(&mut self, c: ClientId) -> &mut Self {
+        while !self.world.clients[c as usize].inbox.is_empty() {
+            self.deliver_next(c);
+        }
+        self
+    }
+    /// Deliver client `c`'s events up to and including the first matching `pred`.
+    pub fn deliver_until(&mut self, c: ClientId, pred: impl Fn(&Event) -> bool) -> &mut Self {
+        loop {
+            let hit = pred(
+                &self.world.clients[c as usize]
+                    .inbox
+                    .front()
+                    .unwrap_or_else(|| panic!("script error: c{c} ran out of events"))
+                    .1,
+            );
+            self.deliver_next(c);
+            if hit {
+                return self;
+            }
+        }
+    }
+    /// Deliver all of client `c`'s POST responses.
+    pub fn post_responses(&mut self, c: ClientId) -> &mut Self {
+        while !self.world.clients[c as usize].post_responses.is_empty() {
+            self.step(Step::DeliverPostResponse { client: c });
+        }
+        self
+    }
+
+    /// The world as the script left it (for assertions on intermediate state).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The recorded steps.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+
+    /// Judge the recorded steps with the ordinary replay, on `stores` (which may differ
+    /// from the store the script was recorded with: the steps are the same interleaving).
+    pub fn judge(&self, stores: &dyn StoreFactory) -> RunReport {
+        replay(stores, self.world.config.clone(), &self.steps)
+    }
+
+    /// Judge on the store the script was recorded with.
+    pub fn finish(&self) -> RunReport {
+        self.judge(self.stores)
+    }
+}

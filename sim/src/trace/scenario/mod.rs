@@ -1,0 +1,430 @@
+//! Scenario files: a failing (or passing) interleaving a person can read, commit, edit and
+//! replay. See `docs/scenario-format.md`; the JSON Schema in `docs/scenario.schema.json` is
+//! generated from these types ([`json_schema`]) and a test keeps it in sync.
+//!
+//! The steps are the truth, not the seed: a scenario replays the same way after any change
+//! to the RNG or the step generator (proptest stores only seeds, and users pay for it:
+//! proptest#564). A step that is no longer enabled on replay is skipped and reported, so an
+//! edited or truncated file still replays.
+//!
+//! Files are pretty-printed JSON with one step per line, written atomically (temp file in
+//! the same directory, then rename). Loading never panics: every problem is a
+//! [`ScenarioError`] naming the file, and the line and column where it can.
+
+use std::fmt;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::model::config::WorldConfig;
+use crate::model::step::Step;
+use crate::model::store::StoreFactory;
+use crate::model::world::World;
+use crate::oracle::Invariant;
+
+mod load;
+
+pub use load::{load, load_bytes, parse};
+
+/// The format version this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// The most clients a scenario may declare (the model uses 2–3; shrinking may go to 1).
+pub const CLIENTS_MAX: u8 = 16;
+
+/// One scenario file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "reconcile-sim scenario")]
+pub struct Scenario {
+    /// The format version: 1.
+    #[schemars(range(min = 1, max = 1))]
+    pub version: u32,
+    /// What this scenario shows, for a person. Ignored by replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The store it was recorded against (a name `--store` takes). `replay` and `shrink`
+    /// use it unless `--store` says otherwise.
+    #[schemars(length(min = 1))]
+    pub store: String,
+    /// The seed of the run it came from, if any. Informational: the steps are the truth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The strategy of the run it came from, if any. Informational.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<String>,
+    /// The invariant expected to break when the steps are replayed on `store`, or null when
+    /// the scenario is expected to pass.
+    #[serde(default)]
+    pub expect: Option<Invariant>,
+    /// Every option of the simulated world.
+    pub config: WorldConfig,
+    /// The main-phase steps, in order. The deterministic drain phase follows on replay and
+    /// is not recorded.
+    pub steps: Vec<ScenarioStep>,
+}
+
+/// One step, plus a note saying what it did when the file was written. The note (and the
+/// `actor` written beside it) is for people: replay reads only the step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioStep {
+    pub step: Step,
+    pub note: Option<String>,
+}
+
+impl From<Step> for ScenarioStep {
+    fn from(step: Step) -> Self {
+        ScenarioStep { step, note: None }
+    }
+}
+
+/// Why a scenario file could not be read. Displays as `file:line:column: message`, the
+/// form editors and CI annotations jump to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: PathBuf,
+    /// 1-based line and column, when the problem has a place in the file.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(
+                f,
+                "{}:{line}:{column}: {}",
+                self.path.display(),
+                self.message
+            ),
+            None => write!(f, "{}: {}", self.path.display(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// A scenario of `steps` on `config`, recorded against `store`, with a note on every
+    /// step saying what it did there (see [`Scenario::annotate`]).
+    pub fn record(
+        stores: &dyn StoreFactory,
+        config: WorldConfig,
+        steps: &[Step],
+        expect: Option<Invariant>,
+    ) -> Scenario {
+        let mut s = Scenario {
+            version: FORMAT_VERSION,
+            description: None,
+            store: stores.name(),
+            seed: None,
+            strategy: None,
+            expect,
+            config,
+            steps: steps.iter().copied().map(ScenarioStep::from).collect(),
+        };
+        s.annotate(stores);
+        s
+    }
+
+    /// The steps alone.
+    pub fn steps(&self) -> Vec<Step> {
+        self.steps.iter().map(|s| s.step).collect()
+    }
+
+    /// Rewrite every step's note from a walk of the world on `stores`: what the world says
+    /// the step does, the events it broadcasts (`→ e5 turn-start t1`) and the requests the
+    /// store makes (`asks fetch f1`). A step not enabled at its point is noted as skipped.
+    pub fn annotate(&mut self, stores: &dyn StoreFactory) {
+        let mut world = World::new(self.config.clone(), stores);
+        let mut scratch = Vec::new();
+        let mut crashed = false;
+        for s in &mut self.steps {
+            if crashed {
+                s.note = Some("not reached: the store crashed earlier".to_string());
+            } else if !world.is_enabled(&s.step, &mut scratch) {
+                s.note = Some("not enabled here: skipped on replay".to_string());
+            } else {
+                let note = crate::trace::timeline::apply_and_describe(&mut world, s.step)
+                    .unwrap_or_else(|crash| {
+                        crashed = true;
+                        crash
+                    });
+                s.note = (!note.is_empty()).then_some(note);
+            }
+        }
+    }
+
+    /// The file's bytes: pretty JSON, one step per line, a final newline. Deterministic.
+    pub fn to_json(&self) -> String {
+        let mut buf = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut buf, StepPerLine::default());
+        self.serialize(&mut ser).expect("a scenario serialises");
+        let mut text = String::from_utf8(buf).expect("serde_json writes UTF-8");
+        text.push('\n');
+        text
+    }
+
+    /// Write the file atomically: a temp file in the same directory, then a rename, so a
+    /// reader (or a crash) never sees half a scenario. Creates the directory if needed.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        write_atomically(path, self.to_json().as_bytes())
+    }
+}
+
+/// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+impl Serialize for ScenarioStep {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("actor", &self.step.actor().to_string())?;
+        map.serialize_entry("kind", self.step.kind())?;
+        match self.step {
+            Step::HandlePost { client }
+            | Step::ServeFetch { client }
+            | Step::DeliverPostResponse { client }
+            | Step::Send { client }
+            | Step::ScrollUp { client }
+            | Step::ScrollDown { client } => map.serialize_entry("client", &client)?,
+            Step::DeliverEvent { client, event } => {
+                map.serialize_entry("client", &client)?;
+                map.serialize_entry("event", &event)?;
+            }
+            Step::DeliverFetchResponse { client, request } => {
+                map.serialize_entry("client", &client)?;
+                map.serialize_entry("request", &request)?;
+            }
+            Step::AgentToolResult { interrupt } => map.serialize_entry("interrupt", &interrupt)?,
+            Step::AgentDelta
+            | Step::AgentToolCall
+            | Step::AgentEnd
+            | Step::AgentFail
+            | Step::AgentWrite
+            | Step::AgentSeal => {}
+        }
+        if let Some(note) = &self.note {
+            map.serialize_entry("note", note)?;
+        }
+        map.end()
+    }
+}
+
+impl JsonSchema for ScenarioStep {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ScenarioStep".into()
+    }
+
+    /// A [`Step`] (one object per kind, exactly its fields) that may also carry the two
+    /// annotation fields `actor` and `note`, which replay ignores.
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = Step::json_schema(generator);
+        let annotations = [
+            (
+                "actor",
+                "Who acts: `backend` or `c<N>`. Written for people; replay ignores it.",
+            ),
+            (
+                "note",
+                "What the step did when the file was written. Replay ignores it.",
+            ),
+        ];
+        if let Some(variants) = schema.get_mut("oneOf").and_then(|v| v.as_array_mut()) {
+            for variant in variants {
+                if let Some(props) = variant
+                    .get_mut("properties")
+                    .and_then(|p| p.as_object_mut())
+                {
+                    for (name, doc) in annotations {
+                        props.insert(
+                            name.to_string(),
+                            serde_json::json!({"type": "string", "description": doc}),
+                        );
+                    }
+                }
+            }
+        }
+        schema
+    }
+}
+
+/// The JSON Schema of scenario files, as checked in at `docs/scenario.schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+    text.push('\n');
+    text
+}
+
+/// serde_json's pretty printer, except that an object directly inside an array is written
+/// on one line (`{"actor": "c0", "kind": "send", "client": 0}`): one step per line.
+#[derive(Default)]
+struct StepPerLine {
+    pretty: serde_json::ser::PrettyFormatter<'static>,
+    /// For each open container, whether it is an array.
+    open: Vec<bool>,
+    /// The depth at which one-line mode started, if in it.
+    one_line_from: Option<usize>,
+}
+
+impl serde_json::ser::Formatter for StepPerLine {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.push(true);
+        if self.one_line_from.is_some() {
+            w.write_all(b"[")
+        } else {
+            self.pretty.begin_array(w)
+        }
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.pop();
+        if self.one_line_from.is_some() {
+            w.write_all(b"]")
+        } else {
+            self.pretty.end_array(w)
+        }
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if self.one_line_from.is_some() {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        } else {
+            self.pretty.begin_array_value(w, first)
+        }
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.one_line_from.is_some() {
+            Ok(())
+        } else {
+            self.pretty.end_array_value(w)
+        }
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.one_line_from.is_none() && self.open.last() == Some(&true) {
+            self.one_line_from = Some(self.open.len());
+        }
+        self.open.push(false);
+        if self.one_line_from.is_some() {
+            w.write_all(b"{")
+        } else {
+            self.pretty.begin_object(w)
+        }
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open.pop();
+        match self.one_line_from {
+            Some(depth) => {
+                if depth == self.open.len() {
+                    self.one_line_from = None;
+                }
+                w.write_all(b"}")
+            }
+            None => self.pretty.end_object(w),
+        }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if self.one_line_from.is_some() {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        } else {
+            self.pretty.begin_object_key(w, first)
+        }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.one_line_from.is_some() {
+            w.write_all(b": ")
+        } else {
+            self.pretty.begin_object_value(w)
+        }
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        if self.one_line_from.is_some() {
+            Ok(())
+        } else {
+            self.pretty.end_object_value(w)
+        }
+    }
+}
+
+/// The file name a failure is saved under: `<store>-<invariant>-seed<N>.json` (or
+/// without the seed part). Characters a file name should not hold become `_` (an
+/// `exec:` store name holds a path).
+pub fn failure_file_name(store: &str, invariant: Invariant, seed: Option<u64>) -> String {
+    let safe: String = store
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    match seed {
+        Some(s) => format!("{safe}-{invariant}-seed{s}.json"),
+        None => format!("{safe}-{invariant}.json"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_are_written_one_per_line_and_config_pretty() {
+        let kind = crate::store::current::KIND;
+        let s = Scenario::record(
+            &kind,
+            crate::testing::script::scripted_config(),
+            &[Step::Send { client: 0 }, Step::HandlePost { client: 0 }],
+            None,
+        );
+        let text = s.to_json();
+        assert!(text.contains(
+            "    {\"actor\": \"c0\", \"kind\": \"send\", \"client\": 0, \"note\": \"user sends m1 · asks POST m1\"},\n"
+        ), "{text}");
+        assert!(
+            text.contains("  \"config\": {\n    \"clients\": 2,\n"),
+            "{text}"
+        );
+        assert!(text.contains("  \"expect\": null,\n"), "{text}");
+        let back = parse(Path::new("x.json"), &text).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn failure_file_names_are_safe() {
+        assert_eq!(
+            failure_file_name("exec:./a b", Invariant::NoLoss, Some(3)),
+            "exec_._a_b-inv1-no-loss-seed3.json"
+        );
+    }
+}

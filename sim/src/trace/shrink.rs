@@ -1,0 +1,896 @@
+//! Shrinking a failing trace to one a person can read: ddmin over the steps (Zeller and
+//! Hildebrandt, "Simplifying and Isolating Failure-Inducing Input", 2002), then passes that
+//! know the domain (drop a client, drop a whole turn, collapse runs of deltas, drop
+//! scrolls, cut budgets, renumber clients canonically), repeated until nothing changes.
+//!
+//! The result keeps the failure's signature (the invariant, on the same store) and is
+//! **1-minimal**: deleting any single step from it and replaying with
+//! [`crate::run::replay`] no longer breaks that invariant. Every candidate is judged by
+//! an ordinary replay; after each accepted cut the trace is re-recorded from the steps the
+//! replay actually applied, so ids stay consistent and skipped steps disappear.
+//!
+//! Event ids and fetch request ids are assigned by the world and the store, so a cut that
+//! removes an event shifts the ids of every later one. Inside the shrinker, deliveries are
+//! therefore named relative to the client's queue ("the 1st undelivered event of c0"),
+//! which keeps their meaning across cuts; the absolute ids are re-derived on re-recording.
+//!
+//! Like proptest's runner, shrinking has limits on replays and time; hitting one returns
+//! the smallest failing trace found so far with a message naming the flag that raises it.
+
+use std::time::{Duration, Instant};
+
+use crate::model::config::WorldConfig;
+use crate::model::step::{Actor, Step};
+use crate::model::store::StoreFactory;
+use crate::model::wire::{ClientId, Event};
+use crate::model::world::World;
+use crate::oracle::Invariant;
+use crate::run::{execute, replay, Next};
+
+/// How much work shrinking may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Replays (candidate traces judged) before giving up (`--max-shrink-iters`).
+    pub replays_max: u64,
+    /// Wall time before giving up (`--max-shrink-time`). The one non-deterministic limit:
+    /// keep it generous so it only stops runaway cases.
+    pub time_max: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            replays_max: 50_000,
+            time_max: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why shrinking stopped before it was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaveUp {
+    Replays(u64),
+    Time(Duration),
+}
+
+impl std::fmt::Display for GaveUp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GaveUp::Replays(n) => write!(
+                f,
+                "shrinking gave up after {n} replays: the scenario still fails the same way but may not be 1-minimal; raise --max-shrink-iters to go further"
+            ),
+            GaveUp::Time(t) => write!(
+                f,
+                "shrinking gave up after {}: the scenario still fails the same way but may not be 1-minimal; raise --max-shrink-time to go further",
+                humantime::format_duration(*t)
+            ),
+        }
+    }
+}
+
+/// A shrunk failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shrunk {
+    pub config: WorldConfig,
+    pub steps: Vec<Step>,
+    pub invariant: Invariant,
+    /// Steps in the trace shrinking started from.
+    pub original_steps: usize,
+    /// Candidate traces replayed.
+    pub replays: u64,
+    pub elapsed: Duration,
+    /// Set when a limit stopped shrinking; then the result may not be 1-minimal.
+    pub gave_up: Option<GaveUp>,
+}
+
+/// The trace to shrink does not fail (the way it was asked to).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoesNotFail {
+    pub expected: Option<Invariant>,
+    pub got: Option<Invariant>,
+}
+
+impl std::fmt::Display for DoesNotFail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.expected, self.got) {
+            (_, None) => f.write_str("nothing to shrink: the steps pass on this store"),
+            (Some(e), Some(g)) => write!(
+                f,
+                "nothing to shrink: the steps break {g} on this store, not the expected {e}"
+            ),
+            (None, Some(_)) => unreachable!("a failure with no expectation is shrinkable"),
+        }
+    }
+}
+
+/// Shrink `steps` on `config`, which must break `target` on `stores` (or, with no target,
+/// any invariant: the one it breaks becomes the target).
+pub fn shrink(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    target: Option<Invariant>,
+    limits: Limits,
+) -> Result<Shrunk, DoesNotFail> {
+    shrink_with(stores, config, steps, target, limits, &|_, _| true)
+}
+
+/// [`shrink`], keeping only candidates for which `also(config, applied_steps)` holds too.
+/// The regression seeds use it to stay about their bug: the store before the fix breaks
+/// the invariant *and* the store after the fix does not.
+pub fn shrink_with(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    target: Option<Invariant>,
+    limits: Limits,
+    also: &dyn Fn(&WorldConfig, &[Step]) -> bool,
+) -> Result<Shrunk, DoesNotFail> {
+    let started = Instant::now();
+    let original_steps = steps.len();
+    let first = replay(stores, config.clone(), steps);
+    let got = first.outcome.invariant();
+    let invariant = match (target, got) {
+        (Some(t), Some(g)) if t == g => t,
+        (None, Some(g)) => g,
+        _ => {
+            return Err(DoesNotFail {
+                expected: target,
+                got,
+            })
+        }
+    };
+    if !also(&config, &first.steps) {
+        return Err(DoesNotFail {
+            expected: target,
+            got: None,
+        });
+    }
+    let mut s = Shrinker {
+        stores,
+        also,
+        invariant,
+        limits,
+        started,
+        replays: 1,
+        gave_up: None,
+    };
+    let mut config = config;
+    let mut steps = first.steps;
+    loop {
+        let before = (config.clone(), steps.len());
+        steps = s.ddmin(&config, steps);
+        (config, steps) = s.domain_passes(config, steps);
+        steps = s.one_minimal(&config, steps);
+        if s.gave_up.is_some() || (config.clone(), steps.len()) == before {
+            break;
+        }
+    }
+    if s.gave_up.is_none() {
+        steps = s.renumber_clients(&config, steps);
+        steps = s.one_minimal(&config, steps);
+    }
+    Ok(Shrunk {
+        config,
+        steps,
+        invariant,
+        original_steps,
+        replays: s.replays,
+        elapsed: started.elapsed(),
+        gave_up: s.gave_up,
+    })
+}
+
+/// The scenario file for a shrunk failure.
+pub fn scenario_of(
+    store: &dyn StoreFactory,
+    r: &Shrunk,
+    seed: Option<u64>,
+    strategy: Option<String>,
+) -> crate::trace::scenario::Scenario {
+    let mut s = crate::trace::scenario::Scenario::record(
+        store,
+        r.config.clone(),
+        &r.steps,
+        Some(r.invariant),
+    );
+    s.seed = seed;
+    s.strategy = strategy;
+    s
+}
+
+/// Shrink a failure found by a seeded run and save it atomically under `out_dir` as
+/// `<store>-<invariant>-seed<N>.json`. Returns the path and what shrinking did.
+#[allow(clippy::too_many_arguments)]
+pub fn shrink_and_save(
+    store: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    invariant: Invariant,
+    seed: u64,
+    strategy: &str,
+    out_dir: &std::path::Path,
+    limits: Limits,
+) -> Result<(std::path::PathBuf, Shrunk), String> {
+    let r = shrink(store, config, steps, Some(invariant), limits)
+        .map_err(|e| format!("internal error: a recorded failure did not replay: {e}"))?;
+    let sc = scenario_of(store, &r, Some(seed), Some(strategy.to_string()));
+    let path = out_dir.join(crate::trace::scenario::failure_file_name(
+        &store.name(),
+        invariant,
+        Some(seed),
+    ));
+    sc.save(&path)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok((path, r))
+}
+
+/// Whether `steps` is 1-minimal for `invariant` on `stores`: `Err(i)` names a step whose
+/// deletion keeps the violation.
+pub fn check_one_minimal(
+    stores: &dyn StoreFactory,
+    config: &WorldConfig,
+    steps: &[Step],
+    invariant: Invariant,
+) -> Result<(), usize> {
+    check_one_minimal_by(steps, |candidate| {
+        replay(stores, config.clone(), candidate)
+            .outcome
+            .invariant()
+            == Some(invariant)
+    })
+}
+
+/// Whether `steps` is 1-minimal for the property `holds`: `Err(i)` names a step whose
+/// deletion leaves `holds` true.
+pub fn check_one_minimal_by(steps: &[Step], holds: impl Fn(&[Step]) -> bool) -> Result<(), usize> {
+    for i in 0..steps.len() {
+        let mut candidate = steps.to_vec();
+        candidate.remove(i);
+        if holds(&candidate) {
+            return Err(i);
+        }
+    }
+    Ok(())
+}
+
+/// A step as the shrinker holds it: deliveries name a position in the client's queue
+/// rather than an id, so they keep their meaning when earlier steps are cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rel {
+    Abs(Step),
+    /// Deliver the `nth` oldest undelivered event of `client`.
+    Event {
+        client: ClientId,
+        nth: usize,
+    },
+    /// Deliver the `nth` served fetch response of `client`.
+    Fetch {
+        client: ClientId,
+        nth: usize,
+    },
+}
+
+impl Rel {
+    fn resolve(self, world: &World) -> Option<Step> {
+        match self {
+            Rel::Abs(s) => Some(s),
+            Rel::Event { client, nth } => {
+                world
+                    .clients
+                    .get(client as usize)?
+                    .inbox
+                    .get(nth)
+                    .map(|(event, _)| Step::DeliverEvent {
+                        client,
+                        event: *event,
+                    })
+            }
+            Rel::Fetch { client, nth } => world
+                .clients
+                .get(client as usize)?
+                .fetch_responses
+                .get(nth)
+                .map(|f| Step::DeliverFetchResponse {
+                    client,
+                    request: f.request,
+                }),
+        }
+    }
+
+    fn client(self) -> Option<ClientId> {
+        match self {
+            Rel::Event { client, .. } | Rel::Fetch { client, .. } => Some(client),
+            Rel::Abs(s) => step_client(&s),
+        }
+    }
+
+    fn with_client(self, f: impl Fn(ClientId) -> ClientId) -> Rel {
+        match self {
+            Rel::Event { client, nth } => Rel::Event {
+                client: f(client),
+                nth,
+            },
+            Rel::Fetch { client, nth } => Rel::Fetch {
+                client: f(client),
+                nth,
+            },
+            Rel::Abs(s) => Rel::Abs(map_client(s, f)),
+        }
+    }
+}
+
+/// The client a step names, if any (as actor, or as the POST/fetch the backend serves).
+pub fn step_client(s: &Step) -> Option<ClientId> {
+    match s.actor() {
+        Actor::Client(c) => Some(c),
+        Actor::Backend => match *s {
+            Step::HandlePost { client } | Step::ServeFetch { client } => Some(client),
+            _ => None,
+        },
+    }
+}
+
+/// `s` with its client id mapped through `f`.
+pub fn map_client(s: Step, f: impl Fn(ClientId) -> ClientId) -> Step {
+    match s {
+        Step::HandlePost { client } => Step::HandlePost { client: f(client) },
+        Step::ServeFetch { client } => Step::ServeFetch { client: f(client) },
+        Step::DeliverEvent { client, event } => Step::DeliverEvent {
+            client: f(client),
+            event,
+        },
+        Step::DeliverPostResponse { client } => Step::DeliverPostResponse { client: f(client) },
+        Step::DeliverFetchResponse { client, request } => Step::DeliverFetchResponse {
+            client: f(client),
+            request,
+        },
+        Step::Send { client } => Step::Send { client: f(client) },
+        Step::ScrollUp { client } => Step::ScrollUp { client: f(client) },
+        Step::ScrollDown { client } => Step::ScrollDown { client: f(client) },
+        other => other,
+    }
+}
+
+/// What one walk of the world learns about each step of a trace.
+#[derive(Clone, Debug, Default)]
+struct StepFacts {
+    /// Indices of the steps that deliver the events this step broadcast.
+    deliveries: Vec<usize>,
+    /// The turn this step belongs to, if any.
+    turn: Option<u32>,
+    /// For a `HandlePost` that started a turn: the index of the `Send` of its message.
+    initiator_send: Option<usize>,
+}
+
+struct Shrinker<'a> {
+    stores: &'a dyn StoreFactory,
+    also: &'a dyn Fn(&WorldConfig, &[Step]) -> bool,
+    invariant: Invariant,
+    limits: Limits,
+    started: Instant,
+    replays: u64,
+    gave_up: Option<GaveUp>,
+}
+
+impl Shrinker<'_> {
+    /// Whether another replay is allowed; records why not.
+    fn budget_left(&mut self) -> bool {
+        if self.gave_up.is_some() {
+            return false;
+        }
+        if self.replays >= self.limits.replays_max {
+            self.gave_up = Some(GaveUp::Replays(self.replays));
+        } else if self.started.elapsed() >= self.limits.time_max {
+            self.gave_up = Some(GaveUp::Time(self.limits.time_max));
+        }
+        self.gave_up.is_none()
+    }
+
+    /// Replay `steps`; the applied steps if it still breaks the invariant.
+    fn test_abs(&mut self, config: &WorldConfig, steps: &[Step]) -> Option<Vec<Step>> {
+        if !self.budget_left() {
+            return None;
+        }
+        self.replays += 1;
+        let r = replay(self.stores, config.clone(), steps);
+        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
+            .then_some(r.steps)
+    }
+
+    /// Replay relative steps; the applied (absolute) steps if it still breaks the invariant.
+    fn test_rel(&mut self, config: &WorldConfig, steps: &[Rel]) -> Option<Vec<Step>> {
+        if !self.budget_left() {
+            return None;
+        }
+        self.replays += 1;
+        let mut it = steps.iter().enumerate();
+        let r = execute(self.stores, config.clone(), |world, enabled, _| {
+            match it.next() {
+                None => Next::Stop,
+                Some((i, rel)) => match rel.resolve(world) {
+                    Some(s) if enabled.binary_search(&s).is_ok() => Next::Apply(s),
+                    _ => Next::Skip(i),
+                },
+            }
+        });
+        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
+            .then_some(r.steps)
+    }
+
+    /// The relative form of an applied trace, and the facts about each step.
+    fn analyse(&self, config: &WorldConfig, steps: &[Step]) -> (Vec<Rel>, Vec<StepFacts>) {
+        let mut world = World::new(config.clone(), self.stores);
+        let mut rel = Vec::with_capacity(steps.len());
+        let mut facts = vec![StepFacts::default(); steps.len()];
+        // event id -> index of the step that broadcast it
+        let mut broadcaster: std::collections::BTreeMap<u32, usize> = Default::default();
+        let mut sends: std::collections::BTreeMap<u32, usize> = Default::default();
+        let mut scratch = Vec::new();
+        for (i, &step) in steps.iter().enumerate() {
+            if !world.is_enabled(&step, &mut scratch) {
+                rel.push(Rel::Abs(step));
+                continue;
+            }
+            let r = match step {
+                Step::DeliverEvent { client, event } => {
+                    let c = &world.clients[client as usize];
+                    let nth = c.inbox.iter().position(|(id, _)| *id == event).unwrap_or(0);
+                    if let Some(&b) = broadcaster.get(&event) {
+                        facts[b].deliveries.push(i);
+                    }
+                    facts[i].turn = c
+                        .inbox
+                        .iter()
+                        .find(|(id, _)| *id == event)
+                        .and_then(|(_, e)| event_turn(e));
+                    Rel::Event { client, nth }
+                }
+                Step::DeliverFetchResponse { client, request } => {
+                    let c = &world.clients[client as usize];
+                    let nth = c
+                        .fetch_responses
+                        .iter()
+                        .position(|f| f.request == request)
+                        .unwrap_or(0);
+                    Rel::Fetch { client, nth }
+                }
+                other => Rel::Abs(other),
+            };
+            rel.push(r);
+            let turn_before = world.backend.turn.as_ref().map(|t| t.id.0);
+            if let Step::Send { .. } = step {
+                sends.insert(world.next_message_id().0, i);
+            }
+            let initiator = match step {
+                Step::HandlePost { client } => world.clients[client as usize]
+                    .posts
+                    .front()
+                    .map(|(m, _)| m.0),
+                _ => None,
+            };
+            let event_max = max_event(&world);
+            if world.apply(step).is_err() {
+                break;
+            }
+            let turn_after = world.backend.turn.as_ref().map(|t| t.id.0);
+            if step.actor() == Actor::Backend {
+                facts[i].turn = turn_before.or(turn_after);
+                if turn_before.is_none() && turn_after.is_some() {
+                    facts[i].initiator_send = initiator.and_then(|m| sends.get(&m).copied());
+                }
+            }
+            if let Some(c0) = world.clients.first() {
+                for (id, _) in c0.inbox.iter().filter(|(id, _)| *id > event_max) {
+                    broadcaster.insert(*id, i);
+                }
+            }
+        }
+        (rel, facts)
+    }
+
+    /// ddmin over the steps: remove chunks of decreasing size until no single step can go.
+    fn ddmin(&mut self, config: &WorldConfig, steps: Vec<Step>) -> Vec<Step> {
+        let mut steps = steps;
+        let mut items = self.analyse(config, &steps).0;
+        let mut n = 2usize;
+        while items.len() >= 2 && self.gave_up.is_none() {
+            let len = items.len();
+            let chunk = len.div_ceil(n);
+            let mut reduced = false;
+            let mut start = 0;
+            while start < len {
+                let end = (start + chunk).min(len);
+                let mut candidate = items[..start].to_vec();
+                candidate.extend_from_slice(&items[end..]);
+                if let Some(applied) = self.test_rel(config, &candidate) {
+                    steps = applied;
+                    items = self.analyse(config, &steps).0;
+                    n = n.saturating_sub(1).max(2);
+                    reduced = true;
+                    break;
+                }
+                if self.gave_up.is_some() {
+                    return steps;
+                }
+                start = end;
+            }
+            if !reduced {
+                if n >= len {
+                    break;
+                }
+                n = (2 * n).min(len);
+            }
+        }
+        steps
+    }
+
+    /// Delete single steps (with absolute ids, as the 1-minimality promise is stated)
+    /// until none can go.
+    fn one_minimal(&mut self, config: &WorldConfig, steps: Vec<Step>) -> Vec<Step> {
+        let mut steps = steps;
+        let mut i = 0;
+        while i < steps.len() && self.gave_up.is_none() {
+            let mut candidate = steps.clone();
+            candidate.remove(i);
+            match self.test_abs(config, &candidate) {
+                Some(applied) => steps = applied,
+                None => i += 1,
+            }
+        }
+        steps
+    }
+
+    /// Try removing a set of steps (given by index), with the deliveries of every event
+    /// they broadcast. The applied steps if the violation survives.
+    fn try_remove(
+        &mut self,
+        config: &WorldConfig,
+        rel: &[Rel],
+        facts: &[StepFacts],
+        remove: &[usize],
+    ) -> Option<Vec<Step>> {
+        let mut gone = vec![false; rel.len()];
+        for &i in remove {
+            gone[i] = true;
+            for &d in &facts[i].deliveries {
+                gone[d] = true;
+            }
+        }
+        if !gone.iter().any(|g| *g) {
+            return None;
+        }
+        let candidate: Vec<Rel> = rel
+            .iter()
+            .zip(&gone)
+            .filter(|(_, g)| !**g)
+            .map(|(r, _)| *r)
+            .collect();
+        self.test_rel(config, &candidate)
+    }
+
+    /// The domain passes, each repeated while it makes progress.
+    fn domain_passes(
+        &mut self,
+        mut config: WorldConfig,
+        mut steps: Vec<Step>,
+    ) -> (WorldConfig, Vec<Step>) {
+        // Drop a client: its steps go, higher ids move down, the config loses one client.
+        let mut k = 0;
+        while k < config.clients && config.clients > 1 && self.gave_up.is_none() {
+            let (rel, _) = self.analyse(&config, &steps);
+            let mut smaller = config.clone();
+            smaller.clients -= 1;
+            if config.passive_observer && k + 1 == config.clients {
+                smaller.passive_observer = false;
+            }
+            let candidate: Vec<Rel> = rel
+                .iter()
+                .filter(|r| r.client() != Some(k))
+                .map(|r| r.with_client(|c| if c > k { c - 1 } else { c }))
+                .collect();
+            match self.test_rel(&smaller, &candidate) {
+                Some(applied) => {
+                    config = smaller;
+                    steps = applied;
+                }
+                None => k += 1,
+            }
+        }
+        // Drop a whole turn (its backend steps and deliveries), with or without the send
+        // that started it; collapse runs of deltas; drop a client's scrolling; then any
+        // backend step together with the deliveries of what it broadcast.
+        let mut progress = true;
+        while progress && self.gave_up.is_none() {
+            progress = false;
+            let (rel, facts) = self.analyse(&config, &steps);
+            let mut candidates: Vec<Vec<usize>> = Vec::new();
+            let mut turns: Vec<u32> = facts.iter().filter_map(|f| f.turn).collect();
+            turns.sort_unstable();
+            turns.dedup();
+            for t in turns {
+                let of_turn: Vec<usize> = (0..rel.len())
+                    .filter(|&i| facts[i].turn == Some(t))
+                    .collect();
+                let mut with_send = of_turn.clone();
+                with_send.extend(of_turn.iter().filter_map(|&i| facts[i].initiator_send));
+                candidates.push(with_send);
+                candidates.push(of_turn);
+            }
+            let deltas: Vec<usize> = (0..steps.len())
+                .filter(|&i| {
+                    steps[i] == Step::AgentDelta
+                        && steps[..i]
+                            .iter()
+                            .rev()
+                            .find(|s| s.actor() == Actor::Backend)
+                            .is_some_and(|s| *s == Step::AgentDelta)
+                })
+                .collect();
+            candidates.push(deltas);
+            for c in 0..config.clients {
+                candidates.push(
+                    (0..steps.len())
+                        .filter(|&i| {
+                            matches!(steps[i], Step::ScrollUp { client } | Step::ScrollDown { client } if client == c)
+                        })
+                        .collect(),
+                );
+            }
+            for (i, f) in facts.iter().enumerate() {
+                if !f.deliveries.is_empty() {
+                    candidates.push(vec![i]);
+                }
+            }
+            for remove in candidates {
+                if let Some(applied) = self.try_remove(&config, &rel, &facts, &remove) {
+                    if applied.len() < steps.len() {
+                        steps = applied;
+                        progress = true;
+                        break;
+                    }
+                }
+                if self.gave_up.is_some() {
+                    break;
+                }
+            }
+        }
+        // Cut the budgets down to what the trace uses.
+        let knobs: [fn(&mut WorldConfig) -> bool; 6] = [
+            |c| dec(&mut c.sends_per_client),
+            |c| dec(&mut c.scrolls_per_client),
+            |c| dec(&mut c.deltas_per_segment_max),
+            |c| dec(&mut c.tool_calls_per_turn_max),
+            |c| c.ws_reorder_window > 1 && dec(&mut c.ws_reorder_window),
+            |c| std::mem::replace(&mut c.turn_failures, false),
+        ];
+        for knob in knobs {
+            loop {
+                let mut smaller = config.clone();
+                if !knob(&mut smaller) {
+                    break;
+                }
+                match self.test_abs(&smaller, &steps) {
+                    Some(applied) if applied.len() == steps.len() => {
+                        config = smaller;
+                        steps = applied;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        (config, steps)
+    }
+
+    /// Renumber clients in order of first appearance (a passive observer stays last).
+    fn renumber_clients(&mut self, config: &WorldConfig, steps: Vec<Step>) -> Vec<Step> {
+        let movable = if config.passive_observer {
+            config.clients.saturating_sub(1)
+        } else {
+            config.clients
+        };
+        let mut order: Vec<ClientId> = Vec::new();
+        for c in steps.iter().filter_map(step_client) {
+            if c < movable && !order.contains(&c) {
+                order.push(c);
+            }
+        }
+        for c in 0..movable {
+            if !order.contains(&c) {
+                order.push(c);
+            }
+        }
+        if order.iter().enumerate().all(|(i, &c)| i as u8 == c) {
+            return steps;
+        }
+        let new_id = |c: ClientId| -> ClientId {
+            order
+                .iter()
+                .position(|&o| o == c)
+                .map_or(c, |p| p as ClientId)
+        };
+        let candidate: Vec<Step> = steps.iter().map(|&s| map_client(s, new_id)).collect();
+        match self.test_abs(config, &candidate) {
+            Some(applied) if applied.len() == steps.len() => applied,
+            _ => steps,
+        }
+    }
+}
+
+fn dec(v: &mut u8) -> bool {
+    if *v == 0 {
+        false
+    } else {
+        *v -= 1;
+        true
+    }
+}
+
+fn max_event(world: &World) -> u32 {
+    world
+        .clients
+        .iter()
+        .flat_map(|c| c.inbox.iter().map(|(id, _)| *id))
+        .max()
+        .unwrap_or(0)
+}
+
+fn event_turn(e: &Event) -> Option<u32> {
+    match e {
+        Event::TurnStart { turn_id }
+        | Event::TextDelta { turn_id, .. }
+        | Event::ToolCall { turn_id, .. }
+        | Event::ToolResult { turn_id, .. }
+        | Event::TurnSealed { turn_id } => Some(turn_id.0),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::run_seed;
+
+    #[test]
+    fn fuzz_failures_shrink_to_one_minimal_traces_with_the_same_invariant() {
+        for name in ["naive", "fix-ab", "current", "canary"] {
+            let kind = crate::store::by_name(name).unwrap();
+            let mut shrunk_some = 0;
+            for seed in 0..40 {
+                let r = run_seed(&kind, seed);
+                let Some(inv) = r.outcome.invariant() else {
+                    continue;
+                };
+                let s = shrink(
+                    &kind,
+                    r.config.clone(),
+                    &r.steps,
+                    Some(inv),
+                    Limits::default(),
+                )
+                .unwrap();
+                assert_eq!(s.gave_up, None);
+                assert!(s.steps.len() <= r.steps.len());
+                assert_eq!(
+                    replay(&kind, s.config.clone(), &s.steps)
+                        .outcome
+                        .invariant(),
+                    Some(inv),
+                    "{name} seed {seed}: signature changed"
+                );
+                assert_eq!(
+                    check_one_minimal(&kind, &s.config, &s.steps, inv),
+                    Ok(()),
+                    "{name} seed {seed}: not 1-minimal"
+                );
+                shrunk_some += 1;
+                if shrunk_some == 3 {
+                    break;
+                }
+            }
+            assert!(shrunk_some > 0, "{name}: no failing seed in 0..40");
+        }
+    }
+
+    /// A store that panics on its second send: the crash is a finding like any other,
+    /// shrunk to the few steps that reach it.
+    #[test]
+    fn a_crashing_store_shrinks_to_a_crash_scenario() {
+        struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
+        impl crate::model::store::Store for PanicsOnSecondSend {
+            fn handle(
+                &mut self,
+                input: &crate::model::wire::Input,
+            ) -> Vec<crate::model::wire::Effect> {
+                if matches!(input, crate::model::wire::Input::UserSend { .. }) {
+                    self.1 += 1;
+                    assert!(self.1 < 2, "second send");
+                }
+                self.0.handle(input)
+            }
+            fn render(&self) -> &[crate::model::wire::RenderRow] {
+                self.0.render()
+            }
+        }
+        struct Factory;
+        impl StoreFactory for Factory {
+            fn name(&self) -> String {
+                "panics-on-second-send".into()
+            }
+            fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
+                Box::new(PanicsOnSecondSend(crate::store::current::KIND.make(c), 0))
+            }
+        }
+        let seed = (0..100)
+            .find(|&s| run_seed(&Factory, s).outcome.invariant() == Some(Invariant::Crash))
+            .expect("some seed sends twice from one tab");
+        let r = run_seed(&Factory, seed);
+        let s = shrink(
+            &Factory,
+            r.config.clone(),
+            &r.steps,
+            None,
+            Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(s.invariant, Invariant::Crash);
+        assert_eq!(
+            s.steps,
+            vec![Step::Send { client: 0 }, Step::Send { client: 0 }],
+            "two sends from one tab are all it takes"
+        );
+    }
+
+    #[test]
+    fn the_time_limit_gives_up_with_the_flag_name() {
+        let kind = crate::store::canary::KIND;
+        let r = run_seed(&kind, 0);
+        let limits = Limits {
+            replays_max: u64::MAX,
+            time_max: Duration::ZERO,
+        };
+        let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
+        let why = s.gave_up.expect("gave up").to_string();
+        assert!(why.contains("--max-shrink-time"), "{why}");
+        assert_eq!(s.steps, r.steps, "nothing was cut");
+    }
+
+    #[test]
+    fn a_passing_trace_is_not_shrunk() {
+        let kind = crate::store::current::KIND;
+        let e = shrink(
+            &kind,
+            crate::testing::script::scripted_config(),
+            &[],
+            None,
+            Limits::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.got, None);
+    }
+
+    #[test]
+    fn the_replay_limit_gives_up_with_the_flag_name() {
+        let kind = crate::store::canary::KIND;
+        let r = run_seed(&kind, 0);
+        let s = shrink(
+            &kind,
+            r.config.clone(),
+            &r.steps,
+            None,
+            Limits {
+                replays_max: 3,
+                time_max: Duration::from_secs(60),
+            },
+        )
+        .unwrap();
+        let why = s.gave_up.expect("gave up").to_string();
+        assert!(why.contains("--max-shrink-iters"), "{why}");
+        assert_eq!(
+            replay(&kind, s.config, &s.steps).outcome.invariant(),
+            r.outcome.invariant(),
+            "still fails the same way"
+        );
+    }
+}
