@@ -18,7 +18,6 @@ use arbitrary::Unstructured;
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
-use crate::model::world::World;
 use crate::run::{execute, Next, RunReport};
 use crate::store::{StoreKind, STORES};
 
@@ -99,18 +98,27 @@ pub fn encode_run(store: StoreKind, config: &WorldConfig, steps: &[Step]) -> Opt
         .position(|k| k.name == store.name)
         .unwrap_or(0) as u8;
     let mut bytes = encode_config(config, index)?;
-    let mut world = World::new(decode_config(&mut Unstructured::new(&bytes)), &store);
-    let mut enabled = Vec::new();
-    for step in steps.iter().take(config.steps_max as usize) {
-        world.enabled_steps(&mut enabled);
-        if let Ok(i) = enabled.binary_search(step) {
-            bytes.push(u8::try_from(i).ok()?);
-            if world.apply(*step).is_err() {
-                break;
+    let config = decode_config(&mut Unstructured::new(&bytes));
+    let mut input = steps
+        .iter()
+        .take(config.steps_max as usize)
+        .copied()
+        .enumerate();
+    let mut too_many = false;
+    execute(&store, config, |_, enabled, _| match input.next() {
+        None => Next::Stop,
+        Some((_, step)) => match enabled.binary_search(&step) {
+            Ok(i) => {
+                match u8::try_from(i) {
+                    Ok(b) => bytes.push(b),
+                    Err(_) => too_many = true,
+                }
+                Next::Apply(step)
             }
-        }
-    }
-    Some(bytes)
+            Err(_) => Next::Skip(0),
+        },
+    });
+    (!too_many).then_some(bytes)
 }
 
 #[cfg(test)]

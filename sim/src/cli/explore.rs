@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
-use reconcile_sim::run::narrate;
+use reconcile_sim::trace::timeline::trace_lines;
 
 use super::{resolve_store, Verdict};
 
@@ -169,7 +169,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             ),
             Some(c) => {
                 println!("counterexample ({} steps, shortest found):", c.steps.len());
-                for line in narrate(store, bound.config.clone(), &c.steps, &[]) {
+                for line in trace_lines(store, bound.config.clone(), &c.steps, &[]) {
                     println!("  {line}");
                 }
                 print!("verdict: FAIL {}", c.violation);

@@ -125,7 +125,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             for seed in report.seed_start..report.seed_start + report.seeds {
                 let r = reconcile_sim::campaign::fuzz::run_one(*s, &report.strategy, seed);
                 total.merge(&reconcile_sim::trace::coverage::coverage_of(
-                    *s, r.config, &r.steps, &r.drain,
+                    *s, r.config, &r.steps,
                 ));
             }
             coverage.push((s.name(), total));

@@ -1,7 +1,8 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
 use reconcile_sim::campaign::fuzz::run_one;
-use reconcile_sim::run::{narrate, Outcome};
+use reconcile_sim::run::Outcome;
+use reconcile_sim::trace::timeline::trace_lines;
 
 use super::shrink::{shrink_and_save, summary, LimitFlags, DEFAULT_OUT};
 use super::{resolve_store, strategy_flags, strategy_spec, Verdict};
@@ -62,12 +63,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             args.limits.limits(),
         )?),
     };
-    let coverage = reconcile_sim::trace::coverage::coverage_of(
-        store,
-        report.config.clone(),
-        &report.steps,
-        &report.drain,
-    );
+    let coverage =
+        reconcile_sim::trace::coverage::coverage_of(store, report.config.clone(), &report.steps);
     if args.json {
         let mut value = serde_json::json!({
             "store": store.name(),
@@ -111,7 +108,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     report.steps.len(),
                     report.drain.len()
                 );
-                for line in narrate(store, report.config.clone(), &report.steps, &report.drain) {
+                for line in trace_lines(store, report.config.clone(), &report.steps, &report.drain)
+                {
                     println!("  {line}");
                 }
                 print!("verdict: FAIL {v}");

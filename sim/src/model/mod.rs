@@ -2,7 +2,12 @@
 //! running a store under test, the network between them, and the users. It knows nothing
 //! of invariants, strategies or scenario files.
 
+pub mod backend;
+pub mod client;
 pub mod config;
+pub mod content;
+pub mod record;
+pub mod state;
 pub mod step;
 pub mod store;
 pub mod wire;

@@ -6,10 +6,8 @@
 //! another process (every type is serde) and so that the oracle judges only what a real
 //! user would see, never a store's internals.
 //!
-//! Text conventions (see `docs/model.md`): every user message has the unique text
-//! `msg:m<N>`; every streamed delta the unique text `txt:t<T>.<K>`. The oracle counts these
-//! tokens in the render, which is how "a message counted once whether it sits in a user row
-//! or folded into a tool result" is made checkable without looking inside a store.
+//! The texts the world writes into these types follow the convention of
+//! [`crate::model::content`].
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -211,61 +209,5 @@ impl RenderRow {
 
     pub fn is_live(&self) -> bool {
         matches!(self.origin, Origin::Live { .. })
-    }
-}
-
-/// The text of user message `id`: `msg:m<N>`.
-pub fn message_text(id: MessageId) -> String {
-    let mut s = String::with_capacity(16);
-    s.push_str("msg:m");
-    push_decimal(&mut s, id.0);
-    s
-}
-
-/// The text of the `k`-th delta (1-based) of turn `turn`: `txt:t<T>.<K>`.
-pub fn delta_text(turn: TurnId, k: u32) -> String {
-    let mut s = String::with_capacity(24);
-    s.push_str("txt:t");
-    push_decimal(&mut s, turn.0);
-    s.push('.');
-    push_decimal(&mut s, k);
-    s
-}
-
-/// Append `n` in decimal, as `Display` writes it (the world writes these texts on every
-/// send and delta, so without the formatting machinery).
-pub fn push_decimal(s: &mut String, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        s.push(char::from(d));
-    }
-}
-
-/// The marker the backend puts before a message folded into a tool result (the note's
-/// `[USER INTERRUPT]` block).
-pub const INTERRUPT_MARKER: &str = "[USER INTERRUPT]";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn texts_are_written_as_display_writes_them() {
-        for n in [0, 1, 9, 10, 99, 100, 12345, u32::MAX] {
-            assert_eq!(message_text(MessageId(n)), format!("msg:{}", MessageId(n)));
-            assert_eq!(
-                delta_text(TurnId(n), n / 3),
-                format!("txt:{}.{}", TurnId(n), n / 3)
-            );
-        }
     }
 }

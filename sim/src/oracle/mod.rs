@@ -19,15 +19,17 @@
 //!    everything delivered and every client at the bottom, each render is exactly the DB,
 //!    row for row, with no live rows left.
 
-pub mod tokens;
-
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use crate::model::client::Client;
+use crate::model::content::push_decimal;
+use crate::model::content::{
+    content_tokens, for_each_content_token, for_each_token_key, KeySet, TokenKey,
+};
 use crate::model::step::Step;
-use crate::model::wire::{push_decimal, ClientId, Origin, RenderRow};
-use crate::model::world::{Client, World};
-use tokens::{content_tokens, for_each_content_token, for_each_token_key, KeySet, TokenKey};
+use crate::model::wire::{ClientId, Origin, RenderRow};
+use crate::model::world::World;
 
 /// Which property broke.
 #[derive(
@@ -176,20 +178,20 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
         crate::model::step::Actor::Client(c) => c,
         crate::model::step::Actor::Backend => return None,
     };
-    let c = &world.clients[client as usize];
-    let rows = c.store.render();
+    let c = world.client(client);
+    let rows = c.render();
 
     // Every content token the user sees, split out and keyed once. (Nothing to look for
     // before the user sent anything or was shown a delta.)
-    let tracking = !c.sent_texts.is_empty() || !c.deltas_shown.is_empty();
+    let tracking = !c.sent_texts().is_empty() || !c.deltas_shown().is_empty();
     if tracking {
         let shown = shown_keys(rows);
         // The common case, every tracked token shown, is a few word operations; only
         // otherwise (or for a tracked text without a key) is each token looked up, in
         // order, to say which are missing.
-        let all_shown = !c.keys.unkeyed
-            && c.keys.sent_set.is_subset(&shown)
-            && c.keys.delta_set.is_subset(&shown);
+        let keys = c.keys();
+        let all_shown =
+            !keys.unkeyed && keys.sent_set.is_subset(&shown) && keys.delta_set.is_subset(&shown);
         if !all_shown {
             if let Some(v) = check_tracked_shown(c, client, rows, &shown, step_index) {
                 return Some(v);
@@ -198,9 +200,8 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     }
 
     if matches!(step, Step::DeliverFetchResponse { .. })
-        && !c.scrolled_up
-        && c.fetch_requests.is_empty()
-        && c.fetch_responses.is_empty()
+        && !c.scrolled_up()
+        && c.no_fetch_outstanding()
     {
         return check_no_duplicate(world, client, step_index);
     }
@@ -225,9 +226,9 @@ fn check_tracked_shown(
             .any(|t| t == text),
     };
     let lost: Vec<String> = c
-        .sent_texts
+        .sent_texts()
         .iter()
-        .zip(&c.keys.sent)
+        .zip(&c.keys().sent)
         .filter(|(t, k)| !visible(t, **k))
         .map(|(t, _)| t.clone())
         .collect();
@@ -242,9 +243,9 @@ fn check_tracked_shown(
         });
     }
     let wiped: Vec<String> = c
-        .deltas_shown
+        .deltas_shown()
         .iter()
-        .zip(&c.keys.deltas)
+        .zip(&c.keys().deltas)
         .filter(|(t, k)| !visible(t, **k))
         .map(|(t, _)| t.clone())
         .collect();
@@ -263,9 +264,9 @@ fn check_tracked_shown(
 
 /// Invariant 2 for one settled client.
 fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Option<Violation> {
-    let c = &world.clients[client as usize];
-    let rows = c.store.render();
-    let db = &world.backend.db;
+    let c = world.client(client);
+    let rows = c.render();
+    let db = world.backend().db();
     // A duplicate is a live token that is also sealed: with no content in live rows (the
     // usual state after a reconcile), there is nothing to look up.
     let live_content = rows
@@ -285,7 +286,7 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
                 .binary_search_by_key(&seq, |r| r.seq)
                 .ok()
                 .map(|i| db[i].turn_id);
-            if sealed_turn.is_some_and(|t| c.seals_shown.contains(&t)) {
+            if sealed_turn.is_some_and(|t| c.seals_shown().contains(&t)) {
                 for_each_content_token(&row.text, |t, key| match key {
                     Some(k) => sealed_keys.insert(k),
                     None => sealed_other.push(t),
@@ -323,9 +324,9 @@ fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Opt
 
 /// Invariant 4, after the drain phase: every render equals the DB exactly.
 pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
-    let db = &world.backend.db;
-    for (i, c) in world.clients.iter().enumerate() {
-        let rows = c.store.render();
+    let db = world.backend().db();
+    for (i, c) in world.clients().iter().enumerate() {
+        let rows = c.render();
         let matches = rows.len() == db.len()
             && rows.iter().zip(db.iter()).all(|(r, d)| {
                 r.origin == Origin::Sealed { seq: d.seq } && r.role == d.role && r.text == d.text
@@ -414,7 +415,7 @@ mod tests {
             "txt:t2.64",
             "txt:t2.63",
         ] {
-            let key = crate::oracle::tokens::token_key(probe).expect("canonical");
+            let key = crate::model::content::token_key(probe).expect("canonical");
             assert_eq!(shown.contains(key), tokens.contains(&probe), "{probe}");
         }
     }

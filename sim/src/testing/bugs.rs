@@ -193,7 +193,7 @@ pub const REGRESSION_SEEDS: [RegressionSeed; 4] = [
 pub fn regression_scenario(seed: &RegressionSeed) -> Scenario {
     let before = by_name(seed.before).expect("a shipped store");
     let script = (seed.script)(&before);
-    let config = script.world().config.clone();
+    let config = script.world().config().clone();
     let tells_apart = |config: &crate::model::config::WorldConfig,
                        steps: &[crate::model::step::Step]| {
         seed.fixed_stores_hold(config, steps)

@@ -10,14 +10,14 @@
 //! enabled steps, the drain and the oracle's verdicts are identical too; the oracle is
 //! not consulted here.
 
-use std::cell::RefCell;
 use std::fmt;
-use std::rc::Rc;
 
 use crate::model::config::WorldConfig;
+use crate::model::record::StepRecord;
+use crate::model::step::Actor;
 use crate::model::step::Step;
-use crate::model::store::{Store, StoreFactory};
-use crate::model::wire::{ClientId, Effect, Input, RenderRow};
+use crate::model::store::StoreFactory;
+use crate::model::wire::{ClientId, Effect, Input};
 use crate::model::world::World;
 use crate::oracle::render_line;
 use crate::run::strategy::random::RandomStrategy;
@@ -59,58 +59,41 @@ impl fmt::Display for Divergence {
     }
 }
 
-/// One input a store received and what it answered (`None`: it crashed).
-type Exchange = (ClientId, Input, Option<Vec<Effect>>);
-
-/// Records every input and answer of the stores of one world.
-struct Recording {
-    inner: Box<dyn Store>,
-    client: ClientId,
-    log: Rc<RefCell<Vec<Exchange>>>,
-}
-
-impl Store for Recording {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
-        self.log
-            .borrow_mut()
-            .push((self.client, input.clone(), None));
-        let effects = self.inner.handle(input);
-        self.log.borrow_mut().last_mut().expect("pushed").2 = Some(effects.clone());
-        effects
-    }
-    fn render(&self) -> &[RenderRow] {
-        self.inner.render()
-    }
-}
-
 struct Side {
     world: World,
-    log: Rc<RefCell<Vec<Exchange>>>,
+    /// What the last step did.
+    record: StepRecord,
     crash: Option<String>,
 }
 
 impl Side {
     fn new(stores: &dyn StoreFactory, config: &WorldConfig) -> Side {
-        let log = Rc::new(RefCell::new(Vec::new()));
-        let world = World::with_stores(config.clone(), |client| {
-            Box::new(Recording {
-                inner: stores.make(client),
-                client,
-                log: Rc::clone(&log),
-            })
-        });
         Side {
-            world,
-            log,
+            world: World::new(config.clone(), stores),
+            record: StepRecord::new(Step::AgentSeal),
             crash: None,
         }
     }
 
     fn apply(&mut self, step: Step) {
-        self.log.borrow_mut().clear();
-        if let Err(crash) = self.world.apply(step) {
+        self.record = self.world.apply(step);
+        if let Some(crash) = &self.record.crash {
             self.crash = Some(format!("c{} crashed: {}", crash.client, crash.message));
         }
+    }
+
+    /// The input the step gave a store, with its client and answer (`None`: it crashed).
+    fn exchange(&self) -> Option<(ClientId, &Input, Option<&[Effect]>)> {
+        let client = match self.record.step.actor() {
+            Actor::Client(c) => c,
+            Actor::Backend => return None,
+        };
+        let effects = self
+            .record
+            .crash
+            .is_none()
+            .then_some(self.record.effects.as_slice());
+        self.record.input.as_ref().map(|i| (client, i, effects))
     }
 }
 
@@ -169,7 +152,7 @@ fn step_both(
     agreement.steps += 1;
     let details = compare(reference, candidate, a, b);
     if details.is_empty() {
-        agreement.inputs += a.log.borrow().len();
+        agreement.inputs += usize::from(a.exchange().is_some());
         Ok(())
     } else {
         Err(Box::new(Divergence {
@@ -199,15 +182,15 @@ fn compare(
         }
         return details;
     }
-    let (la, lb) = (a.log.borrow(), b.log.borrow());
-    for (ea, eb) in la.iter().zip(lb.iter()) {
-        let input = serde_json::to_string(&ea.1).expect("inputs serialise");
+    let (la, lb) = (a.exchange(), b.exchange());
+    if let (Some(ea), Some(eb)) = (la, lb) {
+        let input = serde_json::to_string(ea.1).expect("inputs serialise");
         if ea.0 != eb.0 || ea.1 != eb.1 {
             details.push(format!(
                 "the inputs differ (the worlds drifted): c{} {input} vs c{} {}",
                 ea.0,
                 eb.0,
-                serde_json::to_string(&eb.1).expect("inputs serialise"),
+                serde_json::to_string(eb.1).expect("inputs serialise"),
             ));
         } else if ea.2 != eb.2 {
             details.push(format!("c{} input {input}", ea.0));
@@ -215,25 +198,24 @@ fn compare(
             details.push(format!("  {rb} effects: {}", json(&eb.2)));
         }
     }
-    if la.len() != lb.len() {
+    if la.is_some() != lb.is_some() {
         details.push(format!(
             "the number of inputs differs: {} vs {}",
-            la.len(),
-            lb.len()
+            usize::from(la.is_some()),
+            usize::from(lb.is_some())
         ));
     }
-    for (i, (ca, cb)) in a.world.clients.iter().zip(&b.world.clients).enumerate() {
-        let (ya, yb) = (ca.store.render(), cb.store.render());
+    for (i, (ca, cb)) in a.world.clients().iter().zip(b.world.clients()).enumerate() {
+        let (ya, yb) = (ca.render(), cb.render());
         if ya == yb {
             continue;
         }
-        if let Some((_, input, _)) = la.iter().find(|e| e.0 as usize == i) {
-            details.push(format!(
+        match la.filter(|e| e.0 as usize == i) {
+            Some((_, input, _)) => details.push(format!(
                 "c{i} render differs after input {}",
                 serde_json::to_string(input).expect("inputs serialise")
-            ));
-        } else {
-            details.push(format!("c{i} render differs"));
+            )),
+            None => details.push(format!("c{i} render differs")),
         }
         for (name, rows) in [(&ra, ya), (&rb, yb)] {
             details.push(format!("  {name} ({} rows):", rows.len()));

@@ -57,7 +57,7 @@ impl<'a> Script<'a> {
         );
         self.steps.push(step);
         // A crash is judged by the replay in `finish`.
-        let _ = self.world.apply(step);
+        let _ = self.world.apply_into(step, &mut ());
         self
     }
 
@@ -98,8 +98,10 @@ impl<'a> Script<'a> {
     /// Serve client `c`'s oldest fetch, then deliver that response.
     pub fn fetch(&mut self, c: ClientId) -> &mut Self {
         self.step(Step::ServeFetch { client: c });
-        let request = self.world.clients[c as usize]
-            .fetch_responses
+        let request = self
+            .world
+            .client(c)
+            .fetch_responses()
             .last()
             .expect("just served")
             .request;
@@ -107,16 +109,18 @@ impl<'a> Script<'a> {
     }
     /// Deliver client `c`'s oldest undelivered event.
     pub fn deliver_next(&mut self, c: ClientId) -> &mut Self {
-        let event = self.world.clients[c as usize]
-            .inbox
-            .front()
+        let event = self
+            .world
+            .client(c)
+            .inbox()
+            .next()
             .unwrap_or_else(|| panic!("script error: c{c} has no event to deliver"))
             .0;
         self.step(Step::DeliverEvent { client: c, event })
     }
     /// Deliver every event waiting for client `c`, in order.
     pub fn deliver_all(&mut self, c: ClientId) -> &mut Self {
-        while !self.world.clients[c as usize].inbox.is_empty() {
+        while self.world.client(c).inbox().len() > 0 {
             self.deliver_next(c);
         }
         self
@@ -125,9 +129,10 @@ impl<'a> Script<'a> {
     pub fn deliver_until(&mut self, c: ClientId, pred: impl Fn(&Event) -> bool) -> &mut Self {
         loop {
             let hit = pred(
-                &self.world.clients[c as usize]
-                    .inbox
-                    .front()
+                self.world
+                    .client(c)
+                    .inbox()
+                    .next()
                     .unwrap_or_else(|| panic!("script error: c{c} ran out of events"))
                     .1,
             );
@@ -139,7 +144,7 @@ impl<'a> Script<'a> {
     }
     /// Deliver all of client `c`'s POST responses.
     pub fn post_responses(&mut self, c: ClientId) -> &mut Self {
-        while !self.world.clients[c as usize].post_responses.is_empty() {
+        while self.world.client(c).post_responses().len() > 0 {
             self.step(Step::DeliverPostResponse { client: c });
         }
         self
@@ -158,7 +163,7 @@ impl<'a> Script<'a> {
     /// Judge the recorded steps with the ordinary replay, on `stores` (which may differ
     /// from the store the script was recorded with: the steps are the same interleaving).
     pub fn judge(&self, stores: &dyn StoreFactory) -> RunReport {
-        replay(stores, self.world.config.clone(), &self.steps)
+        replay(stores, self.world.config().clone(), &self.steps)
     }
 
     /// Judge on the store the script was recorded with.

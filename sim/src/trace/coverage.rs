@@ -1,18 +1,22 @@
 //! Coverage of interesting orderings, in the protocol's own terms: which of the orderings
 //! the design note's bugs need did a run (or a campaign) actually reach, and how often.
 //!
-//! Computed only when asked, by replaying a run's trace and looking at the world before
-//! each step, so the fuzzing hot path pays nothing.
+//! Counted only when asked, by a [`CoverageObserver`] watching a run (or a replay) step by
+//! step, so the fuzzing hot path pays nothing.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::backend::TurnPhase;
 use crate::model::config::WorldConfig;
+use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
-use crate::model::wire::{AgentStatus, Event, MessageId, TurnId};
-use crate::model::world::{TurnPhase, World};
+use crate::model::wire::{AgentStatus, ClientId, Event, Input, MessageId, PostOutcome, TurnId};
+use crate::model::world::World;
+use crate::oracle::Violation;
+use crate::run::{replay_observed, Observer, StepAt};
 
 /// The orderings counted, with what each means.
 pub const ORDERINGS: &[(&str, &str)] = &[
@@ -69,117 +73,117 @@ struct TabFacts {
     sent_believing_running: Vec<MessageId>,
 }
 
-/// Replay `steps` then `drain` and count the orderings they reached.
-// One arm per step kind reads better than guards split across arms.
-#[allow(clippy::collapsible_match)]
-pub fn coverage_of(
-    stores: &dyn StoreFactory,
-    config: WorldConfig,
-    steps: &[Step],
-    drain: &[Step],
-) -> Coverage {
-    let mut world = World::new(config, stores);
-    let mut tabs = vec![TabFacts::default(); world.clients.len()];
-    let mut cov = Coverage::default();
-    let mut scratch = Vec::new();
-    for step in steps.iter().chain(drain) {
-        if !world.is_enabled(step, &mut scratch) {
-            continue;
+/// Counts the orderings a run reaches, step by step (an [`Observer`]).
+#[derive(Default)]
+pub struct CoverageObserver {
+    tabs: Vec<TabFacts>,
+    /// What was counted so far.
+    pub coverage: Coverage,
+}
+
+impl Observer for CoverageObserver {
+    fn on_step(&mut self, world: &World, record: &StepRecord, _: StepAt, _: Option<&Violation>) {
+        if self.tabs.is_empty() {
+            self.tabs = vec![TabFacts::default(); world.clients().len()];
         }
-        match *step {
-            Step::DeliverEvent { client, event } => {
-                let c = &world.clients[client as usize];
-                if c.inbox.front().is_some_and(|(id, _)| *id != event) {
-                    cov.hit("ws-event-reordered");
+        match (record.step, &record.input) {
+            (Step::DeliverEvent { client, .. }, Some(Input::Event { event })) => {
+                if record.position.is_some_and(|p| p > 0) {
+                    self.coverage.hit("ws-event-reordered");
                 }
-                let ev = c
-                    .inbox
-                    .iter()
-                    .find(|(id, _)| *id == event)
-                    .map(|(_, e)| e.clone());
-                let t = &mut tabs[client as usize];
-                match ev {
-                    Some(Event::MessageQueued { message_id }) => t.queued_seen.push(message_id),
-                    Some(Event::MessageConsumed { message_ids }) => {
-                        if message_ids
-                            .iter()
-                            .any(|m| c.sent.contains(m) && !t.queued_seen.contains(m))
-                        {
-                            cov.hit("consumed-before-queued");
-                        }
-                    }
-                    Some(Event::TurnSealed { turn_id }) => {
-                        if c.scrolled_up {
-                            cov.hit("sealed-while-scrolled-up");
-                        }
-                        t.latest_seal = t.latest_seal.max(Some(turn_id));
-                    }
-                    Some(Event::TurnStart { turn_id }) => {
-                        t.latest_start = t.latest_start.max(Some(turn_id))
-                    }
-                    Some(Event::Status { status }) => t.status_seen = Some(status),
-                    _ => {}
-                }
+                self.delivered(world, client, event);
             }
-            Step::DeliverFetchResponse { client, request } => {
-                let c = &world.clients[client as usize];
-                let t = &mut tabs[client as usize];
-                if let Some(f) = c.fetch_responses.iter().find(|f| f.request == request) {
-                    if t.max_snapshot.is_some_and(|m| f.snapshot_seq < m) {
-                        cov.hit("stale-fetch-applied");
-                    }
-                    t.max_snapshot = t.max_snapshot.max(Some(f.snapshot_seq));
+            (
+                Step::DeliverFetchResponse { client, .. },
+                Some(Input::FetchResponse { snapshot_seq, .. }),
+            ) => {
+                let t = &mut self.tabs[client as usize];
+                if t.max_snapshot.is_some_and(|m| *snapshot_seq < m) {
+                    self.coverage.hit("stale-fetch-applied");
                 }
+                t.max_snapshot = t.max_snapshot.max(Some(*snapshot_seq));
                 if t.latest_start.is_some() && t.latest_start > t.latest_seal {
-                    cov.hit("reconcile-during-newer-turn");
+                    self.coverage.hit("reconcile-during-newer-turn");
                 }
             }
-            Step::Send { client } => {
-                let t = &mut tabs[client as usize];
-                if t.status_seen.is_none() {
-                    cov.hit("fresh-tab-first-send");
-                }
-                let phase = world.backend.turn.as_ref().map(|t| t.phase);
-                if t.status_seen == Some(AgentStatus::Idle)
-                    && matches!(phase, Some(TurnPhase::Finishing | TurnPhase::Written))
-                {
-                    cov.hit("send-in-idle-before-seal-window");
-                }
-                if t.status_seen != Some(AgentStatus::Idle) {
-                    t.sent_believing_running.push(world.next_message_id());
+            (Step::Send { client }, Some(Input::UserSend { message_id, .. })) => {
+                self.sent(world, client, *message_id)
+            }
+            (Step::HandlePost { client }, _) => {
+                if let Some((m, PostOutcome::Started { .. })) = record.posted {
+                    if self.tabs[client as usize]
+                        .sent_believing_running
+                        .contains(&m)
+                    {
+                        self.coverage.hit("post-started-turn-tab-believed-running");
+                    }
                 }
             }
-            Step::HandlePost { client } => {
-                let c = &world.clients[client as usize];
-                if world.backend.turn.is_none()
-                    && c.posts.front().is_some_and(|(m, _)| {
-                        tabs[client as usize].sent_believing_running.contains(m)
-                    })
-                {
-                    cov.hit("post-started-turn-tab-believed-running");
-                }
+            (Step::AgentToolResult { interrupt: true }, _) => {
+                self.coverage.hit("interrupt-consumption")
             }
-            Step::AgentToolResult { interrupt: true } => cov.hit("interrupt-consumption"),
-            Step::AgentEnd | Step::AgentFail if !world.backend.queue.is_empty() => {
-                cov.hit("trailing-consumption")
+            (Step::AgentEnd | Step::AgentFail, _) if record.consumed().is_some() => {
+                self.coverage.hit("trailing-consumption")
             }
-            Step::ServeFetch { .. } => {
-                if world
-                    .backend
-                    .turn
-                    .as_ref()
-                    .is_some_and(|t| t.phase == TurnPhase::Finishing)
-                {
-                    cov.hit("fetch-served-before-write");
+            (Step::ServeFetch { .. }, _) => {
+                let phase = world.backend().turn().map(|t| t.phase());
+                if phase == Some(TurnPhase::Finishing) {
+                    self.coverage.hit("fetch-served-before-write");
                 }
             }
             _ => {}
         }
-        if world.apply(*step).is_err() {
-            break;
+    }
+}
+
+impl CoverageObserver {
+    fn delivered(&mut self, world: &World, client: ClientId, event: &Event) {
+        let t = &mut self.tabs[client as usize];
+        let c = world.client(client);
+        match event {
+            Event::MessageQueued { message_id } => t.queued_seen.push(*message_id),
+            Event::MessageConsumed { message_ids }
+                if message_ids
+                    .iter()
+                    .any(|m| c.sent().contains(m) && !t.queued_seen.contains(m)) =>
+            {
+                self.coverage.hit("consumed-before-queued");
+            }
+            Event::TurnSealed { turn_id } => {
+                if c.scrolled_up() {
+                    self.coverage.hit("sealed-while-scrolled-up");
+                }
+                t.latest_seal = t.latest_seal.max(Some(*turn_id));
+            }
+            Event::TurnStart { turn_id } => t.latest_start = t.latest_start.max(Some(*turn_id)),
+            Event::Status { status } => t.status_seen = Some(*status),
+            _ => {}
         }
     }
-    cov
+
+    fn sent(&mut self, world: &World, client: ClientId, message: MessageId) {
+        let t = &mut self.tabs[client as usize];
+        if t.status_seen.is_none() {
+            self.coverage.hit("fresh-tab-first-send");
+        }
+        let phase = world.backend().turn().map(|t| t.phase());
+        if t.status_seen == Some(AgentStatus::Idle)
+            && matches!(phase, Some(TurnPhase::Finishing | TurnPhase::Written))
+        {
+            self.coverage.hit("send-in-idle-before-seal-window");
+        }
+        if t.status_seen != Some(AgentStatus::Idle) {
+            t.sent_believing_running.push(message);
+        }
+    }
+}
+
+/// Replay `steps` (a recorded run's main phase; the drain follows as it did) and count
+/// the orderings they reached.
+pub fn coverage_of(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -> Coverage {
+    let mut observer = CoverageObserver::default();
+    replay_observed(stores, config, steps, &mut observer);
+    observer.coverage
 }
 
 #[cfg(test)]
@@ -193,7 +197,7 @@ mod tests {
         let mut total = Coverage::default();
         for seed in 0..400 {
             let r = run_one(&store, "random", seed);
-            total.merge(&coverage_of(&store, r.config, &r.steps, &r.drain));
+            total.merge(&coverage_of(&store, r.config, &r.steps));
         }
         for (name, _) in ORDERINGS {
             assert!(
@@ -202,8 +206,8 @@ mod tests {
             );
         }
         let r = run_one(&store, "random", 3);
-        let a = coverage_of(&store, r.config.clone(), &r.steps, &r.drain);
-        let b = coverage_of(&store, r.config, &r.steps, &r.drain);
+        let a = coverage_of(&store, r.config.clone(), &r.steps);
+        let b = coverage_of(&store, r.config, &r.steps);
         assert_eq!(a, b);
     }
 
@@ -212,7 +216,7 @@ mod tests {
         let store = crate::store::by_name("current").unwrap();
         let mut cfg = crate::testing::script::scripted_config();
         cfg.sends_per_client = 0;
-        let cov = coverage_of(&store, cfg, &[], &[]);
+        let cov = coverage_of(&store, cfg, &[]);
         assert!(cov.counts.is_empty());
     }
 }

@@ -2,6 +2,7 @@
 //! trace, timelines and coverage of interesting orderings.
 
 pub mod coverage;
+pub mod describe;
 pub mod scenario;
 pub mod shrink;
 pub mod timeline;

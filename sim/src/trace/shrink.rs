@@ -19,13 +19,19 @@
 
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use crate::model::config::WorldConfig;
+use crate::model::record::StepRecord;
 use crate::model::step::{Actor, Step};
 use crate::model::store::StoreFactory;
 use crate::model::wire::{ClientId, Event};
+use crate::model::wire::{Input, MessageId, PostOutcome};
 use crate::model::world::World;
 use crate::oracle::Invariant;
+use crate::oracle::Violation;
 use crate::run::{execute, replay, Next};
+use crate::run::{replay_observed, Observer, StepAt};
 
 /// How much work shrinking may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -276,21 +282,16 @@ impl Rel {
     fn resolve(self, world: &World) -> Option<Step> {
         match self {
             Rel::Abs(s) => Some(s),
-            Rel::Event { client, nth } => {
-                world
-                    .clients
-                    .get(client as usize)?
-                    .inbox
-                    .get(nth)
-                    .map(|(event, _)| Step::DeliverEvent {
-                        client,
-                        event: *event,
-                    })
-            }
-            Rel::Fetch { client, nth } => world
-                .clients
+            Rel::Event { client, nth } => world
+                .clients()
                 .get(client as usize)?
-                .fetch_responses
+                .inbox()
+                .nth(nth)
+                .map(|(event, _)| Step::DeliverEvent { client, event }),
+            Rel::Fetch { client, nth } => world
+                .clients()
+                .get(client as usize)?
+                .fetch_responses()
                 .get(nth)
                 .map(|f| Step::DeliverFetchResponse {
                     client,
@@ -419,75 +420,18 @@ impl Shrinker<'_> {
             .then_some(r.steps)
     }
 
-    /// The relative form of an applied trace, and the facts about each step.
+    /// The relative form of an applied trace, and the facts about each step, from one
+    /// replay.
     fn analyse(&self, config: &WorldConfig, steps: &[Step]) -> (Vec<Rel>, Vec<StepFacts>) {
-        let mut world = World::new(config.clone(), self.stores);
-        let mut rel = Vec::with_capacity(steps.len());
-        let mut facts = vec![StepFacts::default(); steps.len()];
-        // event id -> index of the step that broadcast it
-        let mut broadcaster: std::collections::BTreeMap<u32, usize> = Default::default();
-        let mut sends: std::collections::BTreeMap<u32, usize> = Default::default();
-        let mut scratch = Vec::new();
-        for (i, &step) in steps.iter().enumerate() {
-            if !world.is_enabled(&step, &mut scratch) {
-                rel.push(Rel::Abs(step));
-                continue;
-            }
-            let r = match step {
-                Step::DeliverEvent { client, event } => {
-                    let c = &world.clients[client as usize];
-                    let nth = c.inbox.iter().position(|(id, _)| *id == event).unwrap_or(0);
-                    if let Some(&b) = broadcaster.get(&event) {
-                        facts[b].deliveries.push(i);
-                    }
-                    facts[i].turn = c
-                        .inbox
-                        .iter()
-                        .find(|(id, _)| *id == event)
-                        .and_then(|(_, e)| event_turn(e));
-                    Rel::Event { client, nth }
-                }
-                Step::DeliverFetchResponse { client, request } => {
-                    let c = &world.clients[client as usize];
-                    let nth = c
-                        .fetch_responses
-                        .iter()
-                        .position(|f| f.request == request)
-                        .unwrap_or(0);
-                    Rel::Fetch { client, nth }
-                }
-                other => Rel::Abs(other),
-            };
-            rel.push(r);
-            let turn_before = world.backend.turn.as_ref().map(|t| t.id.0);
-            if let Step::Send { .. } = step {
-                sends.insert(world.next_message_id().0, i);
-            }
-            let initiator = match step {
-                Step::HandlePost { client } => world.clients[client as usize]
-                    .posts
-                    .front()
-                    .map(|(m, _)| m.0),
-                _ => None,
-            };
-            let event_max = max_event(&world);
-            if world.apply(step).is_err() {
-                break;
-            }
-            let turn_after = world.backend.turn.as_ref().map(|t| t.id.0);
-            if step.actor() == Actor::Backend {
-                facts[i].turn = turn_before.or(turn_after);
-                if turn_before.is_none() && turn_after.is_some() {
-                    facts[i].initiator_send = initiator.and_then(|m| sends.get(&m).copied());
-                }
-            }
-            if let Some(c0) = world.clients.first() {
-                for (id, _) in c0.inbox.iter().filter(|(id, _)| *id > event_max) {
-                    broadcaster.insert(*id, i);
-                }
-            }
-        }
-        (rel, facts)
+        let mut analysis = Analysis {
+            input: steps,
+            rel: Vec::with_capacity(steps.len()),
+            facts: vec![StepFacts::default(); steps.len()],
+            broadcaster: Default::default(),
+            sends: Default::default(),
+        };
+        replay_observed(self.stores, config.clone(), steps, &mut analysis);
+        (analysis.rel, analysis.facts)
     }
 
     /// ddmin over the steps: remove chunks of decreasing size until no single step can go.
@@ -727,13 +671,54 @@ fn dec(v: &mut u8) -> bool {
     }
 }
 
-fn max_event(world: &World) -> u32 {
-    world
-        .clients
-        .iter()
-        .flat_map(|c| c.inbox.iter().map(|(id, _)| *id))
-        .max()
-        .unwrap_or(0)
+/// Collects, as a replay goes, each step's relative form and facts.
+struct Analysis<'a> {
+    input: &'a [Step],
+    rel: Vec<Rel>,
+    facts: Vec<StepFacts>,
+    /// Event id -> index of the step that broadcast it.
+    broadcaster: BTreeMap<u32, usize>,
+    /// Message id -> index of the step that sent it.
+    sends: BTreeMap<MessageId, usize>,
+}
+
+impl Observer for Analysis<'_> {
+    fn on_step(&mut self, _: &World, record: &StepRecord, at: StepAt, _: Option<&Violation>) {
+        let StepAt::Main(_) = at else {
+            return;
+        };
+        let i = self.rel.len();
+        let nth = record.position.unwrap_or(0);
+        self.rel.push(match record.step {
+            Step::DeliverEvent { client, event } => {
+                if let Some(&b) = self.broadcaster.get(&event) {
+                    self.facts[b].deliveries.push(i);
+                }
+                if let Some(Input::Event { event }) = &record.input {
+                    self.facts[i].turn = event_turn(event);
+                }
+                Rel::Event { client, nth }
+            }
+            Step::DeliverFetchResponse { client, .. } => Rel::Fetch { client, nth },
+            other => Rel::Abs(other),
+        });
+        if let Some(Input::UserSend { message_id, .. }) = &record.input {
+            self.sends.insert(*message_id, i);
+        }
+        if record.step.actor() == Actor::Backend {
+            self.facts[i].turn = record.turn.map(|t| t.0);
+            if let Some((m, PostOutcome::Started { .. })) = record.posted {
+                self.facts[i].initiator_send = self.sends.get(&m).copied();
+            }
+        }
+        for (id, _) in &record.broadcast {
+            self.broadcaster.insert(*id, i);
+        }
+    }
+
+    fn on_skip(&mut self, input_index: usize) {
+        self.rel.push(Rel::Abs(self.input[input_index]));
+    }
 }
 
 fn event_turn(e: &Event) -> Option<u32> {

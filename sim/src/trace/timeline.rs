@@ -1,18 +1,20 @@
 //! Readable replays: what each step did, as a text timeline with one column per actor
 //! (backend, each client) or as a mermaid sequence diagram that renders in GitHub Markdown.
 //!
-//! Everything here is derived from a replay ([`crate::run::replay`]) and a second walk of
-//! the world over the steps it applied, so the words can never disagree with the verdict.
+//! Everything here is what one replay ([`crate::run::replay_observed`]) reported, step by
+//! step, so the words can never disagree with the verdict.
 
 use std::fmt::Write as _;
 
 use crate::model::config::WorldConfig;
+use crate::model::record::StepRecord;
 use crate::model::step::{Actor, Step};
 use crate::model::store::StoreFactory;
 use crate::model::wire::ChunkRow;
-use crate::model::world::{describe_event, World};
+use crate::model::world::World;
 use crate::oracle::{render_line, Invariant, Violation};
-use crate::run::{replay, Outcome, RunReport};
+use crate::run::{replay_observed, Observer, Outcome, RunReport, StepAt};
+use crate::trace::describe;
 
 /// Which phase a timeline line belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,142 +46,133 @@ pub struct Narration {
     pub at_break: Option<(Vec<ChunkRow>, Vec<String>)>,
 }
 
-/// What `step` does in `world` (before it is applied), in words: the world's own
-/// description, then the events it broadcasts and the requests the store makes, which are
-/// found by applying it. Returns the note; `world` has advanced by the step. `Err` when
-/// the store crashed.
-pub fn apply_and_describe(world: &mut World, step: Step) -> Result<String, String> {
-    let mut note = world.describe(&step);
-    let event_max = world
-        .clients
-        .iter()
-        .flat_map(|c| c.inbox.iter().map(|(id, _)| *id))
-        .max()
-        .unwrap_or(0);
-    let client = match step.actor() {
-        Actor::Client(c) => Some(c as usize),
-        Actor::Backend => None,
-    };
-    let before = client.map(|c| {
-        let c = &world.clients[c];
-        (c.posts.len(), c.fetch_requests.len())
-    });
-    let applied = world.apply(step);
-    let mut extra: Vec<String> = Vec::new();
-    if let Some(c0) = world.clients.first() {
-        // A broadcast reaches every inbox, so client 0's shows every new event.
-        let new: Vec<String> = c0
-            .inbox
-            .iter()
-            .filter(|(id, _)| *id > event_max)
-            .map(|(id, e)| format!("e{id} {}", describe_event(e)))
-            .collect();
-        if !new.is_empty() {
-            extra.push(format!("→ {}", new.join(", ")));
-        }
-    }
-    if let (Some(c), Some((posts, fetches))) = (client, before) {
-        let c = &world.clients[c];
-        for (m, _) in c.posts.iter().skip(posts) {
-            extra.push(format!("asks POST {m}"));
-        }
-        for r in c.fetch_requests.iter().skip(fetches) {
-            extra.push(format!("asks fetch {r}"));
-        }
-    }
-    if let Err(crash) = applied {
-        return Err(format!("store panicked: {}", crash.message));
-    }
-    for e in extra {
-        if !note.is_empty() {
-            note.push_str(if e.starts_with('→') { " " } else { " · " });
-        }
-        note.push_str(&e);
-    }
-    Ok(note)
-}
-
 /// Replay `steps` on `stores` and narrate every step, skipped ones included.
 pub fn narrate(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -> Narration {
-    let report = replay(stores, config.clone(), steps);
-    let violation = match &report.outcome {
-        Outcome::Fail(v) => Some(v.clone()),
-        Outcome::Pass => None,
+    let mut narrator = Narrator {
+        input: steps,
+        lines: Vec::new(),
+        applied: Vec::new(),
+        skipped: 0,
+        at_break: None,
     };
-    let mut world = World::new(config, stores);
-    let mut lines = Vec::new();
-    let mut at_break = None;
-    let mut applied_index = 0usize;
-    let mut applied_main = report.steps.iter();
-    let mut skipped = report.skipped.iter().peekable();
-    let mut apply = |world: &mut World, step: Step, phase: Phase, applied_index: usize| {
-        let note = apply_and_describe(world, step).unwrap_or_else(|crash| crash);
-        let breaks = violation
-            .as_ref()
-            .filter(|v| v.step_index == applied_index)
-            .map(|v| v.invariant);
-        if let (Some(_), Some(v)) = (breaks, violation.as_ref()) {
-            at_break = Some(break_state(world, v));
-        }
-        Line {
-            phase,
-            step,
-            note,
-            breaks,
-        }
-    };
-    for (input_index, &input_step) in steps.iter().enumerate() {
-        if skipped.peek() == Some(&&input_index) {
-            skipped.next();
-            lines.push(Line {
-                phase: Phase::Skipped { input_index },
-                step: input_step,
-                note: String::new(),
-                breaks: None,
-            });
-            continue;
-        }
-        let Some(&step) = applied_main.next() else {
-            break;
-        };
-        debug_assert_eq!(step, input_step);
-        lines.push(apply(
-            &mut world,
-            step,
-            Phase::Main { input_index },
-            applied_index,
-        ));
-        applied_index += 1;
-    }
-    for (drain_index, &step) in report.drain.iter().enumerate() {
-        lines.push(apply(
-            &mut world,
-            step,
-            Phase::Drain { drain_index },
-            applied_index,
-        ));
-        applied_index += 1;
-    }
-    if at_break.is_none() {
-        if let Some(v) = &violation {
-            // A convergence failure is judged after the last step.
-            at_break = Some(break_state(&world, v));
-        }
-    }
+    let report = replay_observed(stores, config, steps, &mut narrator);
     Narration {
         report,
-        lines,
-        at_break,
+        lines: narrator.lines,
+        at_break: narrator.at_break,
     }
+}
+
+/// Builds the timeline's lines as the replay goes.
+struct Narrator<'a> {
+    input: &'a [Step],
+    lines: Vec<Line>,
+    /// For each line, its step's index among the applied steps (none when skipped).
+    applied: Vec<Option<usize>>,
+    skipped: usize,
+    at_break: Option<(Vec<ChunkRow>, Vec<String>)>,
+}
+
+impl Observer for Narrator<'_> {
+    fn on_step(
+        &mut self,
+        world: &World,
+        record: &StepRecord,
+        at: StepAt,
+        violation: Option<&Violation>,
+    ) {
+        let phase = match at {
+            StepAt::Main(n) => Phase::Main {
+                input_index: n + self.skipped,
+            },
+            StepAt::Drain(drain_index) => Phase::Drain { drain_index },
+        };
+        if let Some(v) = violation {
+            self.at_break = Some(break_state(world, v));
+        }
+        self.applied
+            .push(Some(self.applied.iter().flatten().count()));
+        self.lines.push(Line {
+            phase,
+            step: record.step,
+            note: describe::note(record),
+            breaks: violation.map(|v| v.invariant),
+        });
+    }
+
+    fn on_skip(&mut self, input_index: usize) {
+        self.skipped += 1;
+        self.applied.push(None);
+        self.lines.push(Line {
+            phase: Phase::Skipped { input_index },
+            step: self.input[input_index],
+            note: String::new(),
+            breaks: None,
+        });
+    }
+
+    fn on_end(&mut self, world: &World, outcome: &Outcome) {
+        let Outcome::Fail(v) = outcome else {
+            return;
+        };
+        if self.at_break.is_none() {
+            // A convergence failure is judged after the last step, which it marks.
+            self.at_break = Some(break_state(world, v));
+            let last = self.applied.iter().position(|a| *a == Some(v.step_index));
+            if let Some(line) = last.map(|i| &mut self.lines[i]) {
+                line.breaks = Some(v.invariant);
+            }
+        }
+    }
+}
+
+/// One line per applied step of `steps` then `drain` (a recorded run): `#3    c0 send:
+/// user sends m1`, what the step did without its broadcasts and requests, drain steps
+/// marked `(drain)`.
+pub fn trace_lines(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    drain: &[Step],
+) -> Vec<String> {
+    struct Lines {
+        main: usize,
+        lines: Vec<String>,
+    }
+    impl Observer for Lines {
+        fn on_step(&mut self, _: &World, record: &StepRecord, at: StepAt, _: Option<&Violation>) {
+            let (i, phase) = match at {
+                StepAt::Main(n) => (n, ""),
+                StepAt::Drain(n) => (self.main + n, " (drain)"),
+            };
+            let step = record.step;
+            let what = describe::what_happened(record);
+            self.lines.push(if what.is_empty() {
+                format!("#{i:<4} {step}{phase}")
+            } else {
+                format!("#{i:<4} {step}{phase}: {what}")
+            });
+        }
+    }
+    let mut lines = Lines {
+        main: steps.len(),
+        lines: Vec::new(),
+    };
+    let report = replay_observed(stores, config, steps, &mut lines);
+    debug_assert_eq!(
+        report.drain, drain,
+        "a recorded run's drain is replayed as it was"
+    );
+    lines.lines
 }
 
 fn break_state(world: &World, v: &Violation) -> (Vec<ChunkRow>, Vec<String>) {
-    let db = world.backend.db.as_ref().clone();
+    let db = world.backend().db().to_vec();
     let seen = match v.client {
         Some(c) => world
-            .clients
+            .clients()
             .get(c as usize)
-            .map(|c| c.store.render().iter().map(render_line).collect())
+            .map(|c| c.render().iter().map(render_line).collect())
             .unwrap_or_default(),
         None => Vec::new(),
     };

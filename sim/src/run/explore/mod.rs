@@ -72,7 +72,7 @@ use crate::model::config::WorldConfig;
 use crate::model::step::{Actor, Step};
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
-use crate::oracle::{check_converged, check_step, Invariant, Violation};
+use crate::oracle::{check_converged, Violation};
 
 /// The declared independence relation: `a` and `b` commute (applying them in either order
 /// from any state where both are enabled gives the same state, neither disables the
@@ -358,7 +358,7 @@ fn client_part(
     part.bytes.clear();
     world.hash_client_state(client, part);
     scratch.bytes.clear();
-    if !world.clients[client].store.hash_state(scratch) {
+    if !world.clients()[client].store().hash_state(scratch) {
         return false;
     }
     part.write_usize(scratch.bytes.len());
@@ -374,7 +374,7 @@ pub fn state_key(world: &World, key: &mut KeyWriter, scratch: &mut KeyWriter) ->
     key.bytes.clear();
     world.hash_shared_state(key);
     let mut part = KeyWriter::default();
-    for client in 0..world.clients.len() {
+    for client in 0..world.clients().len() {
         if !client_part(world, client, &mut part, scratch) {
             return false;
         }
@@ -417,7 +417,7 @@ impl StateIds {
         self.part.bytes.clear();
         world.hash_shared_state(&mut self.part);
         let mut id = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
-        for client in 0..world.clients.len() {
+        for client in 0..world.clients().len() {
             if !client_part(world, client, &mut self.part, &mut self.scratch) {
                 return None;
             }
@@ -578,7 +578,7 @@ fn search(
                     world = World::new(config.clone(), stores);
                     for f in &frames[..frames.len() - 1] {
                         let s = f.taken.expect("taken");
-                        let _ = world.apply(s);
+                        let _ = world.apply_into(s, &mut ());
                         report.steps_applied += 1;
                     }
                 }
@@ -586,17 +586,7 @@ fn search(
             dirty = false;
         }
         report.steps_applied += 1;
-        let violation = match world.apply(step) {
-            Err(crash) => Some(Violation {
-                invariant: Invariant::Crash,
-                client: Some(crash.client),
-                step_index: depth - 1,
-                messages: Vec::new(),
-                expected: "the store handles the input".to_string(),
-                seen: vec![format!("panicked: {}", crash.message)],
-            }),
-            Ok(()) => check_step(&world, &step, depth - 1),
-        };
+        let violation = crate::run::judge_step(&mut world, step, depth - 1, &mut ());
         states.insert(fingerprint(&world));
         let path = |frames: &[Frame]| -> Vec<Step> {
             frames.iter().map(|f| f.taken.expect("taken")).collect()
@@ -816,9 +806,9 @@ pub fn fingerprint(world: &World) -> u64 {
     // DefaultHasher::new() uses fixed keys: the same state hashes the same in every run.
     let mut h = std::collections::hash_map::DefaultHasher::new();
     world.hash_shared_state(&mut h);
-    for (i, c) in world.clients.iter().enumerate() {
+    for (i, c) in world.clients().iter().enumerate() {
         world.hash_client_state(i, &mut h);
-        c.store.render().hash(&mut h);
+        c.render().hash(&mut h);
     }
     h.finish()
 }
@@ -826,6 +816,7 @@ pub fn fingerprint(world: &World) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::{check_step, Invariant};
     use crate::store::{by_name, StoreKind};
     use std::collections::BTreeSet;
 
@@ -1099,7 +1090,7 @@ mod tests {
                             break;
                         }
                         let step = enabled[rng.random_range(0..enabled.len())];
-                        if world.apply(step).is_err() {
+                        if world.apply(step).crash.is_some() {
                             break;
                         }
                         path.push(step);
@@ -1133,8 +1124,8 @@ mod tests {
                         assert!(state_key(&w1, &mut k1, &mut scratch));
                         assert!(state_key(&w2, &mut k2, &mut scratch));
                         assert_eq!(k1.bytes, k2.bytes, "{what}");
-                        for (c1, c2) in w1.clients.iter().zip(&w2.clients) {
-                            assert_eq!(c1.store.render(), c2.store.render(), "{what}");
+                        for (c1, c2) in w1.clients().iter().zip(w2.clients()) {
+                            assert_eq!(c1.render(), c2.render(), "{what}");
                         }
                         w1.enabled_steps(&mut e1);
                         w2.enabled_steps(&mut e2);
@@ -1146,7 +1137,7 @@ mod tests {
                         let step = e1[rng.random_range(0..e1.len())];
                         let (r1, r2) = (w1.apply(step), w2.apply(step));
                         assert_eq!(r1, r2, "{what}");
-                        if r1.is_err() {
+                        if r1.crash.is_some() {
                             break;
                         }
                         assert_eq!(check_step(&w1, &step, 0), check_step(&w2, &step, 0));

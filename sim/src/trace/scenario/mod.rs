@@ -19,10 +19,14 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::model::config::WorldConfig;
+use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::Invariant;
+use crate::oracle::Violation;
+use crate::run::{replay_observed, Observer, StepAt};
+use crate::trace::describe;
 
 mod load;
 
@@ -134,26 +138,48 @@ impl Scenario {
         self.steps.iter().map(|s| s.step).collect()
     }
 
-    /// Rewrite every step's note from a walk of the world on `stores`: what the world says
-    /// the step does, the events it broadcasts (`→ e5 turn-start t1`) and the requests the
-    /// store makes (`asks fetch f1`). A step not enabled at its point is noted as skipped.
+    /// Rewrite every step's note from a replay on `stores`: what the step did, the events
+    /// it broadcast (`→ e5 turn-start t1`) and the requests the store made (`asks fetch
+    /// f1`). A step not enabled at its point is noted as skipped; steps after the replay
+    /// ended (at a crash or a violation) as not reached.
     pub fn annotate(&mut self, stores: &dyn StoreFactory) {
-        let mut world = World::new(self.config.clone(), stores);
-        let mut scratch = Vec::new();
-        let mut crashed = false;
-        for s in &mut self.steps {
-            if crashed {
-                s.note = Some("not reached: the store crashed earlier".to_string());
-            } else if !world.is_enabled(&s.step, &mut scratch) {
-                s.note = Some("not enabled here: skipped on replay".to_string());
-            } else {
-                let note = crate::trace::timeline::apply_and_describe(&mut world, s.step)
-                    .unwrap_or_else(|crash| {
-                        crashed = true;
-                        crash
-                    });
-                s.note = (!note.is_empty()).then_some(note);
+        struct Notes {
+            notes: Vec<Option<Option<String>>>,
+            skipped: usize,
+            crashed: bool,
+        }
+        impl Observer for Notes {
+            fn on_step(
+                &mut self,
+                _: &World,
+                record: &StepRecord,
+                at: StepAt,
+                _: Option<&Violation>,
+            ) {
+                if let StepAt::Main(n) = at {
+                    let note = describe::note(record);
+                    self.notes[n + self.skipped] = Some((!note.is_empty()).then_some(note));
+                    self.crashed |= record.crash.is_some();
+                }
             }
+            fn on_skip(&mut self, input_index: usize) {
+                self.skipped += 1;
+                self.notes[input_index] = Some(Some("not enabled here: skipped on replay".into()));
+            }
+        }
+        let mut notes = Notes {
+            notes: vec![None; self.steps.len()],
+            skipped: 0,
+            crashed: false,
+        };
+        replay_observed(stores, self.config.clone(), &self.steps(), &mut notes);
+        let not_reached = if notes.crashed {
+            "not reached: the store crashed earlier"
+        } else {
+            "not reached: the run stopped at its violation"
+        };
+        for (s, note) in self.steps.iter_mut().zip(notes.notes) {
+            s.note = note.unwrap_or_else(|| Some(not_reached.to_string()));
         }
     }
 

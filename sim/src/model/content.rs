@@ -1,10 +1,54 @@
-//! The grammar of the content tokens the oracle tracks (`msg:m<N>`, `txt:t<T>.<K>`), one
-//! parser for it, and sets of token keys as bitmaps.
+//! Content: the texts the world writes and the one grammar that reads them back.
 //!
-//! The world writes every user message and every streamed delta as a unique token (see
-//! [`crate::model::wire::message_text`]); the oracle finds content by these tokens wherever
-//! a store puts it, which is how "a message counted once whether it sits in a user row or is
-//! folded into a tool result" is made checkable without looking inside a store.
+//! Every user message has the unique text `msg:m<N>` and every streamed delta the unique
+//! text `txt:t<T>.<K>` (see `docs/model.md`). The world writes them ([`message_text`],
+//! [`delta_text`]) and records, as ground truth, the keys of what each tab was sent and
+//! shown; the oracle reads a render's texts back into keys with the same grammar
+//! ([`for_each_content_token`]) wherever a store put them, which is how "a message counted
+//! once whether it sits in a user row or is folded into a tool result" is checked without
+//! looking inside a store.
+
+use crate::model::wire::{MessageId, TurnId};
+
+/// The text of user message `id`: `msg:m<N>`.
+pub fn message_text(id: MessageId) -> String {
+    let mut s = String::with_capacity(16);
+    s.push_str("msg:m");
+    push_decimal(&mut s, id.0);
+    s
+}
+
+/// The text of the `k`-th delta (1-based) of turn `turn`: `txt:t<T>.<K>`.
+pub fn delta_text(turn: TurnId, k: u32) -> String {
+    let mut s = String::with_capacity(24);
+    s.push_str("txt:t");
+    push_decimal(&mut s, turn.0);
+    s.push('.');
+    push_decimal(&mut s, k);
+    s
+}
+
+/// Append `n` in decimal, as `Display` writes it (the world writes these texts on every
+/// send and delta, so without the formatting machinery).
+pub fn push_decimal(s: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+}
+
+/// The marker the backend puts before a message folded into a tool result (the note's
+/// `[USER INTERRUPT]` block).
+pub const INTERRUPT_MARKER: &str = "[USER INTERRUPT]";
 
 /// The tokens of a text that name a user message or a streamed delta, in order.
 /// Everything else (markers, tool call names) is not content the oracle tracks.
@@ -158,8 +202,18 @@ fn digits_at(b: &[u8], i: &mut usize) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::wire::{delta_text, message_text, MessageId, TurnId};
     use proptest::prelude::*;
+
+    #[test]
+    fn texts_are_written_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u32::MAX] {
+            assert_eq!(message_text(MessageId(n)), format!("msg:{}", MessageId(n)));
+            assert_eq!(
+                delta_text(TurnId(n), n / 3),
+                format!("txt:{}.{}", TurnId(n), n / 3)
+            );
+        }
+    }
 
     #[test]
     fn the_world_s_tokens_have_keys_and_other_spellings_do_not() {

@@ -1,0 +1,318 @@
+//! The backend: one chat session every tab shares (the agent, its queue, the durable chunk
+//! DB), and the steps it takes. Every choice the note leaves open is in the module doc of
+//! [`crate::model::world`] and in `docs/model.md`.
+
+use std::sync::Arc;
+
+use crate::model::content::{delta_text, message_text, INTERRUPT_MARKER};
+use crate::model::record::Record;
+use crate::model::step::Step;
+use crate::model::wire::{
+    AgentStatus, ChunkRow, ClientId, Event, MessageId, PostOutcome, Role, TurnId,
+};
+use crate::model::world::World;
+
+/// Where the running turn is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TurnPhase {
+    /// Streaming text, tool calls and results.
+    Streaming,
+    /// `status idle|error` emitted; the durable write has not happened.
+    Finishing,
+    /// Rows written; `turn-sealed` not yet emitted.
+    Written,
+}
+
+/// A row the running turn has streamed, written at the end: its role, text and the
+/// message ids folded into it.
+pub(super) type PendingRow = (Role, String, Vec<MessageId>);
+
+/// The turn the agent is running.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    pub(super) id: TurnId,
+    pub(super) phase: TurnPhase,
+    /// Rows streamed so far, written at the end.
+    pub(super) pending_rows: Vec<PendingRow>,
+    pub(super) deltas_total: u32,
+    pub(super) deltas_in_segment: u8,
+    pub(super) tool_calls: u8,
+    pub(super) open_call: Option<u32>,
+}
+
+impl Turn {
+    /// The turn's id.
+    pub fn id(&self) -> TurnId {
+        self.id
+    }
+    /// Where the turn is in its life.
+    pub fn phase(&self) -> TurnPhase {
+        self.phase
+    }
+}
+
+/// The one chat session every client shares.
+#[derive(Debug, Default)]
+pub struct Backend {
+    /// Durable chunk rows, in `seq` order. Shared with fetch snapshots until it changes.
+    pub(super) db: Arc<Vec<ChunkRow>>,
+    pub(super) queue: Vec<MessageId>,
+    pub(super) turn: Option<Turn>,
+    /// Turns whose durable write has happened, in write order (what a fetch response
+    /// reports as `written_turns`).
+    pub(super) written_turns: Arc<Vec<TurnId>>,
+    pub(super) next_seq: u32,
+    pub(super) next_turn: u32,
+}
+
+impl Backend {
+    /// A backend with an empty DB and no turn.
+    pub(super) fn new() -> Backend {
+        Backend {
+            next_seq: 1,
+            next_turn: 1,
+            ..Backend::default()
+        }
+    }
+
+    /// The durable chunk rows, in `seq` order.
+    pub fn db(&self) -> &[ChunkRow] {
+        &self.db
+    }
+
+    /// Messages queued, awaiting consumption.
+    pub fn queue(&self) -> &[MessageId] {
+        &self.queue
+    }
+
+    /// The turn the agent is running, if any.
+    pub fn turn(&self) -> Option<&Turn> {
+        self.turn.as_ref()
+    }
+
+    /// The `seq` of the newest row, 0 when the DB is empty (a snapshot's `snapshot_seq`).
+    pub fn last_seq(&self) -> u32 {
+        self.db.last().map_or(0, |r| r.seq)
+    }
+
+    /// The running turn, if it is streaming.
+    pub(super) fn streaming_turn(&self) -> Option<&Turn> {
+        self.turn
+            .as_ref()
+            .filter(|t| t.phase == TurnPhase::Streaming)
+    }
+
+    /// The running turn, which the caller knows exists (the step is enabled).
+    fn running(&mut self) -> &mut Turn {
+        self.turn.as_mut().expect("enabled: a turn is running")
+    }
+
+    fn push_row(&mut self, turn_id: TurnId, role: Role, text: String, ids: Vec<MessageId>) {
+        Arc::make_mut(&mut self.db).push(ChunkRow {
+            seq: self.next_seq,
+            turn_id,
+            role,
+            text,
+            message_ids: ids,
+        });
+        self.next_seq += 1;
+    }
+}
+
+/// The backend's steps. Each is called only when enabled ([`World::enabled_steps`]).
+impl World {
+    /// Apply a backend step (one whose actor is the backend).
+    pub(super) fn apply_backend_step(&mut self, step: Step, rec: &mut impl Record) {
+        match step {
+            Step::HandlePost { client } => self.handle_post(client, rec),
+            Step::AgentDelta => self.agent_delta(rec),
+            Step::AgentToolCall => self.agent_tool_call(rec),
+            Step::AgentToolResult { interrupt } => self.agent_tool_result(interrupt, rec),
+            Step::AgentEnd => self.agent_end(rec),
+            Step::AgentFail => self.agent_fail(rec),
+            Step::AgentWrite => self.agent_write(),
+            Step::AgentSeal => self.agent_seal(rec),
+            Step::ServeFetch { client } => self.serve_fetch(client, rec),
+            _ => unreachable!("{step} is not a backend step"),
+        }
+    }
+
+    /// `HandlePost`: start a turn if the agent is idle (persisting the one user row and
+    /// emitting `turn-start`, `status running`), otherwise queue the message.
+    pub(super) fn handle_post(&mut self, client: ClientId, rec: &mut impl Record) {
+        let (message_id, text) = self.clients[client as usize]
+            .posts
+            .pop_front()
+            .expect("enabled");
+        let outcome = if self.backend.turn.is_none() {
+            let turn_id = TurnId(self.backend.next_turn);
+            self.backend.next_turn += 1;
+            self.backend
+                .push_row(turn_id, Role::User, text, vec![message_id]);
+            self.backend.turn = Some(Turn {
+                id: turn_id,
+                phase: TurnPhase::Streaming,
+                pending_rows: Vec::new(),
+                deltas_total: 0,
+                deltas_in_segment: 0,
+                tool_calls: 0,
+                open_call: None,
+            });
+            self.broadcast(Event::TurnStart { turn_id }, rec);
+            self.broadcast(
+                Event::Status {
+                    status: AgentStatus::Running,
+                },
+                rec,
+            );
+            PostOutcome::Started { turn_id }
+        } else {
+            self.backend.queue.push(message_id);
+            self.broadcast(Event::MessageQueued { message_id }, rec);
+            PostOutcome::Queued
+        };
+        rec.posted(message_id, outcome);
+        self.clients[client as usize]
+            .post_responses
+            .push_back((message_id, outcome));
+    }
+
+    /// `AgentDelta`: stream one text delta (appended to the turn's assistant row, or the
+    /// start of a new one after a tool row).
+    pub(super) fn agent_delta(&mut self, rec: &mut impl Record) {
+        let turn = self.backend.running();
+        turn.deltas_total += 1;
+        turn.deltas_in_segment += 1;
+        let text = delta_text(turn.id, turn.deltas_total);
+        match turn.pending_rows.last_mut() {
+            Some((Role::Assistant, body, _)) => {
+                body.push(' ');
+                body.push_str(&text);
+            }
+            _ => turn
+                .pending_rows
+                .push((Role::Assistant, text.clone(), Vec::new())),
+        }
+        let turn_id = turn.id;
+        self.broadcast(Event::TextDelta { turn_id, text }, rec);
+    }
+
+    /// `AgentToolCall`: open a tool call (a possible interrupt boundary).
+    pub(super) fn agent_tool_call(&mut self, rec: &mut impl Record) {
+        let turn = self.backend.running();
+        turn.tool_calls += 1;
+        let call = turn.tool_calls as u32;
+        turn.open_call = Some(call);
+        turn.deltas_in_segment = 0;
+        let text = format!("tool-call:{}.{call}", turn.id);
+        turn.pending_rows
+            .push((Role::ToolCall, text.clone(), Vec::new()));
+        let turn_id = turn.id;
+        self.broadcast(
+            Event::ToolCall {
+                turn_id,
+                call,
+                text,
+            },
+            rec,
+        );
+    }
+
+    /// `AgentToolResult`: the open call returns; with `interrupt`, the queue is folded into
+    /// the result as `[USER INTERRUPT]` blocks (`message-consumed` first).
+    pub(super) fn agent_tool_result(&mut self, interrupt: bool, rec: &mut impl Record) {
+        let consumed = if interrupt {
+            std::mem::take(&mut self.backend.queue)
+        } else {
+            Vec::new()
+        };
+        let turn = self.backend.running();
+        let call = turn.open_call.take().expect("enabled");
+        let mut text = format!("tool-result:{}.{call}", turn.id);
+        for m in &consumed {
+            text.push(' ');
+            text.push_str(INTERRUPT_MARKER);
+            text.push(' ');
+            text.push_str(&message_text(*m));
+        }
+        turn.pending_rows
+            .push((Role::ToolResult, text.clone(), consumed.clone()));
+        let turn_id = turn.id;
+        if !consumed.is_empty() {
+            self.broadcast(
+                Event::MessageConsumed {
+                    message_ids: consumed,
+                },
+                rec,
+            );
+        }
+        self.broadcast(
+            Event::ToolResult {
+                turn_id,
+                call,
+                text,
+            },
+            rec,
+        );
+    }
+
+    /// `AgentEnd`: with messages queued, drain them as trailing history and go on;
+    /// otherwise `status idle` (before the durable write).
+    pub(super) fn agent_end(&mut self, rec: &mut impl Record) {
+        if self.backend.queue.is_empty() {
+            self.finish_turn(AgentStatus::Idle, rec);
+        } else {
+            self.drain_trailing(rec);
+        }
+    }
+
+    /// `AgentFail`: trailing drain of the queue, then `status error`.
+    pub(super) fn agent_fail(&mut self, rec: &mut impl Record) {
+        self.backend.running().open_call = None;
+        if !self.backend.queue.is_empty() {
+            self.drain_trailing(rec);
+        }
+        self.finish_turn(AgentStatus::Error, rec);
+    }
+
+    /// `AgentWrite`: the durable write of the finished turn's rows (`flushAssistant`).
+    pub(super) fn agent_write(&mut self) {
+        let turn = self.backend.running();
+        turn.phase = TurnPhase::Written;
+        let rows = std::mem::take(&mut turn.pending_rows);
+        let turn_id = turn.id;
+        for (role, text, message_ids) in rows {
+            self.backend.push_row(turn_id, role, text, message_ids);
+        }
+        Arc::make_mut(&mut self.backend.written_turns).push(turn_id);
+    }
+
+    /// `AgentSeal`: `turn-sealed`, after the write; the agent is idle again.
+    pub(super) fn agent_seal(&mut self, rec: &mut impl Record) {
+        let turn = self.backend.turn.take().expect("enabled");
+        self.broadcast(Event::TurnSealed { turn_id: turn.id }, rec);
+    }
+
+    /// The end-of-reply `dequeueMessages()` site: queued messages become trailing user
+    /// history of the running turn.
+    fn drain_trailing(&mut self, rec: &mut impl Record) {
+        let consumed = std::mem::take(&mut self.backend.queue);
+        let turn = self.backend.running();
+        for m in &consumed {
+            turn.pending_rows
+                .push((Role::User, message_text(*m), vec![*m]));
+        }
+        turn.deltas_in_segment = 0;
+        self.broadcast(
+            Event::MessageConsumed {
+                message_ids: consumed,
+            },
+            rec,
+        );
+    }
+
+    fn finish_turn(&mut self, status: AgentStatus, rec: &mut impl Record) {
+        self.backend.running().phase = TurnPhase::Finishing;
+        self.broadcast(Event::Status { status }, rec);
+    }
+}

@@ -1,0 +1,336 @@
+//! A browser tab: the store under test, its network endpoints (WebSocket inbox, POSTs and
+//! fetches in flight), its user, and the ground truth about what the tab's user sent and
+//! was shown. Also the steps that feed a tab's store, and the fetch server's step.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use crate::model::content::{message_text, token_key, KeySet, TokenKey};
+use crate::model::record::{Record, StoreCrash};
+use crate::model::store::Store;
+use crate::model::wire::{
+    ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
+};
+use crate::model::world::World;
+
+/// A served fetch on its way back to the client.
+#[derive(Clone, Debug)]
+pub struct FetchInFlight {
+    /// The store's request id.
+    pub request: RequestId,
+    /// The largest `seq` in the snapshot (0 when empty).
+    pub snapshot_seq: u32,
+    pub(super) chunks: Arc<Vec<ChunkRow>>,
+    pub(super) written_turns: Arc<Vec<TurnId>>,
+}
+
+/// One browser tab.
+pub struct Client {
+    pub(super) store: Box<dyn Store>,
+    /// Undelivered WebSocket events, oldest first, with their global event ids.
+    pub(super) inbox: VecDeque<(u32, Event)>,
+    pub(super) posts: VecDeque<(MessageId, String)>,
+    pub(super) post_responses: VecDeque<(MessageId, PostOutcome)>,
+    pub(super) fetch_requests: VecDeque<RequestId>,
+    pub(super) fetch_responses: Vec<FetchInFlight>,
+    pub(super) scrolled_up: bool,
+    pub(super) sends_left: u8,
+    pub(super) scrolls_left: u8,
+    /// Ground truth: messages this client's user sent, in order.
+    pub(super) sent: Vec<MessageId>,
+    /// Their texts (`msg:m<N>`), kept so the oracle does not format them on every check.
+    pub(super) sent_texts: Vec<String>,
+    /// Ground truth: delta texts delivered to this client, in delivery order.
+    pub(super) deltas_shown: Vec<String>,
+    /// The keys of `sent_texts` and `deltas_shown` (boxed: a `Vec` of clients stays a
+    /// small allocation).
+    pub(super) keys: Box<TrackedKeys>,
+    /// Ground truth: turns whose `turn-sealed` this client has received.
+    pub(super) seals_shown: BTreeSet<TurnId>,
+}
+
+/// The content keys of what a client's user sent and was shown, parsed once when the world
+/// records a text, so that checks compare numbers, not strings.
+#[derive(Clone, Debug, Default)]
+pub struct TrackedKeys {
+    /// Parallel to [`Client::sent_texts`].
+    pub sent: Vec<Option<TokenKey>>,
+    /// Parallel to [`Client::deltas_shown`].
+    pub deltas: Vec<Option<TokenKey>>,
+    /// The same keys as sets, so that "every tracked token is shown" is a few word
+    /// operations.
+    pub sent_set: KeySet,
+    /// The delta keys as a set.
+    pub delta_set: KeySet,
+    /// A tracked text has no key (never for the world's own texts): checks then take the
+    /// long way.
+    pub unkeyed: bool,
+}
+
+impl TrackedKeys {
+    fn add_sent(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.sent_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.sent.push(key);
+    }
+
+    fn add_delta(&mut self, text: &str) {
+        let key = token_key(text);
+        match key {
+            Some(k) => self.delta_set.insert(k),
+            None => self.unkeyed = true,
+        }
+        self.deltas.push(key);
+    }
+}
+
+impl Client {
+    pub(super) fn new(store: Box<dyn Store>, sends: u8, scrolls: u8) -> Client {
+        Client {
+            store,
+            // 21 events of 48 bytes: the most that stays under glibc's 1 KiB per-thread
+            // cache (larger blocks take the slow path); enough for 96 % of runs.
+            inbox: VecDeque::with_capacity(21),
+            posts: VecDeque::new(),
+            post_responses: VecDeque::new(),
+            fetch_requests: VecDeque::new(),
+            fetch_responses: Vec::new(),
+            scrolled_up: false,
+            sends_left: sends,
+            scrolls_left: scrolls,
+            sent: Vec::new(),
+            sent_texts: Vec::new(),
+            deltas_shown: Vec::new(),
+            keys: Box::default(),
+            seals_shown: BTreeSet::new(),
+        }
+    }
+
+    /// What the tab's user sees right now.
+    pub fn render(&self) -> &[RenderRow] {
+        self.store.render()
+    }
+    /// The store under test.
+    pub fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+    /// Undelivered WebSocket events with their ids, oldest first.
+    pub fn inbox(&self) -> impl ExactSizeIterator<Item = (u32, &Event)> + '_ {
+        self.inbox.iter().map(|(id, e)| (*id, e))
+    }
+    /// POST responses not yet delivered, oldest first.
+    pub fn post_responses(&self) -> impl ExactSizeIterator<Item = &(MessageId, PostOutcome)> {
+        self.post_responses.iter()
+    }
+    /// Fetches the store asked for that the backend has not served yet, oldest first.
+    pub fn fetch_requests(&self) -> impl ExactSizeIterator<Item = &RequestId> {
+        self.fetch_requests.iter()
+    }
+    /// Served fetch responses not yet delivered.
+    pub fn fetch_responses(&self) -> &[FetchInFlight] {
+        &self.fetch_responses
+    }
+    /// The user is scrolled up (a reconcile is deferred).
+    pub fn scrolled_up(&self) -> bool {
+        self.scrolled_up
+    }
+    /// Ground truth: messages this tab's user sent, in order.
+    pub fn sent(&self) -> &[MessageId] {
+        &self.sent
+    }
+    /// Ground truth: the texts of [`Client::sent`].
+    pub fn sent_texts(&self) -> &[String] {
+        &self.sent_texts
+    }
+    /// Ground truth: streamed delta texts delivered to this tab, in delivery order.
+    pub fn deltas_shown(&self) -> &[String] {
+        &self.deltas_shown
+    }
+    /// The keys of the sent and shown texts.
+    pub fn keys(&self) -> &TrackedKeys {
+        &self.keys
+    }
+    /// Ground truth: turns whose `turn-sealed` this tab received.
+    pub fn seals_shown(&self) -> &BTreeSet<TurnId> {
+        &self.seals_shown
+    }
+    /// No fetch of this tab is waiting to be served or delivered.
+    pub fn no_fetch_outstanding(&self) -> bool {
+        self.fetch_requests.is_empty() && self.fetch_responses.is_empty()
+    }
+
+    /// Nothing is in flight to or from this tab and its user is at the bottom.
+    pub(super) fn is_idle(&self) -> bool {
+        self.inbox.is_empty()
+            && self.posts.is_empty()
+            && self.post_responses.is_empty()
+            && self.no_fetch_outstanding()
+            && !self.scrolled_up
+    }
+}
+
+/// The steps that reach a tab, and the fetch server's. Each is called only when enabled.
+impl World {
+    /// `ServeFetch`: the backend serves `client`'s oldest fetch with a snapshot of the DB.
+    pub(super) fn serve_fetch(&mut self, client: ClientId, rec: &mut impl Record) {
+        let snapshot_seq = self.backend.last_seq();
+        let c = &mut self.clients[client as usize];
+        let request = c.fetch_requests.pop_front().expect("enabled");
+        rec.served(request, snapshot_seq);
+        c.fetch_responses.push(FetchInFlight {
+            request,
+            snapshot_seq,
+            chunks: Arc::clone(&self.backend.db),
+            written_turns: Arc::clone(&self.backend.written_turns),
+        });
+    }
+
+    /// `DeliverEvent`: WebSocket event `event` reaches `client`.
+    pub(super) fn deliver_event(
+        &mut self,
+        client: ClientId,
+        event: u32,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let c = &mut self.clients[client as usize];
+        let pos = c
+            .inbox
+            .iter()
+            .position(|(id, _)| *id == event)
+            .expect("enabled");
+        rec.position(pos);
+        let (_, ev) = c.inbox.remove(pos).expect("enabled");
+        if let Event::TurnSealed { turn_id } = &ev {
+            c.seals_shown.insert(*turn_id);
+        }
+        let input = Input::Event { event: ev };
+        let fed = self.feed(client, &input, rec);
+        // The delta's text is recorded once the store is done with the input (moved, not
+        // copied), also when the store crashed on it.
+        if let Input::Event {
+            event: Event::TextDelta { text, .. },
+        } = input
+        {
+            let c = &mut self.clients[client as usize];
+            c.keys.add_delta(&text);
+            c.deltas_shown.push(text);
+        }
+        fed
+    }
+
+    /// `DeliverPostResponse`: the oldest POST response reaches `client`.
+    pub(super) fn deliver_post_response(
+        &mut self,
+        client: ClientId,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let (message_id, response) = self.clients[client as usize]
+            .post_responses
+            .pop_front()
+            .expect("enabled");
+        let input = Input::PostResponse {
+            message_id,
+            response,
+        };
+        self.feed(client, &input, rec)
+    }
+
+    /// `DeliverFetchResponse`: served response `request` reaches `client`.
+    pub(super) fn deliver_fetch_response(
+        &mut self,
+        client: ClientId,
+        request: RequestId,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let c = &mut self.clients[client as usize];
+        let pos = c
+            .fetch_responses
+            .iter()
+            .position(|f| f.request == request)
+            .expect("enabled");
+        rec.position(pos);
+        let f = c.fetch_responses.remove(pos);
+        let input = Input::FetchResponse {
+            request_id: f.request,
+            snapshot_seq: f.snapshot_seq,
+            chunks: f.chunks,
+            written_turns: f.written_turns,
+        };
+        self.feed(client, &input, rec)
+    }
+
+    /// `Send`: the user of `client` sends the next message.
+    pub(super) fn send(
+        &mut self,
+        client: ClientId,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let message_id = MessageId(self.next_message);
+        self.next_message += 1;
+        let c = &mut self.clients[client as usize];
+        c.sends_left -= 1;
+        c.sent.push(message_id);
+        let text = message_text(message_id);
+        c.keys.add_sent(&text);
+        c.sent_texts.push(text.clone());
+        self.feed(client, &Input::UserSend { message_id, text }, rec)
+    }
+
+    /// `ScrollUp` / `ScrollDown`: the user of `client` scrolls.
+    pub(super) fn scroll(
+        &mut self,
+        client: ClientId,
+        up: bool,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let c = &mut self.clients[client as usize];
+        c.scrolls_left = c.scrolls_left.saturating_sub(1);
+        c.scrolled_up = up;
+        self.feed(client, &Input::Scroll { at_bottom: !up }, rec)
+    }
+
+    /// Give `input` to client `client`'s store and route the effects it asks for. A
+    /// panicking store is reported as a [`StoreCrash`], never propagated.
+    fn feed(
+        &mut self,
+        client: ClientId,
+        input: &Input,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        let c = &mut self.clients[client as usize];
+        let answer = catch_unwind(AssertUnwindSafe(|| c.store.handle(input)));
+        let effects = match answer {
+            Ok(effects) => effects,
+            Err(payload) => {
+                rec.fed(input, None);
+                return Err(StoreCrash {
+                    client,
+                    message: panic_message(payload.as_ref()),
+                });
+            }
+        };
+        rec.fed(input, Some(&effects));
+        for effect in effects {
+            match effect {
+                Effect::Post { message_id, text } => c.posts.push_back((message_id, text)),
+                Effect::Fetch { request_id } => c.fetch_requests.push_back(request_id),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}

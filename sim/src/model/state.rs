@@ -1,0 +1,200 @@
+//! The world's state as a value: a key for `explore`'s state cache and a deep copy to
+//! return to. Every field is listed by an exhaustive destructuring, so a field added to
+//! [`World`], [`Backend`], [`Turn`], [`Client`] or [`FetchInFlight`] and not covered here is a
+//! compile error rather than a silently unsound cache or a missing copy.
+
+use std::sync::Arc;
+
+use crate::model::backend::{Backend, Turn, TurnPhase};
+use crate::model::client::{Client, FetchInFlight};
+use crate::model::world::World;
+
+/// Together,
+/// The world's state as a key: [`World::hash_shared_state`] and [`World::hash_client_state`] for every client cover
+/// everything about the world except the stores and the constant `config`: the backend,
+/// the id counters, every client's network queues, user budgets and the ground-truth facts
+/// [`crate::oracle`] reads besides the renders. Each stream is injective.
+impl World {
+    /// The backend and the global id counters.
+    pub fn hash_shared_state(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let World {
+            config: _,
+            backend,
+            clients: _, // hash_client_state
+            next_event,
+            next_message,
+        } = self;
+        let Backend {
+            db,
+            queue,
+            turn,
+            written_turns,
+            next_seq,
+            next_turn,
+        } = backend;
+        (
+            db.as_slice(),
+            queue,
+            written_turns.as_slice(),
+            next_seq,
+            next_turn,
+            next_event,
+            next_message,
+        )
+            .hash(h);
+        match turn {
+            None => 0u8.hash(h),
+            Some(Turn {
+                id,
+                phase,
+                pending_rows,
+                deltas_total,
+                deltas_in_segment,
+                tool_calls,
+                open_call,
+            }) => {
+                1u8.hash(h);
+                let phase = match phase {
+                    TurnPhase::Streaming => 0u8,
+                    TurnPhase::Finishing => 1,
+                    TurnPhase::Written => 2,
+                };
+                (
+                    id,
+                    phase,
+                    pending_rows,
+                    deltas_total,
+                    deltas_in_segment,
+                    tool_calls,
+                    open_call,
+                )
+                    .hash(h);
+            }
+        }
+    }
+
+    /// Client `client`'s network queues, user budget and facts, without its store. A
+    /// served fetch's snapshot is fed as its lengths: the DB and `written_turns` only ever
+    /// grow by appending, so a snapshot is always their prefix of that length (the
+    /// shared state holds the current ones).
+    pub fn hash_client_state(&self, client: usize, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let Client {
+            store: _, // Store::hash_state
+            inbox,
+            posts,
+            post_responses,
+            fetch_requests,
+            fetch_responses,
+            scrolled_up,
+            sends_left,
+            scrolls_left,
+            sent,
+            sent_texts,
+            deltas_shown,
+            keys: _, // a function of `sent_texts` and `deltas_shown`
+            seals_shown,
+        } = &self.clients[client];
+        (
+            inbox,
+            posts,
+            post_responses,
+            fetch_requests,
+            scrolled_up,
+            sends_left,
+            scrolls_left,
+            sent,
+            sent_texts,
+            deltas_shown,
+            seals_shown,
+        )
+            .hash(h);
+        fetch_responses.len().hash(h);
+        for f in fetch_responses {
+            let FetchInFlight {
+                request,
+                snapshot_seq,
+                chunks,
+                written_turns,
+            } = f;
+            debug_assert!(self.backend.db.starts_with(chunks), "the DB is append-only");
+            debug_assert!(self.backend.written_turns.starts_with(written_turns));
+            (request, snapshot_seq, chunks.len(), written_turns.len()).hash(h);
+        }
+    }
+}
+
+/// A copy of the world, so that a search can return to a state without replaying the path
+/// to it.
+impl World {
+    /// A deep copy, or `None` when a store cannot copy itself
+    /// ([`crate::model::store::Store::clone_box`]). Every field is listed, so a new one is a
+    /// compile error here rather than a silently missing copy.
+    pub fn try_clone(&self) -> Option<World> {
+        let World {
+            config,
+            backend,
+            clients,
+            next_event,
+            next_message,
+        } = self;
+        let Backend {
+            db,
+            queue,
+            turn,
+            written_turns,
+            next_seq,
+            next_turn,
+        } = backend;
+        let mut copies = Vec::with_capacity(clients.len());
+        for c in clients {
+            let Client {
+                store,
+                inbox,
+                posts,
+                post_responses,
+                fetch_requests,
+                fetch_responses,
+                scrolled_up,
+                sends_left,
+                scrolls_left,
+                sent,
+                sent_texts,
+                deltas_shown,
+                keys,
+                seals_shown,
+            } = c;
+            copies.push(Client {
+                store: store.clone_box()?,
+                inbox: inbox.clone(),
+                posts: posts.clone(),
+                post_responses: post_responses.clone(),
+                fetch_requests: fetch_requests.clone(),
+                fetch_responses: fetch_responses.clone(),
+                scrolled_up: *scrolled_up,
+                sends_left: *sends_left,
+                scrolls_left: *scrolls_left,
+                sent: sent.clone(),
+                sent_texts: sent_texts.clone(),
+                deltas_shown: deltas_shown.clone(),
+                keys: keys.clone(),
+                seals_shown: seals_shown.clone(),
+            });
+        }
+        Some(World {
+            config: config.clone(),
+            backend: Backend {
+                db: Arc::clone(db),
+                queue: queue.clone(),
+                turn: turn.clone(),
+                written_turns: Arc::clone(written_turns),
+                next_seq: *next_seq,
+                next_turn: *next_turn,
+            },
+            clients: copies,
+            next_event: *next_event,
+            next_message: *next_message,
+        })
+    }
+}

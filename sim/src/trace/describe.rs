@@ -1,0 +1,131 @@
+//! Steps in words, from what they did ([`StepRecord`]): the notes of timelines, traces and
+//! scenario files. One place, so that every view of a run says the same thing.
+
+use crate::model::record::StepRecord;
+use crate::model::step::Step;
+use crate::model::wire::{AgentStatus, Effect, Event, Input, MessageId, PostOutcome};
+
+/// What a step did, in words: what happened (`POST m1 reaches the backend (agent idle:
+/// starts t1)`), then the events it broadcast (`→ e5 turn-start t1, e6 status running`)
+/// and what the store asked for (`asks POST m2 · asks fetch f1`). A store crash is
+/// `store panicked: …` alone.
+pub fn note(record: &StepRecord) -> String {
+    if let Some(crash) = &record.crash {
+        return format!("store panicked: {}", crash.message);
+    }
+    let mut note = what_happened(record);
+    let mut extra: Vec<String> = Vec::new();
+    if !record.broadcast.is_empty() {
+        let events: Vec<String> = record
+            .broadcast
+            .iter()
+            .map(|(id, e)| format!("e{id} {}", event(e)))
+            .collect();
+        extra.push(format!("→ {}", events.join(", ")));
+    }
+    // Posts first, then fetches, whatever order the store asked in.
+    for e in &record.effects {
+        if let Effect::Post { message_id, .. } = e {
+            extra.push(format!("asks POST {message_id}"));
+        }
+    }
+    for e in &record.effects {
+        if let Effect::Fetch { request_id } = e {
+            extra.push(format!("asks fetch {request_id}"));
+        }
+    }
+    for e in extra {
+        if !note.is_empty() {
+            note.push_str(if e.starts_with('→') { " " } else { " · " });
+        }
+        note.push_str(&e);
+    }
+    note
+}
+
+/// The first part of a note: what the step did, before its broadcasts and requests.
+pub fn what_happened(record: &StepRecord) -> String {
+    match (record.step, &record.input) {
+        (Step::HandlePost { .. }, _) => match record.posted {
+            Some((m, PostOutcome::Started { turn_id })) => {
+                format!("POST {m} reaches the backend (agent idle: starts {turn_id})")
+            }
+            Some((m, PostOutcome::Queued)) => {
+                format!("POST {m} reaches the backend (agent busy: queued)")
+            }
+            None => String::new(),
+        },
+        (Step::ServeFetch { .. }, _) => match record.served {
+            Some((r, seq)) => format!("fetch {r} served: snapshot up to seq {seq}"),
+            None => String::new(),
+        },
+        (Step::AgentEnd, _) => match record.consumed() {
+            Some(ids) => format!("trailing drain of {}", list_ids(ids)),
+            None => String::new(),
+        },
+        (Step::AgentToolResult { interrupt: true }, _) => {
+            format!(
+                "interrupt with {}",
+                list_ids(record.consumed().unwrap_or(&[]))
+            )
+        }
+        (_, Some(input)) => delivered(input),
+        _ => String::new(),
+    }
+}
+
+/// What a client step gave its store, in words.
+fn delivered(input: &Input) -> String {
+    match input {
+        Input::UserSend { message_id, .. } => format!("user sends {message_id}"),
+        Input::Event { event: e } => event(e),
+        Input::PostResponse {
+            message_id,
+            response: PostOutcome::Started { turn_id },
+        } => format!("POST {message_id} response: started {turn_id}"),
+        Input::PostResponse {
+            message_id,
+            response: PostOutcome::Queued,
+        } => format!("POST {message_id} response: queued"),
+        Input::FetchResponse {
+            request_id,
+            snapshot_seq,
+            chunks,
+            ..
+        } => format!(
+            "fetch {request_id} response: {} rows up to seq {snapshot_seq}",
+            chunks.len()
+        ),
+        Input::Scroll { .. } => String::new(),
+    }
+}
+
+fn list_ids(ids: &[MessageId]) -> String {
+    ids.iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A short description of an event: `turn-start t1`, `text-delta txt:t1.1`.
+pub fn event(e: &Event) -> String {
+    match e {
+        Event::TurnStart { turn_id } => format!("turn-start {turn_id}"),
+        Event::TextDelta { text, .. } => format!("text-delta {text}"),
+        Event::ToolCall { text, .. } => format!("tool-call {text}"),
+        Event::ToolResult { text, .. } => format!("tool-result {text}"),
+        Event::MessageQueued { message_id } => format!("message-queued {message_id}"),
+        Event::MessageConsumed { message_ids } => {
+            format!("message-consumed {}", list_ids(message_ids))
+        }
+        Event::Status { status } => format!(
+            "status {}",
+            match status {
+                AgentStatus::Idle => "idle",
+                AgentStatus::Running => "running",
+                AgentStatus::Error => "error",
+            }
+        ),
+        Event::TurnSealed { turn_id } => format!("turn-sealed {turn_id}"),
+    }
+}
