@@ -64,60 +64,19 @@
 
 use std::hash::{Hash, Hasher};
 
+mod independence;
+
 use rustc_hash::FxHashMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::config::WorldConfig;
-use crate::model::step::{Actor, Step};
+use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::{check_converged, Violation};
 
-/// The declared independence relation: `a` and `b` commute (applying them in either order
-/// from any state where both are enabled gives the same state, neither disables the
-/// other) **and** the oracle's verdict after each depends only on state the other does not
-/// touch. Sleep sets are sound for any relation with that property; everything not listed
-/// here is treated as dependent.
-///
-/// - Steps of two different clients commute, except two `Send`s (message ids are global
-///   and assigned in send order, so swapping two sends renames the messages). A client
-///   step touches only that client's store, inbox, queues and user facts, and the oracle
-///   judges only the client the step touched.
-/// - A backend step and a step of client `c` commute unless the backend step is
-///   `HandlePost {c}` (reads `c`'s POST queue, writes its POST responses) or
-///   `ServeFetch {c}` (reads `c`'s fetch requests, writes its responses). Broadcasts only
-///   append to inboxes: a delivery takes an event already within the reordering window,
-///   which an append never pushes out. A fetch response carries a snapshot taken when it
-///   was served, so later backend steps do not change it; and the DB rows the oracle
-///   looks up by `seq` never change once written.
-/// - Two backend steps commute only when one is `ServeFetch` and the other neither writes
-///   the DB (`AgentWrite`, `HandlePost`) nor serves the same client: serving reads the DB
-///   and a client queue; agent streaming, `status`, `turn-sealed` and consumption touch
-///   neither.
-pub fn independent(a: &Step, b: &Step) -> bool {
-    match (a.actor(), b.actor()) {
-        (Actor::Client(x), Actor::Client(y)) => {
-            x != y && !(matches!(a, Step::Send { .. }) && matches!(b, Step::Send { .. }))
-        }
-        (Actor::Backend, Actor::Client(c)) => !backend_touches_client(a, c),
-        (Actor::Client(c), Actor::Backend) => !backend_touches_client(b, c),
-        (Actor::Backend, Actor::Backend) => match (a, b) {
-            (Step::ServeFetch { client: x }, other) | (other, Step::ServeFetch { client: x }) => {
-                match other {
-                    Step::ServeFetch { client: y } => x != y,
-                    Step::AgentWrite | Step::HandlePost { .. } => false,
-                    _ => true,
-                }
-            }
-            _ => false,
-        },
-    }
-}
-
-fn backend_touches_client(step: &Step, c: u8) -> bool {
-    matches!(step, Step::HandlePost { client } | Step::ServeFetch { client } if *client == c)
-}
+pub use independence::independent;
 
 /// What to search.
 #[derive(Clone, Debug)]
