@@ -9,63 +9,74 @@
 //! length of a schedule (a schedule cut there is counted as truncated, and the result is
 //! not a verification).
 //!
-//! The search is depth-first, like shuttle's DFS scheduler. After a backtrack the search
-//! returns to the state it left from a copy of the world taken there
-//! ([`World::try_clone`]), when every store can copy itself
-//! ([`crate::model::store::Store::clone_box`]); otherwise the world is rebuilt by replaying the
-//! current path from the start. Either way the same states are reached.
+//! The search is depth-first, like shuttle's DFS scheduler. The files:
+//!
+//! - this one: the public API and the search loop (`search`): take the next step from the
+//!   state on top of the stack, judge it, then go deeper, back, or stop.
+//! - `independence.rs`: which steps commute ([`independent`]), the relation the sleep sets
+//!   rest on.
+//! - `frame.rs`: the stack of states on the current path with their sleep sets, and how
+//!   the search comes back to a state after a backtrack: from a copy of the world taken
+//!   there ([`World::try_clone`]) when every store can copy itself
+//!   ([`crate::model::store::Store::clone_box`]), else by replaying the path from the
+//!   start. Either way the same states are reached.
+//! - `state_key.rs`: exact state keys ([`state_key`], hash-consed as `StateIds`).
+//! - `cache.rs`: the state cache, its one decision per arrival (`Cache::visit`) and what
+//!   a backtrack writes back (`Cache::leave`).
 //!
 //! # State caching, and why it is sound with sleep sets
 //!
-//! A render does not capture a store's internal state (pending reconciles, in-flight
-//! fetches, queued ids), so states are never merged by render: [`fingerprint`] (the
-//! observable state) is a statistic only. Merging uses the **full state key**
-//! ([`state_key`]): the world's own state ([`World::hash_shared_state`],
+//! **Equal keys, equal futures.** A render does not capture a store's internal state
+//! (pending reconciles, in-flight fetches, queued ids), so states are never merged by
+//! render: [`fingerprint`] (the observable state) is a statistic only. Merging uses the
+//! **full state key** ([`state_key`]): the world's own state ([`World::hash_shared_state`],
 //! [`World::hash_client_state`]: backend, every client's queues, user budgets and the
 //! ground-truth facts the oracle reads) and every store's complete internal state
-//! ([`crate::model::store::Store::hash_state`]). The key is exact, not a hash: the bytes the
-//! state's `Hash` implementations feed, recorded verbatim (`Hash` streams are injective:
-//! unequal values feed different byte sequences), so two states share a key only if they
-//! are equal and no collision bound is needed. To keep millions of keys in memory, the
-//! search stores them hash-consed (`StateIds`: each distinct part once, a state as a
-//! number), which is still exact. Equal keys
-//! mean equal futures: the same enabled steps, the same effects, the same oracle verdicts.
-//! A store that cannot expose its state (`hash_state` returns false, e.g. an exec store)
-//! turns caching off for the whole search ([`StateCache::Unsupported`]), which is then the
-//! stateless search.
+//! ([`crate::model::store::Store::hash_state`]). The key is exact, not a hash: the bytes
+//! the state's `Hash` implementations feed, recorded verbatim (`Hash` streams are
+//! injective), so two states share a key only if they are equal, and no collision bound
+//! is needed. Hash-consing the keys to keep millions in memory (`StateIds`) keeps them
+//! exact. Equal states have the same enabled steps, the same effects, the same oracle
+//! verdicts. A store that cannot expose its state (`hash_state` returns false, e.g. an
+//! exec store) turns caching off for the whole search ([`StateCache::Unsupported`]),
+//! which is then the stateless search.
 //!
-//! Plain "seen, so prune" is unsound together with sleep sets (a state first explored with
-//! a large sleep set skipped steps a later visit with a smaller sleep set must take). The
-//! cache therefore follows Godefroid (1996), ch. 6, "state-space caching and sleep sets",
-//! extended with a depth budget. For each state `s` it stores `(Z, b)`: the sleep set `s`
-//! was explored with and the budget `b` of that exploration (how many further steps it was
-//! allowed; unbounded when nothing below `s` was cut at `depth_max` or ended in a
-//! violation). Invariant: *every schedule suffix from `s` of at most `b` steps whose first
-//! step is not in `Z` is covered* (explored, or equivalent by commuting independent steps
-//! to an explored one, which is what a sleep set guarantees), with every violation on it
-//! recorded. Because the key determines the future, "covered from `s`" does not depend on
-//! the path that reached `s`. Reaching `s` again with sleep set `Z'` and `r` steps left:
-//! - `b ≥ r` and `Z ⊆ Z'`: the stateless search from here would explore the suffixes not
-//!   starting in `Z'` ⊇ `Z`, of at most `r ≤ b` steps: all covered. **Pruned.**
+//! **Pruning that respects sleep sets.** Plain "seen, so prune" is unsound together with
+//! sleep sets (a state first explored with a large sleep set skipped steps a later visit
+//! with a smaller sleep set must take). The cache therefore follows Godefroid (1996), ch.
+//! 6, "state-space caching and sleep sets", extended with a depth budget. For each state
+//! `s` it stores `(Z, b)`: the sleep set `s` was explored with and the budget `b` of that
+//! exploration (how many further steps it was allowed; unbounded when nothing below `s`
+//! was cut at `depth_max` or ended in a violation). Invariant: *every schedule suffix from
+//! `s` of at most `b` steps whose first step is not in `Z` is covered* (explored, or
+//! equivalent by commuting independent steps to an explored one, which is what a sleep
+//! set guarantees), with every violation on it recorded. Because the key determines the
+//! future, "covered from `s`" does not depend on the path that reached `s`. Reaching `s`
+//! again with sleep set `Z'` and `r` steps left, the stateless search would explore the
+//! suffixes of at most `r` steps not starting in `Z'`; so (`Cache::visit`):
+//!
+//! - `b ≥ r` and `Z ⊆ Z'`: all covered. **Pruned.**
 //! - `b ≥ r` and `Z ⊄ Z'`: only suffixes starting with a step of `Z \ Z'` are uncovered:
-//!   explore just those (the sleep set starts at `Z'` and grows as usual), then store
-//!   `Z ∩ Z'` with budget `min(b, b_new)`.
+//!   explore just those, then store `Z ∩ Z'` with budget `min(b, b_new)`.
 //! - `b < r` (first reached deeper, so its exploration was cut shorter) or `s` is still
 //!   being explored: explored as if new, storing `Z'`.
 //!
-//! The oracle's step check depends on the step as well as the state, so it runs on every
-//! arrival, before the cache is consulted: the cache only ever skips steps *out of* a
-//! state already searched. In `shortest` mode `depth_max` shrinks after each
-//! counterexample; a violation below `s` makes `b` finite (`depth_max − depth` at the end
-//! of `s`'s exploration, smaller than the violation's distance from `s`), so when `s` is
-//! reached again closer to the root, where that violation would make a shorter
-//! counterexample, `b < r` and `s` is searched again. Truncation works the same way: a
-//! state cut at `depth_max` never counts as fully explored for a visit with more budget.
+//! **What the cache never skips.** The oracle's step check depends on the step as well as
+//! the state, so it runs on every arrival, before the cache is consulted: the cache only
+//! ever skips steps *out of* a state already searched. In `shortest` mode `depth_max`
+//! shrinks after each counterexample; a violation below `s` makes `b` finite (`depth_max −
+//! depth` at the end of `s`'s exploration, smaller than the violation's distance from `s`),
+//! so when `s` is reached again closer to the root, where that violation would make a
+//! shorter counterexample, `b < r` and `s` is searched again. Truncation works the same
+//! way: a state cut at `depth_max` never counts as fully explored for a visit with more
+//! budget.
 
+mod cache;
+mod frame;
 mod independence;
 mod state_key;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 use serde::{Deserialize, Serialize};
 
@@ -74,12 +85,16 @@ use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::{check_converged, Violation};
+use crate::run::judge_step;
 
+use cache::{steps_left, Cache, CacheSlot, Visit};
+use frame::{fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 pub use independence::independent;
 use state_key::StateIds;
 pub use state_key::{fingerprint, state_key, KeyWriter};
 
-/// What to search.
+/// What to search: the world and the limits of the search, so that a caller (the CLI,
+/// `bench`, tests) states a bound once and the report can name it.
 #[derive(Clone, Debug)]
 pub struct ExploreBound {
     /// The world. `steps_max` and `drain_steps_max` are ignored: schedules run to
@@ -100,7 +115,8 @@ pub struct ExploreBound {
 
 impl ExploreBound {
     /// A small world: `clients` tabs, each sending `sends_per_client`, no failures,
-    /// in-order WebSocket, status sent on connect. Stateless search.
+    /// in-order WebSocket, status sent on connect. Stateless search. The starting point
+    /// every caller adjusts.
     pub fn small(clients: u8, sends_per_client: u8) -> ExploreBound {
         ExploreBound {
             config: WorldConfig {
@@ -123,7 +139,7 @@ impl ExploreBound {
         }
     }
 
-    /// One line naming the bound.
+    /// One line naming the bound, so that a report says what it verified.
     pub fn describe(&self) -> String {
         let c = &self.config;
         format!(
@@ -142,14 +158,16 @@ impl ExploreBound {
     }
 }
 
-/// The shortest violating schedule found.
+/// The shortest violating schedule found, to replay or save as a scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counterexample {
+    /// The schedule from the initial world, up to and including the violating step.
     pub steps: Vec<Step>,
+    /// What broke, and where.
     pub violation: Violation,
 }
 
-/// Whether the search merged equal states.
+/// Whether the search merged equal states, so that a report says what its counts mean.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum StateCache {
@@ -163,10 +181,12 @@ pub enum StateCache {
     Unsupported,
 }
 
-/// What a search found.
+/// What a search found: the verdict and the counts that say how much was searched.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExploreReport {
+    /// The bound searched ([`ExploreBound::describe`]).
     pub bound: String,
+    /// Whether sleep-set reduction was on.
     pub reduction: bool,
     /// Complete schedules run: to quiescence, or to a violation. With the state cache, a
     /// path that reaches a state already searched is a pruned revisit instead.
@@ -181,6 +201,7 @@ pub struct ExploreReport {
     /// Distinct fingerprints of the observable state visited (backend, network, user
     /// facts and every render). A statistic only: never used for pruning.
     pub distinct_states: u64,
+    /// Whether equal states were merged.
     #[serde(default)]
     pub state_cache: StateCache,
     /// Distinct full states searched from (the cache's size; each a distinct full state).
@@ -201,65 +222,56 @@ pub struct ExploreReport {
     /// tables add about 30 bytes per distinct state).
     #[serde(default)]
     pub state_key_bytes: u64,
+    /// The shortest violating schedule found, if any.
     pub counterexample: Option<Counterexample>,
 }
 
 impl ExploreReport {
-    /// True when the whole bounded space was searched and nothing broke.
+    /// A report of nothing searched yet.
+    fn empty(bound: &ExploreBound, state_cache: StateCache) -> ExploreReport {
+        ExploreReport {
+            bound: bound.describe(),
+            reduction: bound.reduction,
+            schedules: 0,
+            truncated: 0,
+            sleep_blocked: 0,
+            steps_applied: 0,
+            distinct_states: 0,
+            state_cache,
+            states_cached: 0,
+            distinct_full_states: 0,
+            revisits_pruned: 0,
+            revisits_partial: 0,
+            state_key_bytes: 0,
+            counterexample: None,
+        }
+    }
+
+    /// True when the whole bounded space was searched and nothing broke: the claim a
+    /// report can make about the bound.
     pub fn verified(&self) -> bool {
         self.counterexample.is_none() && self.truncated == 0
     }
+
+    /// Keeps `steps` as the counterexample when it is the first or a shorter one.
+    fn record(&mut self, steps: Vec<Step>, violation: Violation) {
+        if self
+            .counterexample
+            .as_ref()
+            .is_none_or(|c| steps.len() < c.steps.len())
+        {
+            self.counterexample = Some(Counterexample { steps, violation });
+        }
+    }
 }
 
-/// Progress, for a bar: the fraction of the search tree finished, and schedules so far.
+/// Progress, for a bar: a long search shows how far it got.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
+    /// The share of the search tree finished, assuming equal subtrees per choice.
     pub fraction_done: f64,
+    /// Complete schedules so far.
     pub schedules: u64,
-}
-
-/// A state's exploration budget in the cache: nothing below it was cut, any budget is
-/// covered.
-const BUDGET_COMPLETE: u32 = u32::MAX;
-/// The budget of a state whose search is still running (or was cut before it began):
-/// covers nothing yet.
-const BUDGET_NONE: u32 = 0;
-
-/// What the cache knows about one full state (see the module doc).
-struct CacheEntry {
-    /// The sleep set `Z`, as a bit mask over the state's enabled steps (in their order).
-    sleep: u64,
-    /// `b`: how many further steps the search below this state was allowed.
-    budget: u32,
-}
-
-/// What a frame must write back to the cache when its search ends.
-struct CacheSlot {
-    key: u32,
-    /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
-    /// still bounds what is covered.
-    earlier_budget: Option<u32>,
-}
-
-struct Frame {
-    /// Steps taken to reach this state.
-    depth: usize,
-    enabled: Vec<Step>,
-    /// The steps to search from here, in enabled order.
-    todo: Vec<Step>,
-    /// The current sleep set (grows by each step searched, with reduction on).
-    sleep: Vec<Step>,
-    /// Next index into `todo` to try.
-    next: usize,
-    /// The step taken from this frame (valid once `next > 0`).
-    taken: Option<Step>,
-    /// Nothing below this state was cut at `depth_max` or ended in a violation, and no
-    /// pruned revisit below it relied on a cut search.
-    complete: bool,
-    cache: Option<CacheSlot>,
-    /// A copy of the world in this state (when the stores can copy themselves), to come
-    /// back to instead of replaying the path.
-    snapshot: Option<World>,
 }
 
 /// Search every schedule within `bound`. `progress` is called every few thousand
@@ -275,367 +287,328 @@ pub fn explore(
 /// Called with the world and the path to it on every arrival at a state (tests).
 type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
 
+/// The search loop: take the next step from the state on top of the stack (backtracking
+/// out of the states with nothing left), come back to that state if a backtrack left it,
+/// then judge the step and go deeper, back, or stop.
 fn search(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     progress: &mut dyn FnMut(Progress),
-    mut on_arrival: Option<ArrivalHook<'_>>,
+    on_arrival: Option<ArrivalHook<'_>>,
 ) -> ExploreReport {
-    let config = bound.config.clone();
-    let mut depth_max = bound.depth_max;
-    let mut report = ExploreReport {
-        bound: bound.describe(),
-        reduction: bound.reduction,
-        schedules: 0,
-        truncated: 0,
-        sleep_blocked: 0,
-        steps_applied: 0,
-        distinct_states: 0,
-        state_cache: StateCache::Off,
-        states_cached: 0,
-        distinct_full_states: 0,
-        revisits_pruned: 0,
-        revisits_partial: 0,
-        state_key_bytes: 0,
-        counterexample: None,
-    };
-    let mut states: rustc_hash::FxHashSet<u64> = Default::default(); // counted, never iterated
-    let mut cache: FxHashMap<u32, CacheEntry> = FxHashMap::default();
-    let mut ids = StateIds::default();
-    let mut world = World::new(config.clone(), stores);
-    let mut root_id = None;
-    if bound.state_cache {
-        root_id = ids.id(&world);
-        report.state_cache = if root_id.is_some() {
-            StateCache::On
-        } else {
-            StateCache::Unsupported
+    let mut s = Search::new(stores, bound, on_arrival);
+    if s.enabled.is_empty() {
+        return s.quiescent_root();
+    }
+    s.push_root();
+    while let Some((step, sleep)) = s.next_step() {
+        s.come_back();
+        match s.arrive(step, sleep) {
+            Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
+            Next::Back { complete } => s.back(complete),
+            Next::Stop => break,
+        }
+        s.report_progress(progress);
+    }
+    s.finish()
+}
+
+/// Where the search goes after arriving at a state.
+enum Next {
+    /// Search on from the state: the steps `todo`, with sleep set `sleep`; `cache`:
+    /// where to write back what was covered, when the state is cached.
+    Descend {
+        todo: Vec<Step>,
+        sleep: Vec<Step>,
+        cache: Option<CacheSlot>,
+    },
+    /// Back to the parent. `complete`: everything below was covered without a cut or a
+    /// violation.
+    Back { complete: bool },
+    /// A violation, in first-counterexample mode: the search is over.
+    Stop,
+}
+
+/// One search in progress.
+struct Search<'a, 'h> {
+    stores: &'a dyn StoreFactory,
+    bound: &'a ExploreBound,
+    /// `bound.depth_max`, shrunk after each counterexample in `shortest` mode.
+    depth_max: usize,
+    /// The counts so far.
+    report: ExploreReport,
+    /// Fingerprints of the observable states reached (counted, never iterated).
+    observed: FxHashSet<u64>,
+    /// The state cache is on.
+    caching: bool,
+    /// Numbers the full states by their exact keys.
+    ids: StateIds,
+    cache: Cache,
+    /// The world in the state the search is at.
+    world: World,
+    /// The steps enabled in `world`, once judged.
+    enabled: Vec<Step>,
+    /// One frame per state on the current path, the root first.
+    frames: Vec<Frame>,
+    /// `world` is no longer in the top frame's state (after a backtrack).
+    dirty: bool,
+    /// The stores can copy themselves: frames keep copies of the world to come back to.
+    copying: bool,
+    /// `schedules + revisits_pruned` at the last progress call.
+    last_progress: u64,
+    on_arrival: Option<ArrivalHook<'h>>,
+}
+
+impl<'a, 'h> Search<'a, 'h> {
+    /// The initial world, judged as an arrival: its fingerprint, its enabled steps, and
+    /// whether the cache can be on.
+    fn new(
+        stores: &'a dyn StoreFactory,
+        bound: &'a ExploreBound,
+        on_arrival: Option<ArrivalHook<'h>>,
+    ) -> Search<'a, 'h> {
+        let world = World::new(bound.config.clone(), stores);
+        let mut ids = StateIds::default();
+        let state_cache = match bound.state_cache {
+            false => StateCache::Off,
+            true if ids.id(&world).is_some() => StateCache::On,
+            true => StateCache::Unsupported,
         };
+        let mut s = Search {
+            stores,
+            bound,
+            depth_max: bound.depth_max,
+            report: ExploreReport::empty(bound, state_cache),
+            observed: FxHashSet::default(),
+            caching: state_cache == StateCache::On,
+            ids,
+            cache: Cache::default(),
+            world,
+            enabled: Vec::new(),
+            frames: Vec::new(),
+            dirty: false,
+            copying: false,
+            last_progress: 0,
+            on_arrival,
+        };
+        s.observed.insert(fingerprint(&s.world));
+        if let Some(hook) = s.on_arrival.as_mut() {
+            hook(&s.world, &[]);
+        }
+        s.world.enabled_steps(&mut s.enabled);
+        s
     }
-    let caching = report.state_cache == StateCache::On;
-    states.insert(fingerprint(&world));
-    if let Some(hook) = on_arrival.as_mut() {
-        hook(&world, &[]);
-    }
-    let mut enabled = Vec::new();
-    world.enabled_steps(&mut enabled);
-    if enabled.is_empty() {
-        report.schedules = 1;
-        if let Some(v) = check_converged(&world, 0) {
-            report.counterexample = Some(Counterexample {
+
+    /// The initial world has no step: its only schedule is the empty one.
+    fn quiescent_root(mut self) -> ExploreReport {
+        self.report.schedules = 1;
+        if let Some(violation) = check_converged(&self.world, 0) {
+            self.report.counterexample = Some(Counterexample {
                 steps: Vec::new(),
-                violation: v,
+                violation,
             });
         }
-        report.distinct_states = 1;
-        return report;
+        self.report.distinct_states = 1;
+        self.report
     }
-    let mut frames = vec![Frame {
-        depth: 0,
-        enabled: enabled.clone(),
-        todo: enabled.clone(),
-        sleep: Vec::new(),
-        next: 0,
-        taken: None,
-        complete: true,
-        cache: None,
-        snapshot: world.try_clone(),
-    }];
-    let copying = frames[0].snapshot.is_some();
-    if let Some(root_key) = root_id.filter(|_| enabled.len() <= 64) {
-        cache.insert(
-            root_key,
-            CacheEntry {
-                sleep: 0,
-                budget: BUDGET_NONE,
-            },
-        );
-        frames[0].cache = Some(CacheSlot {
-            key: root_key,
-            earlier_budget: None,
-        });
+
+    /// The initial world as the first frame. Its copy is always taken: whether it can be
+    /// says whether the stores can copy themselves.
+    fn push_root(&mut self) {
+        let Next::Descend { todo, sleep, cache } = self.expand(0, Vec::new()) else {
+            unreachable!("nothing is asleep at the root, and it has steps")
+        };
+        let mut root = Frame::new(0, todo, sleep, cache);
+        root.snapshot = self.world.try_clone();
+        self.copying = root.snapshot.is_some();
+        self.frames.push(root);
     }
-    let mut dirty = false;
-    let mut last_report = 0u64;
-    while let Some(top) = frames.last_mut() {
-        // After a counterexample, a step from a state at depth_max could only lead to a
-        // longer one.
-        let step_allowed = top.depth < depth_max;
-        let Some(&step) = top.todo.get(top.next).filter(|_| step_allowed) else {
-            let done = frames.pop().expect("non-empty");
-            dirty = true;
-            let complete = done.complete && done.next >= done.todo.len();
-            if let Some(slot) = done.cache {
-                let budget = if complete {
-                    BUDGET_COMPLETE
-                } else {
-                    u32::try_from(depth_max.saturating_sub(done.depth)).unwrap_or(u32::MAX - 1)
-                };
-                let budget = slot.earlier_budget.map_or(budget, |b| b.min(budget));
-                if let Some(e) = cache.get_mut(&slot.key) {
-                    e.budget = budget;
-                }
+
+    /// The next step to take, from the deepest state with one left, and the sleep set it
+    /// passes on. Backtracks out of the states with none left, writing back to the cache
+    /// what their search covered. `None` when the search is over.
+    fn next_step(&mut self) -> Option<(Step, Vec<Step>)> {
+        loop {
+            let top = self.frames.last_mut()?;
+            if let Some(next) = top.take_next(self.depth_max, self.bound.reduction) {
+                return Some(next);
             }
-            if let Some(parent) = frames.last_mut() {
+            let done = self.frames.pop().expect("non-empty");
+            self.dirty = true;
+            let complete = done.searched_in_full();
+            if let Some(slot) = done.cache {
+                self.cache.leave(slot, complete, self.depth_max, done.depth);
+            }
+            if let Some(parent) = self.frames.last_mut() {
                 parent.complete &= complete;
             }
-            continue;
-        };
-        top.next += 1;
-        top.taken = Some(step);
-        let child_sleep: Vec<Step> = if bound.reduction {
-            top.sleep
-                .iter()
-                .filter(|u| independent(u, &step))
-                .copied()
-                .collect()
+        }
+    }
+
+    /// Brings the world back to the top frame's state if a backtrack left it.
+    fn come_back(&mut self) {
+        if self.dirty {
+            let (world, replayed) =
+                frame::come_back(&mut self.frames, self.stores, &self.bound.config);
+            self.world = world;
+            self.report.steps_applied += replayed;
+            self.dirty = false;
+        }
+    }
+
+    /// Takes `step` from the top frame's state and judges the state it leads to, which
+    /// inherits the sleep set `sleep`.
+    fn arrive(&mut self, step: Step, sleep: Vec<Step>) -> Next {
+        let depth = self.frames.len(); // the schedule's length once `step` is applied
+        self.report.steps_applied += 1;
+        let violation = judge_step(&mut self.world, step, depth - 1, &mut ());
+        self.observed.insert(fingerprint(&self.world));
+        if let Some(hook) = self.on_arrival.as_mut() {
+            hook(&self.world, &path(&self.frames));
+        }
+        if let Some(violation) = violation {
+            return self.violated(violation, depth);
+        }
+        self.world.enabled_steps(&mut self.enabled);
+        if self.enabled.is_empty() {
+            self.quiescent(depth)
+        } else if depth >= self.depth_max {
+            // Cut here: after a counterexample, only strictly shorter schedules matter.
+            if self.report.counterexample.is_none() {
+                self.report.truncated += 1;
+            }
+            Next::Back { complete: false }
         } else {
-            Vec::new()
-        };
-        if bound.reduction {
-            top.sleep.push(step);
+            self.expand(depth, sleep)
         }
-        let depth = frames.len(); // schedule length once `step` is applied
-        if dirty {
-            let top = frames.last_mut().expect("non-empty");
-            let last_use = top.next >= top.todo.len();
-            match top.snapshot.as_ref() {
-                // The last step from this state: the copy is not needed again.
-                Some(_) if last_use => world = top.snapshot.take().expect("checked"),
-                Some(copy) => world = copy.try_clone().expect("copied once already"),
-                None => {
-                    world = World::new(config.clone(), stores);
-                    for f in &frames[..frames.len() - 1] {
-                        let s = f.taken.expect("taken");
-                        let _ = world.apply_into(s, &mut ());
-                        report.steps_applied += 1;
-                    }
-                }
-            }
-            dirty = false;
+    }
+
+    /// The schedule to here broke an invariant: record it, then stop, or (in `shortest`
+    /// mode) search on for strictly shorter ones only.
+    fn violated(&mut self, violation: Violation, depth: usize) -> Next {
+        self.report.schedules += 1;
+        self.report.record(path(&self.frames), violation);
+        if !self.bound.shortest {
+            return Next::Stop;
         }
-        report.steps_applied += 1;
-        let violation = crate::run::judge_step(&mut world, step, depth - 1, &mut ());
-        states.insert(fingerprint(&world));
-        let path = |frames: &[Frame]| -> Vec<Step> {
-            frames.iter().map(|f| f.taken.expect("taken")).collect()
-        };
-        if let Some(hook) = on_arrival.as_mut() {
-            hook(&world, &path(&frames));
+        self.depth_max = depth - 1;
+        Next::Back { complete: false }
+    }
+
+    /// A quiescent state: the convergence check ends the schedule, unless the cache has
+    /// seen this state end one already.
+    fn quiescent(&mut self, depth: usize) -> Next {
+        if let Some(violation) = check_converged(&self.world, depth - 1) {
+            return self.violated(violation, depth);
         }
-        // Where this arrival ends, if it does: the parent learns whether it was complete.
-        let mut ended_incomplete = false;
-        let mut push: Option<Frame> = None;
-        if let Some(v) = violation {
-            report.schedules += 1;
-            ended_incomplete = true;
-            record(&mut report, path(&frames), v);
-            if !bound.shortest {
-                break;
-            }
-            depth_max = depth - 1;
+        if self
+            .key()
+            .is_some_and(|key| self.cache.visit_quiescent(key))
+        {
+            self.report.revisits_pruned += 1;
         } else {
-            world.enabled_steps(&mut enabled);
-            if enabled.is_empty() {
-                if let Some(v) = check_converged(&world, depth - 1) {
-                    report.schedules += 1;
-                    ended_incomplete = true;
-                    record(&mut report, path(&frames), v);
-                    if !bound.shortest {
-                        break;
+            self.report.schedules += 1;
+        }
+        Next::Back { complete: true }
+    }
+
+    /// A state with steps enabled, `depth` steps from the start, reached with the sleep
+    /// set `sleep` passed on: the frame that searches it, with the steps that neither
+    /// sleep nor (when cached) were covered by an earlier search of the same state.
+    fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
+        let sleep = sleep_here(sleep, &self.enabled);
+        let sleep_mask = mask_of(&self.enabled, &sleep);
+        let (todo, cache) = match self.key() {
+            None => (!sleep_mask, None),
+            Some(key) => {
+                let remaining = steps_left(self.depth_max, depth);
+                match self.cache.visit(key, sleep_mask, remaining) {
+                    Visit::Pruned { complete } => {
+                        self.report.revisits_pruned += 1;
+                        return Next::Back { complete };
                     }
-                    depth_max = depth - 1;
-                } else if let Some(key) = caching.then(|| ids.id(&world)).flatten() {
-                    match cache.entry(key) {
-                        std::collections::hash_map::Entry::Occupied(_) => {
-                            report.revisits_pruned += 1;
+                    Visit::Search {
+                        todo,
+                        slot,
+                        revisit,
+                    } => {
+                        if revisit {
+                            self.report.revisits_partial += 1;
                         }
-                        std::collections::hash_map::Entry::Vacant(slot) => {
-                            report.schedules += 1;
-                            slot.insert(CacheEntry {
-                                sleep: 0,
-                                budget: BUDGET_COMPLETE,
-                            });
-                        }
-                    }
-                } else {
-                    report.schedules += 1;
-                }
-            } else if depth >= depth_max {
-                // Cut here: after a counterexample, only strictly shorter schedules matter.
-                if report.counterexample.is_none() {
-                    report.truncated += 1;
-                }
-                ended_incomplete = true;
-            } else {
-                // Sleeping steps that are not enabled here can never be taken from here:
-                // dropping them only shrinks the sleep set (more search, never less) and
-                // keeps it a subset of the enabled steps, as the cache's bit masks need.
-                let sleep: Vec<Step> = child_sleep
-                    .into_iter()
-                    .filter(|s| enabled.binary_search(s).is_ok())
-                    .collect();
-                let mut frame = Frame {
-                    depth,
-                    enabled: enabled.clone(),
-                    todo: Vec::new(),
-                    sleep,
-                    next: 0,
-                    taken: None,
-                    complete: true,
-                    cache: None,
-                    snapshot: None,
-                };
-                let mut todo_mask = !mask_of(&frame.enabled, &frame.sleep);
-                let key = (caching && frame.enabled.len() <= 64)
-                    .then(|| ids.id(&world))
-                    .flatten();
-                if let Some(key) = key {
-                    let sleep_mask = mask_of(&frame.enabled, &frame.sleep);
-                    let remaining = u32::try_from(depth_max - depth).unwrap_or(u32::MAX - 1);
-                    match cache.get_mut(&key) {
-                        None => {
-                            cache.insert(
-                                key,
-                                CacheEntry {
-                                    sleep: sleep_mask,
-                                    budget: BUDGET_NONE,
-                                },
-                            );
-                            frame.cache = Some(CacheSlot {
-                                key,
-                                earlier_budget: None,
-                            });
-                        }
-                        Some(e) if e.budget != BUDGET_NONE && e.budget >= remaining => {
-                            if e.sleep & !sleep_mask == 0 {
-                                // Godefroid's Z ⊆ Z': everything is covered.
-                                report.revisits_pruned += 1;
-                                if e.budget != BUDGET_COMPLETE {
-                                    ended_incomplete = true;
-                                }
-                                todo_mask = 0;
-                                frame.cache = None;
-                            } else {
-                                // Search only Z \ Z', remember Z ∩ Z'.
-                                report.revisits_partial += 1;
-                                todo_mask = e.sleep & !sleep_mask;
-                                let earlier = e.budget;
-                                e.sleep &= sleep_mask;
-                                e.budget = BUDGET_NONE;
-                                frame.cache = Some(CacheSlot {
-                                    key,
-                                    earlier_budget: Some(earlier),
-                                });
-                            }
-                        }
-                        Some(e) => {
-                            // Searched with less budget (or still running): as if new.
-                            report.revisits_partial += 1;
-                            e.sleep = sleep_mask;
-                            e.budget = BUDGET_NONE;
-                            frame.cache = Some(CacheSlot {
-                                key,
-                                earlier_budget: None,
-                            });
-                        }
-                    }
-                    if frame.cache.is_some() {
-                        frame.todo = select(&frame.enabled, todo_mask);
-                        if frame.todo.is_empty() {
-                            report.sleep_blocked += 1;
-                        }
-                        push = Some(frame);
-                    }
-                } else {
-                    frame.todo = select(&frame.enabled, todo_mask);
-                    if frame.todo.is_empty() {
-                        report.sleep_blocked += 1;
-                    } else {
-                        push = Some(frame);
+                        (todo, Some(slot))
                     }
                 }
             }
-        }
-        if ended_incomplete {
-            frames.last_mut().expect("parent").complete = false;
-        }
-        match push {
-            Some(mut frame) => {
-                if copying && frame.todo.len() > 1 {
-                    // Needed to come back here for the second step on.
-                    frame.snapshot = world.try_clone();
-                }
-                frames.push(frame);
+        };
+        let todo = select(&self.enabled, todo);
+        if todo.is_empty() {
+            self.report.sleep_blocked += 1;
+            if cache.is_none() {
+                return Next::Back { complete: true };
             }
-            None => dirty = true,
+            // A cached state is still pushed, so that leaving it stores it as searched.
         }
-        if report.schedules + report.revisits_pruned >= last_report + 4096 {
-            last_report = report.schedules + report.revisits_pruned;
+        Next::Descend { todo, sleep, cache }
+    }
+
+    /// The number of the world's state, when the cache is on and the state fits it (its
+    /// sleep set as a mask: at most 64 steps enabled).
+    fn key(&mut self) -> Option<u32> {
+        if self.caching && self.enabled.len() <= MASK_STEPS {
+            self.ids.id(&self.world)
+        } else {
+            None
+        }
+    }
+
+    /// Goes on from the state just reached, with a copy of the world to come back to when
+    /// more than one step is searched from it.
+    fn descend(&mut self, todo: Vec<Step>, sleep: Vec<Step>, cache: Option<CacheSlot>) {
+        let copy = self.copying && todo.len() > 1;
+        let mut frame = Frame::new(self.frames.len(), todo, sleep, cache);
+        if copy {
+            frame.snapshot = self.world.try_clone();
+        }
+        self.frames.push(frame);
+    }
+
+    /// Goes back to the parent state, which is incomplete if this arrival was.
+    fn back(&mut self, complete: bool) {
+        if !complete {
+            self.frames.last_mut().expect("parent").complete = false;
+        }
+        self.dirty = true;
+    }
+
+    /// Calls `progress` every 4096 schedules or pruned revisits.
+    fn report_progress(&mut self, progress: &mut dyn FnMut(Progress)) {
+        let ended = self.report.schedules + self.report.revisits_pruned;
+        if ended >= self.last_progress + 4096 {
+            self.last_progress = ended;
             progress(Progress {
-                fraction_done: fraction_done(&frames),
-                schedules: report.schedules,
+                fraction_done: fraction_done(&self.frames),
+                schedules: self.report.schedules,
             });
         }
     }
-    report.distinct_states = states.len() as u64;
-    report.states_cached = cache.len() as u64;
-    if caching {
-        report.state_key_bytes = ids.part_bytes();
-        report.distinct_full_states = ids.states();
+
+    /// The report, with the counts of what was stored.
+    fn finish(mut self) -> ExploreReport {
+        self.report.distinct_states = self.observed.len() as u64;
+        self.report.states_cached = self.cache.len();
+        if self.caching {
+            self.report.state_key_bytes = self.ids.part_bytes();
+            self.report.distinct_full_states = self.ids.states();
+        }
+        self.report
     }
-    report
-}
-
-/// The bits of `subset` (a subset of `enabled`, both sorted) as a mask over `enabled`.
-fn mask_of(enabled: &[Step], subset: &[Step]) -> u64 {
-    subset
-        .iter()
-        .filter_map(|s| enabled.binary_search(s).ok())
-        .filter(|&i| i < 64)
-        .fold(0, |m, i| m | 1 << i)
-}
-
-/// The steps of `enabled` whose bit is set in `mask`, in order (every step past the 64th
-/// is always selected: such states are never cached, so they are searched in full).
-fn select(enabled: &[Step], mask: u64) -> Vec<Step> {
-    enabled
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i >= 64 || mask & (1 << i) != 0)
-        .map(|(_, s)| *s)
-        .collect()
-}
-
-fn record(report: &mut ExploreReport, steps: Vec<Step>, violation: Violation) {
-    if report
-        .counterexample
-        .as_ref()
-        .is_none_or(|c| steps.len() < c.steps.len())
-    {
-        report.counterexample = Some(Counterexample { steps, violation });
-    }
-}
-
-/// The share of the tree already searched, assuming equal subtrees per choice.
-fn fraction_done(frames: &[Frame]) -> f64 {
-    let mut done = 0.0;
-    let mut weight = 1.0;
-    for f in frames {
-        let n = f.todo.len().max(1) as f64;
-        done += weight * (f.next.saturating_sub(1)) as f64 / n;
-        weight /= n;
-    }
-    done.min(1.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::oracle::Invariant;
-    use crate::store::{by_name, StoreKind};
-    use std::collections::BTreeSet;
-    use std::hash::Hasher;
+    use crate::store::by_name;
 
     /// Two tabs, nobody sends, each scrolls up and down once; `status_on_connect` puts
     /// one `status idle` in each inbox. Per client the three steps (deliver, up, down)
@@ -674,158 +647,6 @@ mod tests {
             assert_eq!(c.schedules, 1);
             assert!(c.revisits_pruned > 0);
             assert_eq!(c.distinct_states, r.distinct_states);
-        }
-    }
-
-    /// Every full state key reached (at every arrival), and the report.
-    fn reached(store: &StoreKind, b: &ExploreBound) -> (BTreeSet<Vec<u8>>, ExploreReport) {
-        let mut keys: BTreeSet<Vec<u8>> = BTreeSet::new();
-        let (mut key, mut scratch) = (KeyWriter::default(), KeyWriter::default());
-        let report = search(
-            store,
-            b,
-            &mut |_| {},
-            Some(&mut |w: &World, _: &[Step]| {
-                assert!(state_key(w, &mut key, &mut scratch));
-                keys.insert(key.bytes.clone());
-            }),
-        );
-        (keys, report)
-    }
-
-    /// Small bounds for the cross-checks: (store, sends, one sender, deltas, window,
-    /// tool calls, status on connect).
-    const CROSS_CHECK_BOUNDS: &[(&str, u8, bool, u8, u8, u8, bool)] = &[
-        ("durable", 1, true, 1, 1, 0, true),
-        ("durable", 1, true, 1, 1, 0, false),
-        ("durable", 1, true, 0, 1, 1, true),
-        ("current", 1, true, 1, 1, 0, true),
-        ("current", 1, true, 0, 2, 0, true),
-        ("current", 1, true, 0, 1, 1, true),
-        ("naive", 1, true, 1, 1, 0, true),
-        ("naive", 2, true, 0, 1, 0, true),
-        ("canary", 1, true, 1, 1, 0, false),
-        ("canary", 2, true, 0, 1, 0, true),
-        ("membership", 1, true, 0, 1, 0, true),
-        ("fix-abc", 1, true, 0, 1, 0, true),
-    ];
-
-    fn cross_check_bound(
-        (_, sends, one_sender, deltas, window, tool_calls, status): (
-            &str,
-            u8,
-            bool,
-            u8,
-            u8,
-            u8,
-            bool,
-        ),
-    ) -> ExploreBound {
-        let mut b = ExploreBound::small(2, sends);
-        b.config.passive_observer = one_sender;
-        b.config.deltas_per_segment_max = deltas;
-        b.config.ws_reorder_window = window;
-        b.config.tool_calls_per_turn_max = tool_calls;
-        b.config.status_on_connect = status;
-        b
-    }
-
-    /// The cache is sound: on every small bound, the search with the cache reaches exactly
-    /// the full states the stateless search reaches and gives the same verdict (the same
-    /// invariant, the same shortest counterexample length, and with `--first` the very
-    /// same counterexample, since a pruned subtree never holds a violation).
-    #[test]
-    fn state_cache_reaches_the_same_states_and_verdicts_as_the_stateless_search() {
-        for &case in CROSS_CHECK_BOUNDS {
-            let store = by_name(case.0).unwrap();
-            let b = cross_check_bound(case);
-            for shortest in [true, false] {
-                let mut off = b.clone();
-                off.shortest = shortest;
-                let mut on = off.clone();
-                on.state_cache = true;
-                let (keys_off, r_off) = reached(&store, &off);
-                let (keys_on, r_on) = reached(&store, &on);
-                let what = format!("{} shortest={shortest} {}", case.0, off.describe());
-                assert_eq!(r_on.state_cache, StateCache::On);
-                assert_eq!(r_off.verified(), r_on.verified(), "{what}");
-                let verdict = |r: &ExploreReport| {
-                    r.counterexample
-                        .as_ref()
-                        .map(|c| (c.violation.invariant, c.steps.len()))
-                };
-                assert_eq!(verdict(&r_off), verdict(&r_on), "{what}");
-                if shortest {
-                    assert_eq!(keys_off, keys_on, "{what}: reached states differ");
-                    assert_eq!(r_off.distinct_states, r_on.distinct_states, "{what}");
-                } else {
-                    assert_eq!(r_off.counterexample, r_on.counterexample, "{what}");
-                    assert!(keys_on.is_subset(&keys_off), "{what}");
-                }
-                if r_on.verified() {
-                    // Every reached state that is not quiescent was searched from, once.
-                    assert!(r_on.states_cached <= keys_on.len() as u64, "{what}");
-                    assert!(r_on.revisits_pruned > 0, "{what}: nothing merged");
-                    assert!(r_on.steps_applied < r_off.steps_applied, "{what}");
-                }
-            }
-        }
-        // Plain enumeration with the cache reaches the same states as with sleep sets.
-        let store = by_name("durable").unwrap();
-        let mut b = cross_check_bound(CROSS_CHECK_BOUNDS[0]);
-        let (reduced, _) = reached(&store, &b);
-        b.reduction = false;
-        b.state_cache = true;
-        let (plain_cached, r) = reached(&store, &b);
-        assert!(r.verified());
-        assert_eq!(reduced, plain_cached);
-    }
-
-    /// A store that says its state but cannot copy itself: the search replays paths.
-    struct NoCopy(Box<dyn crate::model::store::Store>);
-    impl crate::model::store::Store for NoCopy {
-        fn handle(&mut self, input: &crate::model::wire::Input) -> Vec<crate::model::wire::Effect> {
-            self.0.handle(input)
-        }
-        fn render(&self) -> &[crate::model::wire::RenderRow] {
-            self.0.render()
-        }
-        fn hash_state(&self, state: &mut dyn Hasher) -> bool {
-            self.0.hash_state(state)
-        }
-    }
-    struct NoCopyDurable;
-    impl StoreFactory for NoCopyDurable {
-        fn name(&self) -> String {
-            "durable-no-copy".into()
-        }
-        fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
-            Box::new(NoCopy(by_name("durable").unwrap().make(c)))
-        }
-    }
-
-    #[test]
-    fn coming_back_by_copy_and_by_replay_search_the_same() {
-        for (scrolls, window, cache) in [(1, 1, true), (0, 2, true), (0, 1, false)] {
-            let mut b = ExploreBound::small(2, 1);
-            b.config.passive_observer = true;
-            b.config.scrolls_per_client = scrolls;
-            b.config.ws_reorder_window = window;
-            b.config.deltas_per_segment_max = 0;
-            b.state_cache = cache;
-            let copied = explore(&by_name("durable").unwrap(), &b, &mut |_| {});
-            let replayed = explore(&NoCopyDurable, &b, &mut |_| {});
-            assert!(copied.steps_applied < replayed.steps_applied);
-            assert_eq!(
-                ExploreReport {
-                    steps_applied: 0,
-                    ..copied
-                },
-                ExploreReport {
-                    steps_applied: 0,
-                    ..replayed
-                }
-            );
         }
     }
 
