@@ -274,8 +274,9 @@ pub struct Progress {
     pub schedules: u64,
 }
 
-/// Search every schedule within `bound`. `progress` is called every few thousand
-/// schedules.
+/// Search every schedule within `bound`: what the CLI's `explore` and `bench` report, a
+/// verification of the bound or its shortest counterexample. `progress` is called every
+/// few thousand schedules, for a bar.
 pub fn explore(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,

@@ -81,7 +81,7 @@ fn client_part(
 /// The full state key of `world` into `key` (cleared first): the shared state, then each
 /// client's part, length-prefixed so that one part cannot run into the next. Exact: equal
 /// keys, equal states. False when a store cannot expose its state. The search uses the
-/// same parts through [`StateIds`]; this flat form is the definition, public for tests.
+/// same parts through `StateIds`; this flat form is the definition, public for tests.
 pub fn state_key(world: &World, key: &mut KeyWriter, scratch: &mut KeyWriter) -> bool {
     key.bytes.clear();
     world.hash_shared_state(key);
