@@ -32,7 +32,11 @@ fn measure(stores: &dyn StoreFactory, seeds: u64) -> (u64, u64, f64) {
     let mut steps = 0u64;
     let mut failing = 0u64;
     for seed in 0..seeds {
-        let report = run_one(stores, "random", seed);
+        let report = run_one(
+            stores,
+            reconcile_sim::run::strategy::StrategySpec::Random,
+            seed,
+        );
         steps += (report.steps.len() + report.drain.len()) as u64;
         failing += u64::from(report.outcome.invariant().is_some());
     }

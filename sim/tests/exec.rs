@@ -280,7 +280,11 @@ const FAULT_SEED: u64 = 1;
 
 /// Run the fault seed; it must end in a crash whose message contains `fragments`.
 fn assert_crash(factory: &ExecFactory, fragments: &[&str]) -> RunReport {
-    let report = run_one(factory, "random", FAULT_SEED);
+    let report = run_one(
+        factory,
+        reconcile_sim::run::strategy::StrategySpec::Random,
+        FAULT_SEED,
+    );
     let Outcome::Fail(v) = &report.outcome else {
         panic!("{}: expected a crash, got a pass", factory_name(factory));
     };

@@ -8,21 +8,19 @@
 //!   fails that way, median over `starts` disjoint seed ranges.
 //! - Explore: throughput and the reduction ratio on a bound small enough to enumerate.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::campaign::fuzz::run_one;
+use crate::campaign::fuzz::{run_one, run_one_observed};
 use crate::model::config::WorldConfig;
-use crate::model::store::Store;
-use crate::model::wire::{Effect, Input, RenderRow};
+use crate::model::record::StepRecord;
+use crate::model::wire::Input;
 use crate::model::world::World;
-use crate::oracle::Invariant;
+use crate::oracle::{Invariant, Violation};
 use crate::run::explore::{explore, ExploreBound};
-use crate::run::run;
-use crate::run::strategy;
+use crate::run::strategy::StrategySpec;
+use crate::run::{run, Observer, StepAt};
 use crate::store::{by_name, StoreKind};
 
 /// The note's bugs as signatures: (label, store, invariant).
@@ -49,7 +47,7 @@ pub struct StrategyGain {
     pub store: String,
     pub invariant: Invariant,
     pub random_median: u64,
-    pub best_strategy: String,
+    pub best_strategy: StrategySpec,
     pub best_median: u64,
     /// `random_median / best_median`.
     pub ratio: f64,
@@ -61,18 +59,18 @@ pub struct StrategyGain {
 pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
     let mut gains = Vec::new();
     for (bug, store, inv) in BUGS {
-        let row = |strategy: &str| {
+        let row = |strategy: StrategySpec| {
             ttf.iter().find(|t| {
                 t.bug == *bug && t.store == *store && t.invariant == *inv && t.strategy == strategy
             })
         };
-        let Some(random) = row("random").filter(|r| r.not_found == 0) else {
+        let Some(random) = row(StrategySpec::Random).filter(|r| r.not_found == 0) else {
             continue;
         };
-        let Some(best) = strategy::NAMES
-            .iter()
-            .filter(|n| **n != "random")
-            .filter_map(|n| row(n))
+        let Some(best) = StrategySpec::ALL
+            .into_iter()
+            .filter(|s| *s != StrategySpec::Random)
+            .filter_map(row)
             .filter(|t| t.not_found == 0)
             .min_by_key(|t| t.median_schedules)
         else {
@@ -83,7 +81,7 @@ pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
             store: store.to_string(),
             invariant: *inv,
             random_median: random.median_schedules,
-            best_strategy: best.strategy.clone(),
+            best_strategy: best.strategy,
             best_median: best.median_schedules,
             ratio: random.median_schedules as f64 / best.median_schedules.max(1) as f64,
         });
@@ -108,7 +106,7 @@ pub struct TimeToFailure {
     pub bug: String,
     pub store: String,
     pub invariant: Invariant,
-    pub strategy: String,
+    pub strategy: StrategySpec,
     pub median_schedules: u64,
     pub median_ms: f64,
     /// Starts whose range held no such failure within the cap.
@@ -211,19 +209,17 @@ pub fn shrink_bench(samples: usize) -> Vec<ShrinkBench> {
     rows
 }
 
-/// A store that records every input it is given, for the bare replay.
-struct Recording {
-    inner: Box<dyn Store>,
-    log: Rc<RefCell<Vec<Input>>>,
-}
+/// Collects, per client, every input its store was given (for the bare replay).
+struct InputLog(Vec<Vec<Input>>);
 
-impl Store for Recording {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
-        self.log.borrow_mut().push(input.clone());
-        self.inner.handle(input)
-    }
-    fn render(&self) -> &[RenderRow] {
-        self.inner.render()
+impl Observer for InputLog {
+    fn on_step(&mut self, world: &World, record: &StepRecord, _: StepAt, _: Option<&Violation>) {
+        if self.0.is_empty() {
+            self.0 = vec![Vec::new(); world.clients().len()];
+        }
+        if let (Some(input), Some(c)) = (&record.input, record.step.client()) {
+            self.0[c as usize].push(input.clone());
+        }
     }
 }
 
@@ -231,28 +227,16 @@ pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     let started = Instant::now();
     let mut steps = 0u64;
     for seed in 0..runs {
-        let r = run_one(&kind, "random", seed);
+        let r = run_one(&kind, StrategySpec::Random, seed);
         steps += (r.steps.len() + r.drain.len()) as u64;
     }
     let harness = started.elapsed().as_secs_f64();
     // Record the inputs each client's store saw (a separate pass, not timed).
     let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
     for seed in 0..runs {
-        let config = WorldConfig::from_seed(seed);
-        let cells: Vec<Rc<RefCell<Vec<Input>>>> = (0..config.clients)
-            .map(|_| Rc::new(RefCell::new(Vec::new())))
-            .collect();
-        let mut world = World::with_stores(config.clone(), |i| {
-            Box::new(Recording {
-                inner: (kind.make)(),
-                log: Rc::clone(&cells[i as usize]),
-            })
-        });
-        let r = run_one(&kind, "random", seed);
-        for s in r.steps.iter().chain(&r.drain) {
-            let _ = world.apply(*s);
-        }
-        logs.push(cells.iter().map(|c| c.borrow().clone()).collect());
+        let mut log = InputLog(Vec::new());
+        run_one_observed(&kind, StrategySpec::Random, seed, &mut log);
+        logs.push(log.0);
     }
     let mut inputs = 0u64;
     let started = Instant::now();
@@ -294,7 +278,7 @@ pub fn time_to_failure(
     bug: &str,
     kind: StoreKind,
     inv: Invariant,
-    strategy_name: &str,
+    strategy: StrategySpec,
     starts: u64,
     cap: u64,
 ) -> TimeToFailure {
@@ -309,7 +293,7 @@ pub fn time_to_failure(
         while n < cap {
             let seed = first + n;
             n += 1;
-            let mut strat = strategy::by_name(strategy_name, seed).expect("known");
+            let mut strat = strategy.build(seed);
             let r = run(&kind, WorldConfig::from_seed(seed), strat.as_mut());
             if r.outcome.invariant() == Some(inv) {
                 found = true;
@@ -327,7 +311,7 @@ pub fn time_to_failure(
         bug: bug.to_string(),
         store: kind.name.to_string(),
         invariant: inv,
-        strategy: strategy_name.to_string(),
+        strategy,
         median_schedules: median_or(schedules, 0),
         median_ms: median_or(ms, f64::NAN),
         not_found,
@@ -343,7 +327,7 @@ pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
         .collect();
     let mut ttf = Vec::new();
     for (bug, store, inv) in BUGS {
-        for s in strategy::NAMES {
+        for s in StrategySpec::ALL {
             ttf.push(time_to_failure(
                 bug,
                 by_name(store).expect("shipped"),

@@ -16,14 +16,17 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::scenario_files;
-use crate::campaign::fuzz::{run_campaign, run_one, Budget, Campaign, CampaignReport};
+use crate::campaign::error::CampaignError;
+use crate::campaign::findings::{file_for, shrink_and_save, Failure};
+use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignReport};
 use crate::campaign::fuzz_input::run_bytes;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
+use crate::run::strategy::StrategySpec;
 use crate::run::Outcome;
-use crate::store::STORES;
+use crate::store::{StoreKind, STORES};
 use crate::trace::scenario::{load, write_atomically};
-use crate::trace::shrink::{scenario_of, shrink, shrink_and_save, Limits};
+use crate::trace::shrink::Limits;
 
 /// A failure's identity for de-duplication: the store and the invariant it breaks.
 pub type Signature = (String, Invariant);
@@ -133,11 +136,10 @@ pub fn run_nightly(
     cfg: &NightlyConfig,
     progress: &dyn NightlyProgress,
     cancel: &AtomicBool,
-) -> Result<NightlySummary, String> {
+) -> Result<NightlySummary, CampaignError> {
     let started = Instant::now();
     let scenarios_dir = cfg.night_dir.join("scenarios");
-    std::fs::create_dir_all(&scenarios_dir)
-        .map_err(|e| format!("cannot create {}: {e}", scenarios_dir.display()))?;
+    std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
     let mut known = known_signatures(&cfg.known_dirs);
     let mut summary = NightlySummary {
         night_dir: cfg.night_dir.display().to_string(),
@@ -156,7 +158,7 @@ pub fn run_nightly(
     } else {
         cfg.budget
     };
-    let strategies = crate::run::strategy::NAMES;
+    let strategies = StrategySpec::ALL;
     let per_strategy = in_process / strategies.len() as u32;
     let stores: Vec<&dyn StoreFactory> = STORES.iter().map(|k| k as &dyn StoreFactory).collect();
 
@@ -171,58 +173,26 @@ pub fn run_nightly(
         );
         let campaign = Campaign {
             stores: stores.clone(),
-            strategy: strategy.to_string(),
+            strategy,
             seed_start: cfg.seed_start,
             budget: Budget::Time(per_strategy),
             jobs: cfg.jobs,
+            coverage: false,
         };
         let t = Instant::now();
-        let report = run_campaign(&campaign, &|d| progress.runs(d), cancel);
-        let runs = report.seeds * stores.len() as u64;
+        let outcome = run_campaign(&campaign, &|d| progress.runs(d), cancel);
+        let runs = outcome.report.seeds * stores.len() as u64;
         let secs = t.elapsed().as_secs_f64().max(1e-9);
-        for s in &report.stores {
+        for failure in &outcome.first_failures {
             let store = *stores
                 .iter()
-                .find(|k| k.name() == s.store)
+                .find(|k| k.name() == failure.store)
                 .expect("campaign store");
-            for (inv, seed) in &s.first_failing_seed {
-                let sig = (s.store.clone(), *inv);
-                let new = !known.contains(&sig);
-                let mut finding = Finding {
-                    store: s.store.clone(),
-                    invariant: *inv,
-                    source: format!("in-process/{strategy}"),
-                    new,
-                    scenario: None,
-                    steps: None,
-                };
-                if new {
-                    let run = run_one(store, strategy, *seed);
-                    let saved = shrink_and_save(
-                        store,
-                        run.config.clone(),
-                        &run.steps,
-                        *inv,
-                        *seed,
-                        strategy,
-                        &scenarios_dir,
-                        Limits::default(),
-                    )?;
-                    progress.note(&format!(
-                        "new: {} {} (seed {seed}, {strategy}) → {}",
-                        s.store,
-                        inv,
-                        saved.0.display()
-                    ));
-                    finding.scenario = Some(saved.0.display().to_string());
-                    finding.steps = Some(saved.1.steps.len());
-                    known.insert(sig);
-                }
-                summary.findings.push(finding);
-            }
+            let finding = record_finding(store, failure, &scenarios_dir, &mut known, progress)?;
+            summary.findings.push(finding);
         }
         summary.campaigns.push(CampaignSummary {
-            report,
+            report: outcome.report,
             runs_per_second: runs as f64 / secs,
         });
     }
@@ -232,8 +202,11 @@ pub fn run_nightly(
     if let Some(fuzz_dir) = &cfg.fuzz_dir {
         let mut runs: Vec<(&str, Option<crate::store::StoreKind>)> = Vec::new();
         for name in &cfg.fuzz_stores {
-            let kind = crate::store::by_name(name)
-                .ok_or_else(|| format!("unknown store '{name}' for the interleavings target"))?;
+            let kind = crate::store::by_name(name).ok_or_else(|| {
+                CampaignError::BadInput(format!(
+                    "unknown store '{name}' for the interleavings target"
+                ))
+            })?;
             runs.push(("interleavings", Some(kind)));
         }
         runs.push(("scenario_parser", None));
@@ -273,15 +246,10 @@ pub fn run_nightly(
                     ));
                     continue;
                 }
-                if let Some(f) = convert_artifact(&path, store, &scenarios_dir, &mut known)? {
-                    if f.new {
-                        progress.note(&format!(
-                            "new: {} {} (cargo-fuzz) → {}",
-                            f.store,
-                            f.invariant,
-                            f.scenario.as_deref().unwrap_or("")
-                        ));
-                    }
+                let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
+                let description = format!("found by cargo-fuzz, artifact {}", path.display());
+                if let Some((kind, failure)) = artifact_failure(&bytes, store, description) {
+                    let f = record_finding(&kind, &failure, &scenarios_dir, &mut known, progress)?;
                     summary.findings.push(f);
                 }
             }
@@ -294,52 +262,69 @@ pub fn run_nightly(
     Ok(summary)
 }
 
-/// A libFuzzer artifact of `interleavings` (store chosen by its bytes) → a finding, shrunk
-/// and saved when its signature is new.
-fn convert_artifact(
-    path: &Path,
-    store: Option<crate::store::StoreKind>,
+/// A failure found tonight as a [`Finding`]: shrunk and saved when its signature is new
+/// (and then known).
+fn record_finding(
+    store: &dyn StoreFactory,
+    failure: &Failure,
     scenarios_dir: &Path,
     known: &mut BTreeSet<Signature>,
-) -> Result<Option<Finding>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let run = run_bytes(&bytes, store);
-    let Outcome::Fail(v) = &run.report.outcome else {
-        return Ok(None);
+    progress: &dyn NightlyProgress,
+) -> Result<Finding, CampaignError> {
+    let sig = (failure.store.clone(), failure.invariant);
+    let source = match failure.seed {
+        Some(_) => format!("in-process/{}", failure.strategy.as_deref().unwrap_or("")),
+        None => "cargo-fuzz/interleavings".to_string(),
     };
-    let sig = (run.store.name.to_string(), v.invariant);
     let mut finding = Finding {
         store: sig.0.clone(),
-        invariant: v.invariant,
-        source: "cargo-fuzz/interleavings".to_string(),
+        invariant: sig.1,
+        source,
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
     };
     if finding.new {
-        let shrunk = shrink(
-            &run.store,
-            run.report.config.clone(),
-            &run.report.steps,
-            Some(v.invariant),
-            Limits::default(),
-        )
-        .map_err(|e| {
-            format!(
-                "internal error: artifact {} did not replay: {e}",
-                path.display()
-            )
-        })?;
-        let mut sc = scenario_of(&run.store, &shrunk, None, Some("libfuzzer".to_string()));
-        sc.description = Some(format!("found by cargo-fuzz, artifact {}", path.display()));
-        let file = scenarios_dir.join(format!("{}-{}-libfuzzer.json", sig.0, sig.1));
-        sc.save(&file)
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-        finding.scenario = Some(file.display().to_string());
-        finding.steps = Some(shrunk.steps.len());
+        let file = file_for(scenarios_dir, failure);
+        let saved = shrink_and_save(store, failure, &file, Limits::default())?;
+        let found_by = match failure.seed {
+            Some(seed) => format!("seed {seed}, {}", failure.strategy.as_deref().unwrap_or("")),
+            None => "cargo-fuzz".to_string(),
+        };
+        progress.note(&format!(
+            "new: {} {} ({found_by}) → {}",
+            sig.0,
+            sig.1,
+            saved.path.display()
+        ));
+        finding.scenario = Some(saved.path.display().to_string());
+        finding.steps = Some(saved.shrunk.steps.len());
         known.insert(sig);
     }
-    Ok(Some(finding))
+    Ok(finding)
+}
+
+/// A libFuzzer artifact of `interleavings` (store chosen by its bytes unless `store` fixes
+/// it) → the failure it shows, if it fails, with the store it ran on.
+pub fn artifact_failure(
+    bytes: &[u8],
+    store: Option<StoreKind>,
+    description: String,
+) -> Option<(StoreKind, Failure)> {
+    let run = run_bytes(bytes, store);
+    let Outcome::Fail(v) = &run.report.outcome else {
+        return None;
+    };
+    let failure = Failure {
+        store: run.store.name.to_string(),
+        invariant: v.invariant,
+        seed: None,
+        strategy: Some("libfuzzer".to_string()),
+        description: Some(description),
+        config: run.report.config,
+        steps: run.report.steps,
+    };
+    Some((run.store, failure))
 }
 
 /// Run one cargo-fuzz target for `secs` seconds, the committed corpus as read-only seeds
@@ -432,12 +417,12 @@ fn run_target(
 }
 
 /// Write `summary.json` and `summary.md` atomically.
-pub fn write_summary(night_dir: &Path, s: &NightlySummary) -> Result<(), String> {
-    let json = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
+pub fn write_summary(night_dir: &Path, s: &NightlySummary) -> Result<(), CampaignError> {
+    let json = serde_json::to_string_pretty(s).expect("a summary serialises") + "\n";
     write_atomically(&night_dir.join("summary.json"), json.as_bytes())
-        .map_err(|e| format!("cannot write summary.json: {e}"))?;
+        .map_err(CampaignError::io("write", night_dir.join("summary.json")))?;
     write_atomically(&night_dir.join("summary.md"), markdown(s).as_bytes())
-        .map_err(|e| format!("cannot write summary.md: {e}"))
+        .map_err(CampaignError::io("write", night_dir.join("summary.md")))
 }
 
 /// The Markdown summary.

@@ -6,7 +6,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::trace::timeline::trace_lines;
 
-use super::{resolve_store, Verdict};
+use super::flags::resolve_store;
+use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -73,6 +73,93 @@ pub enum Step {
     ScrollDown { client: ClientId },
 }
 
+/// Declares [`StepKind`], its list and its names from one table, so that no list of step
+/// kinds can miss one: [`Step::kind`] maps every step to a kind (exhaustively), and every
+/// list of kinds is [`StepKind::ALL`].
+macro_rules! step_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $name:literal,)*) => {
+        /// A [`Step`]'s variant without its fields.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum StepKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl StepKind {
+            /// Every kind, in [`Step`] variant order (so `ALL[k as usize] == k`).
+            pub const ALL: &'static [StepKind] = &[$(StepKind::$kind,)*];
+            /// How many kinds there are.
+            pub const COUNT: usize = StepKind::ALL.len();
+
+            /// The kebab-case name, as in scenario files.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(StepKind::$kind => $name,)*
+                }
+            }
+        }
+    };
+}
+
+step_kinds! {
+    /// [`Step::HandlePost`]
+    HandlePost => "handle-post",
+    /// [`Step::AgentDelta`]
+    AgentDelta => "agent-delta",
+    /// [`Step::AgentToolCall`]
+    AgentToolCall => "agent-tool-call",
+    /// [`Step::AgentToolResult`]
+    AgentToolResult => "agent-tool-result",
+    /// [`Step::AgentEnd`]
+    AgentEnd => "agent-end",
+    /// [`Step::AgentFail`]
+    AgentFail => "agent-fail",
+    /// [`Step::AgentWrite`]
+    AgentWrite => "agent-write",
+    /// [`Step::AgentSeal`]
+    AgentSeal => "agent-seal",
+    /// [`Step::ServeFetch`]
+    ServeFetch => "serve-fetch",
+    /// [`Step::DeliverEvent`]
+    DeliverEvent => "deliver-event",
+    /// [`Step::DeliverPostResponse`]
+    DeliverPostResponse => "deliver-post-response",
+    /// [`Step::DeliverFetchResponse`]
+    DeliverFetchResponse => "deliver-fetch-response",
+    /// [`Step::Send`]
+    Send => "send",
+    /// [`Step::ScrollUp`]
+    ScrollUp => "scroll-up",
+    /// [`Step::ScrollDown`]
+    ScrollDown => "scroll-down",
+}
+
+impl StepKind {
+    /// A step of this kind, naming `client` and id `id` where the kind has them: how
+    /// generators and error messages enumerate steps from [`StepKind::ALL`].
+    pub fn example(self, client: ClientId, id: u32, interrupt: bool) -> Step {
+        match self {
+            StepKind::HandlePost => Step::HandlePost { client },
+            StepKind::AgentDelta => Step::AgentDelta,
+            StepKind::AgentToolCall => Step::AgentToolCall,
+            StepKind::AgentToolResult => Step::AgentToolResult { interrupt },
+            StepKind::AgentEnd => Step::AgentEnd,
+            StepKind::AgentFail => Step::AgentFail,
+            StepKind::AgentWrite => Step::AgentWrite,
+            StepKind::AgentSeal => Step::AgentSeal,
+            StepKind::ServeFetch => Step::ServeFetch { client },
+            StepKind::DeliverEvent => Step::DeliverEvent { client, event: id },
+            StepKind::DeliverPostResponse => Step::DeliverPostResponse { client },
+            StepKind::DeliverFetchResponse => Step::DeliverFetchResponse {
+                client,
+                request: RequestId(id),
+            },
+            StepKind::Send => Step::Send { client },
+            StepKind::ScrollUp => Step::ScrollUp { client },
+            StepKind::ScrollDown => Step::ScrollDown { client },
+        }
+    }
+}
+
 /// Which part of the world acts in a step, for traces and timelines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Actor {
@@ -101,24 +188,63 @@ impl Step {
         }
     }
 
-    /// The kebab-case kind name, as in scenario files.
-    pub fn kind(&self) -> &'static str {
+    /// The step's kind (its variant, without fields).
+    pub fn kind(&self) -> StepKind {
         match self {
-            Step::HandlePost { .. } => "handle-post",
-            Step::AgentDelta => "agent-delta",
-            Step::AgentToolCall => "agent-tool-call",
-            Step::AgentToolResult { .. } => "agent-tool-result",
-            Step::AgentEnd => "agent-end",
-            Step::AgentFail => "agent-fail",
-            Step::AgentWrite => "agent-write",
-            Step::AgentSeal => "agent-seal",
-            Step::ServeFetch { .. } => "serve-fetch",
-            Step::DeliverEvent { .. } => "deliver-event",
-            Step::DeliverPostResponse { .. } => "deliver-post-response",
-            Step::DeliverFetchResponse { .. } => "deliver-fetch-response",
-            Step::Send { .. } => "send",
-            Step::ScrollUp { .. } => "scroll-up",
-            Step::ScrollDown { .. } => "scroll-down",
+            Step::HandlePost { .. } => StepKind::HandlePost,
+            Step::AgentDelta => StepKind::AgentDelta,
+            Step::AgentToolCall => StepKind::AgentToolCall,
+            Step::AgentToolResult { .. } => StepKind::AgentToolResult,
+            Step::AgentEnd => StepKind::AgentEnd,
+            Step::AgentFail => StepKind::AgentFail,
+            Step::AgentWrite => StepKind::AgentWrite,
+            Step::AgentSeal => StepKind::AgentSeal,
+            Step::ServeFetch { .. } => StepKind::ServeFetch,
+            Step::DeliverEvent { .. } => StepKind::DeliverEvent,
+            Step::DeliverPostResponse { .. } => StepKind::DeliverPostResponse,
+            Step::DeliverFetchResponse { .. } => StepKind::DeliverFetchResponse,
+            Step::Send { .. } => StepKind::Send,
+            Step::ScrollUp { .. } => StepKind::ScrollUp,
+            Step::ScrollDown { .. } => StepKind::ScrollDown,
+        }
+    }
+
+    /// `self` with its client id (as actor, or as the POST/fetch the backend serves) mapped
+    /// through `f`.
+    pub fn map_client(self, f: impl Fn(ClientId) -> ClientId) -> Step {
+        match self {
+            Step::HandlePost { client } => Step::HandlePost { client: f(client) },
+            Step::ServeFetch { client } => Step::ServeFetch { client: f(client) },
+            Step::DeliverEvent { client, event } => Step::DeliverEvent {
+                client: f(client),
+                event,
+            },
+            Step::DeliverPostResponse { client } => Step::DeliverPostResponse { client: f(client) },
+            Step::DeliverFetchResponse { client, request } => Step::DeliverFetchResponse {
+                client: f(client),
+                request,
+            },
+            Step::Send { client } => Step::Send { client: f(client) },
+            Step::ScrollUp { client } => Step::ScrollUp { client: f(client) },
+            Step::ScrollDown { client } => Step::ScrollDown { client: f(client) },
+            Step::AgentDelta
+            | Step::AgentToolCall
+            | Step::AgentToolResult { .. }
+            | Step::AgentEnd
+            | Step::AgentFail
+            | Step::AgentWrite
+            | Step::AgentSeal => self,
+        }
+    }
+
+    /// The client a step names, if any: as actor, or as the POST/fetch the backend serves.
+    pub fn client(&self) -> Option<ClientId> {
+        match (self.actor(), *self) {
+            (Actor::Client(c), _) => Some(c),
+            (Actor::Backend, Step::HandlePost { client } | Step::ServeFetch { client }) => {
+                Some(client)
+            }
+            (Actor::Backend, _) => None,
         }
     }
 
@@ -148,7 +274,7 @@ impl fmt::Display for Actor {
 
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.actor(), self.kind())?;
+        write!(f, "{} {}", self.actor(), self.kind().name())?;
         match *self {
             Step::HandlePost { client } | Step::ServeFetch { client } => write!(f, " c{client}"),
             Step::DeliverEvent { event, .. } => write!(f, " e{event}"),
@@ -156,5 +282,32 @@ impl fmt::Display for Step {
             Step::AgentToolResult { interrupt: true } => f.write_str(" +interrupt"),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind's example step has that kind, serialises with that kind's name, and
+    /// the kinds come in `Step`'s variant order.
+    #[test]
+    fn every_kind_names_its_steps_in_variant_order() {
+        for (i, &kind) in StepKind::ALL.iter().enumerate() {
+            assert_eq!(kind as usize, i);
+            for interrupt in [false, true] {
+                let step = kind.example(1, 7, interrupt);
+                assert_eq!(step.kind(), kind);
+                let json = serde_json::to_value(step).unwrap();
+                assert_eq!(json["kind"], kind.name(), "{step:?}");
+            }
+        }
+        let mut examples: Vec<Step> = StepKind::ALL
+            .iter()
+            .map(|k| k.example(0, 0, false))
+            .collect();
+        let sorted = examples.is_sorted();
+        examples.dedup_by_key(|s| s.kind());
+        assert!(sorted && examples.len() == StepKind::COUNT);
     }
 }

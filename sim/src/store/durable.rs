@@ -286,7 +286,7 @@ mod tests {
 
     #[test]
     fn durable_passes_seeds_every_note_variant_fails() {
-        for strategy in crate::run::strategy::NAMES {
+        for strategy in crate::run::strategy::StrategySpec::ALL {
             for seed in 0..300 {
                 let r = run_one(&KIND, strategy, seed);
                 assert_eq!(

@@ -66,3 +66,68 @@ pub fn by_name(name: &str) -> Option<StoreKind> {
 pub fn names() -> Vec<&'static str> {
     STORES.iter().map(|k| k.name).collect()
 }
+
+/// How stores in another process (`exec:'COMMAND'`) are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// How long to wait for any one answer.
+    pub timeout: std::time::Duration,
+    /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
+    pub pin: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            timeout: exec::TIMEOUT_DEFAULT,
+            pin: true,
+        }
+    }
+}
+
+/// Why a store spec (what `--store` takes) names no store.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// Not a shipped store's name, nor `exec:`.
+    #[error("unknown store '{name}'; known stores: {}", names().join(", "))]
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// An `exec:` command that cannot be used.
+    #[error(transparent)]
+    Exec(#[from] exec::ExecError),
+}
+
+/// The store `spec` names: a shipped store's name, or `exec:'COMMAND ARGS'` for a store in
+/// another process (started once now, so that a command that cannot run is an error here
+/// rather than a crash finding in every run).
+pub fn resolve(spec: &str, options: ExecOptions) -> Result<Box<dyn StoreFactory>, ResolveError> {
+    if spec.starts_with(exec::SPEC_PREFIX) {
+        let factory = exec::ExecFactory::from_spec(spec)?
+            .with_timeout(options.timeout)
+            .with_pinning(options.pin);
+        factory.probe()?;
+        return Ok(Box::new(factory));
+    }
+    match by_name(spec) {
+        Some(kind) => Ok(Box::new(kind)),
+        None => Err(ResolveError::Unknown {
+            name: spec.to_string(),
+        }),
+    }
+}
+
+/// [`resolve`], where `all` names every shipped store.
+pub fn resolve_all(
+    spec: &str,
+    options: ExecOptions,
+) -> Result<Vec<Box<dyn StoreFactory>>, ResolveError> {
+    if spec == "all" {
+        return Ok(STORES
+            .iter()
+            .map(|k| Box::new(*k) as Box<dyn StoreFactory>)
+            .collect());
+    }
+    Ok(vec![resolve(spec, options)?])
+}

@@ -58,8 +58,7 @@ pub mod strategies {
 
     use super::Schedule;
     use crate::model::config::WorldConfig;
-    use crate::model::step::Step;
-    use crate::model::wire::RequestId;
+    use crate::model::step::{Step, StepKind};
     use crate::oracle::Invariant;
     use crate::trace::scenario::{Scenario, ScenarioStep, FORMAT_VERSION};
 
@@ -105,31 +104,16 @@ pub mod strategies {
             .prop_map(|(config, choices)| Schedule { config, choices })
     }
 
-    /// Any step naming clients below `clients` (enabled or not: replay skips those).
+    /// Any step naming clients below `clients` (enabled or not: replay skips those): a
+    /// kind from [`StepKind::ALL`], then its fields.
     pub fn steps(clients: u8) -> impl Strategy<Value = Step> {
-        let c = 0..clients.max(1);
-        prop_oneof![
-            c.clone().prop_map(|client| Step::HandlePost { client }),
-            Just(Step::AgentDelta),
-            Just(Step::AgentToolCall),
-            any::<bool>().prop_map(|interrupt| Step::AgentToolResult { interrupt }),
-            Just(Step::AgentEnd),
-            Just(Step::AgentFail),
-            Just(Step::AgentWrite),
-            Just(Step::AgentSeal),
-            c.clone().prop_map(|client| Step::ServeFetch { client }),
-            (c.clone(), any::<u32>())
-                .prop_map(|(client, event)| Step::DeliverEvent { client, event }),
-            c.clone()
-                .prop_map(|client| Step::DeliverPostResponse { client }),
-            (c.clone(), any::<u32>()).prop_map(|(client, r)| Step::DeliverFetchResponse {
-                client,
-                request: RequestId(r),
-            }),
-            c.clone().prop_map(|client| Step::Send { client }),
-            c.clone().prop_map(|client| Step::ScrollUp { client }),
-            c.prop_map(|client| Step::ScrollDown { client }),
-        ]
+        (
+            proptest::sample::select(StepKind::ALL),
+            0..clients.max(1),
+            any::<u32>(),
+            any::<bool>(),
+        )
+            .prop_map(|(kind, client, id, interrupt)| kind.example(client, id, interrupt))
     }
 
     /// Whole scenario files, with arbitrary text where the format allows any.

@@ -196,7 +196,7 @@ mod tests {
         let store = crate::store::by_name("current").unwrap();
         let mut total = Coverage::default();
         for seed in 0..400 {
-            let r = run_one(&store, "random", seed);
+            let r = run_one(&store, crate::run::strategy::StrategySpec::Random, seed);
             total.merge(&coverage_of(&store, r.config, &r.steps));
         }
         for (name, _) in ORDERINGS {
@@ -205,7 +205,7 @@ mod tests {
                 "{name} never hit"
             );
         }
-        let r = run_one(&store, "random", 3);
+        let r = run_one(&store, crate::run::strategy::StrategySpec::Random, 3);
         let a = coverage_of(&store, r.config.clone(), &r.steps);
         let b = coverage_of(&store, r.config, &r.steps);
         assert_eq!(a, b);

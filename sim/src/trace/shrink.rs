@@ -188,50 +188,6 @@ pub fn shrink_with(
     })
 }
 
-/// The scenario file for a shrunk failure.
-pub fn scenario_of(
-    store: &dyn StoreFactory,
-    r: &Shrunk,
-    seed: Option<u64>,
-    strategy: Option<String>,
-) -> crate::trace::scenario::Scenario {
-    let mut s = crate::trace::scenario::Scenario::record(
-        store,
-        r.config.clone(),
-        &r.steps,
-        Some(r.invariant),
-    );
-    s.seed = seed;
-    s.strategy = strategy;
-    s
-}
-
-/// Shrink a failure found by a seeded run and save it atomically under `out_dir` as
-/// `<store>-<invariant>-seed<N>.json`. Returns the path and what shrinking did.
-#[allow(clippy::too_many_arguments)]
-pub fn shrink_and_save(
-    store: &dyn StoreFactory,
-    config: WorldConfig,
-    steps: &[Step],
-    invariant: Invariant,
-    seed: u64,
-    strategy: &str,
-    out_dir: &std::path::Path,
-    limits: Limits,
-) -> Result<(std::path::PathBuf, Shrunk), String> {
-    let r = shrink(store, config, steps, Some(invariant), limits)
-        .map_err(|e| format!("internal error: a recorded failure did not replay: {e}"))?;
-    let sc = scenario_of(store, &r, Some(seed), Some(strategy.to_string()));
-    let path = out_dir.join(crate::trace::scenario::failure_file_name(
-        &store.name(),
-        invariant,
-        Some(seed),
-    ));
-    sc.save(&path)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((path, r))
-}
-
 /// Whether `steps` is 1-minimal for `invariant` on `stores`: `Err(i)` names a step whose
 /// deletion keeps the violation.
 pub fn check_one_minimal(
@@ -303,7 +259,7 @@ impl Rel {
     fn client(self) -> Option<ClientId> {
         match self {
             Rel::Event { client, .. } | Rel::Fetch { client, .. } => Some(client),
-            Rel::Abs(s) => step_client(&s),
+            Rel::Abs(s) => s.client(),
         }
     }
 
@@ -317,40 +273,8 @@ impl Rel {
                 client: f(client),
                 nth,
             },
-            Rel::Abs(s) => Rel::Abs(map_client(s, f)),
+            Rel::Abs(s) => Rel::Abs(s.map_client(f)),
         }
-    }
-}
-
-/// The client a step names, if any (as actor, or as the POST/fetch the backend serves).
-pub fn step_client(s: &Step) -> Option<ClientId> {
-    match s.actor() {
-        Actor::Client(c) => Some(c),
-        Actor::Backend => match *s {
-            Step::HandlePost { client } | Step::ServeFetch { client } => Some(client),
-            _ => None,
-        },
-    }
-}
-
-/// `s` with its client id mapped through `f`.
-pub fn map_client(s: Step, f: impl Fn(ClientId) -> ClientId) -> Step {
-    match s {
-        Step::HandlePost { client } => Step::HandlePost { client: f(client) },
-        Step::ServeFetch { client } => Step::ServeFetch { client: f(client) },
-        Step::DeliverEvent { client, event } => Step::DeliverEvent {
-            client: f(client),
-            event,
-        },
-        Step::DeliverPostResponse { client } => Step::DeliverPostResponse { client: f(client) },
-        Step::DeliverFetchResponse { client, request } => Step::DeliverFetchResponse {
-            client: f(client),
-            request,
-        },
-        Step::Send { client } => Step::Send { client: f(client) },
-        Step::ScrollUp { client } => Step::ScrollUp { client: f(client) },
-        Step::ScrollDown { client } => Step::ScrollDown { client: f(client) },
-        other => other,
     }
 }
 
@@ -635,7 +559,7 @@ impl Shrinker<'_> {
             config.clients
         };
         let mut order: Vec<ClientId> = Vec::new();
-        for c in steps.iter().filter_map(step_client) {
+        for c in steps.iter().filter_map(Step::client) {
             if c < movable && !order.contains(&c) {
                 order.push(c);
             }
@@ -654,7 +578,7 @@ impl Shrinker<'_> {
                 .position(|&o| o == c)
                 .map_or(c, |p| p as ClientId)
         };
-        let candidate: Vec<Step> = steps.iter().map(|&s| map_client(s, new_id)).collect();
+        let candidate: Vec<Step> = steps.iter().map(|&s| s.map_client(new_id)).collect();
         match self.test_abs(config, &candidate) {
             Some(applied) if applied.len() == steps.len() => applied,
             _ => steps,

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::{Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FORMAT_VERSION};
 use crate::model::config::WorldConfig;
-use crate::model::step::Step;
+use crate::model::step::{Step, StepKind};
 use crate::oracle::Invariant;
 
 /// Read and check the scenario file at `path`.
@@ -295,7 +295,7 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
     if let Some(extra) = given.iter().find(|k| !canonical.contains_key(*k)) {
         return Err(format!(
             "field `{extra}` does not apply to a step of kind `{}` (it takes {})",
-            step.kind(),
+            step.kind().name(),
             fields_of(&canonical)
         ));
     }
@@ -316,33 +316,7 @@ fn fields_of(canonical: &Map<String, Value>) -> String {
 }
 
 fn kind_names() -> Vec<&'static str> {
-    use Step::*;
-    [
-        HandlePost { client: 0 },
-        AgentDelta,
-        AgentToolCall,
-        AgentToolResult { interrupt: false },
-        AgentEnd,
-        AgentFail,
-        AgentWrite,
-        AgentSeal,
-        ServeFetch { client: 0 },
-        DeliverEvent {
-            client: 0,
-            event: 0,
-        },
-        DeliverPostResponse { client: 0 },
-        DeliverFetchResponse {
-            client: 0,
-            request: crate::model::wire::RequestId(0),
-        },
-        Send { client: 0 },
-        ScrollUp { client: 0 },
-        ScrollDown { client: 0 },
-    ]
-    .iter()
-    .map(|s| s.kind())
-    .collect()
+    StepKind::ALL.iter().map(|k| k.name()).collect()
 }
 
 fn kind_of(v: &Value) -> &'static str {

@@ -219,7 +219,7 @@ impl Serialize for ScenarioStep {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("actor", &self.step.actor().to_string())?;
-        map.serialize_entry("kind", self.step.kind())?;
+        map.serialize_entry("kind", self.step.kind().name())?;
         match self.step {
             Step::HandlePost { client }
             | Step::ServeFetch { client }
