@@ -244,7 +244,7 @@ pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
         for log in run_logs {
             let mut store = (kind.make)();
             for input in log {
-                std::hint::black_box(store.handle(input));
+                let _ = std::hint::black_box(store.handle(input));
                 std::hint::black_box(store.render());
                 inputs += 1;
             }

@@ -303,15 +303,14 @@ impl World {
     ) -> Result<(), StoreCrash> {
         let c = &mut self.clients[client as usize];
         let answer = catch_unwind(AssertUnwindSafe(|| c.store.handle(input)));
+        let mut failed = |message| {
+            rec.fed(input, None);
+            Err(StoreCrash { client, message })
+        };
         let effects = match answer {
-            Ok(effects) => effects,
-            Err(payload) => {
-                rec.fed(input, None);
-                return Err(StoreCrash {
-                    client,
-                    message: panic_message(payload.as_ref()),
-                });
-            }
+            Ok(Ok(effects)) => effects,
+            Ok(Err(fault)) => return failed(fault.message),
+            Err(payload) => return failed(panic_message(payload.as_ref())),
         };
         rec.fed(input, Some(&effects));
         for effect in effects {

@@ -387,7 +387,7 @@ mod tests {
     fn a_panicking_store_is_a_crash_value_not_a_harness_panic() {
         struct Boom;
         impl Store for Boom {
-            fn handle(&mut self, _input: &Input) -> Vec<Effect> {
+            fn handle(&mut self, _input: &Input) -> crate::model::store::Answer {
                 panic!("boom")
             }
             fn render(&self) -> &[RenderRow] {

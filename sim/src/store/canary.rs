@@ -8,7 +8,8 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
 #[derive(Clone, Hash)]

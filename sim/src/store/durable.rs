@@ -27,7 +27,8 @@
 
 use std::collections::BTreeSet;
 
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::{Answer, Store};
 use crate::model::wire::{
     ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role, TurnId,
 };
@@ -181,7 +182,7 @@ impl DurableStore {
 }
 
 impl Store for DurableStore {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+    fn handle(&mut self, input: &Input) -> Answer {
         let mut effects = Vec::new();
         match input {
             Input::UserSend { message_id, text } => {
@@ -215,7 +216,7 @@ impl Store for DurableStore {
                 }
             }
         }
-        effects
+        Ok(effects)
     }
 
     fn render(&self) -> &[RenderRow] {
@@ -250,13 +251,16 @@ mod tests {
         s.handle(&Input::UserSend {
             message_id: m1,
             text: "msg:m1".into(),
-        });
+        })
+        .unwrap();
         s.handle(&Input::Event {
             event: Event::TurnSealed { turn_id: TurnId(1) },
-        });
+        })
+        .unwrap();
         s.handle(&Input::Event {
             event: Event::TurnSealed { turn_id: TurnId(1) },
-        });
+        })
+        .unwrap();
         let row = |seq| ChunkRow {
             seq,
             turn_id: TurnId(1),
@@ -269,7 +273,8 @@ mod tests {
             snapshot_seq: 1,
             chunks: vec![row(1)].into(),
             written_turns: vec![TurnId(1)].into(),
-        });
+        })
+        .unwrap();
         assert_eq!(s.render().len(), 1);
         assert!(
             !s.render()[0].is_live(),
@@ -280,7 +285,8 @@ mod tests {
             snapshot_seq: 0,
             chunks: vec![].into(),
             written_turns: vec![].into(),
-        });
+        })
+        .unwrap();
         assert_eq!(s.render().len(), 1, "the stale empty snapshot was ignored");
     }
 

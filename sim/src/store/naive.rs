@@ -8,7 +8,8 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
 #[derive(Clone, Hash)]

@@ -29,7 +29,7 @@
 use std::collections::BTreeMap;
 use std::hash::Hash;
 
-use super::Store;
+use crate::model::store::{Answer, Store};
 use crate::model::wire::{
     AgentStatus, ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role,
     TurnId,
@@ -283,7 +283,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
 }
 
 impl<P: ReconcilePolicy> Store for TabStore<P> {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+    fn handle(&mut self, input: &Input) -> Answer {
         let mut effects = Vec::new();
         match input {
             Input::UserSend { message_id, text } => {
@@ -317,7 +317,7 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
                 request_id, chunks, ..
             } => self.apply_fetch(*request_id, chunks),
         }
-        effects
+        Ok(effects)
     }
 
     fn render(&self) -> &[RenderRow] {

@@ -708,10 +708,7 @@ mod tests {
     fn a_crashing_store_shrinks_to_a_crash_scenario() {
         struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
         impl crate::model::store::Store for PanicsOnSecondSend {
-            fn handle(
-                &mut self,
-                input: &crate::model::wire::Input,
-            ) -> Vec<crate::model::wire::Effect> {
+            fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
                 if matches!(input, crate::model::wire::Input::UserSend { .. }) {
                     self.1 += 1;
                     assert!(self.1 < 2, "second send");

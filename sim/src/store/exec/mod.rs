@@ -17,14 +17,13 @@
 //!   result: `--jobs` changes only the speed.
 //! - **Pipelined reset.** `reset` is sent when the store is made; its answer is read just
 //!   before the answer to the first input, so a run pays no extra round trip for it.
-//! - **Faults are findings.** The [`Store`] trait has no error channel, and the world
-//!   already turns a panic inside [`Store::handle`] into a `crash` violation with the run's
-//!   trace. A protocol fault (the process exited, no answer within the timeout, an answer
+//! - **Faults are findings.** [`Store::handle`] answers a fault as a value
+//!   ([`StoreFault`]), which the world turns into a `crash` violation with the run's trace. A protocol fault (the process exited, no answer within the timeout, an answer
 //!   that is not JSON or not the expected message, a bad handshake) kills the process
-//!   (its whole process group) and unwinds with a message naming the fault and the last
+//!   (its whole process group) and answers with a message naming the fault and the last
 //!   bytes the process wrote to stderr over its life (for a given process history, the
-//!   same bytes every time: the report waits for the killed process's stderr to end). The unwind uses [`std::panic::resume_unwind`], which skips the
-//!   panic hook, so a campaign over a broken adapter prints nothing per seed. The next
+//!   same bytes every time: the report waits for the killed process's stderr to end), so
+//!   a campaign over a broken adapter prints nothing per seed. The next
 //!   `make` spawns a fresh process. An `error` answer (the adapter caught an exception
 //!   from its store) is a crash too, but the process is healthy and is reused.
 //! - **Never hang.** Both pipe ends on our side are non-blocking; every read and write
@@ -54,7 +53,7 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 use serde::{Deserialize, Serialize};
 
-use super::{Store, StoreFactory};
+use crate::model::store::{Store, StoreFactory, StoreFault};
 use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 
 /// The protocol version this harness speaks (the `protocol` field of `hello`).
@@ -802,30 +801,29 @@ pub struct ExecStore {
 }
 
 impl ExecStore {
-    /// Report a fault as a crash of the store: unwind without running the panic hook (the
-    /// world catches it and records the message; nothing is printed).
-    fn crash(&mut self, message: String) -> ! {
+    /// Report a fault as a crash of the store, a value the world records as a finding.
+    fn crash(&mut self, message: String) -> crate::model::store::Answer {
         self.unusable = Some(format!(
             "exec store '{}': the process was stopped by an earlier fault",
             self.spec
         ));
-        std::panic::resume_unwind(Box::new(message))
+        Err(StoreFault { message })
     }
 }
 
 impl Store for ExecStore {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+    fn handle(&mut self, input: &Input) -> crate::model::store::Answer {
         let Some(conn) = self.conn.as_mut() else {
             let message = self
                 .unusable
                 .clone()
                 .unwrap_or_else(|| format!("exec store '{}': no process", self.spec));
-            self.crash(message)
+            return self.crash(message);
         };
         match conn.input(input) {
             Ok((effects, render)) => {
                 self.render = render;
-                effects
+                Ok(effects)
             }
             Err(fault @ Fault::StoreError { .. }) => {
                 // The adapter is healthy; only its store threw. Keep the process.
