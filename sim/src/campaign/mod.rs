@@ -8,4 +8,5 @@ pub mod error;
 pub mod findings;
 pub mod fuzz;
 pub mod fuzz_input;
+pub mod libfuzzer;
 pub mod nightly;

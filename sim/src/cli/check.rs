@@ -117,6 +117,18 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             ));
         }
     }
+    out.push_str(&format_fuzz(report, args, has_store));
+    out.push_str(if report.ok() {
+        "check: PASS\n"
+    } else {
+        "check: FAIL\n"
+    });
+    out
+}
+
+/// The fuzzing part of the text report.
+fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
+    let mut out = String::new();
     if !has_store {
         out.push_str("fuzz: skipped (no --store: pass --store NAME to fuzz a store under test)\n");
     } else if args.seeds == 0 {
@@ -164,10 +176,5 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             }
         }
     }
-    out.push_str(if report.ok() {
-        "check: PASS\n"
-    } else {
-        "check: FAIL\n"
-    });
     out
 }

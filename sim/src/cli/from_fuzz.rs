@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use reconcile_sim::campaign::findings::shrink_and_save;
 use reconcile_sim::campaign::fuzz_input::run_bytes;
-use reconcile_sim::campaign::nightly::artifact_failure;
+use reconcile_sim::campaign::libfuzzer::artifact_failure;
 
 use super::flags::LimitFlags;
 use super::shrink::summary;

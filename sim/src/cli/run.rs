@@ -1,8 +1,9 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure};
+use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
-use reconcile_sim::run::Outcome;
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::trace::coverage::CoverageObserver;
 use reconcile_sim::trace::timeline::trace_lines;
 
@@ -100,29 +101,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         if !strategy_choices.is_empty() {
             println!("  strategy: {strategy_choices}");
         }
-        match &report.outcome {
-            Outcome::Pass => println!(
-                "verdict: PASS ({} steps, {} drain steps)",
-                report.steps.len(),
-                report.drain.len()
-            ),
-            Outcome::Fail(v) => {
-                println!(
-                    "trace ({} steps, {} drain steps):",
-                    report.steps.len(),
-                    report.drain.len()
-                );
-                for line in trace_lines(store, report.config.clone(), &report.steps, &report.drain)
-                {
-                    println!("  {line}");
-                }
-                print!("verdict: FAIL {v}");
-                if let Some(f) = &saved {
-                    print!("{}", summary(&f.shrunk, &f.path));
-                }
-                println!("reproduce: {reproduce}");
-            }
-        }
+        print_verdict(store, &report, saved.as_ref(), &reproduce);
     }
     if args.coverage && !args.json {
         println!("coverage (interesting orderings reached):");
@@ -132,4 +111,35 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
     })
+}
+
+/// The verdict, with the trace, the shrunk scenario and the reproduce command on a failure.
+fn print_verdict(
+    store: &dyn StoreFactory,
+    report: &RunReport,
+    saved: Option<&Finding>,
+    reproduce: &str,
+) {
+    match &report.outcome {
+        Outcome::Pass => println!(
+            "verdict: PASS ({} steps, {} drain steps)",
+            report.steps.len(),
+            report.drain.len()
+        ),
+        Outcome::Fail(v) => {
+            println!(
+                "trace ({} steps, {} drain steps):",
+                report.steps.len(),
+                report.drain.len()
+            );
+            for line in trace_lines(store, report.config.clone(), &report.steps, &report.drain) {
+                println!("  {line}");
+            }
+            print!("verdict: FAIL {v}");
+            if let Some(f) = saved {
+                print!("{}", summary(&f.shrunk, &f.path));
+            }
+            println!("reproduce: {reproduce}");
+        }
+    }
 }

@@ -146,24 +146,55 @@ impl World {
     /// pushed and then kept or dropped by its condition ([`push_if`]).
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
-        let cfg = &self.config;
         let busy_finishing = matches!(
             self.backend.turn.as_ref().map(|t| t.phase),
             Some(TurnPhase::Finishing | TurnPhase::Written)
         );
-        let clients = || {
-            self.clients
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (i as ClientId, c))
-        };
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             push_if(
                 out,
                 !c.posts.is_empty() && !busy_finishing,
                 Step::HandlePost { client },
             );
         }
+        self.push_agent_steps(out);
+        for (client, c) in self.numbered_clients() {
+            push_if(
+                out,
+                !c.fetch_requests.is_empty(),
+                Step::ServeFetch { client },
+            );
+        }
+        self.push_deliveries(out);
+        for (client, c) in self.numbered_clients() {
+            push_if(out, c.sends_left > 0, Step::Send { client });
+        }
+        for (client, c) in self.numbered_clients() {
+            push_if(
+                out,
+                c.scrolls_left > 0 && !c.scrolled_up,
+                Step::ScrollUp { client },
+            );
+        }
+        for (client, c) in self.numbered_clients() {
+            // Out of scroll budget but still up: the user can always come back down.
+            push_if(out, c.scrolled_up, Step::ScrollDown { client });
+        }
+        debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
+    }
+
+    #[inline(always)]
+    fn numbered_clients(&self) -> impl Iterator<Item = (ClientId, &Client)> {
+        self.clients
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as ClientId, c))
+    }
+
+    /// The agent's enabled steps, in `Step` order.
+    #[inline(always)]
+    fn push_agent_steps(&self, out: &mut Vec<Step>) {
+        let cfg = &self.config;
         if let Some(t) = self.backend.streaming_turn() {
             if t.open_call.is_none() && t.deltas_in_segment < cfg.deltas_per_segment_max {
                 out.push(Step::AgentDelta);
@@ -188,15 +219,14 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        for (client, c) in clients() {
-            push_if(
-                out,
-                !c.fetch_requests.is_empty(),
-                Step::ServeFetch { client },
-            );
-        }
-        let window = cfg.ws_reorder_window.max(1) as usize;
-        for (client, c) in clients() {
+    }
+
+    /// Every enabled delivery to a client (events, POST responses, fetch responses), in
+    /// `Step` order.
+    #[inline(always)]
+    fn push_deliveries(&self, out: &mut Vec<Step>) {
+        let window = self.config.ws_reorder_window.max(1) as usize;
+        for (client, c) in self.numbered_clients() {
             if window == 1 {
                 let front = c.inbox.front().map(|(id, _)| *id);
                 push_if(
@@ -216,14 +246,14 @@ impl World {
                 }
             }
         }
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             push_if(
                 out,
                 !c.post_responses.is_empty(),
                 Step::DeliverPostResponse { client },
             );
         }
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             if c.fetch_responses.is_empty() {
                 continue;
             }
@@ -239,21 +269,6 @@ impl World {
                 out[start..].sort_unstable();
             }
         }
-        for (client, c) in clients() {
-            push_if(out, c.sends_left > 0, Step::Send { client });
-        }
-        for (client, c) in clients() {
-            push_if(
-                out,
-                c.scrolls_left > 0 && !c.scrolled_up,
-                Step::ScrollUp { client },
-            );
-        }
-        for (client, c) in clients() {
-            // Out of scroll budget but still up: the user can always come back down.
-            push_if(out, c.scrolled_up, Step::ScrollDown { client });
-        }
-        debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
 
     /// Whether `step` is enabled now.

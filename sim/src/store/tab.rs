@@ -208,6 +208,48 @@ impl<P: ReconcilePolicy> TabStore<P> {
         self.rows.extend(kept);
     }
 
+    /// A delta appends to the last live row when that is the assistant row of the same
+    /// turn, and starts a new assistant row otherwise.
+    fn text_delta(&mut self, turn_id: TurnId, text: &str) {
+        if let Some(last) = self.live().last_mut() {
+            if last.role == Role::Assistant && last.turn_id == Some(turn_id) {
+                last.text.push(' ');
+                last.text.push_str(text);
+                return;
+            }
+        }
+        let n = self.rows.len();
+        self.push_live(
+            format!("a-{turn_id}-{n}"),
+            Role::Assistant,
+            Some(turn_id),
+            text.to_string(),
+        );
+    }
+
+    /// For a row this tab shows as optimistic: it was queued after all.
+    fn message_queued(&mut self, message_id: MessageId) {
+        if let Some(i) = self.find_live(&message_id.to_string()) {
+            self.rows[i].origin = Origin::Live {
+                id: format!("{QUEUED_PREFIX}{message_id}"),
+            };
+            if !self.queued_messages.contains(&message_id) {
+                self.queued_messages.push(message_id);
+            }
+        }
+    }
+
+    fn message_consumed(&mut self, message_ids: &[MessageId]) {
+        for id in message_ids {
+            self.queued_messages.retain(|q| q != id);
+            if let Some(i) = self.find_live(&format!("{QUEUED_PREFIX}{id}")) {
+                let live_turn_id = self.live_turn_id;
+                self.policy
+                    .on_consumed(&mut self.rows[i], *id, live_turn_id);
+            }
+        }
+    }
+
     fn handle_event(&mut self, event: &Event, effects: &mut Vec<Effect>) {
         match event {
             Event::TurnStart { turn_id } => {
@@ -215,27 +257,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
                 let start = self.sealed_len;
                 self.policy.backfill(&mut self.rows[start..], *turn_id);
             }
-            Event::TextDelta { turn_id, text } => {
-                let appended = match self.live().last_mut() {
-                    Some(last)
-                        if last.role == Role::Assistant && last.turn_id == Some(*turn_id) =>
-                    {
-                        last.text.push(' ');
-                        last.text.push_str(text);
-                        true
-                    }
-                    _ => false,
-                };
-                if !appended {
-                    let n = self.rows.len();
-                    self.push_live(
-                        format!("a-{turn_id}-{n}"),
-                        Role::Assistant,
-                        Some(*turn_id),
-                        text.clone(),
-                    );
-                }
-            }
+            Event::TextDelta { turn_id, text } => self.text_delta(*turn_id, text),
             Event::ToolCall {
                 turn_id,
                 call,
@@ -256,26 +278,8 @@ impl<P: ReconcilePolicy> TabStore<P> {
                 Some(*turn_id),
                 text.clone(),
             ),
-            Event::MessageQueued { message_id } => {
-                if let Some(i) = self.find_live(&message_id.to_string()) {
-                    self.rows[i].origin = Origin::Live {
-                        id: format!("{QUEUED_PREFIX}{message_id}"),
-                    };
-                    if !self.queued_messages.contains(message_id) {
-                        self.queued_messages.push(*message_id);
-                    }
-                }
-            }
-            Event::MessageConsumed { message_ids } => {
-                for id in message_ids {
-                    self.queued_messages.retain(|q| q != id);
-                    if let Some(i) = self.find_live(&format!("{QUEUED_PREFIX}{id}")) {
-                        let live_turn_id = self.live_turn_id;
-                        self.policy
-                            .on_consumed(&mut self.rows[i], *id, live_turn_id);
-                    }
-                }
-            }
+            Event::MessageQueued { message_id } => self.message_queued(*message_id),
+            Event::MessageConsumed { message_ids } => self.message_consumed(message_ids),
             Event::Status { status } => self.agent_status = *status,
             Event::TurnSealed { turn_id } => self.reconcile_sealed_turn(*turn_id, effects),
         }

@@ -63,36 +63,11 @@ pub mod strategies {
     use crate::trace::scenario::{Scenario, ScenarioStep, FORMAT_VERSION};
 
     /// World options in the ranges `WorldConfig::from_seed` draws from, plus a single
-    /// client and zero budgets so shrinking can reach the smallest worlds.
+    /// client and zero budgets so shrinking can reach the smallest worlds: each option of
+    /// [`WorldConfig::OPTIONS`] in its fuzzable range.
     pub fn world_configs() -> impl Strategy<Value = WorldConfig> {
-        (
-            (1u8..=3, any::<bool>(), 0u8..=3, 0u8..=4),
-            (0u8..=3, 0u8..=2, any::<bool>(), 1u8..=3, any::<bool>()),
-        )
-            .prop_map(
-                |(
-                    (clients, passive_observer, sends_per_client, scrolls_per_client),
-                    (
-                        deltas_per_segment_max,
-                        tool_calls_per_turn_max,
-                        turn_failures,
-                        ws_reorder_window,
-                        status_on_connect,
-                    ),
-                )| WorldConfig {
-                    clients,
-                    passive_observer,
-                    sends_per_client,
-                    scrolls_per_client,
-                    deltas_per_segment_max,
-                    tool_calls_per_turn_max,
-                    turn_failures,
-                    ws_reorder_window,
-                    status_on_connect,
-                    steps_max: 200,
-                    drain_steps_max: 2000,
-                },
-            )
+        let ranges: Vec<_> = WorldConfig::OPTIONS.iter().map(|o| o.min..=o.max).collect();
+        ranges.prop_map(WorldConfig::from_options)
     }
 
     /// Schedules of up to `steps_max` choices.

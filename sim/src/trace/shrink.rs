@@ -439,12 +439,18 @@ impl Shrinker<'_> {
     }
 
     /// The domain passes, each repeated while it makes progress.
-    fn domain_passes(
+    fn domain_passes(&mut self, config: WorldConfig, steps: Vec<Step>) -> (WorldConfig, Vec<Step>) {
+        let (config, steps) = self.drop_clients(config, steps);
+        let steps = self.drop_groups(&config, steps);
+        self.cut_budgets(config, steps)
+    }
+
+    /// Drop a client: its steps go, higher ids move down, the config loses one client.
+    fn drop_clients(
         &mut self,
         mut config: WorldConfig,
         mut steps: Vec<Step>,
     ) -> (WorldConfig, Vec<Step>) {
-        // Drop a client: its steps go, higher ids move down, the config loses one client.
         let mut k = 0;
         while k < config.clients && config.clients > 1 && self.gave_up.is_none() {
             let (rel, _) = self.analyse(&config, &steps);
@@ -466,53 +472,19 @@ impl Shrinker<'_> {
                 None => k += 1,
             }
         }
-        // Drop a whole turn (its backend steps and deliveries), with or without the send
-        // that started it; collapse runs of deltas; drop a client's scrolling; then any
-        // backend step together with the deliveries of what it broadcast.
+        (config, steps)
+    }
+
+    /// Drop a whole turn (its backend steps and deliveries), with or without the send that
+    /// started it; collapse runs of deltas; drop a client's scrolling; then any backend
+    /// step together with the deliveries of what it broadcast.
+    fn drop_groups(&mut self, config: &WorldConfig, mut steps: Vec<Step>) -> Vec<Step> {
         let mut progress = true;
         while progress && self.gave_up.is_none() {
             progress = false;
-            let (rel, facts) = self.analyse(&config, &steps);
-            let mut candidates: Vec<Vec<usize>> = Vec::new();
-            let mut turns: Vec<u32> = facts.iter().filter_map(|f| f.turn).collect();
-            turns.sort_unstable();
-            turns.dedup();
-            for t in turns {
-                let of_turn: Vec<usize> = (0..rel.len())
-                    .filter(|&i| facts[i].turn == Some(t))
-                    .collect();
-                let mut with_send = of_turn.clone();
-                with_send.extend(of_turn.iter().filter_map(|&i| facts[i].initiator_send));
-                candidates.push(with_send);
-                candidates.push(of_turn);
-            }
-            let deltas: Vec<usize> = (0..steps.len())
-                .filter(|&i| {
-                    steps[i] == Step::AgentDelta
-                        && steps[..i]
-                            .iter()
-                            .rev()
-                            .find(|s| s.actor() == Actor::Backend)
-                            .is_some_and(|s| *s == Step::AgentDelta)
-                })
-                .collect();
-            candidates.push(deltas);
-            for c in 0..config.clients {
-                candidates.push(
-                    (0..steps.len())
-                        .filter(|&i| {
-                            matches!(steps[i], Step::ScrollUp { client } | Step::ScrollDown { client } if client == c)
-                        })
-                        .collect(),
-                );
-            }
-            for (i, f) in facts.iter().enumerate() {
-                if !f.deliveries.is_empty() {
-                    candidates.push(vec![i]);
-                }
-            }
-            for remove in candidates {
-                if let Some(applied) = self.try_remove(&config, &rel, &facts, &remove) {
+            let (rel, facts) = self.analyse(config, &steps);
+            for remove in group_candidates(config, &steps, &facts) {
+                if let Some(applied) = self.try_remove(config, &rel, &facts, &remove) {
                     if applied.len() < steps.len() {
                         steps = applied;
                         progress = true;
@@ -524,21 +496,23 @@ impl Shrinker<'_> {
                 }
             }
         }
-        // Cut the budgets down to what the trace uses.
-        let knobs: [fn(&mut WorldConfig) -> bool; 6] = [
-            |c| dec(&mut c.sends_per_client),
-            |c| dec(&mut c.scrolls_per_client),
-            |c| dec(&mut c.deltas_per_segment_max),
-            |c| dec(&mut c.tool_calls_per_turn_max),
-            |c| c.ws_reorder_window > 1 && dec(&mut c.ws_reorder_window),
-            |c| std::mem::replace(&mut c.turn_failures, false),
-        ];
-        for knob in knobs {
+        steps
+    }
+
+    /// Cut the budgets down to what the trace uses.
+    fn cut_budgets(
+        &mut self,
+        mut config: WorldConfig,
+        mut steps: Vec<Step>,
+    ) -> (WorldConfig, Vec<Step>) {
+        for option in WorldConfig::cuts() {
             loop {
                 let mut smaller = config.clone();
-                if !knob(&mut smaller) {
+                let v = (option.get)(&smaller);
+                if v <= option.min {
                     break;
                 }
+                (option.set)(&mut smaller, v - 1);
                 match self.test_abs(&smaller, &steps) {
                     Some(applied) if applied.len() == steps.len() => {
                         config = smaller;
@@ -586,13 +560,49 @@ impl Shrinker<'_> {
     }
 }
 
-fn dec(v: &mut u8) -> bool {
-    if *v == 0 {
-        false
-    } else {
-        *v -= 1;
-        true
+/// The groups of steps [`Shrinker::drop_groups`] tries to remove, in order: each turn
+/// (with, then without, the send that started it), the second and later deltas of each
+/// run of deltas, each client's scrolling, and each step that broadcast something.
+fn group_candidates(config: &WorldConfig, steps: &[Step], facts: &[StepFacts]) -> Vec<Vec<usize>> {
+    let mut candidates: Vec<Vec<usize>> = Vec::new();
+    let mut turns: Vec<u32> = facts.iter().filter_map(|f| f.turn).collect();
+    turns.sort_unstable();
+    turns.dedup();
+    for t in turns {
+        let of_turn: Vec<usize> = (0..facts.len())
+            .filter(|&i| facts[i].turn == Some(t))
+            .collect();
+        let mut with_send = of_turn.clone();
+        with_send.extend(of_turn.iter().filter_map(|&i| facts[i].initiator_send));
+        candidates.push(with_send);
+        candidates.push(of_turn);
     }
+    let deltas: Vec<usize> = (0..steps.len())
+        .filter(|&i| {
+            steps[i] == Step::AgentDelta
+                && steps[..i]
+                    .iter()
+                    .rev()
+                    .find(|s| s.actor() == Actor::Backend)
+                    .is_some_and(|s| *s == Step::AgentDelta)
+        })
+        .collect();
+    candidates.push(deltas);
+    for c in 0..config.clients {
+        candidates.push(
+            (0..steps.len())
+                .filter(|&i| {
+                    matches!(steps[i], Step::ScrollUp { client } | Step::ScrollDown { client } if client == c)
+                })
+                .collect(),
+        );
+    }
+    for (i, f) in facts.iter().enumerate() {
+        if !f.deliveries.is_empty() {
+            candidates.push(vec![i]);
+        }
+    }
+    candidates
 }
 
 /// Collects, as a replay goes, each step's relative form and facts.
