@@ -78,7 +78,7 @@ fn main() {
         assert_eq!(
             [(steps_r, fail_r), (steps_r, fail_r)],
             [(steps_n, fail_n), (steps_u, fail_u)],
-            "{name}: the Node adapter diverged from the Rust store; run `cargo test --test exec`"
+            "{name}: the Node adapter diverged from the Rust store; run `cargo test --test it exec::`"
         );
         let rate_r = steps_r as f64 / secs_r;
         let rate_n = steps_n as f64 / secs_n;

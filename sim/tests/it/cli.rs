@@ -1,21 +1,6 @@
 //! Integration tests that drive the real binary.
 
-use std::process::{Command, Output};
-
-fn sim(args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
-    cmd.args(args);
-    // Failures are shrunk and saved: keep them out of the repository.
-    if matches!(args.first(), Some(&"run" | &"fuzz" | &"check")) && !args.contains(&"--out") {
-        let out = std::env::temp_dir().join(format!("reconcile-sim-cli-{}", std::process::id()));
-        cmd.arg("--out").arg(out);
-    }
-    cmd.output().expect("binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use crate::support::{code, sim};
 
 #[test]
 fn stores_lists_every_shipped_store() {
