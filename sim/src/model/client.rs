@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::model::content::{message_text, token_key, KeySet, TokenKey};
 use crate::model::record::{Record, StoreCrash};
+use crate::model::step::Step;
 use crate::model::store::Store;
 use crate::model::wire::{
     ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
@@ -175,6 +176,25 @@ impl Client {
 
 /// The steps that reach a tab, and the fetch server's. Each is called only when enabled.
 impl World {
+    /// Apply a client step (one whose actor is a client).
+    pub(super) fn apply_client_step(
+        &mut self,
+        step: Step,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        match step {
+            Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
+            Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
+            Step::DeliverFetchResponse { client, request } => {
+                self.deliver_fetch_response(client, request, rec)
+            }
+            Step::Send { client } => self.send(client, rec),
+            Step::ScrollUp { client } => self.scroll(client, true, rec),
+            Step::ScrollDown { client } => self.scroll(client, false, rec),
+            _ => unreachable!("{step} is not a client step"),
+        }
+    }
+
     /// `ServeFetch`: the backend serves `client`'s oldest fetch with a snapshot of the DB.
     pub(super) fn serve_fetch(&mut self, client: ClientId, rec: &mut impl Record) {
         let snapshot_seq = self.backend.last_seq();

@@ -160,6 +160,30 @@ impl StepKind {
     }
 }
 
+/// One sequential source of steps in the simulated system: steps of one source happen in
+/// order, steps of different sources race. The agent, and per tab the backend's POST
+/// handler and fetch server, and the tab's WebSocket, POST responses, fetch responses and
+/// user: a tab's user, its WebSocket and its HTTP responses are independent of each other
+/// in a real browser, and so are the agent, the POST handler and the fetch server on the
+/// backend. (PCT orders these as its threads.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    /// The agent: streaming, tool calls, the end of a turn, the write and the seal.
+    Agent,
+    /// The backend handling this tab's POSTs.
+    PostHandler(ClientId),
+    /// The backend serving this tab's chunk fetches.
+    FetchServer(ClientId),
+    /// This tab's WebSocket.
+    WebSocket(ClientId),
+    /// Responses to this tab's POSTs.
+    PostResponses(ClientId),
+    /// Responses to this tab's fetches.
+    FetchResponses(ClientId),
+    /// This tab's user.
+    User(ClientId),
+}
+
 /// Which part of the world acts in a step, for traces and timelines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Actor {
@@ -169,22 +193,33 @@ pub enum Actor {
 
 impl Step {
     pub fn actor(&self) -> Actor {
+        match self.source() {
+            Source::Agent | Source::PostHandler(_) | Source::FetchServer(_) => Actor::Backend,
+            Source::WebSocket(c)
+            | Source::PostResponses(c)
+            | Source::FetchResponses(c)
+            | Source::User(c) => Actor::Client(c),
+        }
+    }
+
+    /// The sequential source the step comes from.
+    pub fn source(&self) -> Source {
         match *self {
-            Step::HandlePost { .. }
-            | Step::AgentDelta
+            Step::AgentDelta
             | Step::AgentToolCall
             | Step::AgentToolResult { .. }
             | Step::AgentEnd
             | Step::AgentFail
             | Step::AgentWrite
-            | Step::AgentSeal
-            | Step::ServeFetch { .. } => Actor::Backend,
-            Step::DeliverEvent { client, .. }
-            | Step::DeliverPostResponse { client }
-            | Step::DeliverFetchResponse { client, .. }
-            | Step::Send { client }
-            | Step::ScrollUp { client }
-            | Step::ScrollDown { client } => Actor::Client(client),
+            | Step::AgentSeal => Source::Agent,
+            Step::HandlePost { client } => Source::PostHandler(client),
+            Step::ServeFetch { client } => Source::FetchServer(client),
+            Step::DeliverEvent { client, .. } => Source::WebSocket(client),
+            Step::DeliverPostResponse { client } => Source::PostResponses(client),
+            Step::DeliverFetchResponse { client, .. } => Source::FetchResponses(client),
+            Step::Send { client } | Step::ScrollUp { client } | Step::ScrollDown { client } => {
+                Source::User(client)
+            }
         }
     }
 
@@ -239,12 +274,14 @@ impl Step {
 
     /// The client a step names, if any: as actor, or as the POST/fetch the backend serves.
     pub fn client(&self) -> Option<ClientId> {
-        match (self.actor(), *self) {
-            (Actor::Client(c), _) => Some(c),
-            (Actor::Backend, Step::HandlePost { client } | Step::ServeFetch { client }) => {
-                Some(client)
-            }
-            (Actor::Backend, _) => None,
+        match self.source() {
+            Source::Agent => None,
+            Source::PostHandler(c)
+            | Source::FetchServer(c)
+            | Source::WebSocket(c)
+            | Source::PostResponses(c)
+            | Source::FetchResponses(c)
+            | Source::User(c) => Some(c),
         }
     }
 

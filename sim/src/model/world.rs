@@ -38,7 +38,7 @@ use crate::model::backend::{Backend, TurnPhase};
 use crate::model::client::Client;
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
-use crate::model::step::Step;
+use crate::model::step::{Actor, Step};
 use crate::model::store::{Store, StoreFactory};
 use crate::model::wire::{AgentStatus, ClientId, Event, MessageId};
 
@@ -289,29 +289,14 @@ impl World {
     /// propagated.
     pub fn apply_into(&mut self, step: Step, rec: &mut impl Record) -> Result<(), StoreCrash> {
         let turn_before = self.backend.turn.as_ref().map(|t| t.id());
-        let fed = match step {
-            Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
-            Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
-            Step::DeliverFetchResponse { client, request } => {
-                self.deliver_fetch_response(client, request, rec)
-            }
-            Step::Send { client } => self.send(client, rec),
-            Step::ScrollUp { client } => self.scroll(client, true, rec),
-            Step::ScrollDown { client } => self.scroll(client, false, rec),
-            Step::HandlePost { .. }
-            | Step::AgentDelta
-            | Step::AgentToolCall
-            | Step::AgentToolResult { .. }
-            | Step::AgentEnd
-            | Step::AgentFail
-            | Step::AgentWrite
-            | Step::AgentSeal
-            | Step::ServeFetch { .. } => {
+        let fed = match step.actor() {
+            Actor::Client(_) => self.apply_client_step(step, rec),
+            Actor::Backend => {
                 self.apply_backend_step(step, rec);
                 Ok(())
             }
         };
-        if step.actor() == crate::model::step::Actor::Backend {
+        if step.actor() == Actor::Backend {
             if let Some(turn) = turn_before.or(self.backend.turn.as_ref().map(|t| t.id())) {
                 rec.turn(turn);
             }
