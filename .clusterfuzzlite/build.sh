@@ -82,7 +82,7 @@ case "$target_dir" in /*) ;; *) target_dir="$project/fuzz/$target_dir" ;; esac
 bin_dir="$target_dir/$triple/release"
 
 # Seed corpora: corpus/<target>/ (committed; fuzz/corpus/ is git-ignored scratch), zipped
-# flat as ClusterFuzzLite expects. `zip` is in the builder image; Python's zipfile otherwise.
+# flat into $OUT/<target>_seed_corpus.zip as ClusterFuzzLite expects. `zip` is in the builder image; Python's zipfile otherwise.
 zip_dir() { # zip_dir DIR ZIP: every regular file of DIR, flat, into a new ZIP
   rm -f "$2"
   if command -v zip >/dev/null 2>&1; then
@@ -107,6 +107,11 @@ for target in $targets; do
   fi
   cp "$bin_dir/$target" "$OUT/$target"
   seeds="$project/corpus/$target"
+  case "$target" in
+    # A variant of interleavings with its store fixed in the binary (e.g. a future
+    # interleavings_durable) decodes the same bytes, so it shares interleavings' seeds.
+    interleavings_*) [ -d "$seeds" ] || seeds="$project/corpus/interleavings" ;;
+  esac
   if [ -d "$seeds" ] && [ -n "$(ls -A "$seeds")" ]; then
     zip_dir "$seeds" "$OUT/${target}_seed_corpus.zip"
   else
