@@ -16,7 +16,7 @@
 #   RECONCILE_SIM  the harness binary for step 2 (default: target/release/reconcile-sim)
 #   SANITIZER      address (default: what the workflows build) or none (faster to build)
 #   KEEP=1         keep the temporary builder directories even when every check passes
-# Exit 0: every check passed; 1: a check failed (what and why is printed).
+# Exit 0: every check passed; 1: a check failed (what and why is printed); 2: bad usage.
 #
 # The build runs in a clean environment holding only the builder's variables (and what
 # cargo needs to find its toolchain). $SRC/reconcile-sim is a symlink to this checkout, not
