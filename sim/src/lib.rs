@@ -18,6 +18,8 @@
 //!
 //! See `docs/model.md` for every modelling choice.
 
+#![deny(missing_docs)]
+
 pub mod campaign;
 pub mod model;
 pub mod oracle;

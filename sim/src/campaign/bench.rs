@@ -43,11 +43,18 @@ pub const BUGS: &[(&str, &str, Invariant)] = &[
 /// over the best of `pct` and `swarm`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StrategyGain {
+    /// The row's label in [`BUGS`]: `A`–`D`, or the store's name for a signature the
+    /// fuzzer found.
     pub bug: String,
+    /// With `invariant`, the signature measured.
     pub store: String,
+    /// The invariant the store must break for a seed to count.
     pub invariant: Invariant,
+    /// Uniform random's median schedules to the first failure: the baseline.
     pub random_median: u64,
+    /// Whichever of `pct` and `swarm` needed fewer schedules.
     pub best_strategy: StrategySpec,
+    /// That strategy's median schedules to the first failure.
     pub best_median: u64,
     /// `random_median / best_median`.
     pub ratio: f64,
@@ -90,58 +97,93 @@ pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
     gains
 }
 
+/// The harness's overhead on one store: the same inputs through the whole harness (world,
+/// strategy, oracle after every step) and fed straight into fresh stores.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Throughput {
+    /// The store measured ([`bench`](fn@bench) measures `current` and `durable`).
     pub store: String,
+    /// Seeds run, from 0, under the random strategy.
     pub runs: u64,
+    /// Steps the harness applied over those runs, drain included.
     pub steps: u64,
+    /// Steps per second through the whole harness, on one thread.
     pub harness_steps_per_s: f64,
+    /// Inputs per second into bare stores: the stores' own cost, the harness's ceiling.
     pub bare_inputs_per_s: f64,
     /// Harness time over bare-store time for the same inputs.
     pub overhead_ratio: f64,
 }
 
+/// How long one strategy takes to find one signature: what strategies are compared by.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TimeToFailure {
+    /// The row's label in [`BUGS`].
     pub bug: String,
+    /// The store searched.
     pub store: String,
+    /// The invariant a seed must break to count (another failure of the store does not).
     pub invariant: Invariant,
+    /// The strategy the seeds ran under.
     pub strategy: StrategySpec,
+    /// Seeds run up to and including the first that fails this way, median over the starts
+    /// that found one (0 when none did).
     pub median_schedules: u64,
+    /// Wall milliseconds for the same, median (NaN when no start found one).
     pub median_ms: f64,
     /// Starts whose range held no such failure within the cap.
     pub not_found: u64,
 }
 
+/// `explore`'s sleep-set reduction, counted on a bound small enough to enumerate without
+/// it, and its speed on a verifying run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExploreBench {
+    /// The bound the schedules were counted on (with `current`), in `explore`'s one-line
+    /// form (`clients=2 … depth_max=200`).
     pub bound: String,
+    /// Schedules without reduction (`--plain`).
     pub plain_schedules: u64,
+    /// Schedules with sleep sets, the default.
     pub reduced_schedules: u64,
+    /// `plain_schedules / reduced_schedules`.
     pub reduction_ratio: f64,
+    /// Steps per second verifying `durable` on two clients, one of them sending once: a
+    /// different bound from `bound`'s.
     pub steps_per_s: f64,
 }
 
+/// Everything `reconcile-sim bench` measures, in one run so that its ratios hold on a
+/// noisy machine; [`format_markdown`] writes the tables `docs/benchmarks.md` holds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchReport {
+    /// Harness against bare stores, for `current` and `durable`.
     pub throughput: Vec<Throughput>,
+    /// One row per signature of [`BUGS`] and strategy.
     pub time_to_failure: Vec<TimeToFailure>,
     /// [`strategy_gains`] of `time_to_failure`.
     pub strategy_gains: Vec<StrategyGain>,
+    /// Shrink time and length per shipped store ([`shrink_bench`]).
     pub shrink: Vec<ShrinkBench>,
+    /// Explore's reduction and speed.
     pub explore: ExploreBench,
 }
 
 /// Shrinking fuzz-found failures of one store to 1-minimal scenarios.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ShrinkBench {
+    /// The shipped store whose failures were shrunk.
     pub store: String,
     /// Failures shrunk (the first ones, random strategy, seeds from 0).
     pub failures: u64,
+    /// Median wall milliseconds per shrink (NaN with no failures).
     pub median_ms: f64,
+    /// The slowest shrink, in wall milliseconds: how far the worst case is from the
+    /// default `--max-shrink-time` (60 s).
     pub max_ms: f64,
     /// Median main-phase steps before and after.
     pub median_steps_before: u64,
+    /// The "after" of the two: the length of the scenario files a person reads.
     pub median_steps_after: u64,
     /// Median replays the shrinker ran.
     pub median_replays: u64,
@@ -223,6 +265,9 @@ impl Observer for InputLog {
     }
 }
 
+/// Harness against bare store on `kind`: `runs` seeds through the whole harness (timed),
+/// then the inputs each store was given, recorded in an untimed pass, fed straight into
+/// fresh stores (timed).
 pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     let started = Instant::now();
     let mut steps = 0u64;

@@ -99,14 +99,19 @@ pub struct ScenarioCase<'a> {
 /// How one scenario did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScenarioResult {
+    /// The scenario file: the JUnit testcase's name.
     pub path: PathBuf,
+    /// The store it was replayed on: the one it names, or the one under test.
     pub store: String,
+    /// Whether it had to reproduce its `expect` or break nothing.
     pub requirement: Requirement,
+    /// The file's `expect`, kept for the message whatever the requirement.
     pub expect: Option<Invariant>,
     /// The invariant the replay broke, if any.
     pub got: Option<Invariant>,
     /// Steps skipped because they were not enabled.
     pub skipped: usize,
+    /// It met its requirement; one that did not fails the whole check.
     pub ok: bool,
     /// The command that replays it.
     pub replay: String,
@@ -145,8 +150,11 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>]) -> Vec<ScenarioResult> {
 /// One fuzz batch of one store.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FuzzBatch {
+    /// The store fuzzed, by the name `--store` took.
     pub store: String,
+    /// The batch's first seed; with `seeds`, the testcase's name (`current seeds 0..1000`).
     pub seed_start: u64,
+    /// Seeds in the batch: [`BATCH_SEEDS`], or what is left for the last one.
     pub seeds: u64,
     /// Seeds failing each invariant.
     pub failing: BTreeMap<Invariant, u64>,
@@ -155,6 +163,7 @@ pub struct FuzzBatch {
 }
 
 impl FuzzBatch {
+    /// No seed of the batch broke anything: the testcase passes.
     pub fn ok(&self) -> bool {
         self.failing.is_empty()
     }
@@ -383,14 +392,21 @@ fn own_store_cases(
 /// The whole check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckReport {
+    /// Every scenario's replay, by file, for each store it was replayed on.
     pub scenarios: Vec<ScenarioResult>,
+    /// How steps were chosen while fuzzing.
     pub strategy: StrategySpec,
+    /// The first fuzzed seed (`--seed`, hashed when not a number), reported so that the
+    /// same seeds can be run again.
     pub seed_start: u64,
+    /// Every fuzz batch of every store under test; empty without `--store`.
     pub batches: Vec<FuzzBatch>,
+    /// The first failure of each signature, shrunk and saved under `--out`.
     pub found: Vec<Found>,
 }
 
 impl CheckReport {
+    /// The verdict: every scenario met its requirement and every batch passed (exit 0).
     pub fn ok(&self) -> bool {
         self.scenarios.iter().all(|s| s.ok) && self.batches.iter().all(FuzzBatch::ok)
     }

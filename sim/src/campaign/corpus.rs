@@ -20,6 +20,7 @@ use crate::trace::scenario::{load, write_atomically};
 /// What [`regenerate`] wrote and passed over.
 #[derive(Debug, Default)]
 pub struct CorpusReport {
+    /// Every corpus file written, under `corpus/<target>/`.
     pub written: Vec<PathBuf>,
     /// Scenario files not encodable for `interleavings`, with the reason.
     pub skipped: Vec<(PathBuf, String)>,

@@ -55,7 +55,10 @@ pub fn encode_config(config: &WorldConfig, store_index: u8) -> Option<Vec<u8>> {
 
 /// What a fuzz input decoded to, and how the run went.
 pub struct BytesRun {
+    /// The store run: the one given (`RECONCILE_SIM_STORE`), or the one byte 9 chose.
     pub store: StoreKind,
+    /// The run; a failure in it is a crash for the `interleavings` target, which
+    /// `from-fuzz` shrinks into a scenario.
     pub report: RunReport,
 }
 

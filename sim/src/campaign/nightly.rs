@@ -40,6 +40,7 @@ pub struct NightlyConfig {
     pub known_dirs: Vec<PathBuf>,
     /// The first seed of every in-process campaign.
     pub seed_start: u64,
+    /// Worker threads for the in-process campaigns, and libFuzzer's `-fork` processes.
     pub jobs: usize,
     /// The cargo-fuzz package directory, or `None` to skip the coverage-guided phase.
     pub fuzz_dir: Option<PathBuf>,
@@ -55,34 +56,51 @@ pub struct NightlyConfig {
 /// One in-process campaign's results.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CampaignSummary {
+    /// The campaign's table: seeds per store, failing seeds per invariant.
     pub report: CampaignReport,
+    /// Runs (seeds × stores) per wall second, over every worker: the night's throughput.
     pub runs_per_second: f64,
 }
 
 /// A failure found tonight.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
+    /// The store that failed.
     pub store: String,
+    /// What it broke; with `store`, the signature that decides `new`.
     pub invariant: Invariant,
     /// `in-process/<strategy>` or `cargo-fuzz/<target>`.
     pub source: String,
+    /// Its signature was in no committed scenario nor an earlier night (nor earlier
+    /// tonight): only new findings are shrunk and saved, and any makes the night exit 1.
     pub new: bool,
     /// The shrunk scenario written for a new signature.
     pub scenario: Option<String>,
+    /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
 }
 
 /// Everything the night did; written as `summary.json` and `summary.md`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NightlySummary {
+    /// Tonight's folder (`nightly/YYYY-MM-DD`), which holds the summary and the scenarios.
     pub night_dir: String,
+    /// The budget asked for (`--time`).
     pub budget_seconds: u64,
+    /// Wall time the night actually took, to set against `budget_seconds`.
     pub elapsed_seconds: f64,
+    /// Ctrl-C stopped the night early; what it found so far is still written.
     pub interrupted: bool,
+    /// The first seed of every in-process campaign (by default from the date, so
+    /// successive nights run different seeds).
     pub seed_start: u64,
+    /// Signatures known before tonight, which are counted but not saved again.
     pub known_signatures: usize,
+    /// One in-process campaign per strategy.
     pub campaigns: Vec<CampaignSummary>,
+    /// One libFuzzer run per `interleavings` store, then `scenario_parser`.
     pub cargo_fuzz: Vec<TargetSummary>,
+    /// Every failure found, new or known, in the order found.
     pub findings: Vec<Finding>,
     /// Problems that did not stop the night (a target that failed to build…).
     pub problems: Vec<String>,

@@ -64,7 +64,10 @@ pub fn content_tokens(text: &str) -> impl Iterator<Item = &str> {
 /// token that is not canonical equals no tracked token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum TokenKey {
+    /// `msg:m<N>`: user message `N`, which invariant 1 requires its sender to see.
     Msg(u32),
+    /// `txt:t<T>.<K>`: the `K`-th delta of turn `T`, which invariant 3 requires to stay
+    /// visible once shown.
     Txt(u32, u32),
 }
 
@@ -80,6 +83,8 @@ pub struct KeySet {
 }
 
 impl KeySet {
+    /// Add `key`: the world as it records what a tab sent or was shown, the oracle as it
+    /// reads a render.
     pub fn insert(&mut self, key: TokenKey) {
         match key {
             TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
@@ -88,6 +93,8 @@ impl KeySet {
         }
     }
 
+    /// Whether `key` is in the set: one bit test for a key inside the bitmaps, a scan of
+    /// the short overflow list otherwise.
     pub fn contains(&self, key: TokenKey) -> bool {
         match key {
             TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,

@@ -13,6 +13,8 @@ use std::fmt;
 
 use crate::model::wire::{ClientId, RequestId};
 
+/// One thing that can happen next: a backend action, a delivery to a tab, or a tab's user
+/// acting. Strategies choose among the enabled ones; traces and scenario files record them.
 #[derive(
     Clone,
     Copy,
@@ -32,14 +34,21 @@ pub enum Step {
     /// The backend handles the oldest POST in flight from `client`: starts a turn if the
     /// agent is idle, queues the message if it is running. Blocked while a turn is between
     /// `status idle` and `turn-sealed` (processMessage waits for the durable write).
-    HandlePost { client: ClientId },
+    HandlePost {
+        /// The tab whose POST is handled.
+        client: ClientId,
+    },
     /// The agent streams one text delta.
     AgentDelta,
     /// The agent makes a tool call.
     AgentToolCall,
     /// The open tool call returns; with `interrupt`, the queue is drained into the result
     /// as `[USER INTERRUPT]` blocks (`message-consumed` first).
-    AgentToolResult { interrupt: bool },
+    AgentToolResult {
+        /// Fold the whole queue into this result (offered only while the queue is not
+        /// empty); `false` returns a plain result and leaves the queue for later.
+        interrupt: bool,
+    },
     /// The agent finishes its reply. With messages queued, they are drained as trailing
     /// history (`message-consumed`) and the turn continues; otherwise `status idle`.
     AgentEnd,
@@ -50,27 +59,51 @@ pub enum Step {
     /// `turn-sealed`, after the write; the agent is idle again.
     AgentSeal,
     /// The backend serves the oldest chunk fetch from `client`: a snapshot of the DB now.
-    ServeFetch { client: ClientId },
+    ServeFetch {
+        /// The tab whose fetch is served.
+        client: ClientId,
+    },
 
     // --- network to a client ---
     /// WebSocket event `event` reaches `client` (in order, or within the reorder window).
-    DeliverEvent { client: ClientId, event: u32 },
+    DeliverEvent {
+        /// The tab it reaches.
+        client: ClientId,
+        /// The event's id: its place in the backend's broadcast order, from 1 (`e<N>`),
+        /// the same in every tab's inbox.
+        event: u32,
+    },
     /// The oldest POST response reaches `client`.
-    DeliverPostResponse { client: ClientId },
+    DeliverPostResponse {
+        /// The tab that sent the POST.
+        client: ClientId,
+    },
     /// A served fetch response reaches `client` (responses may overtake each other).
     DeliverFetchResponse {
+        /// The tab that asked.
         client: ClientId,
+        /// The store's own id for the fetch (`f<N>`): which of several served responses
+        /// arrives, so that a stale one can overtake a fresh one.
         #[schemars(with = "u32")]
         request: RequestId,
     },
 
     // --- users ---
     /// The user of `client` sends a new message.
-    Send { client: ClientId },
+    Send {
+        /// The tab whose user sends.
+        client: ClientId,
+    },
     /// The user scrolls up (reconcile is deferred while scrolled up).
-    ScrollUp { client: ClientId },
+    ScrollUp {
+        /// The tab whose user scrolls.
+        client: ClientId,
+    },
     /// The user scrolls back to the bottom (flushes a deferred reconcile).
-    ScrollDown { client: ClientId },
+    ScrollDown {
+        /// The tab whose user scrolls.
+        client: ClientId,
+    },
 }
 
 /// Declares [`StepKind`], its list and its names from one table, so that no list of step
@@ -187,11 +220,15 @@ pub enum Source {
 /// Which part of the world acts in a step, for traces and timelines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Actor {
+    /// The backend: POST handling, the agent, fetch serving.
     Backend,
+    /// A tab: deliveries to it and its user's actions.
     Client(ClientId),
 }
 
 impl Step {
+    /// Who acts: the backend, or the tab a delivery reaches or whose user acts. The
+    /// oracle judges only the tab a step touched; timelines give each actor a column.
     pub fn actor(&self) -> Actor {
         match self.source() {
             Source::Agent | Source::PostHandler(_) | Source::FetchServer(_) => Actor::Backend,

@@ -46,12 +46,20 @@ use crate::model::world::World;
     schemars::JsonSchema,
 )]
 pub enum Invariant {
+    /// Invariant 1, no loss: every message a tab's user sent stays visible, as a user row
+    /// or folded into a tool result. Bugs B and C break it.
     #[serde(rename = "inv1-no-loss")]
     NoLoss,
+    /// Invariant 2, no duplicate / no linger: once a tab has reconciled every seal it
+    /// received, nothing shown sealed is also shown live. Bug D breaks it.
     #[serde(rename = "inv2-no-duplicate")]
     NoDuplicate,
+    /// Invariant 3, newer turn preserved: streamed text that reached a tab stays visible,
+    /// so an older turn's reconcile cannot wipe a newer turn's. Bug A breaks it.
     #[serde(rename = "inv3-newer-turn")]
     NewerTurnPreserved,
+    /// Invariant 4, converges: after the drain phase every tab shows exactly the DB, row
+    /// for row, with no live rows.
     #[serde(rename = "inv4-converges")]
     Converges,
     /// The store panicked (or, over a process boundary, died or misbehaved).
@@ -60,6 +68,7 @@ pub enum Invariant {
 }
 
 impl Invariant {
+    /// Every invariant, in the order reports list them (the fuzz table's columns).
     pub const ALL: [Invariant; 5] = [
         Invariant::NoLoss,
         Invariant::NoDuplicate,
@@ -68,6 +77,8 @@ impl Invariant {
         Invariant::Crash,
     ];
 
+    /// The name scenario files (`expect`), reports and failure file names use, as in
+    /// `inv2-no-duplicate`.
     pub fn name(self) -> &'static str {
         match self {
             Invariant::NoLoss => "inv1-no-loss",
@@ -78,6 +89,7 @@ impl Invariant {
         }
     }
 
+    /// The invariant [`Invariant::name`] spells `name`, if any.
     pub fn from_name(name: &str) -> Option<Invariant> {
         Invariant::ALL.into_iter().find(|i| i.name() == name)
     }
@@ -92,6 +104,8 @@ impl fmt::Display for Invariant {
 /// A broken invariant, with everything a person needs to see why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
+    /// The property that broke: with the store, the failure's signature, which campaigns
+    /// keep one shrunk scenario per.
     pub invariant: Invariant,
     /// The client whose render broke it (none for a whole-world failure).
     pub client: Option<ClientId>,
@@ -99,6 +113,8 @@ pub struct Violation {
     pub step_index: usize,
     /// The content tokens involved (`msg:m3`, `txt:t2.1`).
     pub messages: Vec<String>,
+    /// What the invariant required, in words naming the tokens concerned
+    /// (`own message(s) msg:m2 visible`), printed above `seen`.
     pub expected: String,
     /// The client's render at that moment, one line per row.
     pub seen: Vec<String>,

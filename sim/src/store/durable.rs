@@ -61,6 +61,7 @@ enum LiveKey {
 }
 
 impl DurableStore {
+    /// A fresh tab: nothing shown, no snapshot applied, fetch ids from 1.
     pub fn new() -> Self {
         DurableStore {
             next_request: 1,
@@ -233,6 +234,8 @@ impl Store for DurableStore {
     }
 }
 
+/// `durable` in [`STORES`](super::STORES): designed not to break any invariant, so any
+/// finding against it is news; the nightly run's cargo-fuzz stage fuzzes it by default.
 pub const KIND: StoreKind = StoreKind {
     name: "durable",
     summary: "keep a live row until a snapshot proves it durable (message ids, written turns)",

@@ -10,6 +10,8 @@ use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// Bug A's fix alone: keep the rows of `preserveTurnId`, drop everything else, untagged
+/// optimistic and `queued-` rows included.
 #[derive(Clone, Hash)]
 pub struct FixA;
 
@@ -25,6 +27,8 @@ impl ReconcilePolicy for FixA {
     }
 }
 
+/// `fix-a` in [`STORES`](super::STORES): the store `scenarios/bug-b.json` breaks
+/// (invariant 1) and `fix-ab` survives.
 pub const KIND: StoreKind = StoreKind {
     name: "fix-a",
     summary: "+ preserveTurnId (fixes A; bug B: queued bubble dropped)",

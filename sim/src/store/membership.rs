@@ -15,6 +15,8 @@ use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// Keep a row of the preserved turn or a `queued-` row whose id is still in
+/// `queuedMessages`; nothing else survives a reconcile.
 #[derive(Clone, Hash)]
 pub struct Membership;
 
@@ -33,6 +35,8 @@ impl ReconcilePolicy for Membership {
     }
 }
 
+/// `membership` in [`STORES`](super::STORES): the recommended fix as a hypothesis; what
+/// the fuzzer finds in it is in `scenarios/found/`.
 pub const KIND: StoreKind = StoreKind {
     name: "membership",
     summary: "keep iff preserved turn or still in queuedMessages: the note's recommended fix",

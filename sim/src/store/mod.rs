@@ -33,9 +33,12 @@ impl StoreFactory for StoreKind {
 /// A named store constructor.
 #[derive(Clone, Copy)]
 pub struct StoreKind {
+    /// What `--store` takes and scenario files and reports name it by (`fix-abc`).
     pub name: &'static str,
     /// One line: which bug of the note this variant carries, or what it fixes.
     pub summary: &'static str,
+    /// A fresh store for one tab; the world calls it once per client, so no two tabs
+    /// share state.
     pub make: fn() -> Box<dyn Store>,
 }
 

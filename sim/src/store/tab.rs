@@ -80,6 +80,8 @@ pub fn queued_message_id(row: &LiveRow) -> Option<MessageId> {
         .map(MessageId)
 }
 
+/// The note's id convention for a still-pending queued row, `queued-<queueId>` (the queue
+/// id is the message id): one of the proxies the note's reconcile reads as "not sealed".
 pub const QUEUED_PREFIX: &str = "queued-";
 
 /// The pre-C backfill: tag every trailing untagged user row (walking back from the end
@@ -139,6 +141,9 @@ pub struct TabStore<P> {
 }
 
 impl<P: ReconcilePolicy> TabStore<P> {
+    /// A fresh tab running `policy`: no rows, `agentStatus` running (the note: "a
+    /// freshly-created tab defaults to `agentStatus: "running"`"), at the bottom, nothing
+    /// pending.
     pub fn new(policy: P) -> Self {
         TabStore {
             policy,

@@ -36,10 +36,14 @@ pub struct Agreement {
 /// The first point where the two implementations disagree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
+    /// The reference implementation's store name (say the Rust model, `current`).
     pub reference: String,
+    /// The implementation checked against it (say the Node adapter,
+    /// `exec:'node adapters/node/store.js current'`).
     pub candidate: String,
     /// Index of the step (main phase then drain) after which they differ.
     pub step_index: usize,
+    /// That step, as applied to both worlds.
     pub step: Step,
     /// What differs, one line each.
     pub details: Vec<String>,

@@ -33,7 +33,11 @@ use crate::run::{execute, Next, RunReport};
 /// A world and the scheduling choices made in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
+    /// The world the choices are made in, generated and shrunk with them.
     pub config: WorldConfig,
+    /// One per step: a choice `c` applies `enabled[c % enabled.len()]`, so any list is a
+    /// valid schedule, and shrinking toward fewer, smaller choices means shorter schedules
+    /// that take earlier enabled steps.
     pub choices: Vec<u32>,
 }
 

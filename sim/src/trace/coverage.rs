@@ -36,6 +36,8 @@ pub const ORDERINGS: &[(&str, &str)] = &[
 /// Counts per ordering name.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
+    /// Times each ordering of [`ORDERINGS`] was reached, by name; one never reached is
+    /// absent (and printed as 0).
     pub counts: BTreeMap<String, u64>,
 }
 

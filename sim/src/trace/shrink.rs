@@ -55,7 +55,9 @@ impl Default for Limits {
 /// Why shrinking stopped before it was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GaveUp {
+    /// `--max-shrink-iters` was reached after this many replays.
     Replays(u64),
+    /// `--max-shrink-time` was reached after this long.
     Time(Duration),
 }
 
@@ -78,13 +80,19 @@ impl std::fmt::Display for GaveUp {
 /// A shrunk failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shrunk {
+    /// The world's options, possibly cut too (a client dropped, budgets lowered, clients
+    /// renumbered): the scenario file's `config`.
     pub config: WorldConfig,
+    /// The 1-minimal main-phase trace (or, when a limit stopped shrinking, the smallest
+    /// failing one found).
     pub steps: Vec<Step>,
+    /// The invariant it breaks: the target, or the one the original trace broke.
     pub invariant: Invariant,
     /// Steps in the trace shrinking started from.
     pub original_steps: usize,
     /// Candidate traces replayed.
     pub replays: u64,
+    /// Wall time spent shrinking.
     pub elapsed: Duration,
     /// Set when a limit stopped shrinking; then the result may not be 1-minimal.
     pub gave_up: Option<GaveUp>,
@@ -93,7 +101,9 @@ pub struct Shrunk {
 /// The trace to shrink does not fail (the way it was asked to).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DoesNotFail {
+    /// The invariant the trace was to be shrunk for, if one was named.
     pub expected: Option<Invariant>,
+    /// What the trace broke instead; `None` when it passes.
     pub got: Option<Invariant>,
 }
 

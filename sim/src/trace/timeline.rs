@@ -20,17 +20,28 @@ use crate::trace::describe;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// A step of the scenario (index into its `steps`).
-    Main { input_index: usize },
+    Main {
+        /// Its index in the input, skipped steps counted: the timeline's step label.
+        input_index: usize,
+    },
     /// A step of the scenario that was not enabled when its turn came, so it was skipped.
-    Skipped { input_index: usize },
+    Skipped {
+        /// Its index in the input, as [`RunReport::skipped`] lists it.
+        input_index: usize,
+    },
     /// A step of the deterministic drain phase (0-based).
-    Drain { drain_index: usize },
+    Drain {
+        /// Its index in [`RunReport::drain`] (labelled `d<N>`).
+        drain_index: usize,
+    },
 }
 
 /// One line of a timeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
+    /// Main, skipped or drain, with the step's index there.
     pub phase: Phase,
+    /// The step: the one applied, or, when skipped, the one the input named.
     pub step: Step,
     /// What the step did, in words (empty for a skipped step).
     pub note: String,
@@ -40,7 +51,9 @@ pub struct Line {
 
 /// A replay and its narration.
 pub struct Narration {
+    /// The replay's report: the verdict the lines lead up to.
     pub report: RunReport,
+    /// One line per input step (skipped ones too), then one per drain step.
     pub lines: Vec<Line>,
     /// The backend DB and the breaking client's render right after the breaking step.
     pub at_break: Option<(Vec<ChunkRow>, Vec<String>)>,

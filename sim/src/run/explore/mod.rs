@@ -61,6 +61,7 @@
 //! reached again closer to the root, where that violation would make a shorter
 //! counterexample, `b < r` and `s` is searched again. Truncation works the same way: a
 //! state cut at `depth_max` never counts as fully explored for a visit with more budget.
+#![allow(missing_docs)]
 
 use std::hash::{Hash, Hasher};
 

@@ -57,6 +57,8 @@ fn thread_index(step: &Step) -> usize {
     1 + PER_CLIENT * client as usize + k
 }
 
+/// PCT over [`Thread`]s: a random priority per thread, and `depth − 1` change points in
+/// the first [`STEPS_ESTIMATE`] steps at which the acting thread is demoted.
 pub struct PctStrategy {
     rng: ChaCha8Rng,
     /// Seen threads by [`thread_index`], highest priority first.
@@ -70,6 +72,9 @@ pub struct PctStrategy {
 }
 
 impl PctStrategy {
+    /// The strategy of `seed` for bugs of depth `depth` (at least 1; [`DEPTH_DEFAULT`]
+    /// unless `--depth` says otherwise). The change points are drawn now; a thread's
+    /// priority when the thread is first seen.
     pub fn new(seed: u64, depth: u32) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(STRATEGY_STREAM);

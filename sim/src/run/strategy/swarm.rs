@@ -16,6 +16,8 @@ use crate::model::step::{Step, StepKind};
 /// Probability that a kind is disabled for a seed.
 const DISABLE_PROBABILITY: f64 = 0.25;
 
+/// Weighted choice by [`StepKind`], with weights and disabled kinds drawn per seed: one
+/// lopsided corner of the schedule space per seed.
 pub struct SwarmStrategy {
     rng: ChaCha8Rng,
     /// Weight per kind; 0 means disabled.
@@ -23,6 +25,8 @@ pub struct SwarmStrategy {
 }
 
 impl SwarmStrategy {
+    /// The strategy of `seed`: each kind disabled with probability 1/4, otherwise weighted
+    /// by a power of two from 1 to 512, drawn on the strategies' stream ([`STRATEGY_STREAM`]).
     pub fn new(seed: u64) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(STRATEGY_STREAM);

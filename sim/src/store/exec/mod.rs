@@ -41,6 +41,7 @@
 //!   `RECONCILE_SIM_EXEC_PIN=off` (CLI) or [`ExecFactory::with_pinning`] to opt out.
 //!
 //! Unix only (process groups, `poll`); CPU pinning on Linux only.
+#![allow(missing_docs)]
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
