@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::model::content::{message_text, token_key, KeySet, TokenKey};
+use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
 use crate::model::record::{Record, StoreCrash};
 use crate::model::step::Step;
 use crate::model::store::Store;
@@ -44,11 +44,107 @@ pub struct Client {
     pub(super) sent_texts: Vec<String>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub(super) deltas_shown: Vec<String>,
+    /// What this tab learned when, for the oracle's judgement of order and shape: the
+    /// tab's clock at each send (parallel to `sent`), at each delta delivery and the
+    /// delta's view segment (parallel to `deltas_shown`), and each tool marker delivered.
+    pub(super) learned: Box<Learned>,
     /// The keys of `sent_texts` and `deltas_shown` (boxed: a `Vec` of clients stays a
     /// small allocation).
     pub(super) keys: Box<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub(super) seals_shown: BTreeSet<TurnId>,
+}
+
+/// When a tab learned each piece of content, by its own clock (one tick per send and per
+/// delivered delta or tool event), and how the tab saw a turn's deltas grouped into
+/// segments, in two strengths:
+///
+/// - a **run** is deltas of one turn delivered with nothing between them (no tool event,
+///   no `turn-start`, no other turn's delta): a store streaming into the turn's current
+///   assistant row (the note's `currentAssistantId`) has every reason to keep a run in one
+///   row;
+/// - a **segment** is deltas of one turn between two of that turn's tool events: what
+///   the backend writes as one row, and what no row may mix (text after a tool call never
+///   belongs in the row before it).
+///
+/// A store can tell no more than this from the events it receives.
+#[derive(Clone, Debug, Default, Hash)]
+pub struct Learned {
+    /// The tab's clock: ticks once per send and per delivered delta or tool event.
+    pub clock: u32,
+    /// The clock at each send, parallel to [`Client::sent`].
+    pub sent_at: Vec<u32>,
+    /// For each delta delivered, parallel to [`Client::deltas_shown`]: the clock then, its
+    /// run and its segment.
+    pub deltas: Vec<DeltaSeen>,
+    /// Each tool marker (`tool-call:…`, `tool-result:…`) delivered, with the clock then.
+    pub markers: Vec<(TokenKey, u32)>,
+    /// Runs begun so far.
+    runs: u32,
+    /// The turn of the open run, if one is open.
+    run_turn: Option<TurnId>,
+    /// Per turn, the tool events of that turn delivered so far (its segment number).
+    tool_events: Vec<(TurnId, u32)>,
+}
+
+/// When a tab was shown one delta, and how it was grouped (see [`Learned`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeltaSeen {
+    /// The tab's clock at delivery.
+    pub at: u32,
+    /// Its run (numbered per tab).
+    pub run: u32,
+    /// Its segment: its turn and the number of that turn's tool events before it.
+    pub segment: (TurnId, u32),
+}
+
+impl Learned {
+    fn tick(&mut self) -> u32 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn sent(&mut self) {
+        let t = self.tick();
+        self.sent_at.push(t);
+    }
+
+    fn tool_events_of(&mut self, turn: TurnId) -> &mut u32 {
+        let i = match self.tool_events.iter().position(|(t, _)| *t == turn) {
+            Some(i) => i,
+            None => {
+                self.tool_events.push((turn, 0));
+                self.tool_events.len() - 1
+            }
+        };
+        &mut self.tool_events[i].1
+    }
+
+    /// An event reached the tab.
+    fn delivered(&mut self, event: &Event) {
+        match event {
+            Event::TextDelta { turn_id, .. } => {
+                let at = self.tick();
+                if self.run_turn != Some(*turn_id) {
+                    self.runs += 1;
+                    self.run_turn = Some(*turn_id);
+                }
+                let segment = (*turn_id, *self.tool_events_of(*turn_id));
+                let run = self.runs;
+                self.deltas.push(DeltaSeen { at, run, segment });
+            }
+            Event::ToolCall { turn_id, text, .. } | Event::ToolResult { turn_id, text, .. } => {
+                let at = self.tick();
+                self.run_turn = None;
+                *self.tool_events_of(*turn_id) += 1;
+                if let Some(key) = text.split(' ').next().and_then(token_key) {
+                    self.markers.push((key, at));
+                }
+            }
+            Event::TurnStart { .. } => self.run_turn = None,
+            _ => {}
+        }
+    }
 }
 
 /// The content keys of what a client's user sent and was shown, parsed once when the world
@@ -64,9 +160,22 @@ pub struct TrackedKeys {
     pub sent_set: KeySet,
     /// The delta keys as a set.
     pub delta_set: KeySet,
-    /// A tracked text has no key (never for the world's own texts): checks then take the
-    /// long way.
+    /// A tracked text has no key (a message in a world of colliding texts): checks then
+    /// take the long way.
     pub unkeyed: bool,
+    /// The delta keys sorted, each with its index in [`Client::deltas_shown`]: where a
+    /// delta token of a render was delivered, by binary search.
+    pub delta_index: Vec<(TokenKey, u32)>,
+}
+
+impl TrackedKeys {
+    /// The index in [`Client::deltas_shown`] of the delta with `key`, if it was delivered.
+    pub fn delta_position(&self, key: TokenKey) -> Option<usize> {
+        self.delta_index
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| self.delta_index[i].1 as usize)
+    }
 }
 
 impl TrackedKeys {
@@ -82,7 +191,11 @@ impl TrackedKeys {
     fn add_delta(&mut self, text: &str) {
         let key = token_key(text);
         match key {
-            Some(k) => self.delta_set.insert(k),
+            Some(k) => {
+                self.delta_set.insert(k);
+                let at = self.delta_index.partition_point(|(d, _)| *d < k);
+                self.delta_index.insert(at, (k, self.deltas.len() as u32));
+            }
             None => self.unkeyed = true,
         }
         self.deltas.push(key);
@@ -106,6 +219,7 @@ impl Client {
             sent: Vec::new(),
             sent_texts: Vec::new(),
             deltas_shown: Vec::new(),
+            learned: Box::default(),
             keys: Box::default(),
             seals_shown: BTreeSet::new(),
         }
@@ -150,6 +264,10 @@ impl Client {
     /// Ground truth: streamed delta texts delivered to this tab, in delivery order.
     pub fn deltas_shown(&self) -> &[String] {
         &self.deltas_shown
+    }
+    /// When the tab learned each piece of content, and its view segments.
+    pub fn learned(&self) -> &Learned {
+        &self.learned
     }
     /// The keys of the sent and shown texts.
     pub fn keys(&self) -> &TrackedKeys {
@@ -227,6 +345,7 @@ impl World {
         if let Event::TurnSealed { turn_id } = &ev {
             c.seals_shown.insert(*turn_id);
         }
+        c.learned.delivered(&ev);
         let input = Input::Event { event: ev };
         let fed = self.feed(client, &input, rec);
         // The delta's text is recorded once the store is done with the input (moved, not
@@ -289,12 +408,14 @@ impl World {
         client: ClientId,
         rec: &mut impl Record,
     ) -> Result<(), StoreCrash> {
-        let message_id = MessageId(self.next_message);
+        let k = self.next_message;
+        let message_id = message_id(k);
         self.next_message += 1;
+        let text = message_text_of(self.config.message_texts, k, message_id);
         let c = &mut self.clients[client as usize];
         c.sends_left -= 1;
         c.sent.push(message_id);
-        let text = message_text(message_id);
+        c.learned.sent();
         c.keys.add_sent(&text);
         c.sent_texts.push(text.clone());
         self.feed(client, &Input::UserSend { message_id, text }, rec)

@@ -5,6 +5,14 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::model::content::MessageTexts;
+
+/// Whether messages are the default unique tokens (the field is then left out of files,
+/// which keeps older scenario files as they were).
+fn is_tokens(texts: &MessageTexts) -> bool {
+    *texts == MessageTexts::Tokens
+}
+
 /// The RNG stream the world options are drawn from; strategies use other streams of the
 /// same seed so that changing a strategy never changes the world it explores.
 pub const CONFIG_STREAM: u64 = 0;
@@ -33,6 +41,10 @@ pub struct WorldConfig {
     /// Whether a tab is sent the agent's current status when it connects. When false, a
     /// fresh tab believes the agent is running until the first `status` event.
     pub status_on_connect: bool,
+    /// How users' messages are written: unique tokens, or everyday texts that repeat and
+    /// contain one another (absent in older files: tokens).
+    #[serde(default, skip_serializing_if = "is_tokens")]
+    pub message_texts: MessageTexts,
     /// Steps chosen by the strategy before the drain phase.
     pub steps_max: u32,
     /// Steps the deterministic drain phase may take before it counts as not converging.
@@ -59,6 +71,11 @@ impl WorldConfig {
                 rng.random_range(2u32..=3) as u8
             },
             status_on_connect: rng.random_bool(0.75),
+            message_texts: if rng.random_bool(0.3) {
+                MessageTexts::Colliding
+            } else {
+                MessageTexts::Tokens
+            },
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         }
@@ -129,6 +146,22 @@ macro_rules! option {
             set: |c, v| c.$name = v,
         }
     };
+    ($name:ident: texts, $cut:expr) => {
+        WorldOption {
+            name: stringify!($name),
+            min: 0,
+            max: 1,
+            cut: $cut,
+            get: |c| u8::from(c.$name == MessageTexts::Colliding),
+            set: |c, v| {
+                c.$name = if v == 0 {
+                    MessageTexts::Tokens
+                } else {
+                    MessageTexts::Colliding
+                }
+            },
+        }
+    };
     ($name:ident: bool, $cut:expr) => {
         WorldOption {
             name: stringify!($name),
@@ -146,7 +179,7 @@ impl WorldConfig {
     /// encoding, the proptest generator and the shrinker's budget cuts are derived from.
     /// (The run limits `steps_max` and `drain_steps_max` are not options of the world.) A
     /// test checks it names every field, so a new option added without a row fails.
-    pub const OPTIONS: [WorldOption; 9] = [
+    pub const OPTIONS: [WorldOption; 10] = [
         option!(clients: u8, 1..=3, (Cut::Never, 0)),
         option!(passive_observer: bool, (Cut::Never, 0)),
         option!(sends_per_client: u8, 0..=3, (Cut::Down, 0)),
@@ -156,6 +189,7 @@ impl WorldConfig {
         option!(turn_failures: bool, (Cut::Down, 5)),
         option!(ws_reorder_window: u8, 1..=3, (Cut::Down, 4)),
         option!(status_on_connect: bool, (Cut::Never, 0)),
+        option!(message_texts: texts, (Cut::Down, 6)),
     ];
 
     /// The options the shrinker cuts, in the order it tries them.
@@ -181,6 +215,7 @@ impl WorldConfig {
             turn_failures: false,
             ws_reorder_window: 1,
             status_on_connect: false,
+            message_texts: MessageTexts::Tokens,
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         };
@@ -213,7 +248,9 @@ mod tests {
     /// and writes the field it names.
     #[test]
     fn the_option_table_covers_every_option() {
-        let value = serde_json::to_value(WorldConfig::from_seed(3)).unwrap();
+        let mut config = WorldConfig::from_seed(3);
+        config.message_texts = MessageTexts::Colliding;
+        let value = serde_json::to_value(config).unwrap();
         let fields: Vec<&str> = value
             .as_object()
             .unwrap()
@@ -229,7 +266,9 @@ mod tests {
             (option.set)(&mut config, option.max);
             assert_eq!((option.get)(&config), option.max, "{}", option.name);
             let json = serde_json::to_value(&config).unwrap();
-            let expected = if option.max == 1 && option.min == 0 && json[option.name].is_boolean() {
+            let expected = if option.name == "message_texts" {
+                serde_json::json!("colliding")
+            } else if option.max == 1 && option.min == 0 && json[option.name].is_boolean() {
                 serde_json::json!(true)
             } else {
                 serde_json::json!(option.max)

@@ -56,6 +56,7 @@ pub struct World {
     pub(super) backend: Backend,
     pub(super) clients: Vec<Client>,
     pub(super) next_event: u32,
+    /// Messages sent so far (the next one is the `next_message`-th, 0-based).
     pub(super) next_message: u32,
 }
 
@@ -85,7 +86,7 @@ impl World {
             backend: Backend::new(),
             clients,
             next_event: 1,
-            next_message: 1,
+            next_message: 0,
         };
         if world.config.status_on_connect {
             world.broadcast(
@@ -118,9 +119,17 @@ impl World {
         &self.clients[client as usize]
     }
 
+    /// The text message `id` was sent with, if it was sent.
+    pub fn message_text(&self, id: MessageId) -> Option<&str> {
+        self.clients.iter().find_map(|c| {
+            let i = c.sent.iter().position(|m| *m == id)?;
+            Some(c.sent_texts[i].as_str())
+        })
+    }
+
     /// The id the next sent message will get.
     pub fn next_message_id(&self) -> MessageId {
-        MessageId(self.next_message)
+        crate::model::content::message_id(self.next_message)
     }
 
     /// Put `event` in every client's inbox under the next event id.
@@ -373,9 +382,9 @@ mod tests {
                 let first_of_turn = db.iter().find(|r| r.turn_id == row.turn_id).unwrap();
                 if first_of_turn.seq == row.seq {
                     // The initiator: never a message that was queued.
-                    let id: u32 = row.text.trim_start_matches("msg:m").parse().unwrap();
+                    assert_eq!(row.message_ids.len(), 1, "seed {seed}");
                     assert!(
-                        !queued.contains(&MessageId(id)),
+                        !queued.contains(&row.message_ids[0]),
                         "seed {seed}: queued message started a turn"
                     );
                 }

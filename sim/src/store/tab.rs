@@ -18,8 +18,10 @@
 //!   tab's message it does nothing (other tabs' pending messages are not shown).
 //! - `message-consumed` always removes the ids from `queued_messages`; what it does to the
 //!   row is the policy's (bug D).
-//! - Deltas append to the last live row when that is the assistant row of the same turn,
-//!   and start a new assistant row otherwise (tool rows end a segment).
+//! - Deltas grow the turn's current streaming row in place (`currentAssistantId`, "the
+//!   in-flight turn + its streaming row"), wherever it sits in `live` (a queued user row
+//!   may follow it); a tool event (of any turn) ends the segment, and the next delta, or one
+//!   whose row a reconcile dropped, starts a new assistant row at the end of `live`.
 //! - Reconcile: on `turn-sealed` (deferred while scrolled up, the latest deferred turn
 //!   wins), fetch; on the response, replace `chunks` and keep `live` rows by the policy,
 //!   with `preserveTurnId = liveTurnId` when `liveTurnId != sealedTurnId`, computed when
@@ -137,6 +139,9 @@ pub struct TabStore<P> {
     pending_reconcile: Option<TurnId>,
     /// Fetches in flight and the sealed turn each one reconciles.
     in_flight: BTreeMap<RequestId, TurnId>,
+    /// `currentAssistantId`: the turn and id of the live row the turn's text streams
+    /// into, until a tool event ends the segment.
+    current_assistant: Option<(TurnId, String)>,
     next_request: u32,
 }
 
@@ -155,12 +160,9 @@ impl<P: ReconcilePolicy> TabStore<P> {
             scrolled_up: false,
             pending_reconcile: None,
             in_flight: BTreeMap::new(),
+            current_assistant: None,
             next_request: 1,
         }
-    }
-
-    fn live(&mut self) -> &mut [LiveRow] {
-        &mut self.rows[self.sealed_len..]
     }
 
     fn push_live(&mut self, id: String, role: Role, turn_id: Option<TurnId>, text: String) {
@@ -172,7 +174,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
         });
     }
 
-    fn find_live(&mut self, id: &str) -> Option<usize> {
+    fn find_live(&self, id: &str) -> Option<usize> {
         let start = self.sealed_len;
         self.rows[start..]
             .iter()
@@ -213,23 +215,30 @@ impl<P: ReconcilePolicy> TabStore<P> {
         self.rows.extend(kept);
     }
 
-    /// A delta appends to the last live row when that is the assistant row of the same
-    /// turn, and starts a new assistant row otherwise.
+    /// A delta grows the turn's current assistant row (`currentAssistantId`) in place,
+    /// wherever it sits in `live`; with none (the turn's first text, text after a tool
+    /// event, or a row a reconcile dropped) it starts a new assistant row at the end, which
+    /// becomes current.
     fn text_delta(&mut self, turn_id: TurnId, text: &str) {
-        if let Some(last) = self.live().last_mut() {
-            if last.role == Role::Assistant && last.turn_id == Some(turn_id) {
-                last.text.push(' ');
-                last.text.push_str(text);
-                return;
-            }
+        let current = match &self.current_assistant {
+            Some((t, id)) if *t == turn_id => self.find_live(id),
+            _ => None,
+        };
+        if let Some(i) = current {
+            let row = &mut self.rows[i];
+            row.text.push(' ');
+            row.text.push_str(text);
+            return;
         }
-        let n = self.rows.len();
-        self.push_live(
-            format!("a-{turn_id}-{n}"),
-            Role::Assistant,
-            Some(turn_id),
-            text.to_string(),
-        );
+        let id = format!("a-{turn_id}-{}", self.rows.len());
+        self.push_live(id.clone(), Role::Assistant, Some(turn_id), text.to_string());
+        self.current_assistant = Some((turn_id, id));
+    }
+
+    /// A tool event (of any turn) ends the current text segment: the next text starts a
+    /// new row.
+    fn end_segment(&mut self) {
+        self.current_assistant = None;
     }
 
     /// For a row this tab shows as optimistic: it was queued after all.
@@ -267,22 +276,28 @@ impl<P: ReconcilePolicy> TabStore<P> {
                 turn_id,
                 call,
                 text,
-            } => self.push_live(
-                format!("call-{turn_id}-{call}"),
-                Role::ToolCall,
-                Some(*turn_id),
-                text.clone(),
-            ),
+            } => {
+                self.end_segment();
+                self.push_live(
+                    format!("call-{turn_id}-{call}"),
+                    Role::ToolCall,
+                    Some(*turn_id),
+                    text.clone(),
+                )
+            }
             Event::ToolResult {
                 turn_id,
                 call,
                 text,
-            } => self.push_live(
-                format!("result-{turn_id}-{call}"),
-                Role::ToolResult,
-                Some(*turn_id),
-                text.clone(),
-            ),
+            } => {
+                self.end_segment();
+                self.push_live(
+                    format!("result-{turn_id}-{call}"),
+                    Role::ToolResult,
+                    Some(*turn_id),
+                    text.clone(),
+                )
+            }
             Event::MessageQueued { message_id } => self.message_queued(*message_id),
             Event::MessageConsumed { message_ids } => self.message_consumed(message_ids),
             Event::Status { status } => self.agent_status = *status,

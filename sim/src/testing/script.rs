@@ -25,6 +25,7 @@ pub fn scripted_config() -> WorldConfig {
         turn_failures: false,
         ws_reorder_window: 1,
         status_on_connect: true,
+        message_texts: crate::model::content::MessageTexts::Tokens,
         steps_max: 200,
         drain_steps_max: 2000,
     }

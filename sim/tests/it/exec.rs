@@ -467,13 +467,18 @@ fn cli_run_times_out_a_hanging_adapter() {
             "exec:node sim/tests/faulty/faulty.js hang",
             "--seed",
             "1",
+            // Each shrinking replay waits out the timeout too: two are enough here.
+            "--max-shrink-iters",
+            "2",
         ],
-        &[("RECONCILE_SIM_EXEC_TIMEOUT", "300ms")],
+        // Generous: the timeout also covers the adapter's start-up and the answers before
+        // the hang, which take seconds on a loaded machine.
+        &[("RECONCILE_SIM_EXEC_TIMEOUT", "4s")],
     );
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains("no answer within 300ms (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
+        text.contains("no answer within 4s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
         "{text}"
     );
 }

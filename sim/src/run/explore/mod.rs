@@ -154,6 +154,7 @@ impl ExploreBound {
                 turn_failures: false,
                 ws_reorder_window: 1,
                 status_on_connect: true,
+                message_texts: crate::model::content::MessageTexts::Tokens,
                 steps_max: 0,
                 drain_steps_max: 0,
             },
