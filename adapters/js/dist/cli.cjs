@@ -425,6 +425,11 @@ var DeterministicWorld = class {
     if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
       define(globalThis.performance, "now", () => world.now - EPOCH);
     }
+    const resolved = Promise.resolve();
+    g.queueMicrotask = (fn) => {
+      if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
+      void resolved.then(fn);
+    };
     g.setTimeout = (fn, delay, ...args) => world.addTimer(fn, delay, args, false);
     g.setInterval = (fn, delay, ...args) => world.addTimer(fn, delay, args, true);
     g.clearTimeout = (id) => world.clearTimer(id);
@@ -517,12 +522,8 @@ function sha256(text) {
   return crypto.createHash("sha256").update(text).digest("hex");
 }
 
-// src/wire.ts
-var PROTOCOL = 1;
-var ROLES = ["user", "assistant", "tool-call", "tool-result"];
-
 // src/render.ts
-var isRole = (r) => typeof r === "string" && ROLES.includes(r);
+var isRole = (r) => r === "user" || r === "assistant" || r === "tool-call" || r === "tool-result";
 function renderProblem(rows) {
   if (!Array.isArray(rows)) return `render() must return an array of rows, got ${typeof rows}`;
   for (let i = 0; i < rows.length; i++) {
@@ -544,10 +545,14 @@ function renderProblem(rows) {
   return void 0;
 }
 
+// src/wire.ts
+var PROTOCOL = 1;
+
 // src/runtime.ts
 var BOOT = "boot";
 var isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
 var macrotask = () => new Promise((resolve2) => realSetImmediate(resolve2));
+var drain = macrotask;
 var Run = class {
   constructor(runtime, args) {
     this.runtime = runtime;
@@ -575,7 +580,7 @@ var Run = class {
   byHarness = /* @__PURE__ */ new Map();
   byStore = /* @__PURE__ */ new Map();
   translated = /* @__PURE__ */ new Map();
-  /** The inputs since the reset (canonical JSON), for the origins of pending promises. */
+  /** The inputs since the reset, for the origins of pending promises (made canonical JSON only for a digest). */
   history = [];
   /** Where promises and timers created now come from (see `AdapterRuntime.digest`). */
   origin = BOOT;
@@ -623,14 +628,35 @@ var Run = class {
     if (isThenable(result)) result.then(void 0, (e) => this.errors.push(e));
   }
   appEvent(e, deltaPrefix) {
+    switch (e.type) {
+      case "turn-start":
+      case "turn-sealed":
+        return { type: e.type, turnId: e.turn_id };
+      case "text-delta":
+        return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+      case "tool-call":
+      case "tool-result":
+        return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
+      case "message-queued":
+        return { type: e.type, messageId: this.ids.toStore(e.message_id) };
+      case "message-consumed":
+        return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+      case "status":
+        return { type: e.type, status: e.status };
+      default:
+        return this.otherEvent(e);
+    }
+  }
+  /** An event kind this version does not know: camelCase its fields, bridge message ids. */
+  otherEvent(e) {
+    const other = e;
     const out = {};
-    for (const k of Object.keys(e)) {
-      const v = e[k];
+    for (const k of Object.keys(other)) {
+      const v = other[k];
       if (k === "message_id") out.messageId = this.ids.toStore(v);
       else if (k === "message_ids") out.messageIds = v.map((n) => this.ids.toStore(n));
       else out[camel(k)] = v;
     }
-    if (e.type === "text-delta" && deltaPrefix !== "") out.text = deltaPrefix + e.text;
     return out;
   }
   appFetch(r) {
@@ -789,12 +815,11 @@ var AdapterRuntime = class {
     }
   }
   beginInput(run, input) {
-    const text = canonicalJson(input);
-    run.history.push(text);
+    run.history.push(input);
     if (this.trackOrigins) {
       const before = this.lastDigest ?? this.digest(run);
       run.origin = `d:${sha256(`${before}
-${text}`)}`;
+${canonicalJson(input)}`)}`;
     } else {
       run.origin = `h:${run.history.length}`;
     }
@@ -841,10 +866,10 @@ ${text}`)}`;
   async settle(run) {
     const flush = run.mapping?.flush;
     for (let timers = 0; ; timers++) {
-      await macrotask();
+      await drain();
       if (flush !== void 0) {
         flush.call(run.mapping);
-        await macrotask();
+        await drain();
       }
       if (this.world.pendingTimers === 0) return;
       if (timers >= MAX_TIMER_RUNS) {
@@ -891,7 +916,7 @@ ${text}`)}`;
    * the whole input history up to it). Equal digests therefore mean equal futures.
    */
   digest(run) {
-    const origin = (o) => o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).join("\n")) : o;
+    const origin = (o) => o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).map(canonicalJson).join("\n")) : o;
     const w = this.world;
     const adapter = {
       sends: run.pendingSends.map((s) => [s.messageId, s.text]),
@@ -1004,6 +1029,7 @@ options:
   --delta-prefix S  prepend S to every text-delta (compat for whitespace-splitting oracles;
                     also $RECONCILE_SIM_ADAPTER_DELTA_PREFIX)
   --timing          print the start-up time to stderr (also $RECONCILE_SIM_ADAPTER_TIMING=1)
+  (env) RECONCILE_SIM_ADAPTER_STATS=PREFIX  write "requests cpu-ms wall-ms" to PREFIX.<pid> (every 500 requests)
   -- ARGS\u2026          passed to the mapping as harness.args
 `;
 function parse(argv) {
@@ -1091,7 +1117,15 @@ ${answer.message}`);
 `);
   }
   let answered = 0;
+  const stats = process.env.RECONCILE_SIM_ADAPTER_STATS ? `${process.env.RECONCILE_SIM_ADAPTER_STATS}.${process.pid}` : null;
+  const writeStats = () => {
+    const cpu = process.cpuUsage();
+    (0, import_node_fs3.writeFileSync)(stats, `${answered} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ${realNow().toFixed(0)}
+`);
+  };
+  if (stats !== null) process.on("exit", writeStats);
   await serveStdio((msg) => {
+    if (stats !== null && answered % 500 === 0) writeStats();
     const answer = runtime.respond(msg);
     if (++answered === 3 && compiled.codeCacheRejected) compiled.saveCodeCache();
     return answer;

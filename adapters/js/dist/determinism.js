@@ -5,6 +5,7 @@
 // - `crypto.randomUUID()`: 00000000-0000-4000-8000-000000000001, …002, … (counter per reset)
 // - `Math.random()`, `crypto.getRandomValues()`: a seeded generator, reseeded on reset
 // - `Date`, `Date.now()`, `performance.now()`: a virtual clock, reset to 2024-01-01T00:00Z
+// - `queueMicrotask`: the same microtask queue, without Node's per-callback AsyncResource
 // - `setTimeout`/`setInterval`/`requestAnimationFrame` (and their clear*): fake timers on
 //   that clock. They never fire by themselves: the runtime runs every pending timer, in
 //   due order, before it answers an input (advancing the clock to each timer's due time).
@@ -136,6 +137,16 @@ export class DeterministicWorld {
         if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
             define(globalThis.performance, "now", () => world.now - EPOCH);
         }
+        // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
+        // batch of state changes); a resolved promise's then() is the same queue without that cost.
+        // A callback that throws becomes an unhandled rejection instead of an uncaught exception:
+        // the runtime reports both as a crash of the store.
+        const resolved = Promise.resolve();
+        g.queueMicrotask = (fn) => {
+            if (typeof fn !== "function")
+                throw new TypeError("queueMicrotask: callback is not a function");
+            void resolved.then(fn);
+        };
         g.setTimeout = (fn, delay, ...args) => world.addTimer(fn, delay, args, false);
         g.setInterval = (fn, delay, ...args) => world.addTimer(fn, delay, args, true);
         g.clearTimeout = (id) => world.clearTimer(id);

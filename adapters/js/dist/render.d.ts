@@ -29,7 +29,10 @@ export interface FlattenOptions<M> {
     /** The row id of a live message (default `message.id`). */
     id?(message: M): string;
 }
-/** `groupRowsToMessages(chunks) ++ live`, as protocol render rows. */
+/**
+ * `groupRowsToMessages(chunks) ++ live`, as protocol render rows. Each field of a message
+ * is read once (live messages are usually `$state` proxies, where every read costs).
+ */
 export declare function flattenMessages<M extends MessageLike>(messages: Iterable<M>, options?: FlattenOptions<M>): RenderRow[];
 /** Sealed rows straight from chunk rows in app shape (`{seq, turnId, role, text}`). */
 export declare function sealedRows(chunks: Iterable<{

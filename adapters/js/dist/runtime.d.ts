@@ -1,6 +1,6 @@
 import type { AppEvent, AppFetchResponse, Harness, IdBridge, Mapping } from "./app.js";
 import { DeterministicWorld } from "./determinism.js";
-import type { Answer, Effect, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
+import type { Answer, Effect, Input, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
 export interface RuntimeOptions {
     /** The name in the `hello` answer. */
     name: string;
@@ -41,8 +41,8 @@ declare class Run {
     byHarness: Map<number, string>;
     byStore: Map<string, number>;
     private translated;
-    /** The inputs since the reset (canonical JSON), for the origins of pending promises. */
-    history: string[];
+    /** The inputs since the reset, for the origins of pending promises (made canonical JSON only for a digest). */
+    history: Input[];
     /** Where promises and timers created now come from (see `AdapterRuntime.digest`). */
     origin: string;
     readonly ids: IdBridge;
@@ -54,6 +54,8 @@ declare class Run {
     /** Keep a hook's result: a rejected promise is a crash of the store. */
     call(result: unknown): void;
     appEvent(e: WireEvent, deltaPrefix: string): AppEvent;
+    /** An event kind this version does not know: camelCase its fields, bridge message ids. */
+    private otherEvent;
     appFetch(r: WireFetchResponse): AppFetchResponse;
     /** Live row ids holding a store message id (whole, or as a suffix: `queued-<id>`) get the harness's `m<n>`. */
     translate(rows: RenderRow[]): RenderRow[];

@@ -9,6 +9,9 @@ import { PROTOCOL } from "./wire.js";
 const BOOT = "boot";
 const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
 const macrotask = () => new Promise((resolve) => realSetImmediate(resolve));
+// A macrotask, not a tick: Node reports unhandled rejections only once the tick queue is
+// empty, and a rejection the store left unhandled must crash the input that caused it.
+const drain = macrotask;
 /** Everything one run (the requests since a reset) owns. Dropped whole on the next reset. */
 class Run {
     runtime;
@@ -24,7 +27,7 @@ class Run {
     byHarness = new Map();
     byStore = new Map();
     translated = new Map();
-    /** The inputs since the reset (canonical JSON), for the origins of pending promises. */
+    /** The inputs since the reset, for the origins of pending promises (made canonical JSON only for a digest). */
     history = [];
     /** Where promises and timers created now come from (see `AdapterRuntime.digest`). */
     origin = BOOT;
@@ -85,9 +88,31 @@ class Run {
             result.then(undefined, (e) => this.errors.push(e));
     }
     appEvent(e, deltaPrefix) {
+        switch (e.type) {
+            case "turn-start":
+            case "turn-sealed":
+                return { type: e.type, turnId: e.turn_id };
+            case "text-delta":
+                return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+            case "tool-call":
+            case "tool-result":
+                return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
+            case "message-queued":
+                return { type: e.type, messageId: this.ids.toStore(e.message_id) };
+            case "message-consumed":
+                return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+            case "status":
+                return { type: e.type, status: e.status };
+            default:
+                return this.otherEvent(e);
+        }
+    }
+    /** An event kind this version does not know: camelCase its fields, bridge message ids. */
+    otherEvent(e) {
+        const other = e;
         const out = {};
-        for (const k of Object.keys(e)) {
-            const v = e[k];
+        for (const k of Object.keys(other)) {
+            const v = other[k];
             if (k === "message_id")
                 out.messageId = this.ids.toStore(v);
             else if (k === "message_ids")
@@ -95,8 +120,6 @@ class Run {
             else
                 out[camel(k)] = v;
         }
-        if (e.type === "text-delta" && deltaPrefix !== "")
-            out.text = deltaPrefix + e.text;
         return out;
     }
     appFetch(r) {
@@ -275,11 +298,10 @@ export class AdapterRuntime {
         }
     }
     beginInput(run, input) {
-        const text = canonicalJson(input);
-        run.history.push(text);
+        run.history.push(input);
         if (this.trackOrigins) {
             const before = this.lastDigest ?? this.digest(run);
-            run.origin = `d:${sha256(`${before}\n${text}`)}`;
+            run.origin = `d:${sha256(`${before}\n${canonicalJson(input)}`)}`;
         }
         else {
             run.origin = `h:${run.history.length}`;
@@ -331,10 +353,10 @@ export class AdapterRuntime {
     async settle(run) {
         const flush = run.mapping?.flush;
         for (let timers = 0;; timers++) {
-            await macrotask(); // every queued microtask (and promise chain) runs before it
+            await drain(); // every queued microtask (and promise chain) runs before it
             if (flush !== undefined) {
                 flush.call(run.mapping);
-                await macrotask();
+                await drain();
             }
             if (this.world.pendingTimers === 0)
                 return;
@@ -386,7 +408,7 @@ export class AdapterRuntime {
      * the whole input history up to it). Equal digests therefore mean equal futures.
      */
     digest(run) {
-        const origin = (o) => (o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).join("\n")) : o);
+        const origin = (o) => o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).map(canonicalJson).join("\n")) : o;
         const w = this.world;
         const adapter = {
             sends: run.pendingSends.map((s) => [s.messageId, s.text]),

@@ -4,7 +4,7 @@
 
 const realNow = performance.now.bind(performance);
 
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { bundle, boundFactory, CompiledBundle, type LoadOptions } from "./loader.js";
 import { AdapterRuntime } from "./runtime.js";
@@ -31,6 +31,7 @@ options:
   --delta-prefix S  prepend S to every text-delta (compat for whitespace-splitting oracles;
                     also $RECONCILE_SIM_ADAPTER_DELTA_PREFIX)
   --timing          print the start-up time to stderr (also $RECONCILE_SIM_ADAPTER_TIMING=1)
+  (env) RECONCILE_SIM_ADAPTER_STATS=PREFIX  write "requests cpu-ms wall-ms" to PREFIX.<pid> (every 500 requests)
   -- ARGS…          passed to the mapping as harness.args
 `;
 
@@ -129,7 +130,15 @@ async function main(): Promise<void> {
     process.stderr.write(`reconcile-sim-adapter: ready in ${realNow().toFixed(1)} ms since process start (bundle ${b.cached ? "cached" : "built"}, ${b.ms.toFixed(1)} ms)\n`);
   }
   let answered = 0;
+  // Per process, rewritten every 500 requests and at exit (the harness may kill us): requests, CPU ms, ms since start.
+  const stats = process.env.RECONCILE_SIM_ADAPTER_STATS ? `${process.env.RECONCILE_SIM_ADAPTER_STATS}.${process.pid}` : null;
+  const writeStats = () => {
+    const cpu = process.cpuUsage();
+    writeFileSync(stats!, `${answered} ${((cpu.user + cpu.system) / 1000).toFixed(0)} ${realNow().toFixed(0)}\n`);
+  };
+  if (stats !== null) process.on("exit", writeStats);
   await serveStdio((msg) => {
+    if (stats !== null && answered % 500 === 0) writeStats();
     const answer = runtime.respond(msg);
     // After the first run's reset: V8's code cache, with what that compiled, for the next processes.
     if (++answered === 3 && compiled.codeCacheRejected) compiled.saveCodeCache();

@@ -7,7 +7,7 @@
 // chunk row it came from, and live otherwise. Each sealed part becomes one sealed row; a
 // live message becomes one live row (one per part if it has parts).
 
-import { ROLES, type LiveRow, type RenderRow, type Role } from "./wire.js";
+import { type LiveRow, type RenderRow, type Role } from "./wire.js";
 
 /** A part of a message: one chunk row for sealed messages. Any of the text/kind field names work. */
 export interface PartLike {
@@ -42,52 +42,60 @@ export interface FlattenOptions<M> {
   id?(message: M): string;
 }
 
-const isRole = (r: unknown): r is Role => typeof r === "string" && (ROLES as readonly string[]).includes(r);
+const isRole = (r: unknown): r is Role => r === "user" || r === "assistant" || r === "tool-call" || r === "tool-result";
 
-function partRole(part: PartLike, message: MessageLike): Role {
-  if (isRole(part.role)) return part.role;
+function partRole(part: PartLike, messageRole: unknown, messageId: unknown): Role {
+  const role = part.role;
+  if (role !== undefined && isRole(role)) return role;
   const kind = part.kind ?? part.type;
   if (kind === "tool-call" || kind === "tool-result") return kind;
-  if (isRole(kind)) return kind;
-  if (isRole(message.role)) return message.role;
-  throw new Error(`cannot tell the role of a part (${JSON.stringify(part)}) of message ${JSON.stringify(message.id)}`);
+  if (kind !== undefined && isRole(kind)) return kind;
+  if (isRole(messageRole)) return messageRole;
+  throw new Error(`cannot tell the role of a part (${JSON.stringify(part)}) of message ${JSON.stringify(messageId)}`);
 }
 
-const textOf = (x: { text?: string; content?: string }): string => x.text ?? x.content ?? "";
+const textOf = (x: { text?: string; content?: string }): string => {
+  const text = x.text;
+  return text !== undefined ? text : (x.content ?? "");
+};
 
-function defaultSealed(m: MessageLike): boolean {
-  if (typeof m.seq === "number") return true;
-  const parts = m.parts;
+function allSeqs(parts: readonly PartLike[] | undefined): boolean {
   if (parts === undefined || parts.length === 0) return false;
-  for (const p of parts) if (typeof p.seq !== "number") return false;
+  for (let i = 0; i < parts.length; i++) if (typeof parts[i]!.seq !== "number") return false;
   return true;
 }
 
-/** `groupRowsToMessages(chunks) ++ live`, as protocol render rows. */
+/**
+ * `groupRowsToMessages(chunks) ++ live`, as protocol render rows. Each field of a message
+ * is read once (live messages are usually `$state` proxies, where every read costs).
+ */
 export function flattenMessages<M extends MessageLike>(messages: Iterable<M>, options: FlattenOptions<M> = {}): RenderRow[] {
   const rows: RenderRow[] = [];
-  const isSealed = options.isSealed ?? defaultSealed;
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf } = options;
   for (const m of messages) {
-    const parts = options.parts !== undefined ? options.parts(m) : m.parts;
-    const t = options.turnId !== undefined ? options.turnId(m) : m.turnId;
-    const turnId = t === null || t === undefined ? undefined : t;
-    if (isSealed(m)) {
+    const parts = partsOf !== undefined ? partsOf(m) : m.parts;
+    const t = turnIdOf !== undefined ? turnIdOf(m) : m.turnId;
+    const turnId = t === null ? undefined : t;
+    const seq = isSealed === undefined ? m.seq : undefined;
+    const role = m.role;
+    if (isSealed !== undefined ? isSealed(m) : typeof seq === "number" || allSeqs(parts)) {
       const sealedParts = parts !== undefined && parts.length > 0 ? parts : [m as PartLike];
       for (const p of sealedParts) {
-        const seq = p.seq ?? m.seq;
+        const pseq = p.seq ?? m.seq;
         const pt = p.turnId ?? turnId;
-        if (typeof seq !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no seq`);
-        if (typeof pt !== "number") throw new Error(`sealed row seq ${seq} has no numeric turn id`);
-        rows.push({ from: "sealed", seq, role: partRole(p, m), turn_id: pt, text: textOf(p) });
+        if (typeof pseq !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no seq`);
+        if (typeof pt !== "number") throw new Error(`sealed row seq ${pseq} has no numeric turn id`);
+        rows.push({ from: "sealed", seq: pseq, role: partRole(p, role, m.id), turn_id: pt, text: textOf(p) });
       }
       continue;
     }
-    const id = options.id !== undefined ? options.id(m) : m.id;
+    const id = idOf !== undefined ? idOf(m) : m.id;
     if (typeof id !== "string") throw new Error(`a live message has no string id: ${JSON.stringify(m)}`);
     if (parts !== undefined && parts.length > 0) {
-      parts.forEach((p, i) => rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, m), p.turnId ?? turnId, textOf(p))));
+      parts.forEach((p, i) => rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, role, id), p.turnId ?? turnId, textOf(p))));
     } else {
-      rows.push(liveRow(id, partRole({}, m), turnId, textOf(m)));
+      if (!isRole(role)) throw new Error(`live message ${JSON.stringify(id)} has no valid role: ${JSON.stringify(role)}`);
+      rows.push(liveRow(id, role, turnId, textOf(m)));
     }
   }
   return rows;

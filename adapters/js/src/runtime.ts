@@ -36,6 +36,9 @@ const BOOT = "boot";
 const isThenable = (x: unknown): x is Thenable =>
   x !== null && (typeof x === "object" || typeof x === "function") && typeof (x as Thenable).then === "function";
 const macrotask = () => new Promise<void>((resolve) => realSetImmediate(resolve));
+// A macrotask, not a tick: Node reports unhandled rejections only once the tick queue is
+// empty, and a rejection the store left unhandled must crash the input that caused it.
+const drain = macrotask;
 
 /** Everything one run (the requests since a reset) owns. Dropped whole on the next reset. */
 class Run {
@@ -51,8 +54,8 @@ class Run {
   byHarness = new Map<number, string>();
   byStore = new Map<string, number>();
   private translated = new Map<string, string>();
-  /** The inputs since the reset (canonical JSON), for the origins of pending promises. */
-  history: string[] = [];
+  /** The inputs since the reset, for the origins of pending promises (made canonical JSON only for a digest). */
+  history: Input[] = [];
   /** Where promises and timers created now come from (see `AdapterRuntime.digest`). */
   origin = BOOT;
   readonly ids: IdBridge;
@@ -115,14 +118,36 @@ class Run {
   }
 
   appEvent(e: WireEvent, deltaPrefix: string): AppEvent {
+    switch (e.type) {
+      case "turn-start":
+      case "turn-sealed":
+        return { type: e.type, turnId: e.turn_id };
+      case "text-delta":
+        return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+      case "tool-call":
+      case "tool-result":
+        return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
+      case "message-queued":
+        return { type: e.type, messageId: this.ids.toStore(e.message_id) };
+      case "message-consumed":
+        return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+      case "status":
+        return { type: e.type, status: e.status };
+      default:
+        return this.otherEvent(e);
+    }
+  }
+
+  /** An event kind this version does not know: camelCase its fields, bridge message ids. */
+  private otherEvent(e: unknown): AppEvent {
+    const other = e as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const k of Object.keys(e)) {
-      const v = (e as unknown as Record<string, unknown>)[k];
+    for (const k of Object.keys(other)) {
+      const v = other[k];
       if (k === "message_id") out.messageId = this.ids.toStore(v as number);
       else if (k === "message_ids") out.messageIds = (v as number[]).map((n) => this.ids.toStore(n));
       else out[camel(k)] = v;
     }
-    if (e.type === "text-delta" && deltaPrefix !== "") out.text = deltaPrefix + e.text;
     return out as AppEvent;
   }
 
@@ -296,11 +321,10 @@ export class AdapterRuntime {
   }
 
   private beginInput(run: Run, input: Input): void {
-    const text = canonicalJson(input);
-    run.history.push(text);
+    run.history.push(input);
     if (this.trackOrigins) {
       const before = this.lastDigest ?? this.digest(run);
-      run.origin = `d:${sha256(`${before}\n${text}`)}`;
+      run.origin = `d:${sha256(`${before}\n${canonicalJson(input)}`)}`;
     } else {
       run.origin = `h:${run.history.length}`;
     }
@@ -349,10 +373,10 @@ export class AdapterRuntime {
   private async settle(run: Run): Promise<void> {
     const flush = run.mapping?.flush;
     for (let timers = 0; ; timers++) {
-      await macrotask(); // every queued microtask (and promise chain) runs before it
+      await drain(); // every queued microtask (and promise chain) runs before it
       if (flush !== undefined) {
         flush.call(run.mapping);
-        await macrotask();
+        await drain();
       }
       if (this.world.pendingTimers === 0) return;
       if (timers >= MAX_TIMER_RUNS) {
@@ -403,7 +427,8 @@ export class AdapterRuntime {
    * the whole input history up to it). Equal digests therefore mean equal futures.
    */
   private digest(run: Run): string {
-    const origin = (o: string) => (o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).join("\n")) : o);
+    const origin = (o: string) =>
+      o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).map(canonicalJson).join("\n")) : o;
     const w = this.world;
     const adapter = {
       sends: run.pendingSends.map((s) => [s.messageId, s.text]),
