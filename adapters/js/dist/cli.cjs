@@ -951,8 +951,15 @@ function sleepMs(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 function writeAll(text) {
+  let written = 0;
+  try {
+    written = (0, import_node_fs2.writeSync)(1, text);
+  } catch (e) {
+    if (e.code !== "EAGAIN") throw e;
+  }
   const data = Buffer.from(text, "utf8");
-  let off = 0;
+  if (written === data.length) return;
+  let off = written;
   while (off < data.length) {
     try {
       off += (0, import_node_fs2.writeSync)(1, data, off, data.length - off);
@@ -964,9 +971,8 @@ function writeAll(text) {
 }
 var isPromise = (x) => x instanceof Promise;
 async function serveStdio(respond) {
-  const decoder = new TextDecoder("utf-8");
   const buf = Buffer.allocUnsafe(1 << 16);
-  let pending = "";
+  let rest = null;
   for (; ; ) {
     let n;
     try {
@@ -981,15 +987,20 @@ async function serveStdio(respond) {
       throw e;
     }
     if (n === 0) return;
-    pending += decoder.decode(buf.subarray(0, n), { stream: true });
+    const last = buf.lastIndexOf(10, n - 1);
+    if (last === -1) {
+      rest = rest === null ? Buffer.from(buf.subarray(0, n)) : Buffer.concat([rest, buf.subarray(0, n)]);
+      continue;
+    }
+    const text = rest === null ? buf.toString("utf8", 0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]).toString("utf8");
+    rest = last + 1 < n ? Buffer.from(buf.subarray(last + 1, n)) : null;
     let out = "";
     let start = 0;
     let nl;
-    while ((nl = pending.indexOf("\n", start)) !== -1) {
-      const line = pending.slice(start, nl);
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      const line = text.slice(start, nl);
       start = nl + 1;
       if (line.trim() === "") continue;
-      let answer;
       let msg;
       try {
         msg = JSON.parse(line);
@@ -998,10 +1009,9 @@ async function serveStdio(respond) {
         continue;
       }
       const a = respond(msg);
-      answer = isPromise(a) ? await a : a;
+      const answer = isPromise(a) ? await a : a;
       out += JSON.stringify(answer) + "\n";
     }
-    pending = pending.slice(start);
     if (out !== "") writeAll(out);
   }
 }

@@ -17,8 +17,20 @@ function sleepMs(ms) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 function writeAll(text) {
+    // The common case: one blocking write of the whole string.
+    let written = 0;
+    try {
+        written = writeSync(1, text);
+    }
+    catch (e) {
+        if (e.code !== "EAGAIN")
+            throw e;
+    }
     const data = Buffer.from(text, "utf8");
-    let off = 0;
+    if (written === data.length)
+        return;
+    // A non-blocking or interrupted pipe: write the rest.
+    let off = written;
     while (off < data.length) {
         try {
             off += writeSync(1, data, off, data.length - off);
@@ -33,9 +45,9 @@ function writeAll(text) {
 const isPromise = (x) => x instanceof Promise;
 /** Answer every request line on stdin until it closes. */
 export async function serveStdio(respond) {
-    const decoder = new TextDecoder("utf-8");
     const buf = Buffer.allocUnsafe(1 << 16);
-    let pending = "";
+    // Bytes after the last newline read so far (a line cut by the read; never split text).
+    let rest = null;
     for (;;) {
         let n;
         try {
@@ -53,16 +65,22 @@ export async function serveStdio(respond) {
         }
         if (n === 0)
             return; // the harness closed stdin: it is done with us
-        pending += decoder.decode(buf.subarray(0, n), { stream: true });
+        // Decode whole lines only: a newline byte never occurs inside a multi-byte character.
+        const last = buf.lastIndexOf(10, n - 1);
+        if (last === -1) {
+            rest = rest === null ? Buffer.from(buf.subarray(0, n)) : Buffer.concat([rest, buf.subarray(0, n)]);
+            continue;
+        }
+        const text = rest === null ? buf.toString("utf8", 0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]).toString("utf8");
+        rest = last + 1 < n ? Buffer.from(buf.subarray(last + 1, n)) : null;
         let out = "";
         let start = 0;
         let nl;
-        while ((nl = pending.indexOf("\n", start)) !== -1) {
-            const line = pending.slice(start, nl);
+        while ((nl = text.indexOf("\n", start)) !== -1) {
+            const line = text.slice(start, nl);
             start = nl + 1;
             if (line.trim() === "")
                 continue;
-            let answer;
             let msg;
             try {
                 msg = JSON.parse(line);
@@ -72,10 +90,9 @@ export async function serveStdio(respond) {
                 continue;
             }
             const a = respond(msg);
-            answer = isPromise(a) ? await a : a;
+            const answer = isPromise(a) ? await a : a;
             out += JSON.stringify(answer) + "\n";
         }
-        pending = pending.slice(start);
         if (out !== "")
             writeAll(out);
     }

@@ -22,8 +22,17 @@ function sleepMs(ms: number): void {
 }
 
 function writeAll(text: string): void {
+  // The common case: one blocking write of the whole string.
+  let written = 0;
+  try {
+    written = writeSync(1, text);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EAGAIN") throw e;
+  }
   const data = Buffer.from(text, "utf8");
-  let off = 0;
+  if (written === data.length) return;
+  // A non-blocking or interrupted pipe: write the rest.
+  let off = written;
   while (off < data.length) {
     try {
       off += writeSync(1, data, off, data.length - off);
@@ -38,9 +47,9 @@ const isPromise = (x: unknown): x is Promise<Answer> => x instanceof Promise;
 
 /** Answer every request line on stdin until it closes. */
 export async function serveStdio(respond: (msg: unknown) => Answer | Promise<Answer>): Promise<void> {
-  const decoder = new TextDecoder("utf-8");
   const buf = Buffer.allocUnsafe(1 << 16);
-  let pending = "";
+  // Bytes after the last newline read so far (a line cut by the read; never split text).
+  let rest: Buffer | null = null;
   for (;;) {
     let n: number;
     try {
@@ -55,15 +64,21 @@ export async function serveStdio(respond: (msg: unknown) => Answer | Promise<Ans
       throw e;
     }
     if (n === 0) return; // the harness closed stdin: it is done with us
-    pending += decoder.decode(buf.subarray(0, n), { stream: true });
+    // Decode whole lines only: a newline byte never occurs inside a multi-byte character.
+    const last = buf.lastIndexOf(10, n - 1);
+    if (last === -1) {
+      rest = rest === null ? Buffer.from(buf.subarray(0, n)) : Buffer.concat([rest, buf.subarray(0, n)]);
+      continue;
+    }
+    const text = rest === null ? buf.toString("utf8", 0, last + 1) : Buffer.concat([rest, buf.subarray(0, last + 1)]).toString("utf8");
+    rest = last + 1 < n ? Buffer.from(buf.subarray(last + 1, n)) : null;
     let out = "";
     let start = 0;
     let nl: number;
-    while ((nl = pending.indexOf("\n", start)) !== -1) {
-      const line = pending.slice(start, nl);
+    while ((nl = text.indexOf("\n", start)) !== -1) {
+      const line = text.slice(start, nl);
       start = nl + 1;
       if (line.trim() === "") continue;
-      let answer: Answer;
       let msg: unknown;
       try {
         msg = JSON.parse(line);
@@ -72,10 +87,9 @@ export async function serveStdio(respond: (msg: unknown) => Answer | Promise<Ans
         continue;
       }
       const a = respond(msg);
-      answer = isPromise(a) ? await a : a;
+      const answer = isPromise(a) ? await a : a;
       out += JSON.stringify(answer) + "\n";
     }
-    pending = pending.slice(start);
     if (out !== "") writeAll(out);
   }
 }

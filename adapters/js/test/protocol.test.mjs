@@ -56,6 +56,20 @@ test("ids are echoed; pipelined requests are answered in order; unknown fields a
   await a.close();
 });
 
+test("a request cut across reads, even inside a multi-byte character, is read whole", async () => {
+  const a = await jsAdapter("chat.mjs");
+  await a.reset();
+  await a.event({ type: "status", status: "idle" });
+  const line = Buffer.from(JSON.stringify({ type: "input", id: 4, input: { input: "user-send", message_id: 1, text: "msg:m1 é✓" } }) + "\n");
+  const cut = line.indexOf(Buffer.from("é")) + 1; // between the two bytes of é
+  a.proc.stdin.write(line.subarray(0, cut));
+  await new Promise((r) => setTimeout(r, 100));
+  a.proc.stdin.write(line.subarray(cut));
+  const out = JSON.parse(await a.line());
+  assert.deepEqual(out.effects, [{ effect: "post", message_id: 1, text: "msg:m1 é✓" }]);
+  await a.close();
+});
+
 test("stdout carries only the protocol: console.* and process.stdout.write go to stderr", async () => {
   const a = await jsAdapter("chat.mjs", ["noise"]);
   await a.reset();
