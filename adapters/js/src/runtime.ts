@@ -38,6 +38,8 @@ const isThenable = (x: unknown): x is Thenable =>
 const macrotask = () => new Promise<void>((resolve) => realSetImmediate(resolve));
 // A macrotask, not a tick: Node reports unhandled rejections only once the tick queue is
 // empty, and a rejection the store left unhandled must crash the input that caused it.
+// (Draining with process.nextTick from a microtask would save ~4 us of CPU per input, but
+// Node then never gets to report a rejection the store left unhandled.)
 const drain = macrotask;
 
 /** Everything one run (the requests since a reset) owns. Dropped whole on the next reset. */
