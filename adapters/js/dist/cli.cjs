@@ -107,18 +107,46 @@ async function bundle(options) {
   const started = performance.now();
   const p = paths(options);
   if (!options.noCache) {
-    const code2 = fromCache(p);
-    if (code2 !== null) return { file: p.file, code: code2, cached: true, ms: performance.now() - started, inputs: -1 };
+    const code = fromCache(p);
+    if (code !== null) return { file: p.file, code, cached: true, ms: performance.now() - started, inputs: -1 };
   }
   const log = options.log ?? ((line) => process.stderr.write(`${line}
 `));
-  const { code, inputs } = await build(p, log);
   (0, import_node_fs.mkdirSync)(p.cacheDir, { recursive: true });
-  writeAtomic(p.file, code);
-  const watch = [...new Set(inputs.map(watched))].sort();
-  const manifest = { key: p.key, inputs: watch.map((f) => [f, ...stat(f) ?? [-1, -1]]) };
-  writeAtomic(p.manifest, JSON.stringify(manifest));
-  return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
+  const lock = `${p.file}.lock`;
+  const locked = await acquire(lock, () => options.noCache ? null : fromCache(p));
+  if (typeof locked === "string") return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
+  try {
+    const { code, inputs } = await build(p, log);
+    writeAtomic(p.file, code);
+    const watch = [...new Set(inputs.map(watched))].sort();
+    const manifest = { key: p.key, inputs: watch.map((f) => [f, ...stat(f) ?? [-1, -1]]) };
+    writeAtomic(p.manifest, JSON.stringify(manifest));
+    return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
+  } finally {
+    if (locked) (0, import_node_fs.rmSync)(lock, { force: true });
+  }
+}
+var LOCK_STALE_MS = 6e4;
+async function acquire(lock, ready) {
+  const waitUntil = Date.now() + LOCK_STALE_MS;
+  for (; ; ) {
+    try {
+      (0, import_node_fs.writeFileSync)(lock, String(process.pid), { flag: "wx" });
+      return true;
+    } catch (e) {
+      if (e.code !== "EEXIST") return false;
+    }
+    const age = Date.now() - ((0, import_node_fs.statSync)(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    if (age > LOCK_STALE_MS) {
+      (0, import_node_fs.rmSync)(lock, { force: true });
+      continue;
+    }
+    await new Promise((resolve2) => setTimeout(resolve2, 25));
+    const code = ready();
+    if (code !== null) return code;
+    if (Date.now() > waitUntil) return false;
+  }
 }
 var TS_STRIP = {
   compilerOptions: {

@@ -17,7 +17,7 @@
 //
 // The bundle is CommonJS, evaluated with `vm.Script`: compiled once per process, it can be
 // evaluated again for a fresh copy of every user module (`freshModule`).
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -117,13 +117,54 @@ export async function bundle(options) {
             return { file: p.file, code, cached: true, ms: performance.now() - started, inputs: -1 };
     }
     const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    const { code, inputs } = await build(p, log);
     mkdirSync(p.cacheDir, { recursive: true });
-    writeAtomic(p.file, code);
-    const watch = [...new Set(inputs.map(watched))].sort();
-    const manifest = { key: p.key, inputs: watch.map((f) => [f, ...(stat(f) ?? [-1, -1])]) };
-    writeAtomic(p.manifest, JSON.stringify(manifest));
-    return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
+    // The harness starts several adapter processes at once: one builds, the others wait for it.
+    const lock = `${p.file}.lock`;
+    const locked = await acquire(lock, () => (options.noCache ? null : fromCache(p)));
+    if (typeof locked === "string")
+        return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
+    try {
+        const { code, inputs } = await build(p, log);
+        writeAtomic(p.file, code);
+        const watch = [...new Set(inputs.map(watched))].sort();
+        const manifest = { key: p.key, inputs: watch.map((f) => [f, ...(stat(f) ?? [-1, -1])]) };
+        writeAtomic(p.manifest, JSON.stringify(manifest));
+        return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
+    }
+    finally {
+        if (locked)
+            rmSync(lock, { force: true });
+    }
+}
+const LOCK_STALE_MS = 60_000;
+/**
+ * Take the build lock (true), or wait while another process holds it and return what
+ * `ready()` then finds (the bundle it built); false when we build without the lock (it
+ * went stale, or waiting took too long).
+ */
+async function acquire(lock, ready) {
+    const waitUntil = Date.now() + LOCK_STALE_MS;
+    for (;;) {
+        try {
+            writeFileSync(lock, String(process.pid), { flag: "wx" });
+            return true;
+        }
+        catch (e) {
+            if (e.code !== "EEXIST")
+                return false;
+        }
+        const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+        if (age > LOCK_STALE_MS) {
+            rmSync(lock, { force: true });
+            continue;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const code = ready();
+        if (code !== null)
+            return code;
+        if (Date.now() > waitUntil)
+            return false;
+    }
 }
 const TS_STRIP = {
     compilerOptions: {
