@@ -823,7 +823,7 @@ var AdapterRuntime = class {
       if (booted) run.call(run.mapping.boot());
       await this.settle(run);
       if (run.errors.length > 0) return this.crash(run, id);
-      if (!booted) return { type: "reset", id };
+      if (!booted && run.effects.length === 0) return { type: "reset", id };
       return { type: "reset", effects: run.effects, render: this.render(run), id };
     } catch (e) {
       run.mapping = null;

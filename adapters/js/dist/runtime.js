@@ -276,7 +276,9 @@ export class AdapterRuntime {
             await this.settle(run);
             if (run.errors.length > 0)
                 return this.crash(run, id);
-            if (!booted)
+            // Effects the new store asked for (a boot fetch, from boot() or the factory itself) ride
+            // on the reset answer with the render (the protocol's reset extension); else the plain answer.
+            if (!booted && run.effects.length === 0)
                 return { type: "reset", id };
             return { type: "reset", effects: run.effects, render: this.render(run), id };
         }

@@ -301,7 +301,9 @@ export class AdapterRuntime {
       if (booted) run.call(run.mapping.boot!());
       await this.settle(run);
       if (run.errors.length > 0) return this.crash(run, id);
-      if (!booted) return { type: "reset", id };
+      // Effects the new store asked for (a boot fetch, from boot() or the factory itself) ride
+      // on the reset answer with the render (the protocol's reset extension); else the plain answer.
+      if (!booted && run.effects.length === 0) return { type: "reset", id };
       return { type: "reset", effects: run.effects, render: this.render(run), id };
     } catch (e) {
       run.mapping = null;

@@ -107,6 +107,10 @@ test("boot: the reset answer carries the boot fetch and the render; a later fetc
   assert.deepEqual(loaded.render, [{ from: "sealed", seq: 1, role: "user", turn_id: 1, text: "msg:m1" }]);
   // The next store fetch gets the next request id.
   assert.deepEqual((await a.event({ type: "turn-sealed", turn_id: 1 })).effects, [{ effect: "fetch", request_id: 2 }]);
+  // The same without a boot hook: a fetch the factory itself starts rides on the reset answer too.
+  const b = await jsAdapter("chat.mjs", ["open-in-factory"]);
+  assert.deepEqual(await b.reset(), { type: "reset", effects: [{ effect: "fetch", request_id: 1 }], render: [], id: 2 });
+  await b.close();
   // A reset starts over: request ids from 1 again, nothing pending survives.
   assert.deepEqual((await a.reset()).effects, [{ effect: "fetch", request_id: 1 }]);
   const stale = await a.input(fetchResponse(2, [{ seq: 1, turn_id: 1, role: "user", text: "msg:m1" }]));
