@@ -183,13 +183,13 @@ async function kitAliases(root, log) {
       const mod = await import((0, import_node_url.pathToFileURL)(path).href);
       const kit = mod.default?.kit;
       if (kit?.files?.lib !== void 0) lib = kit.files.lib;
-      for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, (0, import_node_path.resolve)(root, v)]);
+      for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, (0, import_node_path.resolve)(root, v), false]);
     } catch (e) {
       log(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
     }
     break;
   }
-  aliases.push(["$lib", (0, import_node_path.resolve)(root, lib)]);
+  aliases.push(["$lib", (0, import_node_path.resolve)(root, lib), config === null]);
   return { aliases, config };
 }
 async function build(p, log) {
@@ -218,9 +218,14 @@ async function build(p, log) {
         const result2 = await b.resolve(args.path, { kind: args.kind, resolveDir: findSvelte(), pluginData: { svelte: true } });
         return result2.errors.length > 0 ? { errors: result2.errors } : result2;
       });
-      for (const [alias, target] of aliases) {
+      for (const [alias, target, fallback] of aliases) {
         const escaped = alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
         b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, async (args) => {
+          if (args.pluginData?.alias) return void 0;
+          if (fallback) {
+            const own = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
+            if (own.errors.length === 0) return own;
+          }
           const rest = args.path.slice(alias.length);
           const result2 = await b.resolve(target + rest, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
           return result2.errors.length > 0 ? { errors: result2.errors } : result2;

@@ -194,6 +194,11 @@ async function importPath(path, probe) {
     return typeof mod[probe] === "function" ? mod : mod.default;
 }
 /** `$lib` and `kit.alias` from svelte.config.js (defaults when there is none). */
+/**
+ * `$lib` and `kit.alias` from svelte.config.js. Each entry is [alias, target, fallback]:
+ * with no svelte.config.js, `$lib` is whatever tsconfig.json `paths` say (esbuild resolves
+ * those) and `src/lib` only when they say nothing.
+ */
 async function kitAliases(root, log) {
     let lib = "src/lib";
     const aliases = [];
@@ -209,14 +214,14 @@ async function kitAliases(root, log) {
             if (kit?.files?.lib !== undefined)
                 lib = kit.files.lib;
             for (const [k, v] of Object.entries(kit?.alias ?? {}))
-                aliases.push([k, resolve(root, v)]);
+                aliases.push([k, resolve(root, v), false]);
         }
         catch (e) {
             log(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
         }
         break;
     }
-    aliases.push(["$lib", resolve(root, lib)]);
+    aliases.push(["$lib", resolve(root, lib), config === null]);
     return { aliases, config };
 }
 async function build(p, log) {
@@ -248,9 +253,17 @@ async function build(p, log) {
                 const result = await b.resolve(args.path, { kind: args.kind, resolveDir: findSvelte(), pluginData: { svelte: true } });
                 return result.errors.length > 0 ? { errors: result.errors } : result;
             });
-            for (const [alias, target] of aliases) {
+            for (const [alias, target, fallback] of aliases) {
                 const escaped = alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
                 b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, async (args) => {
+                    if (args.pluginData?.alias)
+                        return undefined;
+                    if (fallback) {
+                        // tsconfig.json paths first (esbuild's own resolution), src/lib only if they fail.
+                        const own = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
+                        if (own.errors.length === 0)
+                            return own;
+                    }
                     const rest = args.path.slice(alias.length);
                     const result = await b.resolve(target + rest, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
                     return result.errors.length > 0 ? { errors: result.errors } : result;

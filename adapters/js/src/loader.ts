@@ -233,9 +233,14 @@ async function importPath(path: string, probe: string): Promise<unknown> {
 }
 
 /** `$lib` and `kit.alias` from svelte.config.js (defaults when there is none). */
-async function kitAliases(root: string, log: (l: string) => void): Promise<{ aliases: [string, string][]; config: string | null }> {
+/**
+ * `$lib` and `kit.alias` from svelte.config.js. Each entry is [alias, target, fallback]:
+ * with no svelte.config.js, `$lib` is whatever tsconfig.json `paths` say (esbuild resolves
+ * those) and `src/lib` only when they say nothing.
+ */
+async function kitAliases(root: string, log: (l: string) => void): Promise<{ aliases: [string, string, boolean][]; config: string | null }> {
   let lib = "src/lib";
-  const aliases: [string, string][] = [];
+  const aliases: [string, string, boolean][] = [];
   let config: string | null = null;
   for (const name of ["svelte.config.js", "svelte.config.mjs"]) {
     const path = join(root, name);
@@ -245,13 +250,13 @@ async function kitAliases(root: string, log: (l: string) => void): Promise<{ ali
       const mod = (await import(pathToFileURL(path).href)) as { default?: { kit?: { files?: { lib?: string }; alias?: Record<string, string> } } };
       const kit = mod.default?.kit;
       if (kit?.files?.lib !== undefined) lib = kit.files.lib;
-      for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, resolve(root, v)]);
+      for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, resolve(root, v), false]);
     } catch (e) {
       log(`reconcile-sim-adapter: could not load ${name} (${(e as Error).message.split("\n")[0]}); using $lib = src/lib`);
     }
     break;
   }
-  aliases.push(["$lib", resolve(root, lib)]);
+  aliases.push(["$lib", resolve(root, lib), config === null]);
   return { aliases, config };
 }
 
@@ -283,9 +288,15 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
         const result = await b.resolve(args.path, { kind: args.kind, resolveDir: findSvelte(), pluginData: { svelte: true } });
         return result.errors.length > 0 ? { errors: result.errors } : result;
       });
-      for (const [alias, target] of aliases) {
+      for (const [alias, target, fallback] of aliases) {
         const escaped = alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
         b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, async (args) => {
+          if ((args.pluginData as { alias?: boolean } | undefined)?.alias) return undefined;
+          if (fallback) {
+            // tsconfig.json paths first (esbuild's own resolution), src/lib only if they fail.
+            const own = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
+            if (own.errors.length === 0) return own;
+          }
           const rest = args.path.slice(alias.length);
           const result = await b.resolve(target + rest, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
           return result.errors.length > 0 ? { errors: result.errors } : result;

@@ -86,6 +86,25 @@ test("editing a source file invalidates the cached bundle", async () => {
   assert.match(a.stderr, /bundle built/);
 });
 
+test("without svelte.config.js, $lib comes from tsconfig.json paths", async () => {
+  const other = mkdtempSync(join(tmpdir(), "reconcile-sim-adapter-paths-"));
+  try {
+    cpSync(fixture("ts-paths-app"), other, { recursive: true });
+    mkdirSync(join(other, "node_modules"));
+    symlinkSync(join(here, ".."), join(other, "node_modules", "reconcile-sim-adapter"));
+    symlinkSync(join(here, "..", "node_modules", "svelte"), join(other, "node_modules", "svelte"));
+    const a = new Adapter([CLI, "adapter.ts"], { cwd: other });
+    await a.hello();
+    await a.reset();
+    await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+    const out = await a.input({ input: "user-send", message_id: 2, text: "msg:m2" });
+    assert.deepEqual(out.render, [{ from: "live", id: "notes", role: "user", text: "2: msg:m1 msg:m2" }]);
+    await a.close();
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
 test("a mapping that does not load is reported by build, with a non-zero exit", () => {
   writeFileSync(join(project, "broken.ts"), 'import { nothing } from "$lib/missing";\nexport default nothing;\n');
   const build = spawnSync(process.execPath, [CLI, "build", "broken.ts"], { cwd: project, encoding: "utf8" });
