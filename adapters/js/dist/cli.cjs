@@ -344,6 +344,7 @@ function boundFactory(evaluated) {
 }
 
 // src/determinism.ts
+var import_node_module2 = require("node:module");
 var EPOCH = 17040672e5;
 var SEED = 2654435769;
 var MAX_TIMER_RUNS = 1e4;
@@ -441,6 +442,9 @@ var DeterministicWorld = class {
         return array;
       });
     }
+    const nodeCrypto = (0, import_node_module2.createRequire)(__importMetaUrl)("node:crypto");
+    nodeCrypto.randomUUID = () => world.nextUuid();
+    (0, import_node_module2.syncBuiltinESMExports)();
     define(Math, "random", () => world.random());
     const VirtualDate = new Proxy(RealDate, {
       construct(target, args, newTarget) {
@@ -478,7 +482,7 @@ function define(target, key, value) {
 }
 
 // src/digest.ts
-var import_node_module2 = require("node:module");
+var import_node_module3 = require("node:module");
 var crypto = null;
 function canonicalJson(value) {
   const out = [];
@@ -551,7 +555,7 @@ function writeSorted(entries, out, seen, tag) {
   out.push(tag === "" ? "}" : "}}");
 }
 function sha256(text) {
-  crypto ??= (0, import_node_module2.createRequire)(__importMetaUrl)("node:crypto");
+  crypto ??= (0, import_node_module3.createRequire)(__importMetaUrl)("node:crypto");
   return crypto.createHash("sha256").update(text).digest("hex");
 }
 

@@ -16,6 +16,7 @@ export const EPOCH = 1704067200000;
 const SEED = 0x9e3779b9;
 /** Timer callbacks one settle may run before it gives up (an interval never stops). */
 export const MAX_TIMER_RUNS = 10000;
+import { createRequire, syncBuiltinESMExports } from "node:module";
 export const realSetImmediate = globalThis.setImmediate;
 const RealDate = Date;
 export class DeterministicWorld {
@@ -119,6 +120,10 @@ export class DeterministicWorld {
                 return array;
             });
         }
+        // The same for code that imports Node's module (`import { randomUUID } from "node:crypto"`).
+        const nodeCrypto = createRequire(import.meta.url)("node:crypto");
+        nodeCrypto.randomUUID = () => world.nextUuid();
+        syncBuiltinESMExports(); // and for ESM named imports of it
         define(Math, "random", () => world.random());
         const VirtualDate = new Proxy(RealDate, {
             construct(target, args, newTarget) {

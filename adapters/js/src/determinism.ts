@@ -27,6 +27,8 @@ interface Timer {
   origin: string;
 }
 
+import { createRequire, syncBuiltinESMExports } from "node:module";
+
 export const realSetImmediate = globalThis.setImmediate;
 const RealDate = Date;
 
@@ -134,6 +136,10 @@ export class DeterministicWorld {
         return array;
       });
     }
+    // The same for code that imports Node's module (`import { randomUUID } from "node:crypto"`).
+    const nodeCrypto = createRequire(import.meta.url)("node:crypto") as Record<string, unknown>;
+    nodeCrypto.randomUUID = () => world.nextUuid();
+    syncBuiltinESMExports(); // and for ESM named imports of it
     define(Math, "random", () => world.random());
 
     const VirtualDate = new Proxy(RealDate, {
