@@ -588,8 +588,7 @@ var PROTOCOL = 1;
 // src/runtime.ts
 var BOOT = "boot";
 var isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
-var macrotask = () => new Promise((resolve2) => realSetImmediate(resolve2));
-var drain = macrotask;
+var drain = () => new Promise((resolve2) => realSetImmediate(resolve2));
 var Run = class {
   constructor(runtime, args) {
     this.runtime = runtime;
