@@ -160,6 +160,11 @@ pub struct TrackedKeys {
     pub sent_set: KeySet,
     /// The delta keys as a set.
     pub delta_set: KeySet,
+    /// The tool markers (`tool-call:…`, `tool-result:…`) delivered, in order, and as a
+    /// set: streamed content too, which invariant 3 keeps visible.
+    pub markers: Vec<TokenKey>,
+    /// [`TrackedKeys::markers`] as a set.
+    pub marker_set: KeySet,
     /// A tracked text has no key (a message in a world of colliding texts): checks then
     /// take the long way.
     pub unkeyed: bool,
@@ -186,6 +191,13 @@ impl TrackedKeys {
             None => self.unkeyed = true,
         }
         self.sent.push(key);
+    }
+
+    fn add_marker(&mut self, text: &str) {
+        if let Some(key) = text.split(' ').next().and_then(token_key) {
+            self.marker_set.insert(key);
+            self.markers.push(key);
+        }
     }
 
     fn add_delta(&mut self, text: &str) {
@@ -342,8 +354,14 @@ impl World {
             .expect("enabled");
         rec.position(pos);
         let (_, ev) = c.inbox.remove(pos).expect("enabled");
-        if let Event::TurnSealed { turn_id } = &ev {
-            c.seals_shown.insert(*turn_id);
+        match &ev {
+            Event::TurnSealed { turn_id } => {
+                c.seals_shown.insert(*turn_id);
+            }
+            Event::ToolCall { text, .. } | Event::ToolResult { text, .. } => {
+                c.keys.add_marker(text)
+            }
+            _ => {}
         }
         c.learned.delivered(&ev);
         let input = Input::Event { event: ev };

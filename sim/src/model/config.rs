@@ -63,7 +63,9 @@ impl WorldConfig {
             sends_per_client: rng.random_range(1u32..=3) as u8,
             scrolls_per_client: rng.random_range(0u32..=4) as u8,
             deltas_per_segment_max: rng.random_range(1u32..=3) as u8,
-            tool_calls_per_turn_max: rng.random_range(0u32..=2) as u8,
+            // Tool-heavy: most turns may call tools, many more than once (tool turns are
+            // where interrupts are folded and segments end, and bugs hide there).
+            tool_calls_per_turn_max: [0u8, 1, 1, 2, 2, 2, 3, 3][rng.random_range(0u32..8) as usize],
             turn_failures: rng.random_bool(0.25),
             ws_reorder_window: if rng.random_bool(0.75) {
                 1
@@ -185,7 +187,7 @@ impl WorldConfig {
         option!(sends_per_client: u8, 0..=3, (Cut::Down, 0)),
         option!(scrolls_per_client: u8, 0..=4, (Cut::Down, 1)),
         option!(deltas_per_segment_max: u8, 0..=3, (Cut::Down, 2)),
-        option!(tool_calls_per_turn_max: u8, 0..=2, (Cut::Down, 3)),
+        option!(tool_calls_per_turn_max: u8, 0..=3, (Cut::Down, 3)),
         option!(turn_failures: bool, (Cut::Down, 5)),
         option!(ws_reorder_window: u8, 1..=3, (Cut::Down, 4)),
         option!(status_on_connect: bool, (Cut::Never, 0)),

@@ -125,36 +125,57 @@ pub enum TokenKey {
     Result(u32, u32),
 }
 
-/// A set of message and delta keys as bitmaps: message ids below 128, and deltas of turns
-/// below 16 with index below 64 (every fuzzed world stays inside these); anything larger,
-/// and tool markers, go to a list. What the oracle collects a render's tokens into and
-/// the world its tracked tokens into, so "is every tracked token shown" is a few word
-/// operations.
+/// A set of token keys as bitmaps: message ids below 128, deltas of turns below 16 with
+/// index below 64, tool markers of turns below 16 with call below 32 (every fuzzed world
+/// stays inside these); anything larger goes to a list. What the oracle collects a
+/// render's tokens into and the world its tracked tokens into, so "is every tracked token
+/// shown" is a few word operations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeySet {
     msgs: u128,
     txts: [u64; 16],
+    /// Per turn: bit `2 N` for `tool-call:t<T>.<N>`, bit `2 N + 1` for its result.
+    tools: [u64; 16],
     other: Vec<TokenKey>,
+}
+
+/// Where a key lives in a [`KeySet`]'s bitmaps, if it fits.
+enum Slot {
+    Msg(u32),
+    Txt(usize, u32),
+    Tool(usize, u32),
+}
+
+fn slot(key: TokenKey) -> Option<Slot> {
+    match key {
+        TokenKey::Msg(n) if n < 128 => Some(Slot::Msg(n)),
+        TokenKey::Txt(t, k) if t < 16 && k < 64 => Some(Slot::Txt(t as usize, k)),
+        TokenKey::Call(t, n) if t < 16 && n < 32 => Some(Slot::Tool(t as usize, 2 * n)),
+        TokenKey::Result(t, n) if t < 16 && n < 32 => Some(Slot::Tool(t as usize, 2 * n + 1)),
+        _ => None,
+    }
 }
 
 impl KeySet {
     /// Add `key`: the world as it records what a tab sent or was shown, the oracle as it
     /// reads a render.
     pub fn insert(&mut self, key: TokenKey) {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] |= 1 << k,
-            _ => self.other.push(key),
+        match slot(key) {
+            Some(Slot::Msg(n)) => self.msgs |= 1 << n,
+            Some(Slot::Txt(t, k)) => self.txts[t] |= 1 << k,
+            Some(Slot::Tool(t, b)) => self.tools[t] |= 1 << b,
+            None => self.other.push(key),
         }
     }
 
     /// Whether `key` is in the set: one bit test for a key inside the bitmaps, a scan of
     /// the short overflow list otherwise.
     pub fn contains(&self, key: TokenKey) -> bool {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] & (1 << k) != 0,
-            _ => self.other.contains(&key),
+        match slot(key) {
+            Some(Slot::Msg(n)) => self.msgs & (1 << n) != 0,
+            Some(Slot::Txt(t, k)) => self.txts[t] & (1 << k) != 0,
+            Some(Slot::Tool(t, b)) => self.tools[t] & (1 << b) != 0,
+            None => self.other.contains(&key),
         }
     }
 
@@ -166,6 +187,7 @@ impl KeySet {
             .txts
             .iter()
             .zip(&other.txts)
+            .chain(self.tools.iter().zip(&other.tools))
             .fold(0, |acc, (a, b)| acc | (a & !b));
         self.msgs & !other.msgs == 0
             && missing == 0
@@ -208,15 +230,10 @@ pub fn for_each_token<'a>(text: &'a str, mut f: impl FnMut(&'a str, TokenKey)) {
     }
 }
 
-/// Call `f` with the key of every message and delta token of `text` (tool markers aside),
-/// in order: what invariants 1 and 3 look for.
+/// Call `f` with the key of every token of `text`, in order.
 #[inline]
 pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
-    for_each_token(text, |_, key| {
-        if matches!(key, TokenKey::Msg(_) | TokenKey::Txt(..)) {
-            f(key);
-        }
-    });
+    for_each_token(text, |_, key| f(key));
 }
 
 /// The key of the token starting at `b[*i]`, advancing `*i` past what was read; `None`

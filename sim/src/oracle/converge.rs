@@ -9,18 +9,23 @@ use crate::oracle::{render_lines, Invariant, Violation};
 
 /// Invariant 4 for every client: the first whose render is not the DB.
 pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
+    (0..world.clients().len() as ClientId)
+        .find_map(|client| converged(world, client, world.client(client).render(), step_index))
+}
+
+/// Invariant 4 for `rows` as `client`'s render.
+pub fn converged(
+    world: &World,
+    client: ClientId,
+    rows: &[RenderRow],
+    step_index: usize,
+) -> Option<Violation> {
     let db = world.backend().db();
-    for (i, c) in world.clients().iter().enumerate() {
-        let rows = c.render();
-        let matches = rows.len() == db.len()
-            && rows.iter().zip(db).all(|(r, d)| {
-                r.origin == Origin::Sealed { seq: d.seq } && r.role == d.role && r.text == d.text
-            });
-        if !matches {
-            return Some(not_converged(world, i as ClientId, rows, step_index));
-        }
-    }
-    None
+    let matches = rows.len() == db.len()
+        && rows.iter().zip(db).all(|(r, d)| {
+            r.origin == Origin::Sealed { seq: d.seq } && r.role == d.role && r.text == d.text
+        });
+    (!matches).then(|| not_converged(world, client, rows, step_index))
 }
 
 fn not_converged(

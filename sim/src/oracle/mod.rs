@@ -35,12 +35,14 @@ use crate::model::step::{Actor, Step};
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
 
+#[cfg(test)]
+mod clauses;
 mod converge;
 mod duplicate;
 pub mod render;
 pub mod seen;
 
-pub use converge::check_converged;
+pub use converge::{check_converged, converged};
 
 /// Which property broke.
 #[derive(
@@ -224,9 +226,27 @@ pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Viola
     let Actor::Client(client) = step.actor() else {
         return None;
     };
-    let c = world.client(client);
-    let rows = c.render();
     let fetched = matches!(step, Step::DeliverFetchResponse { .. });
+    judge_render(
+        world,
+        client,
+        world.client(client).render(),
+        fetched,
+        step_index,
+    )
+}
+
+/// What [`check_step`] says of `rows` as `client`'s render in `world` (its store's own
+/// render there, or any other, as the oracle's tests judge them), `fetched` when the step
+/// applied a fetch response.
+pub fn judge_render(
+    world: &World,
+    client: ClientId,
+    rows: &[RenderRow],
+    fetched: bool,
+    step_index: usize,
+) -> Option<Violation> {
+    let c = world.client(client);
     seen::check(world, client, rows, step_index)
         .or_else(|| {
             let settled = fetched && !c.scrolled_up() && c.no_fetch_outstanding();

@@ -1,5 +1,5 @@
-//! Invariants 1 and 3: what the tab's user sent, and the streamed text the tab was shown,
-//! stay visible.
+//! Invariants 1 and 3: what the tab's user sent, and the streamed content the tab was
+//! shown (text deltas and tool markers), stay visible.
 //!
 //! Deltas are unique tokens (`txt:t<T>.<K>`), found wherever a store put them. Messages
 //! are unique tokens too in a world of [`MessageTexts::Tokens`], and then the common
@@ -14,7 +14,9 @@
 use std::collections::BTreeMap;
 
 use crate::model::client::Client;
-use crate::model::content::{for_each_token_key, token_key, KeySet, MessageTexts, TokenKey};
+use crate::model::content::{
+    for_each_token_key, token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
+};
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::{violation, Invariant, Violation};
@@ -28,14 +30,18 @@ pub fn check(
 ) -> Option<Violation> {
     let c = world.client(client);
     // Nothing to look for before the user sent anything or was shown a delta.
-    if c.sent().is_empty() && c.deltas_shown().is_empty() {
+    let keys = c.keys();
+    if c.sent().is_empty() && c.deltas_shown().is_empty() && keys.markers.is_empty() {
         return None;
     }
     let shown = shown_keys(rows);
     // The common case, every tracked token shown, is a few word operations; only
     // otherwise is each message or delta looked up, in order, to say which are missing.
-    let keys = c.keys();
-    if !keys.unkeyed && keys.sent_set.is_subset(&shown) && keys.delta_set.is_subset(&shown) {
+    if !keys.unkeyed
+        && keys.sent_set.is_subset(&shown)
+        && keys.delta_set.is_subset(&shown)
+        && keys.marker_set.is_subset(&shown)
+    {
         return None;
     }
     let lost = match world.config().message_texts {
@@ -53,13 +59,19 @@ pub fn check(
             rows,
         ));
     }
-    let wiped: Vec<String> = c
+    let mut wiped: Vec<String> = c
         .deltas_shown()
         .iter()
         .zip(&keys.deltas)
         .filter(|(_, k)| !k.is_some_and(|k| shown.contains(k)))
         .map(|(t, _)| t.clone())
         .collect();
+    wiped.extend(
+        keys.markers
+            .iter()
+            .filter(|k| !shown.contains(**k))
+            .map(|k| marker_text(*k)),
+    );
     if wiped.is_empty() {
         return None;
     }
@@ -81,6 +93,15 @@ pub fn shown_keys(rows: &[RenderRow]) -> KeySet {
         for_each_token_key(&r.text, |k| shown.insert(k));
     }
     shown
+}
+
+/// The text of a tool marker key.
+fn marker_text(key: TokenKey) -> String {
+    match key {
+        TokenKey::Call(t, n) => tool_call_text(TurnId(t), n),
+        TokenKey::Result(t, n) => tool_result_text(TurnId(t), n),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The texts of the client's messages whose token is not shown (unique-token worlds).

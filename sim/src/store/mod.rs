@@ -134,3 +134,119 @@ pub fn resolve_all(
     }
     Ok(vec![resolve(spec, options)?])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::StepRecord;
+    use crate::model::wire::{Input, RenderRow};
+    use crate::model::world::World;
+    use crate::run::explore::KeyWriter;
+    use crate::run::strategy::StrategySpec;
+    use crate::run::{Observer, StepAt};
+
+    /// Every input client 0's store was given in a run.
+    #[derive(Default)]
+    struct Inputs(Vec<Input>);
+
+    impl Observer for Inputs {
+        fn on_step(
+            &mut self,
+            _: &World,
+            r: &StepRecord,
+            _: StepAt,
+            _: Option<&crate::oracle::Violation>,
+        ) {
+            if let (Some(input), Some(0)) = (&r.input, r.step.client()) {
+                self.0.push(input.clone());
+            }
+        }
+    }
+
+    /// What a store shows and asks for when fed `inputs`.
+    fn future(store: &mut dyn Store, inputs: &[Input]) -> Vec<(Vec<RenderRow>, String)> {
+        inputs
+            .iter()
+            .map(|i| {
+                let effects = format!("{:?}", store.handle(i));
+                (store.render().to_vec(), effects)
+            })
+            .collect()
+    }
+
+    /// `hash_state` is injective: two states of a store that feed the same bytes behave
+    /// the same from then on. States are taken from runs of many seeds; those whose bytes
+    /// are equal are fed the same inputs (from other runs) and must show and ask for the
+    /// same things. A `hash_state` that forgets a field merges states that differ, and
+    /// their futures part here (explore's state cache relies on this).
+    #[test]
+    fn equal_hash_streams_mean_equal_futures_for_every_in_process_store() {
+        for kind in STORES {
+            let mut by_bytes: std::collections::BTreeMap<Vec<u8>, Box<dyn Store>> =
+                Default::default();
+            let mut probes: Vec<Vec<Input>> = Vec::new();
+            let mut compared = 0;
+            for seed in 0..60u64 {
+                let mut inputs = Inputs::default();
+                crate::campaign::fuzz::run_one_observed(
+                    kind,
+                    StrategySpec::Random,
+                    seed + 10_000,
+                    &mut inputs,
+                );
+                probes.push(inputs.0.into_iter().take(30).collect());
+                let mut world =
+                    World::new(crate::model::config::WorldConfig::from_seed(seed), kind);
+                let mut strategy = StrategySpec::Random.build(seed);
+                let mut enabled = Vec::new();
+                for _ in 0..80 {
+                    world.enabled_steps(&mut enabled);
+                    if enabled.is_empty()
+                        || world
+                            .apply(enabled[strategy.choose(&enabled)])
+                            .crash
+                            .is_some()
+                    {
+                        break;
+                    }
+                    let store = world.client(0).store();
+                    let mut key = KeyWriter::default();
+                    assert!(store.hash_state(&mut key), "{}", kind.name);
+                    match by_bytes.get(&key.bytes) {
+                        None => {
+                            by_bytes.insert(key.bytes, store.clone_box().expect("copies itself"));
+                        }
+                        Some(earlier) => {
+                            let probe = &probes[seed as usize % probes.len()];
+                            let (mut a, mut b) =
+                                (earlier.clone_box().unwrap(), store.clone_box().unwrap());
+                            assert_eq!(
+                                a.render(),
+                                b.render(),
+                                "{}: equal bytes, different renders",
+                                kind.name
+                            );
+                            assert_eq!(
+                                future(a.as_mut(), probe),
+                                future(b.as_mut(), probe),
+                                "{}: equal bytes, different futures",
+                                kind.name
+                            );
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                compared > 50,
+                "{}: only {compared} equal-byte pairs compared",
+                kind.name
+            );
+            assert!(
+                by_bytes.len() > 50,
+                "{}: too few distinct states",
+                kind.name
+            );
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! area, the helpers they share in `support`. Most drive the real binary; regression tests
 //! are named after the bug they pin.
 
+mod buggy;
 mod bugs;
 mod cli;
 mod cli_fuzzing;
