@@ -198,7 +198,7 @@ fn print_text(
         ),
         Some(c) => {
             println!("counterexample ({} steps, shortest found):", c.steps.len());
-            for line in trace_lines(store, bound.config.clone(), &c.steps, &[]) {
+            for line in trace_lines(store, bound.config.clone(), &c.steps) {
                 println!("  {line}");
             }
             print!("verdict: FAIL {}", c.violation);

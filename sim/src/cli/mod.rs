@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod check;
 mod corpus;
+mod diff;
 mod explore;
 mod flags;
 mod from_fuzz;
@@ -58,6 +59,9 @@ enum Command {
     Shrink(shrink::Args),
     /// The CI gate: replay every scenario in a directory, then fuzz a bounded budget.
     Check(check::Args),
+    /// Drive two stores in lockstep over seeds and scenarios; report the first step where
+    /// their effects or renders differ, shrunk to a scenario.
+    Diff(diff::Args),
     /// Turn a libFuzzer artifact of the `interleavings` target into a shrunk scenario.
     FromFuzz(from_fuzz::Args),
     /// Regenerate the committed fuzz corpus (`corpus/`) from the scenarios.
@@ -82,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::main(args),
         Command::Shrink(args) => shrink::main(args),
         Command::Check(args) => check::main(args),
+        Command::Diff(args) => diff::main(args),
         Command::FromFuzz(args) => from_fuzz::main(args),
         Command::Corpus(args) => corpus::main(args),
         Command::Nightly(args) => nightly::main(args),

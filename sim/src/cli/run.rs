@@ -2,10 +2,9 @@
 
 use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
-use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::trace::coverage::CoverageObserver;
-use reconcile_sim::trace::timeline::trace_lines;
+use reconcile_sim::trace::timeline::TraceLines;
 
 use super::flags::{resolve_store, LimitFlags, OutFlag, StrategyFlags};
 use super::shrink::summary;
@@ -38,9 +37,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
     let spec = args.strategy.spec()?;
-    let mut observer = CoverageObserver::default();
+    // The run is narrated and its coverage counted as it goes: nothing runs it again.
+    let mut observer = (CoverageObserver::default(), TraceLines::default());
     let report = run_one_observed(store, spec, args.seed, &mut observer);
-    let coverage = observer.coverage;
+    let (CoverageObserver { coverage, .. }, TraceLines { lines, .. }) = observer;
     let strategy_choices = spec.build(args.seed).describe();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
@@ -101,7 +101,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         if !strategy_choices.is_empty() {
             println!("  strategy: {strategy_choices}");
         }
-        print_verdict(store, &report, saved.as_ref(), &reproduce);
+        print_verdict(&report, &lines, saved.as_ref(), &reproduce);
     }
     if args.coverage && !args.json {
         println!("coverage (interesting orderings reached):");
@@ -114,12 +114,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 }
 
 /// The verdict, with the trace, the shrunk scenario and the reproduce command on a failure.
-fn print_verdict(
-    store: &dyn StoreFactory,
-    report: &RunReport,
-    saved: Option<&Finding>,
-    reproduce: &str,
-) {
+fn print_verdict(report: &RunReport, trace: &[String], saved: Option<&Finding>, reproduce: &str) {
     match &report.outcome {
         Outcome::Pass => println!(
             "verdict: PASS ({} steps, {} drain steps)",
@@ -132,7 +127,7 @@ fn print_verdict(
                 report.steps.len(),
                 report.drain.len()
             );
-            for line in trace_lines(store, report.config.clone(), &report.steps, &report.drain) {
+            for line in trace {
                 println!("  {line}");
             }
             print!("verdict: FAIL {v}");

@@ -137,6 +137,29 @@ pub trait Observer {
     fn on_end(&mut self, _world: &World, _outcome: &Outcome) {}
 }
 
+/// Two observers watching one run.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn wants_steps(&self) -> bool {
+        self.0.wants_steps() || self.1.wants_steps()
+    }
+    fn on_step(&mut self, world: &World, record: &StepRecord, at: StepAt, v: Option<&Violation>) {
+        if self.0.wants_steps() {
+            self.0.on_step(world, record, at, v);
+        }
+        if self.1.wants_steps() {
+            self.1.on_step(world, record, at, v);
+        }
+    }
+    fn on_skip(&mut self, input_index: usize) {
+        self.0.on_skip(input_index);
+        self.1.on_skip(input_index);
+    }
+    fn on_end(&mut self, world: &World, outcome: &Outcome) {
+        self.0.on_end(world, outcome);
+        self.1.on_end(world, outcome);
+    }
+}
+
 /// Observes nothing.
 impl Observer for () {
     fn wants_steps(&self) -> bool {

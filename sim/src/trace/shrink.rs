@@ -143,8 +143,6 @@ pub fn shrink_with(
     limits: Limits,
     also: &dyn Fn(&WorldConfig, &[Step]) -> bool,
 ) -> Result<Shrunk, DoesNotFail> {
-    let started = Instant::now();
-    let original_steps = steps.len();
     let first = replay(stores, config.clone(), steps);
     let got = first.outcome.invariant();
     let invariant = match (target, got) {
@@ -163,17 +161,95 @@ pub fn shrink_with(
             got: None,
         });
     }
-    let mut s = Shrinker {
+    let failing = BreaksInvariant {
         stores,
-        also,
         invariant,
+        also,
+    };
+    let r = shrink_failing(&failing, config, steps.len(), first.steps, limits);
+    Ok(Shrunk {
+        config: r.config,
+        steps: r.steps,
+        invariant,
+        original_steps: r.original_steps,
+        replays: r.replays,
+        elapsed: r.elapsed,
+        gave_up: r.gave_up,
+    })
+}
+
+/// What shrinking keeps true of a trace: it still fails, the same way.
+pub trait Failing {
+    /// The store the trace's structure is read on (which step broadcast what).
+    fn stores(&self) -> &dyn StoreFactory;
+    /// Run the steps `next` picks on `config` (as [`crate::run::execute`] does): the
+    /// main-phase steps applied, and whether the run still fails.
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool);
+}
+
+/// A run breaks `invariant` on `stores` (and `also` holds).
+struct BreaksInvariant<'a> {
+    stores: &'a dyn StoreFactory,
+    invariant: Invariant,
+    also: &'a dyn Fn(&WorldConfig, &[Step]) -> bool,
+}
+
+impl Failing for BreaksInvariant<'_> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.stores
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool) {
+        let r = execute(self.stores, config.clone(), next);
+        let fails = r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps);
+        (r.steps, fails)
+    }
+}
+
+/// A trace shrunk for any [`Failing`] property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reduced {
+    /// The (possibly smaller) world.
+    pub config: WorldConfig,
+    /// The shrunk main-phase steps.
+    pub steps: Vec<Step>,
+    /// Steps in the trace shrinking started from.
+    pub original_steps: usize,
+    /// Candidate traces judged.
+    pub replays: u64,
+    /// Wall time spent.
+    pub elapsed: Duration,
+    /// Set when a limit stopped shrinking; then the result may not be 1-minimal.
+    pub gave_up: Option<GaveUp>,
+}
+
+/// Shrink `steps` (which fail, as `failing` judges; they were shrunk from
+/// `original_steps` steps) on `config`: ddmin, the domain passes and single-step deletion,
+/// repeated until nothing changes, then clients renumbered.
+pub fn shrink_failing(
+    failing: &dyn Failing,
+    config: WorldConfig,
+    original_steps: usize,
+    steps: Vec<Step>,
+    limits: Limits,
+) -> Reduced {
+    let started = Instant::now();
+    let mut s = Shrinker {
+        failing,
         limits,
         started,
         replays: 1,
         gave_up: None,
     };
     let mut config = config;
-    let mut steps = first.steps;
+    let mut steps = steps;
     loop {
         let before = (config.clone(), steps.len());
         steps = s.ddmin(&config, steps);
@@ -187,15 +263,14 @@ pub fn shrink_with(
         steps = s.renumber_clients(&config, steps);
         steps = s.one_minimal(&config, steps);
     }
-    Ok(Shrunk {
+    Reduced {
         config,
         steps,
-        invariant,
         original_steps,
         replays: s.replays,
         elapsed: started.elapsed(),
         gave_up: s.gave_up,
-    })
+    }
 }
 
 /// Whether `steps` is 1-minimal for `invariant` on `stores`: `Err(i)` names a step whose
@@ -300,9 +375,7 @@ struct StepFacts {
 }
 
 struct Shrinker<'a> {
-    stores: &'a dyn StoreFactory,
-    also: &'a dyn Fn(&WorldConfig, &[Step]) -> bool,
-    invariant: Invariant,
+    failing: &'a dyn Failing,
     limits: Limits,
     started: Instant,
     replays: u64,
@@ -329,9 +402,15 @@ impl Shrinker<'_> {
             return None;
         }
         self.replays += 1;
-        let r = replay(self.stores, config.clone(), steps);
-        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
-            .then_some(r.steps)
+        let mut it = steps.iter().copied().enumerate();
+        let (applied, fails) = self
+            .failing
+            .run(config, &mut |_, enabled, _| match it.next() {
+                None => Next::Stop,
+                Some((_, s)) if enabled.binary_search(&s).is_ok() => Next::Apply(s),
+                Some((i, _)) => Next::Skip(i),
+            });
+        fails.then_some(applied)
     }
 
     /// Replay relative steps; the applied (absolute) steps if it still breaks the invariant.
@@ -341,17 +420,16 @@ impl Shrinker<'_> {
         }
         self.replays += 1;
         let mut it = steps.iter().enumerate();
-        let r = execute(self.stores, config.clone(), |world, enabled, _| {
-            match it.next() {
+        let (applied, fails) = self
+            .failing
+            .run(config, &mut |world, enabled, _| match it.next() {
                 None => Next::Stop,
                 Some((i, rel)) => match rel.resolve(world) {
                     Some(s) if enabled.binary_search(&s).is_ok() => Next::Apply(s),
                     _ => Next::Skip(i),
                 },
-            }
-        });
-        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
-            .then_some(r.steps)
+            });
+        fails.then_some(applied)
     }
 
     /// The relative form of an applied trace, and the facts about each step, from one
@@ -364,7 +442,7 @@ impl Shrinker<'_> {
             broadcaster: Default::default(),
             sends: Default::default(),
         };
-        replay_observed(self.stores, config.clone(), steps, &mut analysis);
+        replay_observed(self.failing.stores(), config.clone(), steps, &mut analysis);
         (analysis.rel, analysis.facts)
     }
 

@@ -162,3 +162,52 @@ fn fuzz_with_a_time_budget_covers_a_prefix_of_seeds() {
     assert!(seeds > 0);
     assert_eq!(v["stores"][0]["runs"].as_u64().unwrap(), seeds);
 }
+
+#[test]
+fn diff_reports_the_first_divergence_shrunk_and_agreement_otherwise() {
+    let out = crate::support::tmp("diff");
+    let o = sim(&[
+        "diff",
+        "--store",
+        "current",
+        "--store",
+        "membership",
+        "--seeds",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("'current' and 'membership' diverge after step #"),
+        "{text}"
+    );
+    let file = text
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: reconcile-sim diff --store current --store membership --seeds 0 --scenarios "))
+        .expect("a replay command")
+        .to_string();
+    // The saved scenario reproduces the divergence, and a store agrees with itself.
+    let again = sim(&[
+        "diff",
+        "--store",
+        "current",
+        "--store",
+        "membership",
+        "--seeds",
+        "0",
+        "--scenarios",
+        &file,
+    ]);
+    assert_eq!(code(&again), 1);
+    let same = sim(&[
+        "diff", "--store", "durable", "--store", "durable", "--seeds", "50",
+    ]);
+    assert_eq!(code(&same), 0, "{}", String::from_utf8_lossy(&same.stdout));
+    assert_eq!(
+        code(&sim(&["diff", "--store", "current"])),
+        2,
+        "two stores are needed"
+    );
+}
