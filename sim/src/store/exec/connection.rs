@@ -272,4 +272,40 @@ mod tests {
         let (status, _) = conn.kill();
         assert!(status.is_some_and(|s| !s.success()), "killed: {status:?}");
     }
+
+    /// A process that writes nothing times out the read; one that closes its stdout has
+    /// exited, and its exit status and stderr are in the report.
+    #[test]
+    fn silence_times_out_and_a_closed_stdout_is_an_exit() {
+        let argv = ["sleep".to_string(), "30".to_string()];
+        let mut conn = Conn::spawn(&argv, Duration::from_millis(100)).unwrap();
+        assert_eq!(
+            conn.read_line().unwrap_err(),
+            Fault::Timeout {
+                waited: Duration::from_millis(100)
+            }
+        );
+        conn.kill();
+        let script = "echo gone >&2; exit 3".to_string();
+        let argv = ["sh".to_string(), "-c".to_string(), script];
+        let mut conn = Conn::spawn(&argv, Duration::from_secs(20)).unwrap();
+        assert_eq!(
+            conn.read_line().unwrap_err(),
+            Fault::Exited { status: None }
+        );
+        let (status, stderr) = conn.kill();
+        assert_eq!(status.and_then(|s| s.code()), Some(3));
+        assert_eq!(stderr, "gone\n");
+    }
+
+    /// Answers are read line by line, whatever the pipe delivers at once.
+    #[test]
+    fn lines_are_read_in_order() {
+        let script = "printf 'one\\ntwo\\nthr'; sleep 0.1; printf 'ee\\n'; sleep 30".to_string();
+        let argv = ["sh".to_string(), "-c".to_string(), script];
+        let mut conn = Conn::spawn(&argv, Duration::from_secs(20)).unwrap();
+        for expected in ["one", "two", "three"] {
+            assert_eq!(conn.read_line().unwrap(), expected);
+        }
+    }
 }

@@ -180,6 +180,23 @@ mod tests {
     }
 
     #[test]
+    fn bad_specs_say_what_is_wrong() {
+        let why = |spec: &str| ExecFactory::from_spec(spec).err().unwrap().to_string();
+        assert_eq!(
+            why("exec:"),
+            "bad exec store 'exec:': no command (expected exec:'COMMAND ARGS')"
+        );
+        assert_eq!(
+            why("current"),
+            "bad exec store 'current': it does not start with 'exec:' (expected exec:'COMMAND ARGS')"
+        );
+        assert_eq!(
+            why("exec:node 'unclosed"),
+            "bad exec store 'exec:node 'unclosed': missing closing quote (expected exec:'COMMAND ARGS')"
+        );
+    }
+
+    #[test]
     fn a_missing_command_is_an_operational_error() {
         let f = ExecFactory::from_spec("exec:/nonexistent/reconcile-adapter").unwrap();
         let err = f.probe().unwrap_err().to_string();

@@ -126,6 +126,8 @@ pub(super) fn fault_message(
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
     use super::*;
 
     #[test]
@@ -139,6 +141,61 @@ mod tests {
         assert_eq!(
             m,
             "exec store 'exec:x': the process closed its stdout; stderr tail:\n    | line one\n    | line two"
+        );
+    }
+
+    #[test]
+    fn an_exit_names_the_status_once_the_process_is_reaped() {
+        let m = fault_message(
+            "exec:x",
+            &Fault::Exited { status: None },
+            Some(ExitStatus::from_raw(3 << 8)),
+            " \n",
+        );
+        assert_eq!(
+            m,
+            "exec store 'exec:x': the process exited (exit status: 3); stderr: (empty)"
+        );
+        // Only an exit takes the status: any other fault is reported as it is.
+        let m = fault_message(
+            "exec:x",
+            &Fault::StoreError {
+                message: "boom".into(),
+            },
+            Some(ExitStatus::from_raw(3 << 8)),
+            "",
+        );
+        assert_eq!(
+            m,
+            "exec store 'exec:x': the store threw: boom; stderr: (empty)"
+        );
+    }
+
+    #[test]
+    fn long_answer_lines_are_clipped_on_a_char_boundary() {
+        let line = format!("{}é{}", "a".repeat(299), "b".repeat(100));
+        let fault = Fault::NotJson {
+            line: line.clone(),
+            error: "e".into(),
+        };
+        assert_eq!(
+            fault.to_string(),
+            format!(
+                "the answer is not JSON (e): {}… (401 bytes)",
+                "a".repeat(299)
+            )
+        );
+        assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn timeouts_name_the_setting_that_changes_them() {
+        let t = Fault::Timeout {
+            waited: Duration::from_millis(300),
+        };
+        assert_eq!(
+            t.to_string(),
+            "no answer within 300ms (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"
         );
     }
 }

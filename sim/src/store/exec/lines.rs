@@ -76,3 +76,81 @@ impl LineBuffer {
         self.end += n;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feed `bytes` as a pipe would, at most `piece` bytes per read.
+    fn feed(lines: &mut LineBuffer, bytes: &[u8], piece: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for chunk in bytes.chunks(piece) {
+            let mut rest = chunk;
+            while !rest.is_empty() {
+                let spare = lines.spare();
+                let n = spare.len().min(rest.len());
+                spare[..n].copy_from_slice(&rest[..n]);
+                lines.filled(n);
+                rest = &rest[n..];
+            }
+            while let Some(line) = lines.next_line().unwrap() {
+                out.push(line);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn lines_come_out_whole_however_the_bytes_arrive() {
+        let text = "{\"a\":1}\n\n{\"b\":\"é\"}\nlast\n";
+        for piece in [1, 2, 3, 5, 64] {
+            for capacity in [1, 4, 1 << 16] {
+                let mut lines = LineBuffer::with_capacity(capacity);
+                let got = feed(&mut lines, text.as_bytes(), piece);
+                assert_eq!(
+                    got,
+                    ["{\"a\":1}", "", "{\"b\":\"é\"}", "last"],
+                    "piece {piece}, capacity {capacity}"
+                );
+                assert_eq!(lines.next_line().unwrap(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn an_incomplete_line_waits_for_its_newline() {
+        let mut lines = LineBuffer::with_capacity(8);
+        assert_eq!(feed(&mut lines, b"one\ntw", 100), ["one"]);
+        assert_eq!(lines.next_line().unwrap(), None);
+        assert_eq!(feed(&mut lines, b"o\n", 100), ["two"]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_not_refused() {
+        let mut lines = LineBuffer::with_capacity(8);
+        assert_eq!(feed(&mut lines, b"a\xffb\n", 100), ["a\u{fffd}b"]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_a_fault() {
+        let mut lines = LineBuffer::with_capacity(1 << 16);
+        let mut left = ANSWER_BYTES_MAX + 1;
+        while left > 0 {
+            let spare = lines.spare();
+            let n = spare.len().min(left);
+            spare[..n].fill(b'x');
+            lines.filled(n);
+            left -= n;
+            if left > 0 {
+                assert_eq!(lines.next_line().unwrap(), None);
+            }
+        }
+        match lines.next_line() {
+            Err(Fault::OutOfProtocol { line, why }) => {
+                assert_eq!(line.len(), ANSWER_BYTES_MAX + 1);
+                assert_eq!(why, "an answer line longer than 16777216 bytes");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -206,4 +206,146 @@ mod tests {
             assert_eq!(&ours, line, "request {id}");
         }
     }
+
+    /// The answers in docs/protocol.md pass every check, in order.
+    #[test]
+    fn the_protocol_page_example_answers_pass_the_checks() {
+        let page = include_str!("../../../../docs/protocol.md");
+        let answers: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("< ")).collect();
+        assert!(answers.len() >= 10, "example exchange not found");
+        let mut ids = Ids::new();
+        ids.answer(answers[0])
+            .unwrap()
+            .into_hello(answers[0])
+            .unwrap();
+        ids.answer(answers[1])
+            .unwrap()
+            .into_reset(answers[1])
+            .unwrap();
+        let mut effects = 0;
+        for line in &answers[2..] {
+            effects += ids.answer(line).unwrap().into_output(line).unwrap().0.len();
+        }
+        assert_eq!(effects, 3, "two posts and a fetch");
+    }
+
+    fn why(fault: Fault) -> String {
+        match fault {
+            Fault::OutOfProtocol { why, .. } => why,
+            other => panic!("expected out of protocol, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn answers_must_carry_the_expected_id() {
+        let line = r#"{"type":"reset","id":7}"#;
+        assert!(parse_answer(line, 7).is_ok());
+        assert_eq!(
+            why(parse_answer(line, 8).err().unwrap()),
+            "the answer has id 7 where 8 was expected (an extra or a missing answer line)"
+        );
+        assert_eq!(
+            why(parse_answer(r#"{"type":"reset"}"#, 3).err().unwrap()),
+            "an answer without an id; expected id 3"
+        );
+        // The ids move on even past a bad answer: the next answer is checked for the next id.
+        let mut ids = Ids::new();
+        assert!(ids.answer("nonsense").is_err());
+        assert!(ids.answer(r#"{"type":"reset","id":2}"#).is_ok());
+    }
+
+    #[test]
+    fn not_json_and_wrong_shape_are_different_faults() {
+        for line in ["this is not json", "", r#"{"type":"output""#] {
+            match parse_answer(line, 1) {
+                Err(Fault::NotJson {
+                    line: quoted,
+                    error,
+                }) => {
+                    assert_eq!(quoted, line);
+                    assert!(!error.is_empty());
+                }
+                other => panic!("{line}: {:?}", other.err()),
+            }
+        }
+        let bad_effect =
+            r#"{"type":"output","effects":[{"effect":"teleport"}],"render":[],"id":1}"#;
+        assert!(
+            why(parse_answer(bad_effect, 1).err().unwrap()).contains("unknown variant `teleport`")
+        );
+        assert!(why(parse_answer(r#"{"id":1}"#, 1).err().unwrap()).contains("missing field `type`"));
+    }
+
+    #[test]
+    fn handshake_answers() {
+        let check = |line: &str| parse_answer(line, 1).unwrap().into_hello(line);
+        assert!(check(r#"{"type":"hello","protocol":1,"name":"x","id":1}"#).is_ok());
+        for (line, expected) in [
+            (
+                r#"{"type":"hello","protocol":99,"id":1}"#,
+                "bad handshake: the harness speaks protocol 1, the adapter answered protocol 99",
+            ),
+            (
+                r#"{"type":"hello","id":1}"#,
+                "bad handshake: the harness speaks protocol 1, the adapter answered no protocol field",
+            ),
+            (
+                r#"{"type":"error","message":"too old","id":1}"#,
+                "bad handshake: the adapter refused hello: too old",
+            ),
+            (
+                r#"{"type":"output","effects":[],"render":[],"id":1}"#,
+                "bad handshake: expected a hello answer, got type 'output'",
+            ),
+        ] {
+            assert_eq!(why(check(line).unwrap_err()), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn reset_answers() {
+        let check = |line: &str| parse_answer(line, 2).unwrap().into_reset(line);
+        assert!(check(r#"{"type":"reset","id":2}"#).is_ok());
+        assert_eq!(
+            why(check(r#"{"type":"error","message":"no","id":2}"#).unwrap_err()),
+            "the adapter refused reset: no"
+        );
+        assert_eq!(
+            why(check(r#"{"type":"output","effects":[],"render":[],"id":2}"#).unwrap_err()),
+            "expected the answer to reset, got type 'output'"
+        );
+    }
+
+    #[test]
+    fn output_answers() {
+        let check = |line: &str| parse_answer(line, 3).unwrap().into_output(line);
+        let (effects, render) =
+            check(r#"{"type":"output","effects":[],"render":[],"id":3}"#).unwrap();
+        assert!(effects.is_empty() && render.is_empty());
+        for (line, expected) in [
+            (
+                r#"{"type":"output","render":[],"id":3}"#,
+                "an output without 'effects'",
+            ),
+            (
+                r#"{"type":"output","effects":[],"id":3}"#,
+                "an output without 'render'",
+            ),
+            (r#"{"type":"output","id":3}"#, "an output without 'effects'"),
+            (
+                r#"{"type":"reset","id":3}"#,
+                "expected an output, got type 'reset'",
+            ),
+        ] {
+            assert_eq!(why(check(line).unwrap_err()), expected, "{line}");
+        }
+        assert_eq!(
+            check(r#"{"type":"error","message":"TypeError: x","id":3}"#).unwrap_err(),
+            Fault::StoreError {
+                message: "TypeError: x".into()
+            }
+        );
+        // Unknown fields are ignored (additive changes need no new version).
+        assert!(check(r#"{"type":"output","effects":[],"render":[],"id":3,"new":1}"#).is_ok());
+    }
 }
