@@ -9,6 +9,7 @@ pub(super) use linux::pin_with_current_thread;
 #[cfg(not(target_os = "linux"))]
 pub(super) fn pin_with_current_thread(_pid: u32) {}
 
+/// The Linux implementation (`sched_setaffinity`).
 #[cfg(target_os = "linux")]
 mod linux {
     use std::cell::Cell;
@@ -24,6 +25,8 @@ mod linux {
     /// Threads are spread round robin over the CPUs the process may use.
     static NEXT_THREAD: AtomicUsize = AtomicUsize::new(0);
 
+    /// Pin the calling thread to the next CPU in turn; `None` when there is only one CPU
+    /// or the system refuses.
     fn pin_current_thread() -> Option<usize> {
         let allowed = sched_getaffinity(None).ok()?;
         let cpus: Vec<usize> = (0..CpuSet::MAX_CPU)

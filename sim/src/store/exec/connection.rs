@@ -216,6 +216,7 @@ fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
+/// Make our end of a pipe non-blocking, so that no read or write can hang the harness.
 fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
     let flags = fcntl_getfl(&fd)?;
     fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;

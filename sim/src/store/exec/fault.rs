@@ -12,7 +12,7 @@ use super::TIMEOUT_ENV;
 pub enum Fault {
     /// The process closed its stdout (it exited or is exiting).
     Exited {
-        /// How it exited, once known (filled in by [`fault_message`] after the reap).
+        /// How it exited, once known (filled in after the reap, for the report).
         status: Option<String>,
     },
     /// No (complete) answer within the timeout.

@@ -7,25 +7,27 @@
 //! smallest contract any language can meet.
 //!
 //! Design:
-//! - **One process per live store.** [`ExecFactory::make`] takes an idle process from the
+//! - **One process per live store.** [`ExecFactory`]'s
+//!   [`make`](crate::model::store::StoreFactory::make) takes an idle process from the
 //!   factory's pool (or spawns one and does the handshake) and sends it `reset`; the
 //!   [`ExecStore`] owns it for the run and gives it back to the pool when dropped. A world
 //!   with three clients holds three processes; a campaign on `J` threads holds at most
-//!   `3 J` (more only while two worlds are alive at once, as when a script is judged). An adapter therefore
-//!   hosts exactly one store at a time and never sees a client id. Every run starts from a
-//!   `reset`, so which pooled process serves which client or thread cannot change a
-//!   result: `--jobs` changes only the speed.
+//!   `3 J` (more only while two worlds are alive at once, as when a script is judged).
+//!   An adapter therefore hosts exactly one store at a time and never sees a client id.
+//!   Every run starts from a `reset`, so which pooled process serves which client or
+//!   thread cannot change a result: `--jobs` changes only the speed.
 //! - **Pipelined reset.** `reset` is sent when the store is made; its answer is read just
 //!   before the answer to the first input, so a run pays no extra round trip for it.
 //! - **Faults are findings.** [`Store::handle`] answers a fault as a value
-//!   ([`StoreFault`]), which the world turns into a `crash` violation with the run's trace. A protocol fault (the process exited, no answer within the timeout, an answer
+//!   ([`StoreFault`]), which the world turns into a `crash` violation with the run's
+//!   trace. A protocol fault (the process exited, no answer within the timeout, an answer
 //!   that is not JSON or not the expected message, a bad handshake) kills the process
 //!   (its whole process group) and answers with a message naming the fault and the last
 //!   bytes the process wrote to stderr over its life (for a given process history, the
 //!   same bytes every time: the report waits for the killed process's stderr to end), so
-//!   a campaign over a broken adapter prints nothing per seed. The next
-//!   `make` spawns a fresh process. An `error` answer (the adapter caught an exception
-//!   from its store) is a crash too, but the process is healthy and is reused.
+//!   a campaign over a broken adapter prints nothing per seed. The next `make` spawns a
+//!   fresh process. An `error` answer (the adapter caught an exception from its store)
+//!   is a crash too, but the process is healthy and is reused.
 //! - **Never hang.** Both pipe ends on our side are non-blocking; every read and write
 //!   waits with `poll(2)` for at most the per-message timeout. A spawn failure (no such
 //!   command) is an operational error, reported by [`ExecFactory::probe`].

@@ -11,6 +11,8 @@ use super::connection::Conn;
 pub(super) struct Pool(Arc<Mutex<Vec<Conn>>>);
 
 impl Pool {
+    /// The processes, even if a thread panicked while holding them (a `Vec` push or pop
+    /// cannot leave it half-changed).
     fn lock(&self) -> MutexGuard<'_, Vec<Conn>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }

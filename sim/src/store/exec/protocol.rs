@@ -165,6 +165,7 @@ impl Answer {
     }
 }
 
+/// The fault of an answer `line` that breaks the protocol's rule `why`.
 fn out_of_protocol(line: &str, why: String) -> Fault {
     Fault::OutOfProtocol {
         line: line.to_string(),

@@ -50,6 +50,7 @@ impl StderrTail {
         tail
     }
 
+    /// The capture, even if the reader thread panicked while holding it.
     fn lock(&self) -> MutexGuard<'_, Captured> {
         self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
     }
