@@ -64,8 +64,11 @@ mod layering {
     }
 
     /// The top-level modules `text` (a file's code before its tests, comments aside)
-    /// imports through `crate::`.
+    /// imports through `crate::`; none for a file of tests (`#![cfg(test)]`).
     fn imports(text: &str) -> BTreeSet<String> {
+        if text.contains("#![cfg(test)]") {
+            return BTreeSet::new();
+        }
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         let mut found = BTreeSet::new();
         for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {

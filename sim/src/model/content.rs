@@ -418,7 +418,7 @@ mod tests {
         for_each_token_key("msg:m10 tool-call:t1.1", |k| msgs.push(k));
         assert_eq!(
             msgs,
-            vec![TokenKey::Msg(10)],
+            vec![TokenKey::Msg(10), TokenKey::Call(1, 1)],
             "msg:m1 is not read inside msg:m10"
         );
     }

@@ -1,6 +1,7 @@
 //! One test per clause of every invariant: a world in a known state, the render a correct
 //! store shows there (which passes), and that render changed in exactly one way, which
 //! must break exactly the clause it breaks.
+#![cfg(test)]
 
 use crate::model::content::MessageTexts;
 use crate::model::wire::{Origin, RenderRow, Role, TurnId};

@@ -35,7 +35,6 @@ use crate::model::step::{Actor, Step};
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
 
-#[cfg(test)]
 mod clauses;
 mod converge;
 mod duplicate;
