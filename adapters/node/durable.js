@@ -148,8 +148,11 @@ class DurableStore {
     this.live = this.live.filter((row) => !this.isDurable(row, chunks));
   }
 
-  /** Whether an applied snapshot proves `row` durable (`chunks`: the snapshot being applied). */
-  // `chunks` is unused here; a variant may judge by the snapshot itself.
+  /**
+   * Whether an applied snapshot proves `row` durable. `chunks` (the snapshot being applied)
+   * is unused here: the evidence is the sets above; it is there for variants that judge by
+   * the snapshot itself (sim/tests/buggy/store.js).
+   */
   isDurable(row, chunks) {
     return row.key.message !== undefined
       ? this.durableMessages.has(row.key.message)
