@@ -12,8 +12,8 @@ use reconcile_sim::campaign::fuzz::run_one;
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::Outcome;
-use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::store::by_name;
+use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
 use reconcile_sim::trace::shrink::{shrink, Limits};
 
