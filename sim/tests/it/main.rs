@@ -9,6 +9,7 @@ mod cli_fuzzing;
 mod cli_scenarios;
 mod exec;
 mod laws;
+mod node_durable;
 mod scenarios;
 mod strategies_cli;
 mod support;
