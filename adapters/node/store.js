@@ -1,13 +1,19 @@
 #!/usr/bin/env node
 // The reference adapter: `node adapters/node/store.js [--async] VARIANT`, where VARIANT is one of
-// the note's stores (current, membership, naive, fix-a, fix-ab, fix-abc, canary).
+// the note's stores (current, membership, naive, fix-a, fix-ab, fix-abc, canary) or `durable`
+// (durable.js, the store that keeps a live row until a snapshot proves it durable).
 // Speaks docs/protocol.md on stdin/stdout; used as
 //   reconcile-sim fuzz --store exec:'node adapters/node/store.js current' --seeds 1000
 
 "use strict";
 
 const { serve, serveAsync } = require("./protocol");
-const { makeStore, VARIANTS } = require("./tabs");
+const tabs = require("./tabs");
+const { makeDurable } = require("./durable");
+
+/** A fresh store of `variant`, or undefined for an unknown name. */
+const makeStore = (variant) => (variant === "durable" ? makeDurable() : tabs.makeStore(variant));
+const VARIANTS = [...tabs.VARIANTS, "durable"];
 
 // `--async` serves through the asynchronous loop (what a wrapped real store uses); the
 // differential test runs both loops.

@@ -138,6 +138,9 @@ class TabStore {
     /** Fetches in flight: request id -> the sealed turn each one reconciles. */
     this.inFlight = new Map();
     this.nextRequest = 1;
+    /** `currentAssistantId`: the live row the in-flight turn streams into, and its turn. */
+    this.currentAssistantId = null;
+    this.currentAssistantTurn = null;
   }
 
   /** Handle one input (the protocol's `input` object); return the effects, in order. */
@@ -195,20 +198,30 @@ class TabStore {
         this.policy.backfill(this.live, event.turn_id);
         break;
       case "text-delta": {
-        const last = this.live[this.live.length - 1];
-        if (last !== undefined && last.role === "assistant" && last.turnId === event.turn_id) {
-          last.text += " " + event.text;
+        // `currentAssistantId`: the turn's text grows its streaming row in place, wherever
+        // it sits in live; with none (first text, after a tool event, or dropped by a
+        // reconcile) a new assistant row starts at the end and becomes current.
+        const current = this.currentAssistantId !== null && this.currentAssistantTurn === event.turn_id
+          ? this.live.find((r) => r.id === this.currentAssistantId)
+          : undefined;
+        if (current !== undefined) {
+          current.text += " " + event.text;
         } else {
           // Row ids mirror tab.rs: n is the total row count (chunks + live) at creation.
           const n = this.chunks.length + this.live.length;
-          this.live.push({ id: `a-${turnName(event.turn_id)}-${n}`, role: "assistant", turnId: event.turn_id, text: event.text });
+          const id = `a-${turnName(event.turn_id)}-${n}`;
+          this.live.push({ id, role: "assistant", turnId: event.turn_id, text: event.text });
+          this.currentAssistantId = id;
+          this.currentAssistantTurn = event.turn_id;
         }
         break;
       }
       case "tool-call":
+        this.endSegment();
         this.live.push({ id: `call-${turnName(event.turn_id)}-${event.call}`, role: "tool-call", turnId: event.turn_id, text: event.text });
         break;
       case "tool-result":
+        this.endSegment();
         this.live.push({ id: `result-${turnName(event.turn_id)}-${event.call}`, role: "tool-result", turnId: event.turn_id, text: event.text });
         break;
       case "message-queued": {
@@ -235,6 +248,12 @@ class TabStore {
       default:
         throw new Error(`unknown event ${JSON.stringify(event.type)}`);
     }
+  }
+
+  /** A tool event (of any turn) ends the current text segment: the next text starts a new row. */
+  endSegment() {
+    this.currentAssistantId = null;
+    this.currentAssistantTurn = null;
   }
 
   /** `reconcileSealedTurn`: fetch now, or defer while the user is scrolled up. */

@@ -32,7 +32,11 @@ fn measure(stores: &dyn StoreFactory, seeds: u64) -> (u64, u64, f64) {
     let mut steps = 0u64;
     let mut failing = 0u64;
     for seed in 0..seeds {
-        let report = run_one(stores, "random", seed);
+        let report = run_one(
+            stores,
+            reconcile_sim::run::strategy::StrategySpec::Random,
+            seed,
+        );
         steps += (report.steps.len() + report.drain.len()) as u64;
         failing += u64::from(report.outcome.invariant().is_some());
     }
@@ -74,7 +78,7 @@ fn main() {
         assert_eq!(
             [(steps_r, fail_r), (steps_r, fail_r)],
             [(steps_n, fail_n), (steps_u, fail_u)],
-            "{name}: the Node adapter diverged from the Rust store; run `cargo test --test exec`"
+            "{name}: the Node adapter diverged from the Rust store; run `cargo test --test it exec::`"
         );
         let rate_r = steps_r as f64 / secs_r;
         let rate_n = steps_n as f64 / secs_n;

@@ -22,7 +22,11 @@ fn main() {
             let started = std::time::Instant::now();
             let mut steps = 0;
             for seed in 0..runs {
-                let r = reconcile_sim::campaign::fuzz::run_one(&kind, "random", seed);
+                let r = reconcile_sim::campaign::fuzz::run_one(
+                    &kind,
+                    reconcile_sim::run::strategy::StrategySpec::Random,
+                    seed,
+                );
                 steps += r.steps.len() + r.drain.len();
             }
             best = best.min(started.elapsed().as_secs_f64() * 1e9 / steps as f64);

@@ -28,6 +28,7 @@ fn main() {
     for (store, inv) in signatures {
         print!("{:28}", format!("{store} {inv}"));
         for spec in specs {
+            let spec = spec.parse().expect("a strategy spec");
             let t = time_to_failure("", by_name(store).unwrap(), inv, spec, 101, 20_000);
             print!("{:>8}", t.median_schedules);
             if t.not_found > 0 {

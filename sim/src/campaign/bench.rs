@@ -8,21 +8,19 @@
 //!   fails that way, median over `starts` disjoint seed ranges.
 //! - Explore: throughput and the reduction ratio on a bound small enough to enumerate.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::campaign::fuzz::run_one;
+use crate::campaign::fuzz::{run_one, run_one_observed};
 use crate::model::config::WorldConfig;
-use crate::model::store::Store;
-use crate::model::wire::{Effect, Input, RenderRow};
+use crate::model::record::StepRecord;
+use crate::model::wire::Input;
 use crate::model::world::World;
-use crate::oracle::Invariant;
+use crate::oracle::{Invariant, Violation};
 use crate::run::explore::{explore, ExploreBound};
-use crate::run::run;
-use crate::run::strategy;
+use crate::run::strategy::StrategySpec;
+use crate::run::{run, Observer, StepAt};
 use crate::store::{by_name, StoreKind};
 
 /// The note's bugs as signatures: (label, store, invariant).
@@ -45,11 +43,18 @@ pub const BUGS: &[(&str, &str, Invariant)] = &[
 /// over the best of `pct` and `swarm`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StrategyGain {
+    /// The row's label in [`BUGS`]: `A`–`D`, or the store's name for a signature the
+    /// fuzzer found.
     pub bug: String,
+    /// With `invariant`, the signature measured.
     pub store: String,
+    /// The invariant the store must break for a seed to count.
     pub invariant: Invariant,
+    /// Uniform random's median schedules to the first failure: the baseline.
     pub random_median: u64,
-    pub best_strategy: String,
+    /// Whichever of `pct` and `swarm` needed fewer schedules.
+    pub best_strategy: StrategySpec,
+    /// That strategy's median schedules to the first failure.
     pub best_median: u64,
     /// `random_median / best_median`.
     pub ratio: f64,
@@ -61,18 +66,18 @@ pub struct StrategyGain {
 pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
     let mut gains = Vec::new();
     for (bug, store, inv) in BUGS {
-        let row = |strategy: &str| {
+        let row = |strategy: StrategySpec| {
             ttf.iter().find(|t| {
                 t.bug == *bug && t.store == *store && t.invariant == *inv && t.strategy == strategy
             })
         };
-        let Some(random) = row("random").filter(|r| r.not_found == 0) else {
+        let Some(random) = row(StrategySpec::Random).filter(|r| r.not_found == 0) else {
             continue;
         };
-        let Some(best) = strategy::NAMES
-            .iter()
-            .filter(|n| **n != "random")
-            .filter_map(|n| row(n))
+        let Some(best) = StrategySpec::ALL
+            .into_iter()
+            .filter(|s| *s != StrategySpec::Random)
+            .filter_map(row)
             .filter(|t| t.not_found == 0)
             .min_by_key(|t| t.median_schedules)
         else {
@@ -83,7 +88,7 @@ pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
             store: store.to_string(),
             invariant: *inv,
             random_median: random.median_schedules,
-            best_strategy: best.strategy.clone(),
+            best_strategy: best.strategy,
             best_median: best.median_schedules,
             ratio: random.median_schedules as f64 / best.median_schedules.max(1) as f64,
         });
@@ -92,58 +97,93 @@ pub fn strategy_gains(ttf: &[TimeToFailure]) -> Vec<StrategyGain> {
     gains
 }
 
+/// The harness's overhead on one store: the same inputs through the whole harness (world,
+/// strategy, oracle after every step) and fed straight into fresh stores.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Throughput {
+    /// The store measured ([`bench`](fn@bench) measures `current` and `durable`).
     pub store: String,
+    /// Seeds run, from 0, under the random strategy.
     pub runs: u64,
+    /// Steps the harness applied over those runs, drain included.
     pub steps: u64,
+    /// Steps per second through the whole harness, on one thread.
     pub harness_steps_per_s: f64,
+    /// Inputs per second into bare stores: the stores' own cost, the harness's ceiling.
     pub bare_inputs_per_s: f64,
     /// Harness time over bare-store time for the same inputs.
     pub overhead_ratio: f64,
 }
 
+/// How long one strategy takes to find one signature: what strategies are compared by.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TimeToFailure {
+    /// The row's label in [`BUGS`].
     pub bug: String,
+    /// The store searched.
     pub store: String,
+    /// The invariant a seed must break to count (another failure of the store does not).
     pub invariant: Invariant,
-    pub strategy: String,
+    /// The strategy the seeds ran under.
+    pub strategy: StrategySpec,
+    /// Seeds run up to and including the first that fails this way, median over the starts
+    /// that found one (0 when none did).
     pub median_schedules: u64,
+    /// Wall milliseconds for the same, median (NaN when no start found one).
     pub median_ms: f64,
     /// Starts whose range held no such failure within the cap.
     pub not_found: u64,
 }
 
+/// `explore`'s sleep-set reduction, counted on a bound small enough to enumerate without
+/// it, and its speed on a verifying run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExploreBench {
+    /// The bound the schedules were counted on (with `current`), in `explore`'s one-line
+    /// form (`clients=2 … depth_max=200`).
     pub bound: String,
+    /// Schedules without reduction (`--plain`).
     pub plain_schedules: u64,
+    /// Schedules with sleep sets, the default.
     pub reduced_schedules: u64,
+    /// `plain_schedules / reduced_schedules`.
     pub reduction_ratio: f64,
+    /// Steps per second verifying `durable` on two clients, one of them sending once: a
+    /// different bound from `bound`'s.
     pub steps_per_s: f64,
 }
 
+/// Everything `reconcile-sim bench` measures, in one run so that its ratios hold on a
+/// noisy machine; [`format_markdown`] writes the tables `docs/benchmarks.md` holds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct BenchReport {
+    /// Harness against bare stores, for `current` and `durable`.
     pub throughput: Vec<Throughput>,
+    /// One row per signature of [`BUGS`] and strategy.
     pub time_to_failure: Vec<TimeToFailure>,
     /// [`strategy_gains`] of `time_to_failure`.
     pub strategy_gains: Vec<StrategyGain>,
+    /// Shrink time and length per shipped store ([`shrink_bench`]).
     pub shrink: Vec<ShrinkBench>,
+    /// Explore's reduction and speed.
     pub explore: ExploreBench,
 }
 
 /// Shrinking fuzz-found failures of one store to 1-minimal scenarios.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ShrinkBench {
+    /// The shipped store whose failures were shrunk.
     pub store: String,
     /// Failures shrunk (the first ones, random strategy, seeds from 0).
     pub failures: u64,
+    /// Median wall milliseconds per shrink (NaN with no failures).
     pub median_ms: f64,
+    /// The slowest shrink, in wall milliseconds: how far the worst case is from the
+    /// default `--max-shrink-time` (60 s).
     pub max_ms: f64,
     /// Median main-phase steps before and after.
     pub median_steps_before: u64,
+    /// The "after" of the two: the length of the scenario files a person reads.
     pub median_steps_after: u64,
     /// Median replays the shrinker ran.
     pub median_replays: u64,
@@ -211,48 +251,37 @@ pub fn shrink_bench(samples: usize) -> Vec<ShrinkBench> {
     rows
 }
 
-/// A store that records every input it is given, for the bare replay.
-struct Recording {
-    inner: Box<dyn Store>,
-    log: Rc<RefCell<Vec<Input>>>,
-}
+/// Collects, per client, every input its store was given (for the bare replay).
+struct InputLog(Vec<Vec<Input>>);
 
-impl Store for Recording {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
-        self.log.borrow_mut().push(input.clone());
-        self.inner.handle(input)
-    }
-    fn render(&self) -> &[RenderRow] {
-        self.inner.render()
+impl Observer for InputLog {
+    fn on_step(&mut self, world: &World, record: &StepRecord, _: StepAt, _: Option<&Violation>) {
+        if self.0.is_empty() {
+            self.0 = vec![Vec::new(); world.clients().len()];
+        }
+        if let (Some(input), Some(c)) = (&record.input, record.step.client()) {
+            self.0[c as usize].push(input.clone());
+        }
     }
 }
 
+/// Harness against bare store on `kind`: `runs` seeds through the whole harness (timed),
+/// then the inputs each store was given, recorded in an untimed pass, fed straight into
+/// fresh stores (timed).
 pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     let started = Instant::now();
     let mut steps = 0u64;
     for seed in 0..runs {
-        let r = run_one(&kind, "random", seed);
+        let r = run_one(&kind, StrategySpec::Random, seed);
         steps += (r.steps.len() + r.drain.len()) as u64;
     }
     let harness = started.elapsed().as_secs_f64();
     // Record the inputs each client's store saw (a separate pass, not timed).
     let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
     for seed in 0..runs {
-        let config = WorldConfig::from_seed(seed);
-        let cells: Vec<Rc<RefCell<Vec<Input>>>> = (0..config.clients)
-            .map(|_| Rc::new(RefCell::new(Vec::new())))
-            .collect();
-        let mut world = World::with_stores(config.clone(), |i| {
-            Box::new(Recording {
-                inner: (kind.make)(),
-                log: Rc::clone(&cells[i as usize]),
-            })
-        });
-        let r = run_one(&kind, "random", seed);
-        for s in r.steps.iter().chain(&r.drain) {
-            let _ = world.apply(*s);
-        }
-        logs.push(cells.iter().map(|c| c.borrow().clone()).collect());
+        let mut log = InputLog(Vec::new());
+        run_one_observed(&kind, StrategySpec::Random, seed, &mut log);
+        logs.push(log.0);
     }
     let mut inputs = 0u64;
     let started = Instant::now();
@@ -260,7 +289,7 @@ pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
         for log in run_logs {
             let mut store = (kind.make)();
             for input in log {
-                std::hint::black_box(store.handle(input));
+                let _ = std::hint::black_box(store.handle(input));
                 std::hint::black_box(store.render());
                 inputs += 1;
             }
@@ -294,7 +323,7 @@ pub fn time_to_failure(
     bug: &str,
     kind: StoreKind,
     inv: Invariant,
-    strategy_name: &str,
+    strategy: StrategySpec,
     starts: u64,
     cap: u64,
 ) -> TimeToFailure {
@@ -309,7 +338,7 @@ pub fn time_to_failure(
         while n < cap {
             let seed = first + n;
             n += 1;
-            let mut strat = strategy::by_name(strategy_name, seed).expect("known");
+            let mut strat = strategy.build(seed);
             let r = run(&kind, WorldConfig::from_seed(seed), strat.as_mut());
             if r.outcome.invariant() == Some(inv) {
                 found = true;
@@ -327,7 +356,7 @@ pub fn time_to_failure(
         bug: bug.to_string(),
         store: kind.name.to_string(),
         invariant: inv,
-        strategy: strategy_name.to_string(),
+        strategy,
         median_schedules: median_or(schedules, 0),
         median_ms: median_or(ms, f64::NAN),
         not_found,
@@ -343,7 +372,7 @@ pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
         .collect();
     let mut ttf = Vec::new();
     for (bug, store, inv) in BUGS {
-        for s in strategy::NAMES {
+        for s in StrategySpec::ALL {
             ttf.push(time_to_failure(
                 bug,
                 by_name(store).expect("shipped"),

@@ -24,11 +24,16 @@ use std::sync::atomic::AtomicBool;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
+use crate::campaign::error::CampaignError;
+use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError};
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::replay;
+use crate::run::strategy::StrategySpec;
+use crate::store::ResolveError;
 use crate::trace::scenario::Scenario;
+use crate::trace::shrink::Limits;
 
 /// Seeds per fuzz batch (one JUnit testcase each).
 pub const BATCH_SEEDS: u64 = 1000;
@@ -62,25 +67,51 @@ pub enum Requirement {
     Pass,
 }
 
+/// A store a scenario case is replayed on: the caller's, or one resolved for it.
+pub enum Store<'a> {
+    /// A store under test.
+    Borrowed(&'a dyn StoreFactory),
+    /// The store a scenario names.
+    Owned(std::sync::Arc<dyn StoreFactory>),
+}
+
+impl Store<'_> {
+    fn get(&self) -> &dyn StoreFactory {
+        match self {
+            Store::Borrowed(s) => *s,
+            Store::Owned(s) => s.as_ref(),
+        }
+    }
+}
+
 /// One scenario to replay.
 pub struct ScenarioCase<'a> {
+    /// Its file.
     pub path: PathBuf,
+    /// The scenario.
     pub scenario: Scenario,
-    pub store: &'a dyn StoreFactory,
+    /// The store to replay it on.
+    pub store: Store<'a>,
+    /// What it must do.
     pub requirement: Requirement,
 }
 
 /// How one scenario did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ScenarioResult {
+    /// The scenario file: the JUnit testcase's name.
     pub path: PathBuf,
+    /// The store it was replayed on: the one it names, or the one under test.
     pub store: String,
+    /// Whether it had to reproduce its `expect` or break nothing.
     pub requirement: Requirement,
+    /// The file's `expect`, kept for the message whatever the requirement.
     pub expect: Option<Invariant>,
     /// The invariant the replay broke, if any.
     pub got: Option<Invariant>,
     /// Steps skipped because they were not enabled.
     pub skipped: usize,
+    /// It met its requirement; one that did not fails the whole check.
     pub ok: bool,
     /// The command that replays it.
     pub replay: String,
@@ -91,19 +122,20 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>]) -> Vec<ScenarioResult> {
     cases
         .iter()
         .map(|c| {
-            let r = replay(c.store, c.scenario.config.clone(), &c.scenario.steps());
+            let store = c.store.get();
+            let r = replay(store, c.scenario.config.clone(), &c.scenario.steps());
             let got = r.outcome.invariant();
             let ok = match c.requirement {
                 Requirement::ReproduceExpect => got == c.scenario.expect,
                 Requirement::Pass => got.is_none(),
             };
             let mut replay = format!("reconcile-sim replay {}", c.path.display());
-            if c.store.name() != c.scenario.store {
-                replay.push_str(&format!(" --store {}", c.store.name()));
+            if store.name() != c.scenario.store {
+                replay.push_str(&format!(" --store {}", store.name()));
             }
             ScenarioResult {
                 path: c.path.clone(),
-                store: c.store.name(),
+                store: store.name(),
                 requirement: c.requirement,
                 expect: c.scenario.expect,
                 got,
@@ -118,8 +150,11 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>]) -> Vec<ScenarioResult> {
 /// One fuzz batch of one store.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FuzzBatch {
+    /// The store fuzzed, by the name `--store` took.
     pub store: String,
+    /// The batch's first seed; with `seeds`, the testcase's name (`current seeds 0..1000`).
     pub seed_start: u64,
+    /// Seeds in the batch: [`BATCH_SEEDS`], or what is left for the last one.
     pub seeds: u64,
     /// Seeds failing each invariant.
     pub failing: BTreeMap<Invariant, u64>,
@@ -128,90 +163,250 @@ pub struct FuzzBatch {
 }
 
 impl FuzzBatch {
+    /// No seed of the batch broke anything: the testcase passes.
     pub fn ok(&self) -> bool {
         self.failing.is_empty()
     }
 }
 
-/// Fuzz each store over `seeds` seeds from `seed_start`, in batches.
+/// Fuzz each store over `seeds` seeds from `seed_start`, in batches of [`BATCH_SEEDS`].
+/// Returns the batches and the first failing run of each (store, invariant) signature
+/// across them, sorted by signature.
 pub fn fuzz_batches(
     stores: &[&dyn StoreFactory],
-    strategy: &str,
+    strategy: StrategySpec,
     seed_start: u64,
     seeds: u64,
     jobs: usize,
-) -> Vec<FuzzBatch> {
-    let mut out = Vec::new();
+) -> (Vec<FuzzBatch>, Vec<Failure>) {
+    let mut batches = Vec::new();
+    let mut first: BTreeMap<(String, Invariant), Failure> = BTreeMap::new();
     for store in stores {
         let mut start = seed_start;
         while start < seed_start + seeds {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
-            let report = run_campaign(
+            let outcome = run_campaign(
                 &Campaign {
                     stores: vec![*store],
-                    strategy: strategy.to_string(),
+                    strategy,
                     seed_start: start,
                     budget: Budget::Seeds(n),
                     jobs,
+                    coverage: false,
                 },
                 &|_| {},
                 &AtomicBool::new(false),
             );
-            let s = &report.stores[0];
-            out.push(FuzzBatch {
+            let s = &outcome.report.stores[0];
+            batches.push(FuzzBatch {
                 store: s.store.clone(),
                 seed_start: start,
                 seeds: n,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
             });
+            for f in outcome.first_failures {
+                first.entry((f.store.clone(), f.invariant)).or_insert(f);
+            }
             start += n;
         }
     }
-    out
+    (batches, first.into_values().collect())
 }
 
 /// A failure the fuzzer found, shrunk and saved.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
+    /// The store.
     pub store: String,
+    /// The invariant it breaks.
     pub invariant: Invariant,
+    /// The first failing seed.
     pub seed: u64,
+    /// The scenario file.
     pub path: PathBuf,
+    /// Steps after shrinking.
     pub steps: usize,
+    /// Steps before shrinking.
     pub original_steps: usize,
+    /// Shrinking finished: the scenario is 1-minimal.
     pub one_minimal: bool,
     /// Why shrinking stopped early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
 }
 
-/// The first failing seed of each (store, invariant) signature across `batches`.
-pub fn first_failures(batches: &[FuzzBatch]) -> Vec<(String, Invariant, u64)> {
-    let mut first: BTreeMap<(String, Invariant), u64> = BTreeMap::new();
-    for b in batches {
-        for (&inv, &seed) in &b.first_failing_seed {
-            let e = first.entry((b.store.clone(), inv)).or_insert(seed);
-            *e = (*e).min(seed);
+/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`.
+pub fn save_failures(
+    stores: &[&dyn StoreFactory],
+    failures: &[Failure],
+    out_dir: &Path,
+    limits: Limits,
+) -> Result<Vec<Found>, FindingError> {
+    let mut found = Vec::new();
+    for f in failures {
+        let store = *stores
+            .iter()
+            .find(|s| s.name() == f.store)
+            .expect("a failure names a fuzzed store");
+        let finding = shrink_and_save(store, f, &file_for(out_dir, f), limits)?;
+        found.push(Found {
+            store: finding.store,
+            invariant: finding.invariant,
+            seed: finding.seed.unwrap_or_default(),
+            path: finding.path,
+            steps: finding.shrunk.steps.len(),
+            original_steps: finding.shrunk.original_steps,
+            one_minimal: finding.shrunk.gave_up.is_none(),
+            gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
+        });
+    }
+    Ok(found)
+}
+
+/// What a check runs (see the module doc).
+pub struct CheckRequest<'a> {
+    /// Where the scenarios are (searched recursively for `*.json`).
+    pub scenarios_dir: PathBuf,
+    /// The stores under test; `None` replays each scenario on the store it names.
+    pub under_test: Option<Vec<&'a dyn StoreFactory>>,
+    /// Seeds to fuzz per store under test.
+    pub seeds: u64,
+    /// The first seed.
+    pub seed_start: u64,
+    /// How steps are chosen while fuzzing.
+    pub strategy: StrategySpec,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Where failures found by fuzzing are written, shrunk.
+    pub out: PathBuf,
+    /// Shrinking limits.
+    pub limits: Limits,
+}
+
+/// Resolves the store a scenario names (a name, or `exec:`).
+pub type Resolver<'a> = &'a dyn Fn(&str) -> Result<Box<dyn StoreFactory>, ResolveError>;
+
+/// Run the check: load every scenario (one bad file stops the check before anything
+/// runs, naming every bad file), replay each as `request` says, then fuzz the stores
+/// under test and shrink and save the first failure of each signature.
+pub fn run_check(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<CheckReport, CampaignError> {
+    let loaded = load_all(&request.scenarios_dir)?;
+    let cases = match &request.under_test {
+        None => own_store_cases(&loaded, resolve)?,
+        Some(stores) => stores
+            .iter()
+            .flat_map(|store| {
+                loaded.iter().map(|(path, sc)| ScenarioCase {
+                    path: path.clone(),
+                    scenario: sc.clone(),
+                    store: Store::Borrowed(*store),
+                    requirement: Requirement::Pass,
+                })
+            })
+            .collect(),
+    };
+    let scenarios = replay_scenarios(&cases);
+    let fuzzed = request.under_test.clone().unwrap_or_default();
+    let (batches, failures) = if request.seeds == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        fuzz_batches(
+            &fuzzed,
+            request.strategy,
+            request.seed_start,
+            request.seeds,
+            request.jobs,
+        )
+    };
+    let found = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
+    Ok(CheckReport {
+        scenarios,
+        strategy: request.strategy,
+        seed_start: request.seed_start,
+        batches,
+        found,
+    })
+}
+
+/// Every scenario under `dir`, or every problem with them.
+fn load_all(dir: &Path) -> Result<Vec<(PathBuf, Scenario)>, CampaignError> {
+    let files = scenario_files(dir).map_err(|e| {
+        CampaignError::BadInput(format!(
+            "cannot read the scenarios directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let mut loaded = Vec::new();
+    let mut errors = Vec::new();
+    for path in files {
+        match crate::trace::scenario::load(&path) {
+            Ok(sc) => loaded.push((path, sc)),
+            Err(e) => errors.push(e.to_string()),
         }
     }
-    first
-        .into_iter()
-        .map(|((s, i), seed)| (s, i, seed))
-        .collect()
+    if errors.is_empty() {
+        Ok(loaded)
+    } else {
+        Err(CampaignError::BadInput(errors.join("\nerror: ")))
+    }
+}
+
+/// Each scenario on the store it names (each store resolved once), to reproduce its
+/// `expect`.
+fn own_store_cases(
+    loaded: &[(PathBuf, Scenario)],
+    resolve: Resolver<'_>,
+) -> Result<Vec<ScenarioCase<'static>>, CampaignError> {
+    let mut own: Vec<(String, std::sync::Arc<dyn StoreFactory>)> = Vec::new();
+    let mut errors = Vec::new();
+    for (path, sc) in loaded {
+        if own.iter().any(|(n, _)| *n == sc.store) {
+            continue;
+        }
+        match resolve(&sc.store) {
+            Ok(s) => own.push((sc.store.clone(), std::sync::Arc::from(s))),
+            Err(e) => errors.push(format!("{}: field `store`: {e}", path.display())),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(CampaignError::BadInput(errors.join("\nerror: ")));
+    }
+    Ok(loaded
+        .iter()
+        .map(|(path, sc)| {
+            let store = own.iter().find(|(n, _)| *n == sc.store).expect("resolved");
+            ScenarioCase {
+                path: path.clone(),
+                scenario: sc.clone(),
+                store: Store::Owned(std::sync::Arc::clone(&store.1)),
+                requirement: Requirement::ReproduceExpect,
+            }
+        })
+        .collect())
 }
 
 /// The whole check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CheckReport {
+    /// Every scenario's replay, by file, for each store it was replayed on.
     pub scenarios: Vec<ScenarioResult>,
-    pub strategy: String,
+    /// How steps were chosen while fuzzing.
+    pub strategy: StrategySpec,
+    /// The first fuzzed seed (`--seed`, hashed when not a number), reported so that the
+    /// same seeds can be run again.
     pub seed_start: u64,
+    /// Every fuzz batch of every store under test; empty without `--store`.
     pub batches: Vec<FuzzBatch>,
+    /// The first failure of each signature, shrunk and saved under `--out`.
     pub found: Vec<Found>,
 }
 
 impl CheckReport {
+    /// The verdict: every scenario met its requirement and every batch passed (exit 0).
     pub fn ok(&self) -> bool {
         self.scenarios.iter().all(|s| s.ok) && self.batches.iter().all(FuzzBatch::ok)
     }
@@ -336,7 +531,7 @@ mod tests {
     #[test]
     fn batches_cover_the_budget_exactly() {
         let kind = crate::store::current::KIND;
-        let b = fuzz_batches(&[&kind], "random", 5, 2500, 1);
+        let (b, _) = fuzz_batches(&[&kind], StrategySpec::Random, 5, 2500, 1);
         assert_eq!(
             b.iter()
                 .map(|b| (b.seed_start, b.seeds))

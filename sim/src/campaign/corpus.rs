@@ -12,13 +12,15 @@
 use std::path::{Path, PathBuf};
 
 use crate::campaign::check::scenario_files;
+use crate::campaign::error::CampaignError;
 use crate::campaign::fuzz_input::encode_run;
 use crate::store::by_name;
-use crate::trace::scenario::{load, write_atomically, ScenarioError};
+use crate::trace::scenario::{load, write_atomically};
 
 /// What [`regenerate`] wrote and passed over.
 #[derive(Debug, Default)]
 pub struct CorpusReport {
+    /// Every corpus file written, under `corpus/<target>/`.
     pub written: Vec<PathBuf>,
     /// Scenario files not encodable for `interleavings`, with the reason.
     pub skipped: Vec<(PathBuf, String)>,
@@ -35,32 +37,32 @@ fn entry_name(root: &Path, path: &Path) -> String {
 
 /// Rewrite the corpus under `out` from the scenarios under `scenarios` (and, for the
 /// parser, the bad inputs under `bad_inputs`). Files are written atomically.
-pub fn regenerate(scenarios: &Path, bad_inputs: &Path, out: &Path) -> Result<CorpusReport, String> {
+pub fn regenerate(
+    scenarios: &Path,
+    bad_inputs: &Path,
+    out: &Path,
+) -> Result<CorpusReport, CampaignError> {
     let mut report = CorpusReport::default();
     let inter = out.join("interleavings");
     let parser = out.join("scenario_parser");
     for dir in [&inter, &parser] {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(CampaignError::io("create", dir))?;
     }
-    let write = |path: PathBuf, bytes: &[u8], report: &mut CorpusReport| -> Result<(), String> {
-        write_atomically(&path, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let write = |path: PathBuf, bytes: &[u8], report: &mut CorpusReport| {
+        write_atomically(&path, bytes).map_err(CampaignError::io("write", &path))?;
         report.written.push(path);
-        Ok(())
+        Ok::<(), CampaignError>(())
     };
-    let files = scenario_files(scenarios)
-        .map_err(|e| format!("cannot read {}: {e}", scenarios.display()))?;
+    let files = scenario_files(scenarios).map_err(CampaignError::io("read", scenarios))?;
     for path in files {
         let name = entry_name(scenarios, &path);
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
         write(
             parser.join(format!("scenario-{name}.json")),
             &bytes,
             &mut report,
         )?;
-        let scenario = load(&path).map_err(|e: ScenarioError| e.to_string())?;
+        let scenario = load(&path)?;
         let Some(store) = by_name(&scenario.store) else {
             report.skipped.push((
                 path,
@@ -87,8 +89,7 @@ pub fn regenerate(scenarios: &Path, bad_inputs: &Path, out: &Path) -> Result<Cor
     bad.retain(|p| p.extension().is_none_or(|e| e != "expected"));
     bad.sort();
     for path in bad {
-        let bytes =
-            std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
         let file = path
             .file_name()
             .map(|f| f.to_string_lossy().into_owned())

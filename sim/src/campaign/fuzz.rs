@@ -2,42 +2,69 @@
 //! that do not depend on the number of threads.
 //!
 //! Work items are `(seed, store)` pairs in a fixed order (seed-major, so every store
-//! advances together); threads take the next item from one atomic counter. Each run is a
-//! pure function of its item, and results are merged by item index, so `--jobs` changes
-//! only the speed. With a time budget, the report covers the longest prefix of seeds that
-//! every store finished, so the covered seed range is always contiguous.
+//! advances together), dealt out in chunks of [`CHUNK_SEEDS`] seeds; a thread takes the
+//! next chunk from one atomic counter and runs its items in order. Each run is a pure
+//! function of its item, and chunk results are merged in chunk order, so `--jobs` changes
+//! only the speed. With a time budget (or a cancel), a thread stops between seeds; the
+//! report covers the longest prefix of seeds that every store finished, so the covered
+//! seed range is always contiguous.
+//!
+//! A campaign keeps what it needs of each run as it goes, so nothing runs a seed twice to
+//! describe it: per store, the count of failing seeds per invariant and, for the first
+//! failing seed of each invariant, the run's trace (to shrink and save, see
+//! [`crate::campaign::findings`]); with coverage on, the orderings each run reached,
+//! counted by an observer during the run. Chunks are folded into the total as soon as
+//! every earlier chunk is in, so memory stays flat however long the campaign runs.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::campaign::findings::Failure;
+use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
-use crate::run::strategy;
-use crate::run::{run, RunReport};
+use crate::run::strategy::StrategySpec;
+use crate::run::{execute_observed, Next, Observer, RunReport};
+use crate::trace::coverage::{Coverage, CoverageObserver};
+
+/// Seeds per chunk of work.
+pub const CHUNK_SEEDS: u64 = 64;
 
 /// How many seeds to run.
 #[derive(Clone, Copy, Debug)]
 pub enum Budget {
+    /// Exactly this many seeds per store.
     Seeds(u64),
+    /// As many seeds as fit in this time.
     Time(Duration),
 }
 
 /// What a campaign runs.
 pub struct Campaign<'a> {
+    /// The stores, each run on every seed.
     pub stores: Vec<&'a dyn StoreFactory>,
-    pub strategy: String,
+    /// How steps are chosen.
+    pub strategy: StrategySpec,
+    /// The first seed.
     pub seed_start: u64,
+    /// How many seeds.
     pub budget: Budget,
+    /// Worker threads.
     pub jobs: usize,
+    /// Count the interesting orderings every run reaches ([`crate::trace::coverage`]).
+    pub coverage: bool,
 }
 
 /// One store's results over the campaign.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoreSummary {
+    /// The store's name.
     pub store: String,
+    /// Seeds run.
     pub runs: u64,
     /// Seeds failing each invariant (a run stops at its first violation).
     pub failing: BTreeMap<Invariant, u64>,
@@ -46,9 +73,11 @@ pub struct StoreSummary {
 }
 
 impl StoreSummary {
+    /// Failing seeds, all invariants together.
     pub fn failures(&self) -> u64 {
         self.failing.values().sum()
     }
+    /// The smallest failing seed and its invariant.
     pub fn first_failure(&self) -> Option<(u64, Invariant)> {
         self.first_failing_seed.iter().map(|(i, s)| (*s, *i)).min()
     }
@@ -57,27 +86,129 @@ impl StoreSummary {
 /// The whole campaign's results.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CampaignReport {
-    pub strategy: String,
+    /// How steps were chosen.
+    pub strategy: StrategySpec,
+    /// The first seed.
     pub seed_start: u64,
     /// Seeds covered: `seed_start .. seed_start + seeds`.
     pub seeds: u64,
+    /// Per store, in the campaign's order.
     pub stores: Vec<StoreSummary>,
 }
 
 impl CampaignReport {
+    /// Whether any store failed any seed.
     pub fn any_failure(&self) -> bool {
         self.stores.iter().any(|s| s.failures() > 0)
     }
 }
 
-/// Run one seed of one store with the named strategy.
-pub fn run_one(stores: &dyn StoreFactory, strategy_name: &str, seed: u64) -> RunReport {
-    let mut strat = strategy::by_name(strategy_name, seed).expect("strategy validated by caller");
-    run(
+/// A campaign's report, and what it kept of its runs.
+pub struct CampaignOutcome {
+    /// The counts.
+    pub report: CampaignReport,
+    /// The first failing run of each (store, invariant), store by store in campaign order,
+    /// invariants in order: ready to shrink and save.
+    pub first_failures: Vec<Failure>,
+    /// Per store (campaign order), the orderings its runs reached; empty unless asked.
+    pub coverage: Vec<Coverage>,
+}
+
+/// Run one seed of one store with `strategy`.
+pub fn run_one(stores: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -> RunReport {
+    run_one_observed(stores, strategy, seed, &mut ())
+}
+
+/// [`run_one`], telling `observer` about every step.
+pub fn run_one_observed(
+    stores: &dyn StoreFactory,
+    strategy: StrategySpec,
+    seed: u64,
+    observer: &mut dyn Observer,
+) -> RunReport {
+    let mut strat = strategy.build(seed);
+    let config = WorldConfig::from_seed(seed);
+    let steps_max = config.steps_max as usize;
+    execute_observed(
         stores,
-        crate::model::config::WorldConfig::from_seed(seed),
-        strat.as_mut(),
+        config,
+        |_, enabled, i| {
+            if i >= steps_max || enabled.is_empty() {
+                Next::Stop
+            } else {
+                Next::Apply(enabled[strat.choose(enabled)])
+            }
+        },
+        observer,
     )
+}
+
+/// One store's share of some contiguous seeds.
+#[derive(Default)]
+struct StoreTally {
+    runs: u64,
+    failing: BTreeMap<Invariant, u64>,
+    /// The first failing seed of each invariant, with its run.
+    first: BTreeMap<Invariant, (u64, RunReport)>,
+    coverage: Coverage,
+}
+
+impl StoreTally {
+    fn add_run(&mut self, seed: u64, report: RunReport, coverage: Option<Coverage>) {
+        self.runs += 1;
+        if let Some(inv) = report.outcome.invariant() {
+            *self.failing.entry(inv).or_default() += 1;
+            self.first.entry(inv).or_insert((seed, report));
+        }
+        if let Some(c) = coverage {
+            self.coverage.merge(&c);
+        }
+    }
+
+    /// Add `later`, which covers seeds after this one's.
+    fn append(&mut self, later: StoreTally) {
+        self.runs += later.runs;
+        for (inv, n) in later.failing {
+            *self.failing.entry(inv).or_default() += n;
+        }
+        for (inv, first) in later.first {
+            self.first.entry(inv).or_insert(first);
+        }
+        self.coverage.merge(&later.coverage);
+    }
+}
+
+/// What one chunk's runs found: a tally per store, and whether every seed of the chunk
+/// ran (a thread stopped by the budget leaves a prefix of it).
+struct ChunkResult {
+    seeds_done: u64,
+    complete: bool,
+    tallies: Vec<StoreTally>,
+}
+
+/// Folds chunk results into the total in chunk order, holding back those that finish
+/// early (at most one per thread).
+struct Merger {
+    next: u64,
+    pending: BTreeMap<u64, ChunkResult>,
+    total: Vec<StoreTally>,
+    seeds: u64,
+    /// A chunk was cut short: nothing after it counts.
+    closed: bool,
+}
+
+impl Merger {
+    fn add(&mut self, index: u64, chunk: ChunkResult) {
+        self.pending.insert(index, chunk);
+        while let Some(chunk) = self.pending.remove(&self.next).filter(|_| !self.closed) {
+            self.seeds += chunk.seeds_done;
+            self.closed = !chunk.complete;
+            for (total, t) in self.total.iter_mut().zip(chunk.tallies) {
+                total.append(t);
+            }
+            self.next += 1;
+        }
+    }
 }
 
 /// Run a campaign. `progress` is called with the number of runs finished so far (from any
@@ -86,79 +217,134 @@ pub fn run_campaign(
     campaign: &Campaign<'_>,
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
-) -> CampaignReport {
-    let n_stores = campaign.stores.len() as u64;
-    let total_items = match campaign.budget {
-        Budget::Seeds(n) => n * n_stores,
-        Budget::Time(_) => u64::MAX,
+) -> CampaignOutcome {
+    let seeds_total = match campaign.budget {
+        Budget::Seeds(n) => n,
+        Budget::Time(_) => u64::MAX - campaign.seed_start,
     };
     let deadline = match campaign.budget {
         Budget::Time(d) => Some(Instant::now() + d),
         Budget::Seeds(_) => None,
     };
-    let next = AtomicU64::new(0);
+    let stop = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+    let next_chunk = AtomicU64::new(0);
     let done = AtomicU64::new(0);
-    let jobs = campaign.jobs.max(1);
-    let mut results: Vec<(u64, Option<Invariant>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut local = Vec::new();
-                    loop {
-                        if cancel.load(Ordering::Relaxed)
-                            || deadline.is_some_and(|d| Instant::now() >= d)
-                        {
-                            break;
-                        }
-                        let item = next.fetch_add(1, Ordering::Relaxed);
-                        if item >= total_items {
-                            break;
-                        }
-                        let seed = campaign.seed_start + item / n_stores;
-                        let store = campaign.stores[(item % n_stores) as usize];
-                        let report = run_one(store, &campaign.strategy, seed);
-                        local.push((item, report.outcome.invariant()));
-                        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-                    }
-                    local
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("fuzz worker panicked outside a store"))
-            .collect()
+    let merger = Mutex::new(Merger {
+        next: 0,
+        pending: BTreeMap::new(),
+        total: campaign
+            .stores
+            .iter()
+            .map(|_| StoreTally::default())
+            .collect(),
+        seeds: 0,
+        closed: false,
     });
-    results.sort_unstable_by_key(|(item, _)| *item);
-    // The longest prefix of items with no gap, cut down to whole seeds.
-    let contiguous = results
-        .iter()
-        .enumerate()
-        .take_while(|(i, (item, _))| *i as u64 == *item)
-        .count() as u64;
-    let seeds = contiguous / n_stores;
-    let mut stores: Vec<StoreSummary> = campaign
+    std::thread::scope(|scope| {
+        for _ in 0..campaign.jobs.max(1) {
+            scope.spawn(|| loop {
+                let index = next_chunk.fetch_add(1, Ordering::Relaxed);
+                let first = index.saturating_mul(CHUNK_SEEDS);
+                if first >= seeds_total || stop() {
+                    break;
+                }
+                let seeds = CHUNK_SEEDS.min(seeds_total - first);
+                let seed = campaign.seed_start + first;
+                let chunk = run_chunk(campaign, seed, seeds, &stop, &|| {
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1)
+                });
+                let complete = chunk.complete;
+                lock(&merger).add(index, chunk);
+                if !complete {
+                    break;
+                }
+            });
+        }
+    });
+    let merger = merger.into_inner().unwrap_or_else(|e| e.into_inner());
+    outcome(campaign, merger.seeds, merger.total)
+}
+
+/// Run `seeds` seeds from `seed` on every store, stopping between seeds when `stop` says.
+fn run_chunk(
+    campaign: &Campaign<'_>,
+    seed: u64,
+    seeds: u64,
+    stop: &dyn Fn() -> bool,
+    ran: &dyn Fn(),
+) -> ChunkResult {
+    let mut tallies: Vec<StoreTally> = campaign
         .stores
         .iter()
-        .map(|s| StoreSummary {
-            store: s.name(),
-            ..StoreSummary::default()
-        })
+        .map(|_| StoreTally::default())
         .collect();
-    for (item, verdict) in results.into_iter().take((seeds * n_stores) as usize) {
-        let summary = &mut stores[(item % n_stores) as usize];
-        summary.runs += 1;
-        if let Some(inv) = verdict {
-            let seed = campaign.seed_start + item / n_stores;
-            *summary.failing.entry(inv).or_default() += 1;
-            summary.first_failing_seed.entry(inv).or_insert(seed);
+    for n in 0..seeds {
+        if n > 0 && stop() {
+            return ChunkResult {
+                seeds_done: n,
+                complete: false,
+                tallies,
+            };
+        }
+        for (store, tally) in campaign.stores.iter().zip(&mut tallies) {
+            let (report, coverage) = if campaign.coverage {
+                let mut observer = CoverageObserver::default();
+                let r = run_one_observed(*store, campaign.strategy, seed + n, &mut observer);
+                (r, Some(observer.coverage))
+            } else {
+                (run_one(*store, campaign.strategy, seed + n), None)
+            };
+            tally.add_run(seed + n, report, coverage);
+            ran();
         }
     }
-    CampaignReport {
-        strategy: campaign.strategy.clone(),
-        seed_start: campaign.seed_start,
-        seeds,
-        stores,
+    ChunkResult {
+        seeds_done: seeds,
+        complete: true,
+        tallies,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The report and the kept runs of `seeds` seeds' tallies.
+fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> CampaignOutcome {
+    let mut stores = Vec::new();
+    let mut first_failures = Vec::new();
+    let mut coverage = Vec::new();
+    for (store, tally) in campaign.stores.iter().zip(tallies) {
+        stores.push(StoreSummary {
+            store: store.name(),
+            runs: tally.runs,
+            failing: tally.failing,
+            first_failing_seed: tally.first.iter().map(|(i, (s, _))| (*i, *s)).collect(),
+        });
+        for (invariant, (seed, run)) in tally.first {
+            first_failures.push(Failure {
+                store: store.name(),
+                invariant,
+                seed: Some(seed),
+                strategy: Some(campaign.strategy.to_string()),
+                description: None,
+                config: run.config,
+                steps: run.steps,
+            });
+        }
+        if campaign.coverage {
+            coverage.push(tally.coverage);
+        }
+    }
+    CampaignOutcome {
+        report: CampaignReport {
+            strategy: campaign.strategy,
+            seed_start: campaign.seed_start,
+            seeds,
+            stores,
+        },
+        first_failures,
+        coverage,
     }
 }
 
@@ -189,4 +375,103 @@ pub fn format_table(report: &CampaignReport) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::by_name;
+
+    fn campaign<'a>(stores: Vec<&'a dyn StoreFactory>, seeds: u64, jobs: usize) -> Campaign<'a> {
+        Campaign {
+            stores,
+            strategy: StrategySpec::Random,
+            seed_start: 3,
+            budget: Budget::Seeds(seeds),
+            jobs,
+            coverage: false,
+        }
+    }
+
+    /// Chunks, threads and the order chunks finish in change nothing: the report equals
+    /// one computed seed by seed, and the kept runs are those of the first failing seeds.
+    #[test]
+    fn a_campaign_equals_its_runs_seed_by_seed_for_any_number_of_threads() {
+        let current = by_name("current").unwrap();
+        let canary = by_name("canary").unwrap();
+        let stores: Vec<&dyn StoreFactory> = vec![&current, &canary];
+        let seeds = 2 * CHUNK_SEEDS + 5;
+        let one = run_campaign(
+            &campaign(stores.clone(), seeds, 1),
+            &|_| {},
+            &AtomicBool::new(false),
+        );
+        let three = run_campaign(
+            &campaign(stores.clone(), seeds, 3),
+            &|_| {},
+            &AtomicBool::new(false),
+        );
+        assert_eq!(one.report, three.report);
+        assert_eq!(one.report.seeds, seeds);
+        for (summary, store) in one.report.stores.iter().zip(&stores) {
+            let mut expected = StoreSummary {
+                store: store.name(),
+                ..StoreSummary::default()
+            };
+            for seed in 3..3 + seeds {
+                expected.runs += 1;
+                if let Some(inv) = run_one(*store, StrategySpec::Random, seed)
+                    .outcome
+                    .invariant()
+                {
+                    *expected.failing.entry(inv).or_default() += 1;
+                    expected.first_failing_seed.entry(inv).or_insert(seed);
+                }
+            }
+            assert_eq!(*summary, expected);
+        }
+        for f in &three.first_failures {
+            let store = stores.iter().find(|s| s.name() == f.store).unwrap();
+            let run = run_one(*store, StrategySpec::Random, f.seed.unwrap());
+            assert_eq!((run.config, run.steps), (f.config.clone(), f.steps.clone()));
+            assert_eq!(run.outcome.invariant(), Some(f.invariant));
+        }
+        assert!(!three.first_failures.is_empty());
+    }
+
+    /// Coverage counted during the campaign equals coverage counted by replaying each run.
+    #[test]
+    fn coverage_counted_during_the_runs_equals_coverage_of_their_replays() {
+        let current = by_name("current").unwrap();
+        let mut c = campaign(vec![&current], 150, 2);
+        c.coverage = true;
+        let got = run_campaign(&c, &|_| {}, &AtomicBool::new(false));
+        let mut expected = Coverage::default();
+        for seed in 3..153 {
+            let r = run_one(&current, StrategySpec::Random, seed);
+            expected.merge(&crate::trace::coverage::coverage_of(
+                &current, r.config, &r.steps,
+            ));
+        }
+        assert_eq!(got.coverage, vec![expected]);
+    }
+
+    /// A cancelled campaign reports a contiguous prefix of whole seeds.
+    #[test]
+    fn a_cancelled_campaign_keeps_a_contiguous_prefix() {
+        let current = by_name("current").unwrap();
+        let cancel = AtomicBool::new(false);
+        let c = campaign(vec![&current], 10 * CHUNK_SEEDS, 2);
+        let got = run_campaign(
+            &c,
+            &|done| {
+                if done == 100 {
+                    cancel.store(true, Ordering::Relaxed)
+                }
+            },
+            &cancel,
+        );
+        assert!(got.report.seeds >= 1 && got.report.seeds < 10 * CHUNK_SEEDS);
+        assert_eq!(got.report.stores[0].runs, got.report.seeds);
+    }
 }

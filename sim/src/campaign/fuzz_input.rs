@@ -22,7 +22,7 @@ use crate::run::{execute, Next, RunReport};
 use crate::store::{StoreKind, STORES};
 
 /// Bytes before the first step choice.
-pub const HEADER_LEN: usize = 10;
+pub const HEADER_LEN: usize = WorldConfig::OPTIONS.len() + 1;
 
 fn byte(u: &mut Unstructured<'_>) -> u8 {
     u.arbitrary::<u8>().unwrap_or(0)
@@ -32,43 +32,33 @@ fn ranged(u: &mut Unstructured<'_>, lo: u8, hi: u8) -> u8 {
     lo + byte(u) % (hi - lo + 1)
 }
 
-/// The world options encoded in the header.
+/// The world options encoded in the header: one byte per [`WorldConfig::OPTIONS`] row,
+/// folded into the row's range.
 pub fn decode_config(u: &mut Unstructured<'_>) -> WorldConfig {
-    WorldConfig {
-        clients: ranged(u, 1, 3),
-        passive_observer: byte(u) & 1 == 1,
-        sends_per_client: ranged(u, 0, 3),
-        scrolls_per_client: ranged(u, 0, 4),
-        deltas_per_segment_max: ranged(u, 0, 3),
-        tool_calls_per_turn_max: ranged(u, 0, 2),
-        turn_failures: byte(u) & 1 == 1,
-        ws_reorder_window: ranged(u, 1, 3),
-        status_on_connect: byte(u) & 1 == 1,
-        steps_max: 200,
-        drain_steps_max: 2000,
-    }
+    let values: Vec<u8> = WorldConfig::OPTIONS
+        .iter()
+        .map(|o| ranged(u, o.min, o.max))
+        .collect();
+    WorldConfig::from_options(values)
 }
 
 /// The header bytes for `config`, or `None` when an option is outside the fuzzable ranges.
 pub fn encode_config(config: &WorldConfig, store_index: u8) -> Option<Vec<u8>> {
-    let within = |v: u8, lo: u8, hi: u8| (lo..=hi).contains(&v).then_some(v - lo);
-    Some(vec![
-        within(config.clients, 1, 3)?,
-        config.passive_observer as u8,
-        within(config.sends_per_client, 0, 3)?,
-        within(config.scrolls_per_client, 0, 4)?,
-        within(config.deltas_per_segment_max, 0, 3)?,
-        within(config.tool_calls_per_turn_max, 0, 2)?,
-        config.turn_failures as u8,
-        within(config.ws_reorder_window, 1, 3)?,
-        config.status_on_connect as u8,
-        store_index,
-    ])
+    let mut bytes = Vec::with_capacity(HEADER_LEN);
+    for o in WorldConfig::OPTIONS {
+        let v = (o.get)(config);
+        bytes.push((o.min..=o.max).contains(&v).then(|| v - o.min)?);
+    }
+    bytes.push(store_index);
+    Some(bytes)
 }
 
 /// What a fuzz input decoded to, and how the run went.
 pub struct BytesRun {
+    /// The store run: the one given (`RECONCILE_SIM_STORE`), or the one byte 9 chose.
     pub store: StoreKind,
+    /// The run; a failure in it is a crash for the `interleavings` target, which
+    /// `from-fuzz` shrinks into a scenario.
     pub report: RunReport,
 }
 

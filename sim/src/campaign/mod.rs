@@ -4,6 +4,9 @@
 pub mod bench;
 pub mod check;
 pub mod corpus;
+pub mod error;
+pub mod findings;
 pub mod fuzz;
 pub mod fuzz_input;
+pub mod libfuzzer;
 pub mod nightly;

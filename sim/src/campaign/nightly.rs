@@ -9,21 +9,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::scenario_files;
-use crate::campaign::fuzz::{run_campaign, run_one, Budget, Campaign, CampaignReport};
-use crate::campaign::fuzz_input::run_bytes;
+use crate::campaign::error::CampaignError;
+use crate::campaign::findings::{file_for, shrink_and_save, Failure};
+use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignReport};
+use crate::campaign::libfuzzer::{artifact_failure, run_target, TargetSummary};
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
-use crate::run::Outcome;
-use crate::store::STORES;
+use crate::run::strategy::StrategySpec;
+use crate::store::{StoreKind, STORES};
 use crate::trace::scenario::{load, write_atomically};
-use crate::trace::shrink::{scenario_of, shrink, shrink_and_save, Limits};
+use crate::trace::shrink::Limits;
 
 /// A failure's identity for de-duplication: the store and the invariant it breaks.
 pub type Signature = (String, Invariant);
@@ -39,6 +40,7 @@ pub struct NightlyConfig {
     pub known_dirs: Vec<PathBuf>,
     /// The first seed of every in-process campaign.
     pub seed_start: u64,
+    /// Worker threads for the in-process campaigns, and libFuzzer's `-fork` processes.
     pub jobs: usize,
     /// The cargo-fuzz package directory, or `None` to skip the coverage-guided phase.
     pub fuzz_dir: Option<PathBuf>,
@@ -54,48 +56,51 @@ pub struct NightlyConfig {
 /// One in-process campaign's results.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CampaignSummary {
+    /// The campaign's table: seeds per store, failing seeds per invariant.
     pub report: CampaignReport,
+    /// Runs (seeds × stores) per wall second, over every worker: the night's throughput.
     pub runs_per_second: f64,
-}
-
-/// One cargo-fuzz target's results.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct TargetSummary {
-    pub target: String,
-    /// The store the target was fixed to, if any.
-    pub store: Option<String>,
-    pub seconds: u64,
-    /// libFuzzer's own count, when it printed one.
-    pub executions: Option<u64>,
-    pub artifacts: Vec<String>,
-    /// Set when the target could not be run (build failed, cargo-fuzz missing…).
-    pub error: Option<String>,
 }
 
 /// A failure found tonight.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
+    /// The store that failed.
     pub store: String,
+    /// What it broke; with `store`, the signature that decides `new`.
     pub invariant: Invariant,
     /// `in-process/<strategy>` or `cargo-fuzz/<target>`.
     pub source: String,
+    /// Its signature was in no committed scenario nor an earlier night (nor earlier
+    /// tonight): only new findings are shrunk and saved, and any makes the night exit 1.
     pub new: bool,
     /// The shrunk scenario written for a new signature.
     pub scenario: Option<String>,
+    /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
 }
 
 /// Everything the night did; written as `summary.json` and `summary.md`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NightlySummary {
+    /// Tonight's folder (`nightly/YYYY-MM-DD`), which holds the summary and the scenarios.
     pub night_dir: String,
+    /// The budget asked for (`--time`).
     pub budget_seconds: u64,
+    /// Wall time the night actually took, to set against `budget_seconds`.
     pub elapsed_seconds: f64,
+    /// Ctrl-C stopped the night early; what it found so far is still written.
     pub interrupted: bool,
+    /// The first seed of every in-process campaign (by default from the date, so
+    /// successive nights run different seeds).
     pub seed_start: u64,
+    /// Signatures known before tonight, which are counted but not saved again.
     pub known_signatures: usize,
+    /// One in-process campaign per strategy.
     pub campaigns: Vec<CampaignSummary>,
+    /// One libFuzzer run per `interleavings` store, then `scenario_parser`.
     pub cargo_fuzz: Vec<TargetSummary>,
+    /// Every failure found, new or known, in the order found.
     pub findings: Vec<Finding>,
     /// Problems that did not stop the night (a target that failed to build…).
     pub problems: Vec<String>,
@@ -133,311 +138,243 @@ pub fn run_nightly(
     cfg: &NightlyConfig,
     progress: &dyn NightlyProgress,
     cancel: &AtomicBool,
-) -> Result<NightlySummary, String> {
-    let started = Instant::now();
+) -> Result<NightlySummary, CampaignError> {
     let scenarios_dir = cfg.night_dir.join("scenarios");
-    std::fs::create_dir_all(&scenarios_dir)
-        .map_err(|e| format!("cannot create {}: {e}", scenarios_dir.display()))?;
-    let mut known = known_signatures(&cfg.known_dirs);
-    let mut summary = NightlySummary {
-        night_dir: cfg.night_dir.display().to_string(),
-        budget_seconds: cfg.budget.as_secs(),
-        elapsed_seconds: 0.0,
-        interrupted: false,
-        seed_start: cfg.seed_start,
-        known_signatures: known.len(),
-        campaigns: Vec::new(),
-        cargo_fuzz: Vec::new(),
-        findings: Vec::new(),
-        problems: Vec::new(),
-    };
-    let in_process = if cfg.fuzz_dir.is_some() {
-        cfg.budget.mul_f64(cfg.in_process_share.clamp(0.0, 1.0))
-    } else {
-        cfg.budget
-    };
-    let strategies = crate::run::strategy::NAMES;
-    let per_strategy = in_process / strategies.len() as u32;
-    let stores: Vec<&dyn StoreFactory> = STORES.iter().map(|k| k as &dyn StoreFactory).collect();
-
-    // Phase 1: in-process, every store and strategy.
-    for strategy in strategies {
-        if cancel.load(Ordering::Relaxed) {
-            break;
-        }
-        progress.phase(
-            &format!("in-process fuzz, strategy {strategy}"),
-            per_strategy.as_secs(),
-        );
-        let campaign = Campaign {
-            stores: stores.clone(),
-            strategy: strategy.to_string(),
+    std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
+    let known = known_signatures(&cfg.known_dirs);
+    let mut night = Night {
+        cfg,
+        progress,
+        cancel,
+        started: Instant::now(),
+        scenarios_dir,
+        summary: NightlySummary {
+            night_dir: cfg.night_dir.display().to_string(),
+            budget_seconds: cfg.budget.as_secs(),
+            elapsed_seconds: 0.0,
+            interrupted: false,
             seed_start: cfg.seed_start,
-            budget: Budget::Time(per_strategy),
-            jobs: cfg.jobs,
-        };
-        let t = Instant::now();
-        let report = run_campaign(&campaign, &|d| progress.runs(d), cancel);
-        let runs = report.seeds * stores.len() as u64;
-        let secs = t.elapsed().as_secs_f64().max(1e-9);
-        for s in &report.stores {
-            let store = *stores
-                .iter()
-                .find(|k| k.name() == s.store)
-                .expect("campaign store");
-            for (inv, seed) in &s.first_failing_seed {
-                let sig = (s.store.clone(), *inv);
-                let new = !known.contains(&sig);
-                let mut finding = Finding {
-                    store: s.store.clone(),
-                    invariant: *inv,
-                    source: format!("in-process/{strategy}"),
-                    new,
-                    scenario: None,
-                    steps: None,
-                };
-                if new {
-                    let run = run_one(store, strategy, *seed);
-                    let saved = shrink_and_save(
-                        store,
-                        run.config.clone(),
-                        &run.steps,
-                        *inv,
-                        *seed,
-                        strategy,
-                        &scenarios_dir,
-                        Limits::default(),
-                    )?;
-                    progress.note(&format!(
-                        "new: {} {} (seed {seed}, {strategy}) → {}",
-                        s.store,
-                        inv,
-                        saved.0.display()
-                    ));
-                    finding.scenario = Some(saved.0.display().to_string());
-                    finding.steps = Some(saved.1.steps.len());
-                    known.insert(sig);
-                }
-                summary.findings.push(finding);
-            }
-        }
-        summary.campaigns.push(CampaignSummary {
-            report,
-            runs_per_second: runs as f64 / secs,
-        });
+            known_signatures: known.len(),
+            campaigns: Vec::new(),
+            cargo_fuzz: Vec::new(),
+            findings: Vec::new(),
+            problems: Vec::new(),
+        },
+        known,
+    };
+    night.in_process()?;
+    if let Some(fuzz_dir) = &cfg.fuzz_dir {
+        night.cargo_fuzz(fuzz_dir)?;
+    }
+    let mut summary = night.summary;
+    summary.interrupted = cancel.load(Ordering::Relaxed);
+    summary.elapsed_seconds = night.started.elapsed().as_secs_f64();
+    write_summary(&cfg.night_dir, &summary)?;
+    Ok(summary)
+}
+
+/// A night in progress.
+struct Night<'a> {
+    cfg: &'a NightlyConfig,
+    progress: &'a dyn NightlyProgress,
+    cancel: &'a AtomicBool,
+    started: Instant,
+    scenarios_dir: PathBuf,
+    known: BTreeSet<Signature>,
+    summary: NightlySummary,
+}
+
+impl Night<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
     }
 
-    // Phase 2: each cargo-fuzz target for its share of what is left: `interleavings` once
-    // per store under test, then `scenario_parser`.
-    if let Some(fuzz_dir) = &cfg.fuzz_dir {
-        let mut runs: Vec<(&str, Option<crate::store::StoreKind>)> = Vec::new();
-        for name in &cfg.fuzz_stores {
-            let kind = crate::store::by_name(name)
-                .ok_or_else(|| format!("unknown store '{name}' for the interleavings target"))?;
+    /// Phase 1: in-process, every store and strategy, for the in-process share.
+    fn in_process(&mut self) -> Result<(), CampaignError> {
+        let cfg = self.cfg;
+        let in_process = if cfg.fuzz_dir.is_some() {
+            cfg.budget.mul_f64(cfg.in_process_share.clamp(0.0, 1.0))
+        } else {
+            cfg.budget
+        };
+        let per_strategy = in_process / StrategySpec::ALL.len() as u32;
+        let stores: Vec<&dyn StoreFactory> =
+            STORES.iter().map(|k| k as &dyn StoreFactory).collect();
+        for strategy in StrategySpec::ALL {
+            if self.cancelled() {
+                break;
+            }
+            self.progress.phase(
+                &format!("in-process fuzz, strategy {strategy}"),
+                per_strategy.as_secs(),
+            );
+            let campaign = Campaign {
+                stores: stores.clone(),
+                strategy,
+                seed_start: cfg.seed_start,
+                budget: Budget::Time(per_strategy),
+                jobs: cfg.jobs,
+                coverage: false,
+            };
+            let t = Instant::now();
+            let outcome = run_campaign(&campaign, &|d| self.progress.runs(d), self.cancel);
+            let runs = outcome.report.seeds * stores.len() as u64;
+            let secs = t.elapsed().as_secs_f64().max(1e-9);
+            for failure in &outcome.first_failures {
+                let store = *stores
+                    .iter()
+                    .find(|k| k.name() == failure.store)
+                    .expect("campaign store");
+                self.record(store, failure)?;
+            }
+            self.summary.campaigns.push(CampaignSummary {
+                report: outcome.report,
+                runs_per_second: runs as f64 / secs,
+            });
+        }
+        Ok(())
+    }
+
+    /// Phase 2: each cargo-fuzz target for its share of what is left: `interleavings`
+    /// once per store under test, then `scenario_parser`.
+    fn cargo_fuzz(&mut self, fuzz_dir: &Path) -> Result<(), CampaignError> {
+        let mut runs: Vec<(&str, Option<StoreKind>)> = Vec::new();
+        for name in &self.cfg.fuzz_stores {
+            let kind = crate::store::by_name(name).ok_or_else(|| {
+                CampaignError::BadInput(format!(
+                    "unknown store '{name}' for the interleavings target"
+                ))
+            })?;
             runs.push(("interleavings", Some(kind)));
         }
         runs.push(("scenario_parser", None));
         let count = runs.len();
         for (i, (target, store)) in runs.into_iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
+            if self.cancelled() {
                 break;
             }
-            let left = cfg.budget.saturating_sub(started.elapsed());
+            let left = self.cfg.budget.saturating_sub(self.started.elapsed());
             let secs = (left.as_secs() / (count - i) as u64).max(10);
-            let label = match store {
-                Some(k) => format!("{target} on {}", k.name),
-                None => target.to_string(),
-            };
-            progress.phase(&format!("cargo-fuzz target {label}"), secs);
-            let t = run_target(
-                fuzz_dir,
-                &cfg.corpus_dir,
-                &cfg.night_dir,
-                target,
-                store,
-                secs,
-                cfg.jobs,
-            );
-            if let Some(e) = &t.error {
-                summary.problems.push(format!("cargo-fuzz {label}: {e}"));
-                progress.note(&format!("problem: cargo-fuzz {label}: {e}"));
-            }
-            for artifact in &t.artifacts {
-                let path = PathBuf::from(artifact);
-                if target == "scenario_parser" {
-                    // Any crash of the parser target is a harness bug, always new.
-                    summary.problems.push(format!(
-                        "scenario_parser crashed on {} (a loader bug: reproduce with `cargo fuzz run -s none scenario_parser {}`)",
-                        path.display(),
-                        path.display()
-                    ));
-                    continue;
-                }
-                if let Some(f) = convert_artifact(&path, store, &scenarios_dir, &mut known)? {
-                    if f.new {
-                        progress.note(&format!(
-                            "new: {} {} (cargo-fuzz) → {}",
-                            f.store,
-                            f.invariant,
-                            f.scenario.as_deref().unwrap_or("")
-                        ));
-                    }
-                    summary.findings.push(f);
-                }
-            }
-            summary.cargo_fuzz.push(t);
+            self.target(fuzz_dir, target, store, secs)?;
         }
+        Ok(())
     }
-    summary.interrupted = cancel.load(Ordering::Relaxed);
-    summary.elapsed_seconds = started.elapsed().as_secs_f64();
-    write_summary(&cfg.night_dir, &summary)?;
-    Ok(summary)
+
+    /// Run one target for `secs` seconds and turn its artifacts into findings.
+    fn target(
+        &mut self,
+        fuzz_dir: &Path,
+        target: &str,
+        store: Option<StoreKind>,
+        secs: u64,
+    ) -> Result<(), CampaignError> {
+        let label = match store {
+            Some(k) => format!("{target} on {}", k.name),
+            None => target.to_string(),
+        };
+        self.progress
+            .phase(&format!("cargo-fuzz target {label}"), secs);
+        let cfg = self.cfg;
+        let t = run_target(
+            fuzz_dir,
+            &cfg.corpus_dir,
+            &cfg.night_dir,
+            target,
+            store,
+            secs,
+            cfg.jobs,
+        );
+        if let Some(e) = &t.error {
+            self.summary
+                .problems
+                .push(format!("cargo-fuzz {label}: {e}"));
+            self.progress
+                .note(&format!("problem: cargo-fuzz {label}: {e}"));
+        }
+        for artifact in &t.artifacts {
+            let path = PathBuf::from(artifact);
+            if target == "scenario_parser" {
+                // Any crash of the parser target is a harness bug, always new.
+                self.summary.problems.push(format!(
+                    "scenario_parser crashed on {} (a loader bug: reproduce with `cargo fuzz run -s none scenario_parser {}`)",
+                    path.display(),
+                    path.display()
+                ));
+                continue;
+            }
+            let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
+            let description = format!("found by cargo-fuzz, artifact {}", path.display());
+            if let Some((kind, failure)) = artifact_failure(&bytes, store, description) {
+                self.record(&kind, &failure)?;
+            }
+        }
+        self.summary.cargo_fuzz.push(t);
+        Ok(())
+    }
+
+    /// Add a finding for `failure`, shrunk and saved when its signature is new.
+    fn record(&mut self, store: &dyn StoreFactory, failure: &Failure) -> Result<(), CampaignError> {
+        let finding = record_finding(
+            store,
+            failure,
+            &self.scenarios_dir,
+            &mut self.known,
+            self.progress,
+        )?;
+        self.summary.findings.push(finding);
+        Ok(())
+    }
 }
 
-/// A libFuzzer artifact of `interleavings` (store chosen by its bytes) → a finding, shrunk
-/// and saved when its signature is new.
-fn convert_artifact(
-    path: &Path,
-    store: Option<crate::store::StoreKind>,
+/// A failure found tonight as a [`Finding`]: shrunk and saved when its signature is new
+/// (and then known).
+fn record_finding(
+    store: &dyn StoreFactory,
+    failure: &Failure,
     scenarios_dir: &Path,
     known: &mut BTreeSet<Signature>,
-) -> Result<Option<Finding>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let run = run_bytes(&bytes, store);
-    let Outcome::Fail(v) = &run.report.outcome else {
-        return Ok(None);
+    progress: &dyn NightlyProgress,
+) -> Result<Finding, CampaignError> {
+    let sig = (failure.store.clone(), failure.invariant);
+    let source = match failure.seed {
+        Some(_) => format!("in-process/{}", failure.strategy.as_deref().unwrap_or("")),
+        None => "cargo-fuzz/interleavings".to_string(),
     };
-    let sig = (run.store.name.to_string(), v.invariant);
     let mut finding = Finding {
         store: sig.0.clone(),
-        invariant: v.invariant,
-        source: "cargo-fuzz/interleavings".to_string(),
+        invariant: sig.1,
+        source,
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
     };
     if finding.new {
-        let shrunk = shrink(
-            &run.store,
-            run.report.config.clone(),
-            &run.report.steps,
-            Some(v.invariant),
-            Limits::default(),
-        )
-        .map_err(|e| {
-            format!(
-                "internal error: artifact {} did not replay: {e}",
-                path.display()
-            )
-        })?;
-        let mut sc = scenario_of(&run.store, &shrunk, None, Some("libfuzzer".to_string()));
-        sc.description = Some(format!("found by cargo-fuzz, artifact {}", path.display()));
-        let file = scenarios_dir.join(format!("{}-{}-libfuzzer.json", sig.0, sig.1));
-        sc.save(&file)
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-        finding.scenario = Some(file.display().to_string());
-        finding.steps = Some(shrunk.steps.len());
+        let file = file_for(scenarios_dir, failure);
+        let saved = shrink_and_save(store, failure, &file, Limits::default())?;
+        let found_by = match failure.seed {
+            Some(seed) => format!("seed {seed}, {}", failure.strategy.as_deref().unwrap_or("")),
+            None => "cargo-fuzz".to_string(),
+        };
+        progress.note(&format!(
+            "new: {} {} ({found_by}) → {}",
+            sig.0,
+            sig.1,
+            saved.path.display()
+        ));
+        finding.scenario = Some(saved.path.display().to_string());
+        finding.steps = Some(saved.shrunk.steps.len());
         known.insert(sig);
     }
-    Ok(Some(finding))
-}
-
-/// Run one cargo-fuzz target for `secs` seconds, the committed corpus as read-only seeds
-/// and `fuzz/corpus/<target>` as the scratch corpus libFuzzer writes to; crashes go to
-/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them.
-fn run_target(
-    fuzz_dir: &Path,
-    corpus_dir: &Path,
-    night_dir: &Path,
-    target: &str,
-    store: Option<crate::store::StoreKind>,
-    secs: u64,
-    jobs: usize,
-) -> TargetSummary {
-    let mut t = TargetSummary {
-        target: target.to_string(),
-        store: store.map(|k| k.name.to_string()),
-        seconds: secs,
-        executions: None,
-        artifacts: Vec::new(),
-        error: None,
-    };
-    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let fuzz_dir = abs(fuzz_dir);
-    let root = fuzz_dir.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let label = match store {
-        Some(k) => format!("{target}-{}", k.name),
-        None => target.to_string(),
-    };
-    let artifacts = night_dir.join("artifacts").join(&label);
-    let scratch = fuzz_dir.join("corpus").join(target);
-    for d in [&artifacts, &scratch] {
-        if let Err(e) = std::fs::create_dir_all(d) {
-            t.error = Some(format!("cannot create {}: {e}", d.display()));
-            return t;
-        }
-    }
-    let mut cmd = Command::new("cargo");
-    match store {
-        Some(k) => cmd.env("RECONCILE_SIM_STORE", k.name),
-        None => cmd.env_remove("RECONCILE_SIM_STORE"),
-    };
-    cmd.current_dir(&root)
-        .args(["fuzz", "run", "-s", "none", target])
-        .arg(abs(&scratch))
-        .arg(abs(&corpus_dir.join(target)))
-        .arg("--")
-        .arg(format!("-max_total_time={secs}"))
-        .arg(format!("-artifact_prefix={}/", abs(&artifacts).display()))
-        .arg(format!("-fork={}", jobs.max(1)))
-        .arg("-ignore_crashes=1")
-        .arg("-print_final_stats=1");
-    let log = night_dir.join(format!("cargo-fuzz-{label}.log"));
-    match cmd.output() {
-        Err(e) => t.error = Some(format!("cannot run cargo fuzz: {e}")),
-        Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            let _ = write_atomically(&log, text.as_bytes());
-            // Fork mode prints `#N: cov: …` status lines; the last one has the total.
-            t.executions = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("stat::number_of_executed_units:"))
-                .chain(text.lines().filter_map(|l| {
-                    l.strip_prefix('#')
-                        .and_then(|r| r.split([':', ' ', '\t']).next())
-                }))
-                .filter_map(|n| n.trim().parse::<u64>().ok())
-                .max();
-            if text.contains("error: could not compile") || text.contains("error[E") {
-                t.error = Some(format!("the target did not build (see {})", log.display()));
-            }
-        }
-    }
-    let mut found: Vec<String> = std::fs::read_dir(&artifacts)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with("crash-"))
-                })
-                .map(|p| p.display().to_string())
-                .collect()
-        })
-        .unwrap_or_default();
-    found.sort();
-    t.artifacts = found;
-    t
+    Ok(finding)
 }
 
 /// Write `summary.json` and `summary.md` atomically.
-pub fn write_summary(night_dir: &Path, s: &NightlySummary) -> Result<(), String> {
-    let json = serde_json::to_string_pretty(s).map_err(|e| e.to_string())? + "\n";
+pub fn write_summary(night_dir: &Path, s: &NightlySummary) -> Result<(), CampaignError> {
+    let json = serde_json::to_string_pretty(s).expect("a summary serialises") + "\n";
     write_atomically(&night_dir.join("summary.json"), json.as_bytes())
-        .map_err(|e| format!("cannot write summary.json: {e}"))?;
+        .map_err(CampaignError::io("write", night_dir.join("summary.json")))?;
     write_atomically(&night_dir.join("summary.md"), markdown(s).as_bytes())
-        .map_err(|e| format!("cannot write summary.md: {e}"))
+        .map_err(CampaignError::io("write", night_dir.join("summary.md")))
 }
 
 /// The Markdown summary.
@@ -451,45 +388,8 @@ pub fn markdown(s: &NightlySummary) -> String {
         s.seed_start,
         s.known_signatures
     );
-    let new: Vec<&Finding> = s.findings.iter().filter(|f| f.new).collect();
-    out.push_str(&format!("## New signatures: {}\n\n", new.len()));
-    if new.is_empty() {
-        out.push_str("None: every failure tonight was already known.\n\n");
-    } else {
-        out.push_str(
-            "| store | invariant | found by | steps | scenario |\n|---|---|---|---|---|\n",
-        );
-        for f in &new {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | `{}` |\n",
-                f.store,
-                f.invariant,
-                f.source,
-                f.steps.map_or("-".into(), |n| n.to_string()),
-                f.scenario.as_deref().unwrap_or("-")
-            ));
-        }
-        out.push('\n');
-    }
-    let mut known: BTreeMap<Signature, BTreeMap<&str, usize>> = BTreeMap::new();
-    for f in s.findings.iter().filter(|f| !f.new) {
-        *known
-            .entry((f.store.clone(), f.invariant))
-            .or_default()
-            .entry(f.source.as_str())
-            .or_default() += 1;
-    }
-    out.push_str(&format!(
-        "## Known signatures seen again: {}\n\n",
-        known.len()
-    ));
-    for ((store, inv), sources) in &known {
-        let by: Vec<String> = sources
-            .iter()
-            .map(|(src, n)| format!("{src} ×{n}"))
-            .collect();
-        out.push_str(&format!("- {store} {inv} ({})\n", by.join(", ")));
-    }
+    out.push_str(&new_signatures_md(s));
+    out.push_str(&known_signatures_md(s));
     out.push_str("\n## In-process campaigns\n\n");
     for c in &s.campaigns {
         out.push_str(&format!(
@@ -500,27 +400,75 @@ pub fn markdown(s: &NightlySummary) -> String {
             crate::campaign::fuzz::format_table(&c.report)
         ));
     }
-    if !s.cargo_fuzz.is_empty() {
-        out.push_str("## cargo-fuzz\n\n| target | store | seconds | executions | crash artifacts | problem |\n|---|---|---|---|---|---|\n");
-        for t in &s.cargo_fuzz {
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                t.target,
-                t.store.as_deref().unwrap_or("-"),
-                t.seconds,
-                t.executions.map_or("-".into(), |n| n.to_string()),
-                t.artifacts.len(),
-                t.error.as_deref().unwrap_or("")
-            ));
-        }
-        out.push('\n');
-    }
+    out.push_str(&cargo_fuzz_md(s));
     if !s.problems.is_empty() {
         out.push_str("## Problems\n\n");
         for p in &s.problems {
             out.push_str(&format!("- {p}\n"));
         }
     }
+    out
+}
+
+fn new_signatures_md(s: &NightlySummary) -> String {
+    let new: Vec<&Finding> = s.findings.iter().filter(|f| f.new).collect();
+    let mut out = format!("## New signatures: {}\n\n", new.len());
+    if new.is_empty() {
+        out.push_str("None: every failure tonight was already known.\n\n");
+        return out;
+    }
+    out.push_str("| store | invariant | found by | steps | scenario |\n|---|---|---|---|---|\n");
+    for f in &new {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | `{}` |\n",
+            f.store,
+            f.invariant,
+            f.source,
+            f.steps.map_or("-".into(), |n| n.to_string()),
+            f.scenario.as_deref().unwrap_or("-")
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+fn known_signatures_md(s: &NightlySummary) -> String {
+    let mut known: BTreeMap<Signature, BTreeMap<&str, usize>> = BTreeMap::new();
+    for f in s.findings.iter().filter(|f| !f.new) {
+        *known
+            .entry((f.store.clone(), f.invariant))
+            .or_default()
+            .entry(f.source.as_str())
+            .or_default() += 1;
+    }
+    let mut out = format!("## Known signatures seen again: {}\n\n", known.len());
+    for ((store, inv), sources) in &known {
+        let by: Vec<String> = sources
+            .iter()
+            .map(|(src, n)| format!("{src} ×{n}"))
+            .collect();
+        out.push_str(&format!("- {store} {inv} ({})\n", by.join(", ")));
+    }
+    out
+}
+
+fn cargo_fuzz_md(s: &NightlySummary) -> String {
+    if s.cargo_fuzz.is_empty() {
+        return String::new();
+    }
+    let mut out = "## cargo-fuzz\n\n| target | store | seconds | executions | crash artifacts | problem |\n|---|---|---|---|---|---|\n".to_string();
+    for t in &s.cargo_fuzz {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} |\n",
+            t.target,
+            t.store.as_deref().unwrap_or("-"),
+            t.seconds,
+            t.executions.map_or("-".into(), |n| n.to_string()),
+            t.artifacts.len(),
+            t.error.as_deref().unwrap_or("")
+        ));
+    }
+    out.push('\n');
     out
 }
 

@@ -1,19 +1,18 @@
 //! `reconcile-sim check [--store NAME] [--scenarios DIR] [--seeds N] [--seed S]
-//! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::campaign::check` for
-//! what a scenario must do with and without `--store`.
+//! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::campaign::check`
+//! for what a scenario must do with and without `--store`.
 
 use std::path::PathBuf;
 
 use reconcile_sim::campaign::check::{
-    batch_message, first_failures, fuzz_batches, junit_xml, replay_scenarios, scenario_files,
-    scenario_message, seed_start_from, CheckReport, Found, Requirement, ScenarioCase,
-    DEFAULT_SEEDS,
+    batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
+    CheckRequest, DEFAULT_SEEDS,
 };
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::scenario;
 
-use super::shrink::{LimitFlags, DEFAULT_OUT};
-use super::{check_strategy, resolve_store, resolve_stores, Verdict};
+use super::flags::{exec_options, resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -30,12 +29,10 @@ pub struct Args {
     /// Where the seeds start: a number, or any string (a commit hash), hashed.
     #[arg(long, default_value = "0")]
     seed: String,
-    /// How steps are chosen while fuzzing.
-    #[arg(long, default_value = "random")]
-    strategy: String,
-    /// Worker threads for fuzzing (default: every core). Results do not depend on it.
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    strategy: StrategyFlags,
+    #[command(flatten)]
+    jobs: JobsFlag,
     /// Also write the results as JUnit XML to this file.
     #[arg(long)]
     junit: Option<PathBuf>,
@@ -43,130 +40,31 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Where new failures found by fuzzing are written, shrunk (one per signature).
-    #[arg(long, default_value = DEFAULT_OUT)]
-    out: PathBuf,
+    #[command(flatten)]
+    out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    check_strategy(&args.strategy)?;
-    let jobs = match args.jobs {
-        Some(0) => anyhow::bail!("--jobs must be at least 1"),
-        Some(j) => j,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let strategy = args.strategy.spec()?;
+    let jobs = args.jobs.jobs()?;
     let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
-
-    // Load every scenario first: one bad file stops the check before anything runs.
-    let files = scenario_files(&args.scenarios).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot read the scenarios directory {}: {e}",
-            args.scenarios.display()
-        )
-    })?;
-    let mut loaded = Vec::new();
-    let mut errors = Vec::new();
-    for path in files {
-        match scenario::load(&path) {
-            Ok(sc) => loaded.push((path, sc)),
-            Err(e) => errors.push(e.to_string()),
-        }
-    }
-    // Each scenario's own store, resolved once by name.
-    let mut own: Vec<(String, Box<dyn StoreFactory>)> = Vec::new();
-    if under_test.is_none() {
-        for (path, sc) in &loaded {
-            if own.iter().any(|(n, _)| *n == sc.store) {
-                continue;
-            }
-            match resolve_store(&sc.store) {
-                Ok(s) => own.push((sc.store.clone(), s)),
-                Err(e) => errors.push(format!("{}: field `store`: {e:#}", path.display())),
-            }
-        }
-    }
-    if !errors.is_empty() {
-        anyhow::bail!("{}", errors.join("\nerror: "));
-    }
-
-    let mut cases = Vec::new();
-    match &under_test {
-        None => {
-            for (path, sc) in &loaded {
-                let store = own
-                    .iter()
-                    .find(|(n, _)| *n == sc.store)
-                    .expect("resolved")
-                    .1
-                    .as_ref();
-                cases.push(ScenarioCase {
-                    path: path.clone(),
-                    scenario: sc.clone(),
-                    store,
-                    requirement: Requirement::ReproduceExpect,
-                });
-            }
-        }
-        Some(stores) => {
-            for store in stores {
-                for (path, sc) in &loaded {
-                    cases.push(ScenarioCase {
-                        path: path.clone(),
-                        scenario: sc.clone(),
-                        store: store.as_ref(),
-                        requirement: Requirement::Pass,
-                    });
-                }
-            }
-        }
-    }
+    let exec = exec_options()?;
+    let request = CheckRequest {
+        scenarios_dir: args.scenarios.clone(),
+        under_test: under_test
+            .as_ref()
+            .map(|v| v.iter().map(|b| b.as_ref() as &dyn StoreFactory).collect()),
+        seeds: args.seeds,
+        seed_start: seed_start_from(&args.seed),
+        strategy,
+        jobs,
+        out: args.out.out.clone(),
+        limits: args.limits.limits(),
+    };
     let started = std::time::Instant::now();
-    let scenarios = replay_scenarios(&cases);
-
-    let seed_start = seed_start_from(&args.seed);
-    let fuzzed: Vec<&dyn StoreFactory> = under_test.iter().flatten().map(|b| b.as_ref()).collect();
-    let batches = if args.seeds == 0 {
-        Vec::new()
-    } else {
-        fuzz_batches(&fuzzed, &args.strategy, seed_start, args.seeds, jobs)
-    };
-    let mut found = Vec::new();
-    for (store_name, inv, seed) in first_failures(&batches) {
-        let store = *fuzzed
-            .iter()
-            .find(|s| s.name() == store_name)
-            .expect("fuzzed");
-        let run = reconcile_sim::campaign::fuzz::run_one(store, &args.strategy, seed);
-        let (path, r) = reconcile_sim::trace::shrink::shrink_and_save(
-            store,
-            run.config.clone(),
-            &run.steps,
-            inv,
-            seed,
-            &args.strategy,
-            &args.out,
-            args.limits.limits(),
-        )
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-        found.push(Found {
-            store: store_name,
-            invariant: inv,
-            seed,
-            path,
-            steps: r.steps.len(),
-            original_steps: r.original_steps,
-            one_minimal: r.gave_up.is_none(),
-            gave_up: r.gave_up.map(|g| g.to_string()),
-        });
-    }
-    let report = CheckReport {
-        scenarios,
-        strategy: args.strategy.clone(),
-        seed_start,
-        batches,
-        found,
-    };
+    let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
     if let Some(path) = &args.junit {
         scenario::write_atomically(path, junit_xml(&report).as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
@@ -219,6 +117,18 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             ));
         }
     }
+    out.push_str(&format_fuzz(report, args, has_store));
+    out.push_str(if report.ok() {
+        "check: PASS\n"
+    } else {
+        "check: FAIL\n"
+    });
+    out
+}
+
+/// The fuzzing part of the text report.
+fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
+    let mut out = String::new();
     if !has_store {
         out.push_str("fuzz: skipped (no --store: pass --store NAME to fuzz a store under test)\n");
     } else if args.seeds == 0 {
@@ -266,10 +176,5 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             }
         }
     }
-    out.push_str(if report.ok() {
-        "check: PASS\n"
-    } else {
-        "check: FAIL\n"
-    });
     out
 }

@@ -3,10 +3,13 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
+use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::explore::{explore, ExploreBound, ExploreReport, StateCache};
 use reconcile_sim::trace::timeline::trace_lines;
 
-use super::{resolve_store, Verdict};
+use super::flags::resolve_store;
+use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,6 +64,44 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
+    let bound = bound(&args)?;
+    let started = std::time::Instant::now();
+    let report = explore_with_progress(store, &bound);
+    let elapsed = started.elapsed();
+    if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
+        // The counterexample as a scenario file: it replays, shrinks and gates like any other.
+        let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
+            store,
+            bound.config.clone(),
+            &c.steps,
+            Some(c.violation.invariant),
+        );
+        scenario.strategy = Some("explore".to_string());
+        scenario.description = Some(format!(
+            "found by `reconcile-sim explore` within {}",
+            report.bound
+        ));
+        scenario
+            .save(path)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        println!("scenario: {}", path.display());
+        println!("replay: {}", replay_command(path));
+    }
+    if args.json {
+        let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        print_text(store, &bound, &report, elapsed)?;
+    }
+    Ok(if report.counterexample.is_some() {
+        Verdict::Violation
+    } else {
+        Verdict::Clean
+    })
+}
+
+/// The bound the flags describe.
+fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
     }
@@ -83,6 +124,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             anyhow::bail!("--one-sender needs --clients 2");
         }
     }
+    Ok(bound)
+}
+
+/// Search, with a progress bar on a terminal.
+fn explore_with_progress(store: &dyn StoreFactory, bound: &ExploreBound) -> ExploreReport {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(1_000_000);
         bar.set_style(
@@ -94,8 +140,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
         bar
     });
-    let started = std::time::Instant::now();
-    let report = explore(store, &bound, &mut |p| {
+    let report = explore(store, bound, &mut |p| {
         if let Some(bar) = &bar {
             bar.set_position((p.fraction_done * 1e6) as u64);
             bar.set_message(format!("{} schedules", p.schedules));
@@ -104,82 +149,61 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let elapsed = started.elapsed();
-    if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
-        // The counterexample as a scenario file: it replays, shrinks and gates like any other.
-        let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
-            store,
-            bound.config.clone(),
-            &c.steps,
-            Some(c.violation.invariant),
-        );
-        scenario.strategy = Some("explore".to_string());
-        scenario.description = Some(format!(
-            "found by `reconcile-sim explore` within {}",
-            report.bound
-        ));
-        scenario
-            .save(path)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        println!("scenario: {}", path.display());
-        println!("replay: reconcile-sim replay {}", path.display());
+    report
+}
+
+fn print_text(
+    store: &dyn StoreFactory,
+    bound: &ExploreBound,
+    report: &ExploreReport,
+    elapsed: std::time::Duration,
+) -> anyhow::Result<()> {
+    println!("explore {} · {}", store.name(), report.bound);
+    println!(
+        "schedules {} (reduction {}), sleep-blocked {}, truncated {}, steps applied {}, distinct states {}",
+        report.schedules,
+        if report.reduction { "sleep sets" } else { "off" },
+        report.sleep_blocked,
+        report.truncated,
+        report.steps_applied,
+        report.distinct_states
+    );
+    match report.state_cache {
+        StateCache::On => println!(
+            "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+            report.distinct_full_states,
+            report.states_cached,
+            report.state_key_bytes as f64 / (1024.0 * 1024.0),
+            report.revisits_pruned,
+            report.revisits_partial,
+            (report.schedules + report.revisits_pruned) as f64 / report.states_cached.max(1) as f64
+        ),
+        StateCache::Unsupported => println!(
+            "state cache: off, {} cannot expose its internal state (stateless search)",
+            store.name()
+        ),
+        StateCache::Off => println!("state cache: off (--no-cache)"),
     }
-    if args.json {
-        let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        println!("explore {} · {}", store.name(), report.bound);
-        println!(
-            "schedules {} (reduction {}), sleep-blocked {}, truncated {}, steps applied {}, distinct states {}",
-            report.schedules,
-            if report.reduction { "sleep sets" } else { "off" },
-            report.sleep_blocked,
-            report.truncated,
-            report.steps_applied,
-            report.distinct_states
-        );
-        match report.state_cache {
-            StateCache::On => println!(
-                "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
-                report.distinct_full_states,
-                report.states_cached,
-                report.state_key_bytes as f64 / (1024.0 * 1024.0),
-                report.revisits_pruned,
-                report.revisits_partial,
-                (report.schedules + report.revisits_pruned) as f64
-                    / report.states_cached.max(1) as f64
-            ),
-            StateCache::Unsupported => println!(
-                "state cache: off, {} cannot expose its internal state (stateless search)",
-                store.name()
-            ),
-            StateCache::Off => println!("state cache: off (--no-cache)"),
+    eprintln!(
+        "({elapsed:.1?}, {:.0} steps/s)",
+        report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)
+    );
+    match &report.counterexample {
+        None if report.verified() => {
+            println!("verified: no violation within bound ({})", report.bound)
         }
-        eprintln!(
-            "({elapsed:.1?}, {:.0} steps/s)",
-            report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)
-        );
-        match &report.counterexample {
-            None if report.verified() => {
-                println!("verified: no violation within bound ({})", report.bound)
+        None => println!(
+            "no violation found, but {} schedules were cut at depth_max: not a verification",
+            report.truncated
+        ),
+        Some(c) => {
+            println!("counterexample ({} steps, shortest found):", c.steps.len());
+            for line in trace_lines(store, bound.config.clone(), &c.steps) {
+                println!("  {line}");
             }
-            None => println!(
-                "no violation found, but {} schedules were cut at depth_max: not a verification",
-                report.truncated
-            ),
-            Some(c) => {
-                println!("counterexample ({} steps, shortest found):", c.steps.len());
-                for line in trace_lines(store, bound.config.clone(), &c.steps, &[]) {
-                    println!("  {line}");
-                }
-                print!("verdict: FAIL {}", c.violation);
-                println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
-            }
+            print!("verdict: FAIL {}", c.violation);
+            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
         }
     }
-    Ok(if report.counterexample.is_some() {
-        Verdict::Violation
-    } else {
-        Verdict::Clean
-    })
+    Ok(())
 }

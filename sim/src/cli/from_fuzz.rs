@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 
+use reconcile_sim::campaign::findings::shrink_and_save;
 use reconcile_sim::campaign::fuzz_input::run_bytes;
-use reconcile_sim::run::Outcome;
-use reconcile_sim::trace::shrink::{scenario_of, shrink};
+use reconcile_sim::campaign::libfuzzer::artifact_failure;
 
-use super::shrink::{summary, LimitFlags};
+use super::flags::LimitFlags;
+use super::shrink::summary;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -37,8 +38,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let bytes = std::fs::read(&args.artifact)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.artifact.display()))?;
-    let run = run_bytes(&bytes, fixed);
-    let Outcome::Fail(v) = &run.report.outcome else {
+    let description = format!(
+        "found by cargo-fuzz (target interleavings), artifact {}",
+        args.artifact
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let Some((store, failure)) = artifact_failure(&bytes, fixed, description) else {
+        let run = run_bytes(&bytes, fixed);
         println!(
             "{}: no violation on store {} ({} steps): nothing to convert",
             args.artifact.display(),
@@ -50,29 +58,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     println!(
         "{}: store {}, {} after {} steps",
         args.artifact.display(),
-        run.store.name,
-        v.invariant,
-        run.report.steps.len()
+        store.name,
+        failure.invariant,
+        failure.steps.len()
     );
-    let shrunk = shrink(
-        &run.store,
-        run.report.config.clone(),
-        &run.report.steps,
-        Some(v.invariant),
-        args.limits.limits(),
-    )
-    .map_err(|e| anyhow::anyhow!("internal error: the artifact's run did not replay: {e}"))?;
-    let mut scenario = scenario_of(&run.store, &shrunk, None, Some("libfuzzer".to_string()));
-    scenario.description = Some(format!(
-        "found by cargo-fuzz (target interleavings), artifact {}",
-        args.artifact
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    scenario
-        .save(&args.out)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
-    print!("{}", summary(&shrunk, &args.out));
+    let finding = shrink_and_save(&store, &failure, &args.out, args.limits.limits())?;
+    print!("{}", summary(&finding.shrunk, &args.out));
     Ok(Verdict::Violation)
 }

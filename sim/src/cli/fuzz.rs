@@ -4,11 +4,14 @@ use std::io::IsTerminal;
 use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::campaign::fuzz::{format_table, run_campaign, Budget, Campaign};
+use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Finding};
+use reconcile_sim::campaign::fuzz::{
+    format_table, run_campaign, Budget, Campaign, CampaignOutcome,
+};
 use reconcile_sim::model::store::StoreFactory;
 
-use super::shrink::{shrink_and_save, LimitFlags, DEFAULT_OUT};
-use super::{resolve_stores, strategy_flags, strategy_spec, Verdict};
+use super::flags::{resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::Verdict;
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
@@ -27,32 +30,27 @@ pub struct Args {
     /// The first seed.
     #[arg(long, default_value_t = 0)]
     seed_start: u64,
-    /// Worker threads (default: every core). Results do not depend on it.
-    #[arg(long)]
-    jobs: Option<usize>,
-    /// How steps are chosen.
-    #[arg(long, default_value = "random")]
-    strategy: String,
-    /// PCT bug depth (with `--strategy pct`; default 3).
-    #[arg(long)]
-    depth: Option<u32>,
+    #[command(flatten)]
+    jobs: JobsFlag,
+    #[command(flatten)]
+    strategy: StrategyFlags,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
     /// Where failures are written, shrunk, as scenario files (the first failing seed of
     /// each store and invariant).
-    #[arg(long, default_value = DEFAULT_OUT)]
-    out: std::path::PathBuf,
+    #[command(flatten)]
+    out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
-    /// Also report, per store, which interesting orderings the campaign reached (replays
-    /// every covered seed once more, on one thread).
+    /// Also report, per store, which interesting orderings the campaign reached (counted
+    /// during the runs).
     #[arg(long)]
     coverage: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    let spec = strategy_spec(&args.strategy, args.depth)?;
+    let strategy = args.strategy.spec()?;
     let owned = resolve_stores(&args.store)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let budget = match (args.seeds, args.time) {
@@ -60,14 +58,50 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         (None, Some(t)) => Budget::Time(t),
         (None, None) => unreachable!("clap requires one"),
     };
-    let jobs = match args.jobs {
-        Some(0) => anyhow::bail!("--jobs must be at least 1"),
-        Some(j) => j,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    let jobs = args.jobs.jobs()?;
+    let campaign = Campaign {
+        stores,
+        strategy,
+        seed_start: args.seed_start,
+        budget,
+        jobs,
+        coverage: args.coverage,
     };
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = match budget {
-            Budget::Seeds(n) => ProgressBar::new(n * stores.len() as u64),
+    let started = std::time::Instant::now();
+    let outcome = run_with_progress(&campaign);
+    // Shrink the first failing seed of each (store, invariant) signature and save it.
+    let mut saved = Vec::new();
+    for failure in &outcome.first_failures {
+        let store = *campaign
+            .stores
+            .iter()
+            .find(|s| s.name() == failure.store)
+            .expect("a campaign store");
+        let file = file_for(&args.out.out, failure);
+        saved.push(shrink_and_save(
+            store,
+            failure,
+            &file,
+            args.limits.limits(),
+        )?);
+    }
+    if args.json {
+        print_json(&outcome, &campaign, &saved)?;
+    } else {
+        print_text(&outcome, &campaign, &saved, started.elapsed());
+    }
+    Ok(if outcome.report.any_failure() {
+        Verdict::Violation
+    } else {
+        Verdict::Clean
+    })
+}
+
+/// Run the campaign, with a progress bar on a terminal.
+fn run_with_progress(campaign: &Campaign<'_>) -> CampaignOutcome {
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = match campaign.budget {
+            Budget::Seeds(n) => ProgressBar::new(n * campaign.stores.len() as u64),
             Budget::Time(_) => ProgressBar::new_spinner(),
         };
         bar.set_style(
@@ -77,17 +111,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             .expect("valid template")
             .progress_chars("=> "),
         );
-        Some(bar)
-    } else {
-        None
-    };
-    let campaign = Campaign {
-        stores,
-        strategy: spec.clone(),
-        seed_start: args.seed_start,
-        budget,
-        jobs,
-    };
+        bar
+    });
     let progress = |done: u64| {
         if let Some(bar) = &bar {
             if done.is_multiple_of(256) {
@@ -95,118 +120,103 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             }
         }
     };
-    let started = std::time::Instant::now();
-    let report = run_campaign(&campaign, &progress, &AtomicBool::new(false));
+    let outcome = run_campaign(campaign, &progress, &AtomicBool::new(false));
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    // Shrink the first failing seed of each (store, invariant) signature and save it.
-    let mut saved = Vec::new();
-    for (summary, store) in report.stores.iter().zip(&campaign.stores) {
-        for (&inv, &seed) in &summary.first_failing_seed {
-            let run = reconcile_sim::campaign::fuzz::run_one(*store, &report.strategy, seed);
-            let (path, shrunk) = shrink_and_save(
-                *store,
-                run.config.clone(),
-                &run.steps,
-                inv,
-                seed,
-                &report.strategy,
-                &args.out,
-                args.limits.limits(),
-            )?;
-            saved.push((summary.store.clone(), inv, seed, path, shrunk));
-        }
-    }
-    let mut coverage = Vec::new();
-    if args.coverage {
-        for s in &campaign.stores {
-            let mut total = reconcile_sim::trace::coverage::Coverage::default();
-            for seed in report.seed_start..report.seed_start + report.seeds {
-                let r = reconcile_sim::campaign::fuzz::run_one(*s, &report.strategy, seed);
-                total.merge(&reconcile_sim::trace::coverage::coverage_of(
-                    *s, r.config, &r.steps,
-                ));
-            }
-            coverage.push((s.name(), total));
-        }
-    }
-    if args.json {
-        let mut value = serde_json::to_value(&report)?;
-        value["scenarios"] = saved
-            .iter()
-            .map(|(store, inv, seed, path, shrunk)| {
-                serde_json::json!({
-                    "store": store,
-                    "invariant": inv,
-                    "seed": seed,
-                    "path": path.display().to_string(),
-                    "steps": shrunk.steps.len(),
-                    "one_minimal": shrunk.gave_up.is_none(),
-                    "replay": format!("reconcile-sim replay {}", path.display()),
-                })
+    outcome
+}
+
+fn print_json(
+    outcome: &CampaignOutcome,
+    campaign: &Campaign<'_>,
+    saved: &[Finding],
+) -> anyhow::Result<()> {
+    let mut value = serde_json::to_value(&outcome.report)?;
+    value["scenarios"] = saved
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "store": f.store,
+                "invariant": f.invariant,
+                "seed": f.seed,
+                "path": f.path.display().to_string(),
+                "steps": f.shrunk.steps.len(),
+                "one_minimal": f.shrunk.gave_up.is_none(),
+                "replay": f.replay_command(),
             })
-            .collect();
-        if args.coverage {
-            value["coverage"] = serde_json::to_value(
-                coverage
-                    .iter()
-                    .map(|(n, c)| (n.clone(), c.clone()))
-                    .collect::<std::collections::BTreeMap<_, _>>(),
-            )?;
-        }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        println!(
-            "fuzz · strategy {} · seeds {}..{} ({} per store)",
-            report.strategy,
-            report.seed_start,
-            report.seed_start + report.seeds,
-            report.seeds
-        );
-        print!("{}", format_table(&report));
-        eprintln!(
-            "({} runs in {:.1?} on {jobs} thread{})",
-            report.seeds * report.stores.len() as u64,
-            started.elapsed(),
-            if jobs == 1 { "" } else { "s" }
-        );
-        for s in &report.stores {
-            if let Some((seed, _)) = s.first_failure() {
-                let mut cmd = format!(
-                    "reconcile-sim run --store {} --seed {seed}",
-                    shell_words::quote(&s.store)
-                );
-                cmd.push_str(&strategy_flags(&report.strategy));
-                println!("reproduce {}: {cmd}", s.store);
-            }
-        }
-        for (store, inv, seed, path, shrunk) in &saved {
+        })
+        .collect();
+    if campaign.coverage {
+        value["coverage"] = serde_json::to_value(
+            campaign
+                .stores
+                .iter()
+                .map(|s| s.name())
+                .zip(outcome.coverage.iter().cloned())
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        )?;
+    }
+    println!("{}", serde_json::to_string_pretty(&value)?);
+    Ok(())
+}
+
+fn print_text(
+    outcome: &CampaignOutcome,
+    campaign: &Campaign<'_>,
+    saved: &[Finding],
+    elapsed: std::time::Duration,
+) {
+    let report = &outcome.report;
+    println!(
+        "fuzz · strategy {} · seeds {}..{} ({} per store)",
+        report.strategy,
+        report.seed_start,
+        report.seed_start + report.seeds,
+        report.seeds
+    );
+    print!("{}", format_table(report));
+    eprintln!(
+        "({} runs in {:.1?} on {} thread{})",
+        report.seeds * report.stores.len() as u64,
+        elapsed,
+        campaign.jobs,
+        if campaign.jobs == 1 { "" } else { "s" }
+    );
+    for s in &report.stores {
+        if let Some((seed, _)) = s.first_failure() {
             println!(
-                "shrunk {store} {inv} (seed {seed}): {} → {} steps{}: reconcile-sim replay {}",
-                shrunk.original_steps,
-                shrunk.steps.len(),
-                if shrunk.gave_up.is_some() {
-                    " (gave up early)"
-                } else {
-                    ""
-                },
-                path.display()
+                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}",
+                s.store,
+                shell_words::quote(&s.store),
+                report.strategy.flags()
             );
-            if let Some(why) = shrunk.gave_up {
-                eprintln!("warning: {why}");
-            }
         }
     }
-    if !args.json {
-        for (name, c) in &coverage {
-            println!("coverage {name} (runs reaching each ordering, counted per occurrence):");
-            print!("{}", c.format());
+    for f in saved {
+        println!(
+            "shrunk {} {} (seed {}): {} → {} steps{}: {}",
+            f.store,
+            f.invariant,
+            f.seed.unwrap_or_default(),
+            f.shrunk.original_steps,
+            f.shrunk.steps.len(),
+            if f.shrunk.gave_up.is_some() {
+                " (gave up early)"
+            } else {
+                ""
+            },
+            f.replay_command()
+        );
+        if let Some(why) = f.shrunk.gave_up {
+            eprintln!("warning: {why}");
         }
     }
-    Ok(if report.any_failure() {
-        Verdict::Violation
-    } else {
-        Verdict::Clean
-    })
+    for (store, c) in campaign.stores.iter().zip(&outcome.coverage) {
+        println!(
+            "coverage {} (runs reaching each ordering, counted per occurrence):",
+            store.name()
+        );
+        print!("{}", c.format());
+    }
 }

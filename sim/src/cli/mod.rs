@@ -1,16 +1,17 @@
-//! Command-line front end. One file per subcommand; this file holds the argument types
-//! shared between them and maps every outcome to an exit code in one place:
-//! 0 nothing violated, 1 an invariant broke, 2 bad usage or input.
+//! Command-line front end: one file per subcommand, the flags they share in `flags.rs`, and
+//! every outcome mapped to an exit code here, in one place: 0 nothing violated, 1 an
+//! invariant broke, 2 bad usage or input, 3 an internal error (a bug in reconcile-sim).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use reconcile_sim::model::store::StoreFactory;
 
 mod bench;
 mod check;
 mod corpus;
+mod diff;
 mod explore;
+mod flags;
 mod from_fuzz;
 mod fuzz;
 mod nightly;
@@ -58,6 +59,9 @@ enum Command {
     Shrink(shrink::Args),
     /// The CI gate: replay every scenario in a directory, then fuzz a bounded budget.
     Check(check::Args),
+    /// Drive two stores in lockstep over seeds and scenarios; report the first step where
+    /// their effects or renders differ, shrunk to a scenario.
+    Diff(diff::Args),
     /// Turn a libFuzzer artifact of the `interleavings` target into a shrunk scenario.
     FromFuzz(from_fuzz::Args),
     /// Regenerate the committed fuzz corpus (`corpus/`) from the scenarios.
@@ -82,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::main(args),
         Command::Shrink(args) => shrink::main(args),
         Command::Check(args) => check::main(args),
+        Command::Diff(args) => diff::main(args),
         Command::FromFuzz(args) => from_fuzz::main(args),
         Command::Corpus(args) => corpus::main(args),
         Command::Nightly(args) => nightly::main(args),
@@ -89,89 +94,37 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::main(args),
     };
     match result {
-        Ok(Verdict::Clean) => ExitCode::from(0),
-        Ok(Verdict::Violation) => ExitCode::from(1),
+        Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),
+        Ok(Verdict::Violation) => ExitCode::from(EXIT_VIOLATION),
+        Err(e) if is_internal(&e) => {
+            eprintln!("error: {e:#}");
+            eprintln!(
+                "(this is a bug in reconcile-sim, not in the store under test: please report it)"
+            );
+            ExitCode::from(EXIT_INTERNAL)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(EXIT_BAD_INPUT)
         }
     }
 }
 
-/// Resolve `--store NAME` to a store factory, or a clear error naming the choices.
-/// Every subcommand that takes `--store` goes through here.
-pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
-    if name.starts_with(reconcile_sim::store::exec::SPEC_PREFIX) {
-        return exec_store(name);
-    }
-    match reconcile_sim::store::by_name(name) {
-        Some(kind) => Ok(Box::new(kind)),
-        None => anyhow::bail!(
-            "unknown store '{name}'; known stores: {}",
-            reconcile_sim::store::names().join(", ")
-        ),
-    }
-}
+/// Nothing violated.
+pub const EXIT_CLEAN: u8 = 0;
+/// An invariant broke (a finding).
+pub const EXIT_VIOLATION: u8 = 1;
+/// Bad usage or input: a flag, a file, a store that cannot be used.
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// A bug in reconcile-sim itself.
+pub const EXIT_INTERNAL: u8 = 3;
 
-/// Resolve `--store exec:'COMMAND ARGS'`: a store in another process (docs/protocol.md).
-/// The per-message timeout and CPU pinning come from the environment
-/// (`RECONCILE_SIM_EXEC_TIMEOUT`, `RECONCILE_SIM_EXEC_PIN`).
-fn exec_store(spec: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
-    use reconcile_sim::store::exec::{ExecFactory, PIN_ENV, TIMEOUT_DEFAULT, TIMEOUT_ENV};
-    let timeout = match std::env::var(TIMEOUT_ENV) {
-        Ok(text) => humantime::parse_duration(&text)
-            .map_err(|e| anyhow::anyhow!("{TIMEOUT_ENV}='{text}': {e}"))?,
-        Err(_) => TIMEOUT_DEFAULT,
-    };
-    let pin = !matches!(std::env::var(PIN_ENV).as_deref(), Ok("off" | "0" | "false"));
-    let factory = ExecFactory::from_spec(spec)?
-        .with_timeout(timeout)
-        .with_pinning(pin);
-    factory.probe()?;
-    Ok(Box::new(factory))
-}
-
-/// Resolve `--store NAME|all`.
-pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
-    if name == "all" {
-        Ok(reconcile_sim::store::STORES
-            .iter()
-            .map(|k| Box::new(*k) as Box<dyn StoreFactory>)
-            .collect())
-    } else {
-        Ok(vec![resolve_store(name)?])
-    }
-}
-
-/// Check `--strategy NAME`.
-pub fn check_strategy(name: &str) -> anyhow::Result<()> {
-    if reconcile_sim::run::strategy::NAMES.contains(&name) {
-        Ok(())
-    } else {
-        anyhow::bail!(
-            "unknown strategy '{name}'; known strategies: {}",
-            reconcile_sim::run::strategy::NAMES.join(", ")
-        )
-    }
-}
-
-/// The strategy spec `--strategy NAME [--depth D]` stands for (`pct:D` for PCT with an
-/// explicit depth), after checking the name; `--depth` with another strategy is an error.
-pub fn strategy_spec(name: &str, depth: Option<u32>) -> anyhow::Result<String> {
-    check_strategy(name)?;
-    match (name, depth) {
-        (_, None) => Ok(name.to_string()),
-        ("pct", Some(0)) => anyhow::bail!("--depth must be at least 1"),
-        ("pct", Some(d)) => Ok(format!("pct:{d}")),
-        (_, Some(_)) => anyhow::bail!("--depth applies only to --strategy pct"),
-    }
-}
-
-/// The `--strategy …` flags that reproduce a strategy spec (empty for the default).
-pub fn strategy_flags(spec: &str) -> String {
-    match spec.strip_prefix("pct:") {
-        Some(d) => format!(" --strategy pct --depth {d}"),
-        None if spec == "random" => String::new(),
-        None => format!(" --strategy {spec}"),
-    }
+/// Whether `e` is a harness bug rather than bad input.
+fn is_internal(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<reconcile_sim::campaign::error::CampaignError>()
+            .is_some_and(|c| c.is_internal())
+            || c.downcast_ref::<reconcile_sim::campaign::findings::FindingError>()
+                .is_some_and(|f| f.is_internal())
+    })
 }

@@ -11,6 +11,7 @@ use reconcile_sim::campaign::nightly::{
     fresh_night_dir, run_nightly, today, NightlyConfig, NightlyProgress,
 };
 
+use super::flags::JobsFlag;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -41,13 +42,32 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', default_value = "durable")]
     fuzz_stores: Vec<String>,
     /// Worker threads and libFuzzer fork jobs (default: every core).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    jobs: JobsFlag,
 }
 
 struct Bars {
     bar: Option<ProgressBar>,
     lines: Mutex<Vec<String>>,
+}
+
+impl Bars {
+    /// A spinner on a terminal, plain lines on stderr otherwise.
+    fn new() -> Bars {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(1);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed_precise} {wide_msg}")
+                    .expect("valid template"),
+            );
+            bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            bar
+        });
+        Bars {
+            bar,
+            lines: Mutex::new(Vec::new()),
+        }
+    }
 }
 
 impl NightlyProgress for Bars {
@@ -91,11 +111,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     }
     let (date, day) = today();
     let night_dir = fresh_night_dir(&args.out, &date);
-    let jobs = match args.jobs {
-        Some(0) => anyhow::bail!("--jobs must be at least 1"),
-        Some(j) => j,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let jobs = args.jobs.jobs()?;
     let fuzz_dir = if args.no_cargo_fuzz {
         None
     } else if args.fuzz_dir.join("Cargo.toml").is_file() {
@@ -123,20 +139,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         ctrlc::set_handler(move || cancel.store(true, Ordering::Relaxed))
             .map_err(|e| anyhow::anyhow!("cannot install the Ctrl-C handler: {e}"))?;
     }
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = ProgressBar::new(1);
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {elapsed_precise} {wide_msg}")
-                .expect("valid template"),
-        );
-        bar.enable_steady_tick(std::time::Duration::from_millis(200));
-        bar
-    });
-    let progress = Bars {
-        bar,
-        lines: Mutex::new(Vec::new()),
-    };
-    let summary = run_nightly(&cfg, &progress, &cancel).map_err(|e| anyhow::anyhow!(e))?;
+    let progress = Bars::new();
+    let summary = run_nightly(&cfg, &progress, &cancel)?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }

@@ -6,7 +6,8 @@ use reconcile_sim::run::Outcome;
 use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate, Phase};
 
-use super::{resolve_store, Verdict};
+use super::flags::resolve_store;
+use super::Verdict;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Format {

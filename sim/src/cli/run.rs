@@ -1,11 +1,14 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::campaign::fuzz::run_one;
-use reconcile_sim::run::Outcome;
-use reconcile_sim::trace::timeline::trace_lines;
+use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure, Finding};
+use reconcile_sim::campaign::fuzz::run_one_observed;
+use reconcile_sim::run::{Outcome, RunReport};
+use reconcile_sim::trace::coverage::CoverageObserver;
+use reconcile_sim::trace::timeline::TraceLines;
 
-use super::shrink::{shrink_and_save, summary, LimitFlags, DEFAULT_OUT};
-use super::{resolve_store, strategy_flags, strategy_spec, Verdict};
+use super::flags::{resolve_store, LimitFlags, OutFlag, StrategyFlags};
+use super::shrink::summary;
+use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -16,18 +19,13 @@ pub struct Args {
     /// The seed: it derives every world option and every scheduling choice.
     #[arg(long)]
     seed: u64,
-    /// How steps are chosen.
-    #[arg(long, default_value = "random")]
-    strategy: String,
-    /// PCT bug depth (with `--strategy pct`; default 3).
-    #[arg(long)]
-    depth: Option<u32>,
+    #[command(flatten)]
+    strategy: StrategyFlags,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Where a failure is written, shrunk, as a scenario file.
-    #[arg(long, default_value = DEFAULT_OUT)]
-    out: std::path::PathBuf,
+    #[command(flatten)]
+    out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
     /// Also print which interesting orderings the run reached (always in `--json`).
@@ -38,33 +36,40 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
-    let spec = strategy_spec(&args.strategy, args.depth)?;
-    let report = run_one(store, &spec, args.seed);
-    let strategy_choices = reconcile_sim::run::strategy::by_name(&spec, args.seed)
-        .map(|s| s.describe())
-        .unwrap_or_default();
+    let spec = args.strategy.spec()?;
+    // The run is narrated and its coverage counted as it goes: nothing runs it again.
+    let mut observer = (CoverageObserver::default(), TraceLines::default());
+    let report = run_one_observed(store, spec, args.seed, &mut observer);
+    let (CoverageObserver { coverage, .. }, TraceLines { lines, .. }) = observer;
+    let strategy_choices = spec.build(args.seed).describe();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
         shell_words::quote(&store.name()),
         args.seed
     );
-    reproduce.push_str(&strategy_flags(&spec));
+    reproduce.push_str(&spec.flags());
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
     let saved = match &report.outcome {
         Outcome::Pass => None,
-        Outcome::Fail(v) => Some(shrink_and_save(
-            store,
-            report.config.clone(),
-            &report.steps,
-            v.invariant,
-            args.seed,
-            &spec,
-            &args.out,
-            args.limits.limits(),
-        )?),
+        Outcome::Fail(v) => {
+            let failure = Failure {
+                store: store.name(),
+                invariant: v.invariant,
+                seed: Some(args.seed),
+                strategy: Some(spec.to_string()),
+                description: None,
+                config: report.config.clone(),
+                steps: report.steps.clone(),
+            };
+            let file = file_for(&args.out.out, &failure);
+            Some(shrink_and_save(
+                store,
+                &failure,
+                &file,
+                args.limits.limits(),
+            )?)
+        }
     };
-    let coverage =
-        reconcile_sim::trace::coverage::coverage_of(store, report.config.clone(), &report.steps);
     if args.json {
         let mut value = serde_json::json!({
             "store": store.name(),
@@ -78,10 +83,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "reproduce": reproduce,
             "coverage": coverage,
         });
-        if let Some((path, shrunk)) = &saved {
-            value["scenario"] = path.display().to_string().into();
-            value["scenario_steps"] = shrunk.steps.len().into();
-            value["replay"] = format!("reconcile-sim replay {}", path.display()).into();
+        if let Some(f) = &saved {
+            value["scenario"] = f.path.display().to_string().into();
+            value["scenario_steps"] = f.shrunk.steps.len().into();
+            value["replay"] = f.replay_command().into();
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
@@ -96,29 +101,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         if !strategy_choices.is_empty() {
             println!("  strategy: {strategy_choices}");
         }
-        match &report.outcome {
-            Outcome::Pass => println!(
-                "verdict: PASS ({} steps, {} drain steps)",
-                report.steps.len(),
-                report.drain.len()
-            ),
-            Outcome::Fail(v) => {
-                println!(
-                    "trace ({} steps, {} drain steps):",
-                    report.steps.len(),
-                    report.drain.len()
-                );
-                for line in trace_lines(store, report.config.clone(), &report.steps, &report.drain)
-                {
-                    println!("  {line}");
-                }
-                print!("verdict: FAIL {v}");
-                if let Some((path, shrunk)) = &saved {
-                    print!("{}", summary(shrunk, path));
-                }
-                println!("reproduce: {reproduce}");
-            }
-        }
+        print_verdict(&report, &lines, saved.as_ref(), &reproduce);
     }
     if args.coverage && !args.json {
         println!("coverage (interesting orderings reached):");
@@ -128,4 +111,30 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
     })
+}
+
+/// The verdict, with the trace, the shrunk scenario and the reproduce command on a failure.
+fn print_verdict(report: &RunReport, trace: &[String], saved: Option<&Finding>, reproduce: &str) {
+    match &report.outcome {
+        Outcome::Pass => println!(
+            "verdict: PASS ({} steps, {} drain steps)",
+            report.steps.len(),
+            report.drain.len()
+        ),
+        Outcome::Fail(v) => {
+            println!(
+                "trace ({} steps, {} drain steps):",
+                report.steps.len(),
+                report.drain.len()
+            );
+            for line in trace {
+                println!("  {line}");
+            }
+            print!("verdict: FAIL {v}");
+            if let Some(f) = saved {
+                print!("{}", summary(&f.shrunk, &f.path));
+            }
+            println!("reproduce: {reproduce}");
+        }
+    }
 }

@@ -2,36 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use reconcile_sim::model::step::Step;
-use reconcile_sim::model::store::StoreFactory;
-use reconcile_sim::oracle::Invariant;
+use reconcile_sim::campaign::findings::{replay_command, scenario_of};
 use reconcile_sim::trace::scenario;
-use reconcile_sim::trace::shrink::{shrink, Limits, Shrunk};
+use reconcile_sim::trace::shrink::{shrink, Shrunk};
 
-use super::{resolve_store, Verdict};
-
-/// The shrinking limits, shared by every subcommand that shrinks.
-#[derive(clap::Args, Clone, Copy)]
-pub struct LimitFlags {
-    /// Replays shrinking may spend on one failure before it gives up.
-    #[arg(long, default_value_t = Limits::default().replays_max)]
-    pub max_shrink_iters: u64,
-    /// Time shrinking may spend on one failure before it gives up (e.g. `30s`).
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
-    pub max_shrink_time: std::time::Duration,
-}
-
-impl LimitFlags {
-    pub fn limits(&self) -> Limits {
-        Limits {
-            replays_max: self.max_shrink_iters,
-            time_max: self.max_shrink_time,
-        }
-    }
-}
-
-/// Where failures found by `run`, `fuzz` and `check` are written.
-pub const DEFAULT_OUT: &str = "reconcile-failures";
+use super::flags::{resolve_store, LimitFlags};
+use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -73,8 +49,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             });
         }
     };
-    let mut out =
-        reconcile_sim::trace::shrink::scenario_of(store, &result, sc.seed, sc.strategy.clone());
+    let mut out = scenario_of(store, &result, sc.seed, sc.strategy.clone());
     out.description = sc.description.clone();
     out.save(&args.out)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
@@ -101,28 +76,6 @@ pub fn summary(r: &Shrunk, path: &Path) -> String {
         out.push_str(&format!("warning: {why}\n"));
     }
     out.push_str(&format!("scenario: {}\n", path.display()));
-    out.push_str(&format!(
-        "replay: reconcile-sim replay {}\n",
-        path.display()
-    ));
+    out.push_str(&format!("replay: {}\n", replay_command(path)));
     out
-}
-
-/// Shrink a failure found by a seeded run and save it under `out_dir`, named by its
-/// signature and seed.
-#[allow(clippy::too_many_arguments)]
-pub fn shrink_and_save(
-    store: &dyn StoreFactory,
-    config: reconcile_sim::model::config::WorldConfig,
-    steps: &[Step],
-    invariant: Invariant,
-    seed: u64,
-    strategy: &str,
-    out_dir: &Path,
-    limits: Limits,
-) -> anyhow::Result<(PathBuf, Shrunk)> {
-    reconcile_sim::trace::shrink::shrink_and_save(
-        store, config, steps, invariant, seed, strategy, out_dir, limits,
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))
 }

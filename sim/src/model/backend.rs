@@ -2,9 +2,10 @@
 //! DB), and the steps it takes. Every choice the note leaves open is in the module doc of
 //! [`crate::model::world`] and in `docs/model.md`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::content::{delta_text, message_text, INTERRUPT_MARKER};
+use crate::model::content::{delta_text, tool_call_text, tool_result_text, INTERRUPT_MARKER};
 use crate::model::record::Record;
 use crate::model::step::Step;
 use crate::model::wire::{
@@ -56,7 +57,11 @@ impl Turn {
 pub struct Backend {
     /// Durable chunk rows, in `seq` order. Shared with fetch snapshots until it changes.
     pub(super) db: Arc<Vec<ChunkRow>>,
-    pub(super) queue: Vec<MessageId>,
+    /// Messages queued, awaiting consumption, with the text each was POSTed with.
+    pub(super) queue: Vec<(MessageId, String)>,
+    /// Ground truth for the oracle: the messages each tool result folded in, by
+    /// (turn, call), for results that folded any.
+    pub(super) folded: BTreeMap<(TurnId, u32), Vec<MessageId>>,
     pub(super) turn: Option<Turn>,
     /// Turns whose durable write has happened, in write order (what a fetch response
     /// reports as `written_turns`).
@@ -80,9 +85,15 @@ impl Backend {
         &self.db
     }
 
-    /// Messages queued, awaiting consumption.
-    pub fn queue(&self) -> &[MessageId] {
-        &self.queue
+    /// Messages queued, awaiting consumption, oldest first.
+    pub fn queue(&self) -> impl ExactSizeIterator<Item = MessageId> + '_ {
+        self.queue.iter().map(|(id, _)| *id)
+    }
+
+    /// The messages the tool result of call `call` of turn `turn` folded in (empty for
+    /// one that folded none, or has not happened).
+    pub fn folded_into(&self, turn: TurnId, call: u32) -> &[MessageId] {
+        self.folded.get(&(turn, call)).map_or(&[], Vec::as_slice)
     }
 
     /// The turn the agent is running, if any.
@@ -167,7 +178,7 @@ impl World {
             );
             PostOutcome::Started { turn_id }
         } else {
-            self.backend.queue.push(message_id);
+            self.backend.queue.push((message_id, text));
             self.broadcast(Event::MessageQueued { message_id }, rec);
             PostOutcome::Queued
         };
@@ -204,7 +215,7 @@ impl World {
         let call = turn.tool_calls as u32;
         turn.open_call = Some(call);
         turn.deltas_in_segment = 0;
-        let text = format!("tool-call:{}.{call}", turn.id);
+        let text = tool_call_text(turn.id, call);
         turn.pending_rows
             .push((Role::ToolCall, text.clone(), Vec::new()));
         let turn_id = turn.id;
@@ -228,23 +239,20 @@ impl World {
         };
         let turn = self.backend.running();
         let call = turn.open_call.take().expect("enabled");
-        let mut text = format!("tool-result:{}.{call}", turn.id);
-        for m in &consumed {
+        let mut text = tool_result_text(turn.id, call);
+        for (_, message) in &consumed {
             text.push(' ');
             text.push_str(INTERRUPT_MARKER);
             text.push(' ');
-            text.push_str(&message_text(*m));
+            text.push_str(message);
         }
+        let ids: Vec<MessageId> = consumed.iter().map(|(id, _)| *id).collect();
         turn.pending_rows
-            .push((Role::ToolResult, text.clone(), consumed.clone()));
+            .push((Role::ToolResult, text.clone(), ids.clone()));
         let turn_id = turn.id;
-        if !consumed.is_empty() {
-            self.broadcast(
-                Event::MessageConsumed {
-                    message_ids: consumed,
-                },
-                rec,
-            );
+        if !ids.is_empty() {
+            self.backend.folded.insert((turn_id, call), ids.clone());
+            self.broadcast(Event::MessageConsumed { message_ids: ids }, rec);
         }
         self.broadcast(
             Event::ToolResult {
@@ -298,17 +306,13 @@ impl World {
     fn drain_trailing(&mut self, rec: &mut impl Record) {
         let consumed = std::mem::take(&mut self.backend.queue);
         let turn = self.backend.running();
-        for m in &consumed {
-            turn.pending_rows
-                .push((Role::User, message_text(*m), vec![*m]));
+        let mut ids = Vec::with_capacity(consumed.len());
+        for (m, text) in consumed {
+            turn.pending_rows.push((Role::User, text, vec![m]));
+            ids.push(m);
         }
         turn.deltas_in_segment = 0;
-        self.broadcast(
-            Event::MessageConsumed {
-                message_ids: consumed,
-            },
-            rec,
-        );
+        self.broadcast(Event::MessageConsumed { message_ids: ids }, rec);
     }
 
     fn finish_turn(&mut self, status: AgentStatus, rec: &mut impl Record) {

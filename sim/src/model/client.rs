@@ -6,8 +6,9 @@ use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::model::content::{message_text, token_key, KeySet, TokenKey};
+use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
 use crate::model::record::{Record, StoreCrash};
+use crate::model::step::Step;
 use crate::model::store::Store;
 use crate::model::wire::{
     ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
@@ -43,11 +44,107 @@ pub struct Client {
     pub(super) sent_texts: Vec<String>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
     pub(super) deltas_shown: Vec<String>,
+    /// What this tab learned when, for the oracle's judgement of order and shape: the
+    /// tab's clock at each send (parallel to `sent`), at each delta delivery and the
+    /// delta's view segment (parallel to `deltas_shown`), and each tool marker delivered.
+    pub(super) learned: Box<Learned>,
     /// The keys of `sent_texts` and `deltas_shown` (boxed: a `Vec` of clients stays a
     /// small allocation).
     pub(super) keys: Box<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub(super) seals_shown: BTreeSet<TurnId>,
+}
+
+/// When a tab learned each piece of content, by its own clock (one tick per send and per
+/// delivered delta or tool event), and how the tab saw a turn's deltas grouped into
+/// segments, in two strengths:
+///
+/// - a **run** is deltas of one turn delivered with nothing between them (no tool event,
+///   no `turn-start`, no other turn's delta): a store streaming into the turn's current
+///   assistant row (the note's `currentAssistantId`) has every reason to keep a run in one
+///   row;
+/// - a **segment** is deltas of one turn between two of that turn's tool events: what
+///   the backend writes as one row, and what no row may mix (text after a tool call never
+///   belongs in the row before it).
+///
+/// A store can tell no more than this from the events it receives.
+#[derive(Clone, Debug, Default, Hash)]
+pub struct Learned {
+    /// The tab's clock: ticks once per send and per delivered delta or tool event.
+    pub clock: u32,
+    /// The clock at each send, parallel to [`Client::sent`].
+    pub sent_at: Vec<u32>,
+    /// For each delta delivered, parallel to [`Client::deltas_shown`]: the clock then, its
+    /// run and its segment.
+    pub deltas: Vec<DeltaSeen>,
+    /// Each tool marker (`tool-call:…`, `tool-result:…`) delivered, with the clock then.
+    pub markers: Vec<(TokenKey, u32)>,
+    /// Runs begun so far.
+    runs: u32,
+    /// The turn of the open run, if one is open.
+    run_turn: Option<TurnId>,
+    /// Per turn, the tool events of that turn delivered so far (its segment number).
+    tool_events: Vec<(TurnId, u32)>,
+}
+
+/// When a tab was shown one delta, and how it was grouped (see [`Learned`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeltaSeen {
+    /// The tab's clock at delivery.
+    pub at: u32,
+    /// Its run (numbered per tab).
+    pub run: u32,
+    /// Its segment: its turn and the number of that turn's tool events before it.
+    pub segment: (TurnId, u32),
+}
+
+impl Learned {
+    fn tick(&mut self) -> u32 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn sent(&mut self) {
+        let t = self.tick();
+        self.sent_at.push(t);
+    }
+
+    fn tool_events_of(&mut self, turn: TurnId) -> &mut u32 {
+        let i = match self.tool_events.iter().position(|(t, _)| *t == turn) {
+            Some(i) => i,
+            None => {
+                self.tool_events.push((turn, 0));
+                self.tool_events.len() - 1
+            }
+        };
+        &mut self.tool_events[i].1
+    }
+
+    /// An event reached the tab.
+    fn delivered(&mut self, event: &Event) {
+        match event {
+            Event::TextDelta { turn_id, .. } => {
+                let at = self.tick();
+                if self.run_turn != Some(*turn_id) {
+                    self.runs += 1;
+                    self.run_turn = Some(*turn_id);
+                }
+                let segment = (*turn_id, *self.tool_events_of(*turn_id));
+                let run = self.runs;
+                self.deltas.push(DeltaSeen { at, run, segment });
+            }
+            Event::ToolCall { turn_id, text, .. } | Event::ToolResult { turn_id, text, .. } => {
+                let at = self.tick();
+                self.run_turn = None;
+                *self.tool_events_of(*turn_id) += 1;
+                if let Some(key) = text.split(' ').next().and_then(token_key) {
+                    self.markers.push((key, at));
+                }
+            }
+            Event::TurnStart { .. } => self.run_turn = None,
+            _ => {}
+        }
+    }
 }
 
 /// The content keys of what a client's user sent and was shown, parsed once when the world
@@ -63,9 +160,27 @@ pub struct TrackedKeys {
     pub sent_set: KeySet,
     /// The delta keys as a set.
     pub delta_set: KeySet,
-    /// A tracked text has no key (never for the world's own texts): checks then take the
-    /// long way.
+    /// The tool markers (`tool-call:…`, `tool-result:…`) delivered, in order, and as a
+    /// set: streamed content too, which invariant 3 keeps visible.
+    pub markers: Vec<TokenKey>,
+    /// [`TrackedKeys::markers`] as a set.
+    pub marker_set: KeySet,
+    /// A tracked text has no key (a message in a world of colliding texts): checks then
+    /// take the long way.
     pub unkeyed: bool,
+    /// The delta keys sorted, each with its index in [`Client::deltas_shown`]: where a
+    /// delta token of a render was delivered, by binary search.
+    pub delta_index: Vec<(TokenKey, u32)>,
+}
+
+impl TrackedKeys {
+    /// The index in [`Client::deltas_shown`] of the delta with `key`, if it was delivered.
+    pub fn delta_position(&self, key: TokenKey) -> Option<usize> {
+        self.delta_index
+            .binary_search_by_key(&key, |(k, _)| *k)
+            .ok()
+            .map(|i| self.delta_index[i].1 as usize)
+    }
 }
 
 impl TrackedKeys {
@@ -78,10 +193,21 @@ impl TrackedKeys {
         self.sent.push(key);
     }
 
+    fn add_marker(&mut self, text: &str) {
+        if let Some(key) = text.split(' ').next().and_then(token_key) {
+            self.marker_set.insert(key);
+            self.markers.push(key);
+        }
+    }
+
     fn add_delta(&mut self, text: &str) {
         let key = token_key(text);
         match key {
-            Some(k) => self.delta_set.insert(k),
+            Some(k) => {
+                self.delta_set.insert(k);
+                let at = self.delta_index.partition_point(|(d, _)| *d < k);
+                self.delta_index.insert(at, (k, self.deltas.len() as u32));
+            }
             None => self.unkeyed = true,
         }
         self.deltas.push(key);
@@ -105,6 +231,7 @@ impl Client {
             sent: Vec::new(),
             sent_texts: Vec::new(),
             deltas_shown: Vec::new(),
+            learned: Box::default(),
             keys: Box::default(),
             seals_shown: BTreeSet::new(),
         }
@@ -150,6 +277,10 @@ impl Client {
     pub fn deltas_shown(&self) -> &[String] {
         &self.deltas_shown
     }
+    /// When the tab learned each piece of content, and its view segments.
+    pub fn learned(&self) -> &Learned {
+        &self.learned
+    }
     /// The keys of the sent and shown texts.
     pub fn keys(&self) -> &TrackedKeys {
         &self.keys
@@ -175,6 +306,25 @@ impl Client {
 
 /// The steps that reach a tab, and the fetch server's. Each is called only when enabled.
 impl World {
+    /// Apply a client step (one whose actor is a client).
+    pub(super) fn apply_client_step(
+        &mut self,
+        step: Step,
+        rec: &mut impl Record,
+    ) -> Result<(), StoreCrash> {
+        match step {
+            Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
+            Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
+            Step::DeliverFetchResponse { client, request } => {
+                self.deliver_fetch_response(client, request, rec)
+            }
+            Step::Send { client } => self.send(client, rec),
+            Step::ScrollUp { client } => self.scroll(client, true, rec),
+            Step::ScrollDown { client } => self.scroll(client, false, rec),
+            _ => unreachable!("{step} is not a client step"),
+        }
+    }
+
     /// `ServeFetch`: the backend serves `client`'s oldest fetch with a snapshot of the DB.
     pub(super) fn serve_fetch(&mut self, client: ClientId, rec: &mut impl Record) {
         let snapshot_seq = self.backend.last_seq();
@@ -204,9 +354,16 @@ impl World {
             .expect("enabled");
         rec.position(pos);
         let (_, ev) = c.inbox.remove(pos).expect("enabled");
-        if let Event::TurnSealed { turn_id } = &ev {
-            c.seals_shown.insert(*turn_id);
+        match &ev {
+            Event::TurnSealed { turn_id } => {
+                c.seals_shown.insert(*turn_id);
+            }
+            Event::ToolCall { text, .. } | Event::ToolResult { text, .. } => {
+                c.keys.add_marker(text)
+            }
+            _ => {}
         }
+        c.learned.delivered(&ev);
         let input = Input::Event { event: ev };
         let fed = self.feed(client, &input, rec);
         // The delta's text is recorded once the store is done with the input (moved, not
@@ -269,12 +426,14 @@ impl World {
         client: ClientId,
         rec: &mut impl Record,
     ) -> Result<(), StoreCrash> {
-        let message_id = MessageId(self.next_message);
+        let k = self.next_message;
+        let message_id = message_id(k);
         self.next_message += 1;
+        let text = message_text_of(self.config.message_texts, k, message_id);
         let c = &mut self.clients[client as usize];
         c.sends_left -= 1;
         c.sent.push(message_id);
-        let text = message_text(message_id);
+        c.learned.sent();
         c.keys.add_sent(&text);
         c.sent_texts.push(text.clone());
         self.feed(client, &Input::UserSend { message_id, text }, rec)
@@ -303,15 +462,14 @@ impl World {
     ) -> Result<(), StoreCrash> {
         let c = &mut self.clients[client as usize];
         let answer = catch_unwind(AssertUnwindSafe(|| c.store.handle(input)));
+        let mut failed = |message| {
+            rec.fed(input, None);
+            Err(StoreCrash { client, message })
+        };
         let effects = match answer {
-            Ok(effects) => effects,
-            Err(payload) => {
-                rec.fed(input, None);
-                return Err(StoreCrash {
-                    client,
-                    message: panic_message(payload.as_ref()),
-                });
-            }
+            Ok(Ok(effects)) => effects,
+            Ok(Err(fault)) => return failed(fault.message),
+            Err(payload) => return failed(panic_message(payload.as_ref())),
         };
         rec.fed(input, Some(&effects));
         for effect in effects {

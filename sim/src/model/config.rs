@@ -5,6 +5,14 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::model::content::MessageTexts;
+
+/// Whether messages are the default unique tokens (the field is then left out of files,
+/// which keeps older scenario files as they were).
+fn is_tokens(texts: &MessageTexts) -> bool {
+    *texts == MessageTexts::Tokens
+}
+
 /// The RNG stream the world options are drawn from; strategies use other streams of the
 /// same seed so that changing a strategy never changes the world it explores.
 pub const CONFIG_STREAM: u64 = 0;
@@ -33,6 +41,10 @@ pub struct WorldConfig {
     /// Whether a tab is sent the agent's current status when it connects. When false, a
     /// fresh tab believes the agent is running until the first `status` event.
     pub status_on_connect: bool,
+    /// How users' messages are written: unique tokens, or everyday texts that repeat and
+    /// contain one another (absent in older files: tokens).
+    #[serde(default, skip_serializing_if = "is_tokens")]
+    pub message_texts: MessageTexts,
     /// Steps chosen by the strategy before the drain phase.
     pub steps_max: u32,
     /// Steps the deterministic drain phase may take before it counts as not converging.
@@ -51,7 +63,9 @@ impl WorldConfig {
             sends_per_client: rng.random_range(1u32..=3) as u8,
             scrolls_per_client: rng.random_range(0u32..=4) as u8,
             deltas_per_segment_max: rng.random_range(1u32..=3) as u8,
-            tool_calls_per_turn_max: rng.random_range(0u32..=2) as u8,
+            // Tool-heavy: most turns may call tools, many more than once (tool turns are
+            // where interrupts are folded and segments end, and bugs hide there).
+            tool_calls_per_turn_max: [0u8, 1, 1, 2, 2, 2, 3, 3][rng.random_range(0u32..8) as usize],
             turn_failures: rng.random_bool(0.25),
             ws_reorder_window: if rng.random_bool(0.75) {
                 1
@@ -59,8 +73,13 @@ impl WorldConfig {
                 rng.random_range(2u32..=3) as u8
             },
             status_on_connect: rng.random_bool(0.75),
-            steps_max: 200,
-            drain_steps_max: 2000,
+            message_texts: if rng.random_bool(0.3) {
+                MessageTexts::Colliding
+            } else {
+                MessageTexts::Tokens
+            },
+            steps_max: STEPS_MAX_DEFAULT,
+            drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         }
     }
 
@@ -82,6 +101,138 @@ impl WorldConfig {
     }
 }
 
+/// How the shrinker may cut an option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// It is part of the world's shape, not a budget: the shrinker leaves it alone (it
+    /// drops whole clients in its own pass).
+    Never,
+    /// A budget: lower it one at a time, down to the option's minimum.
+    Down,
+}
+
+/// One option of a world's shape, as the code that enumerates options sees it: its name,
+/// the range the fuzzers may give it (wider than what [`WorldConfig::from_seed`] draws, to
+/// reach what the shrinker cuts worlds down to), and how the shrinker may cut it. Booleans
+/// read 0 and 1.
+#[derive(Clone, Copy)]
+pub struct WorldOption {
+    /// The field's name, as in scenario files.
+    pub name: &'static str,
+    /// The smallest value a fuzzer gives it.
+    pub min: u8,
+    /// The largest value a fuzzer gives it.
+    pub max: u8,
+    /// How the shrinker may cut it, and in which order among the cuts (lower first).
+    pub cut: (Cut, u8),
+    /// Read it.
+    pub get: fn(&WorldConfig) -> u8,
+    /// Write it.
+    pub set: fn(&mut WorldConfig, u8),
+}
+
+impl std::fmt::Debug for WorldOption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+macro_rules! option {
+    ($name:ident: u8, $min:literal..=$max:literal, $cut:expr) => {
+        WorldOption {
+            name: stringify!($name),
+            min: $min,
+            max: $max,
+            cut: $cut,
+            get: |c| c.$name,
+            set: |c, v| c.$name = v,
+        }
+    };
+    ($name:ident: texts, $cut:expr) => {
+        WorldOption {
+            name: stringify!($name),
+            min: 0,
+            max: 1,
+            cut: $cut,
+            get: |c| u8::from(c.$name == MessageTexts::Colliding),
+            set: |c, v| {
+                c.$name = if v == 0 {
+                    MessageTexts::Tokens
+                } else {
+                    MessageTexts::Colliding
+                }
+            },
+        }
+    };
+    ($name:ident: bool, $cut:expr) => {
+        WorldOption {
+            name: stringify!($name),
+            min: 0,
+            max: 1,
+            cut: $cut,
+            get: |c| u8::from(c.$name),
+            set: |c, v| c.$name = v != 0,
+        }
+    };
+}
+
+impl WorldConfig {
+    /// Every option of the world's shape, in field order: the one list the fuzz byte
+    /// encoding, the proptest generator and the shrinker's budget cuts are derived from.
+    /// (The run limits `steps_max` and `drain_steps_max` are not options of the world.) A
+    /// test checks it names every field, so a new option added without a row fails.
+    pub const OPTIONS: [WorldOption; 10] = [
+        option!(clients: u8, 1..=3, (Cut::Never, 0)),
+        option!(passive_observer: bool, (Cut::Never, 0)),
+        option!(sends_per_client: u8, 0..=3, (Cut::Down, 0)),
+        option!(scrolls_per_client: u8, 0..=4, (Cut::Down, 1)),
+        option!(deltas_per_segment_max: u8, 0..=3, (Cut::Down, 2)),
+        option!(tool_calls_per_turn_max: u8, 0..=3, (Cut::Down, 3)),
+        option!(turn_failures: bool, (Cut::Down, 5)),
+        option!(ws_reorder_window: u8, 1..=3, (Cut::Down, 4)),
+        option!(status_on_connect: bool, (Cut::Never, 0)),
+        option!(message_texts: texts, (Cut::Down, 6)),
+    ];
+
+    /// The options the shrinker cuts, in the order it tries them.
+    pub fn cuts() -> Vec<WorldOption> {
+        let mut cuts: Vec<WorldOption> = Self::OPTIONS
+            .into_iter()
+            .filter(|o| o.cut.0 == Cut::Down)
+            .collect();
+        cuts.sort_by_key(|o| o.cut.1);
+        cuts
+    }
+
+    /// A world with every option at `values` (one per [`WorldConfig::OPTIONS`] row) and the
+    /// default run limits.
+    pub fn from_options(values: impl IntoIterator<Item = u8>) -> WorldConfig {
+        let mut config = WorldConfig {
+            clients: 1,
+            passive_observer: false,
+            sends_per_client: 0,
+            scrolls_per_client: 0,
+            deltas_per_segment_max: 0,
+            tool_calls_per_turn_max: 0,
+            turn_failures: false,
+            ws_reorder_window: 1,
+            status_on_connect: false,
+            message_texts: MessageTexts::Tokens,
+            steps_max: STEPS_MAX_DEFAULT,
+            drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
+        };
+        for (option, v) in Self::OPTIONS.iter().zip(values) {
+            (option.set)(&mut config, v);
+        }
+        config
+    }
+}
+
+/// Steps a strategy may choose before the drain phase.
+pub const STEPS_MAX_DEFAULT: u32 = 200;
+/// Steps the drain phase may take before it counts as not converging.
+pub const DRAIN_STEPS_MAX_DEFAULT: u32 = 2000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +244,43 @@ mod tests {
             .map(|s| format!("{:?}", WorldConfig::from_seed(s)))
             .collect();
         assert!(distinct.len() > 20, "seeds should derive varied worlds");
+    }
+
+    /// The option table names every field but the run limits, in field order, and reads
+    /// and writes the field it names.
+    #[test]
+    fn the_option_table_covers_every_option() {
+        let mut config = WorldConfig::from_seed(3);
+        config.message_texts = MessageTexts::Colliding;
+        let value = serde_json::to_value(config).unwrap();
+        let fields: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !["steps_max", "drain_steps_max"].contains(k))
+            .collect();
+        let mut names: Vec<&str> = WorldConfig::OPTIONS.iter().map(|o| o.name).collect();
+        names.sort_unstable();
+        assert_eq!(fields, names, "serde writes fields sorted");
+        for (i, option) in WorldConfig::OPTIONS.iter().enumerate() {
+            let mut config = WorldConfig::from_options(WorldConfig::OPTIONS.map(|o| o.min));
+            (option.set)(&mut config, option.max);
+            assert_eq!((option.get)(&config), option.max, "{}", option.name);
+            let json = serde_json::to_value(&config).unwrap();
+            let expected = if option.name == "message_texts" {
+                serde_json::json!("colliding")
+            } else if option.max == 1 && option.min == 0 && json[option.name].is_boolean() {
+                serde_json::json!(true)
+            } else {
+                serde_json::json!(option.max)
+            };
+            assert_eq!(
+                json[option.name], expected,
+                "row {i} writes {}",
+                option.name
+            );
+        }
     }
 
     #[test]

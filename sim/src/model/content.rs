@@ -50,49 +50,132 @@ pub fn push_decimal(s: &mut String, mut n: u32) {
 /// `[USER INTERRUPT]` block).
 pub const INTERRUPT_MARKER: &str = "[USER INTERRUPT]";
 
-/// The tokens of a text that name a user message or a streamed delta, in order.
-/// Everything else (markers, tool call names) is not content the oracle tracks.
-pub fn content_tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split_ascii_whitespace()
-        .filter(|t| t.starts_with("msg:") || t.starts_with("txt:"))
+/// The text of the tool call `call` of turn `turn`: `tool-call:t<T>.<N>`.
+pub fn tool_call_text(turn: TurnId, call: u32) -> String {
+    format!("tool-call:{turn}.{call}")
+}
+
+/// The text a tool result starts with: `tool-result:t<T>.<N>` (the `[USER INTERRUPT]`
+/// blocks of messages folded into it follow).
+pub fn tool_result_text(turn: TurnId, call: u32) -> String {
+    format!("tool-result:{turn}.{call}")
+}
+
+/// How the world writes user messages (a world option, see `docs/model.md`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum MessageTexts {
+    /// Every message is its own unique token `msg:m<N>`.
+    #[default]
+    Tokens,
+    /// Messages are short everyday texts drawn from [`COLLIDING_TEXTS`]: the same text
+    /// twice, and texts that are prefixes and substrings of one another, as real users
+    /// write ("ok", "ok thanks"). A store that matches rows by text or by substring is
+    /// caught; the oracle tracks these by multisets (see `crate::oracle`).
+    Colliding,
+}
+
+/// The texts of [`MessageTexts::Colliding`] worlds, used in turn (message `k` gets
+/// `COLLIDING_TEXTS[k % len]`): repeats, prefixes and substrings of one another.
+pub const COLLIDING_TEXTS: [&str; 6] = ["ok", "ok thanks", "ok", "thanks", "k", "ok thanks!"];
+
+/// The id of the `k`-th message sent in a world (0-based): `m1, m10, m2, m20, m3, …`, so
+/// that ids are prefixes of one another (`m1` of `m10`, `msg:m1` of `msg:m10`), as they
+/// are in any real run past nine messages. A store that matches ids or texts by prefix or
+/// substring is caught; stores that use ids as opaque keys are not affected.
+pub fn message_id(k: u32) -> MessageId {
+    let n = k / 2 + 1;
+    MessageId(if k % 2 == 1 { n * 10 } else { n })
+}
+
+/// The text of the `k`-th message sent in a world, whose id is `id`.
+pub fn message_text_of(texts: MessageTexts, k: u32, id: MessageId) -> String {
+    match texts {
+        MessageTexts::Tokens => message_text(id),
+        MessageTexts::Colliding => COLLIDING_TEXTS[k as usize % COLLIDING_TEXTS.len()].to_string(),
+    }
 }
 
 /// A content token as the ids it names, when it is written the way the world writes
-/// them (`msg:m<N>`, `txt:t<T>.<K>`, decimal without leading zeros). Two canonical tokens
-/// are equal as strings exactly when their keys are equal, and the world only ever tracks
-/// canonical tokens, so "is this tracked token shown" can be answered on keys: a shown
-/// token that is not canonical equals no tracked token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// them (`msg:m<N>`, `txt:t<T>.<K>`, `tool-call:t<T>.<N>`, `tool-result:t<T>.<N>`,
+/// decimal without leading zeros). Two canonical tokens are equal as strings exactly when
+/// their keys are equal, and the world only ever writes canonical tokens, so "is this
+/// token shown" can be answered on keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum TokenKey {
+    /// `msg:m<N>`: user message `N`, which invariant 1 requires its sender to see.
     Msg(u32),
+    /// `txt:t<T>.<K>`: the `K`-th delta of turn `T`, which invariant 3 requires to stay
+    /// visible once shown.
     Txt(u32, u32),
+    /// `tool-call:t<T>.<N>`: the `N`-th tool call of turn `T`.
+    Call(u32, u32),
+    /// `tool-result:t<T>.<N>`: the result of that call.
+    Result(u32, u32),
 }
 
-/// A set of token keys as bitmaps: message ids below 128, and deltas of turns below 16
-/// with index below 64 (every fuzzed world stays inside these); anything larger goes to a
-/// list. What the oracle collects a render's tokens into and the world its tracked
-/// tokens into, so "is every tracked token shown" is a few word operations.
+/// A set of token keys as bitmaps: message ids below 128, deltas of turns below 16 with
+/// index below 64, tool markers of turns below 16 with call below 32 (every fuzzed world
+/// stays inside these); anything larger goes to a list. What the oracle collects a
+/// render's tokens into and the world its tracked tokens into, so "is every tracked token
+/// shown" is a few word operations.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KeySet {
     msgs: u128,
     txts: [u64; 16],
+    /// Per turn: bit `2 N` for `tool-call:t<T>.<N>`, bit `2 N + 1` for its result.
+    tools: [u64; 16],
     other: Vec<TokenKey>,
 }
 
+/// Where a key lives in a [`KeySet`]'s bitmaps, if it fits.
+enum Slot {
+    Msg(u32),
+    Txt(usize, u32),
+    Tool(usize, u32),
+}
+
+fn slot(key: TokenKey) -> Option<Slot> {
+    match key {
+        TokenKey::Msg(n) if n < 128 => Some(Slot::Msg(n)),
+        TokenKey::Txt(t, k) if t < 16 && k < 64 => Some(Slot::Txt(t as usize, k)),
+        TokenKey::Call(t, n) if t < 16 && n < 32 => Some(Slot::Tool(t as usize, 2 * n)),
+        TokenKey::Result(t, n) if t < 16 && n < 32 => Some(Slot::Tool(t as usize, 2 * n + 1)),
+        _ => None,
+    }
+}
+
 impl KeySet {
+    /// Add `key`: the world as it records what a tab sent or was shown, the oracle as it
+    /// reads a render.
     pub fn insert(&mut self, key: TokenKey) {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs |= 1 << n,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] |= 1 << k,
-            _ => self.other.push(key),
+        match slot(key) {
+            Some(Slot::Msg(n)) => self.msgs |= 1 << n,
+            Some(Slot::Txt(t, k)) => self.txts[t] |= 1 << k,
+            Some(Slot::Tool(t, b)) => self.tools[t] |= 1 << b,
+            None => self.other.push(key),
         }
     }
 
+    /// Whether `key` is in the set: one bit test for a key inside the bitmaps, a scan of
+    /// the short overflow list otherwise.
     pub fn contains(&self, key: TokenKey) -> bool {
-        match key {
-            TokenKey::Msg(n) if n < 128 => self.msgs & (1 << n) != 0,
-            TokenKey::Txt(t, k) if t < 16 && k < 64 => self.txts[t as usize] & (1 << k) != 0,
-            _ => self.other.contains(&key),
+        match slot(key) {
+            Some(Slot::Msg(n)) => self.msgs & (1 << n) != 0,
+            Some(Slot::Txt(t, k)) => self.txts[t] & (1 << k) != 0,
+            Some(Slot::Tool(t, b)) => self.tools[t] & (1 << b) != 0,
+            None => self.other.contains(&key),
         }
     }
 
@@ -104,6 +187,7 @@ impl KeySet {
             .txts
             .iter()
             .zip(&other.txts)
+            .chain(self.tools.iter().zip(&other.tools))
             .fold(0, |acc, (a, b)| acc | (a & !b));
         self.msgs & !other.msgs == 0
             && missing == 0
@@ -120,66 +204,69 @@ pub fn token_key(token: &str) -> Option<TokenKey> {
     (i == b.len()).then_some(key)
 }
 
-/// Call `f` with the key of every canonical content token of `text`, in order: the
-/// tokens of [`content_tokens`] that [`token_key`] accepts, parsed in one pass over the
-/// bytes (the oracle runs this over every render after every step).
+/// Call `f` with every canonical content token of `text` and its key, in order, in one
+/// pass over the bytes (the oracle runs this over every render after every step).
+///
+/// Tokens are found wherever they stand, whatever surrounds them: a store may join a
+/// turn's deltas with spaces or verbatim (`txt:t1.1txt:t1.2`), or fold them into one
+/// message, and every token is still found. A token ends where its digits end, so
+/// `msg:m1` is never read inside `msg:m10`.
 #[inline]
-pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
-    for_each_content_token(text, |_, key| {
-        if let Some(k) = key {
-            f(k);
-        }
-    });
-}
-
-/// Call `f` with every token of [`content_tokens`] and its [`token_key`], in order, in
-/// one pass over the bytes.
-#[inline]
-pub fn for_each_content_token<'a>(text: &'a str, mut f: impl FnMut(&'a str, Option<TokenKey>)) {
+pub fn for_each_token<'a>(text: &'a str, mut f: impl FnMut(&'a str, TokenKey)) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if b[i].is_ascii_whitespace() {
+        if b[i] != b'm' && b[i] != b't' {
             i += 1;
             continue;
         }
         let start = i;
-        let key = parse_token_at(b, &mut i);
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        let token = &b[start..i];
-        if key.is_some() || token.starts_with(b"msg:") || token.starts_with(b"txt:") {
-            // Both ends are at ASCII bytes (whitespace or the text's ends): char boundaries.
-            f(&text[start..i], key);
+        match parse_token_at(b, &mut i) {
+            // Both ends are at ASCII bytes (a token's first letter, its last digit): char
+            // boundaries.
+            Some(key) => f(&text[start..i], key),
+            None => i = start + 1,
         }
     }
+}
+
+/// Call `f` with the key of every token of `text`, in order.
+#[inline]
+pub fn for_each_token_key(text: &str, mut f: impl FnMut(TokenKey)) {
+    for_each_token(text, |_, key| f(key));
 }
 
 /// The key of the token starting at `b[*i]`, advancing `*i` past what was read; `None`
 /// as soon as the token cannot be canonical.
 #[inline(always)]
 fn parse_token_at(b: &[u8], i: &mut usize) -> Option<TokenKey> {
-    // The five-byte prefix as one comparison of the first four bytes plus the fifth.
-    let head = b.get(*i..*i + 5)?;
-    let word = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    let msg = word == u32::from_le_bytes(*b"msg:") && head[4] == b'm';
-    let txt = word == u32::from_le_bytes(*b"txt:") && head[4] == b't';
-    if !(msg || txt) {
+    let rest = &b[*i..];
+    let (prefix, kind): (usize, u8) = if rest.starts_with(b"msg:m") {
+        (5, 0)
+    } else if rest.starts_with(b"txt:t") {
+        (5, 1)
+    } else if rest.starts_with(b"tool-call:t") {
+        (11, 2)
+    } else if rest.starts_with(b"tool-result:t") {
+        (13, 3)
+    } else {
         return None;
-    }
-    *i += 5;
+    };
+    *i += prefix;
     let first = digits_at(b, i)?;
-    let ends = |i: usize| i == b.len() || b[i].is_ascii_whitespace();
-    if msg {
-        return ends(*i).then_some(TokenKey::Msg(first));
+    if kind == 0 {
+        return Some(TokenKey::Msg(first));
     }
     if b.get(*i) != Some(&b'.') {
         return None;
     }
     *i += 1;
     let second = digits_at(b, i)?;
-    ends(*i).then_some(TokenKey::Txt(first, second))
+    Some(match kind {
+        1 => TokenKey::Txt(first, second),
+        2 => TokenKey::Call(first, second),
+        _ => TokenKey::Result(first, second),
+    })
 }
 
 /// The run of digits at `b[*i]` as a `u32` if it is exactly what `u32`'s `Display`
@@ -216,6 +303,17 @@ mod tests {
     }
 
     #[test]
+    fn message_ids_are_prefixes_of_one_another() {
+        let ids: Vec<u32> = (0..7).map(|k| message_id(k).0).collect();
+        assert_eq!(ids, [1, 10, 2, 20, 3, 30, 4]);
+        let texts: Vec<String> = (0..6)
+            .map(|k| message_text_of(MessageTexts::Colliding, k, message_id(k)))
+            .collect();
+        assert_eq!(texts[0], texts[2], "the same text twice");
+        assert!(texts[1].starts_with(texts[0].as_str()) && texts[0].contains(&texts[4]));
+    }
+
+    #[test]
     fn the_world_s_tokens_have_keys_and_other_spellings_do_not() {
         assert_eq!(
             token_key(&message_text(MessageId(12))),
@@ -224,6 +322,14 @@ mod tests {
         assert_eq!(
             token_key(&delta_text(TurnId(3), 40)),
             Some(TokenKey::Txt(3, 40))
+        );
+        assert_eq!(
+            token_key(&tool_call_text(TurnId(2), 1)),
+            Some(TokenKey::Call(2, 1))
+        );
+        assert_eq!(
+            token_key(&tool_result_text(TurnId(2), 3)),
+            Some(TokenKey::Result(2, 3))
         );
         assert_eq!(token_key("msg:m4294967295"), Some(TokenKey::Msg(u32::MAX)));
         for other in [
@@ -238,7 +344,8 @@ mod tests {
             "txt:t1.2.3",
             "txt:t01.2",
             "txt:t1.2 ",
-            "tool-call:t1.1",
+            "tool-call:t1",
+            "tool-result:1.1",
             "",
         ] {
             assert_eq!(token_key(other), None, "{other:?}");
@@ -254,6 +361,7 @@ mod tests {
             TokenKey::Txt(15, 63),
             TokenKey::Txt(16, 1),
             TokenKey::Txt(2, 64),
+            TokenKey::Call(1, 1),
         ];
         let mut all = KeySet::default();
         for k in keys {
@@ -270,6 +378,7 @@ mod tests {
             TokenKey::Msg(1),
             TokenKey::Txt(15, 62),
             TokenKey::Txt(16, 2),
+            TokenKey::Result(1, 1),
         ] {
             assert!(!all.contains(absent), "{absent:?}");
         }
@@ -277,45 +386,76 @@ mod tests {
     }
 
     #[test]
-    fn keys_come_out_in_order_for_the_content_tokens_only() {
+    fn tokens_are_found_wherever_they_stand_and_end_where_their_digits_do() {
         let mut keys = Vec::new();
-        for_each_token_key(
+        for_each_token(
             " msg:m1\ttool-result:t2.1 [USER INTERRUPT] txt:t2.10\nmsg:m01 msg:m3",
-            |k| keys.push(k),
+            |_, k| keys.push(k),
         );
         assert_eq!(
             keys,
-            vec![TokenKey::Msg(1), TokenKey::Txt(2, 10), TokenKey::Msg(3)]
+            vec![
+                TokenKey::Msg(1),
+                TokenKey::Result(2, 1),
+                TokenKey::Txt(2, 10),
+                TokenKey::Msg(3)
+            ]
+        );
+        // Deltas joined verbatim, or folded into a longer text, are still found.
+        let mut found = Vec::new();
+        for_each_token("txt:t1.1txt:t1.2 and then:txt:t1.10!", |t, k| {
+            found.push((t, k))
+        });
+        assert_eq!(
+            found,
+            vec![
+                ("txt:t1.1", TokenKey::Txt(1, 1)),
+                ("txt:t1.2", TokenKey::Txt(1, 2)),
+                ("txt:t1.10", TokenKey::Txt(1, 10))
+            ]
+        );
+        let mut msgs = Vec::new();
+        for_each_token_key("msg:m10 tool-call:t1.1", |k| msgs.push(k));
+        assert_eq!(
+            msgs,
+            vec![TokenKey::Msg(10), TokenKey::Call(1, 1)],
+            "msg:m1 is not read inside msg:m10"
         );
     }
 
     proptest! {
-        /// Equal keys exactly when equal text, for the tokens `content_tokens` finds: the
-        /// oracle may compare keys instead of strings.
+        /// Equal keys exactly when equal text: the oracle may compare keys instead of
+        /// strings.
         #[test]
         fn keys_are_equal_exactly_when_tokens_are(
-            a in "(msg:m|txt:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
-            b in "(msg:m|txt:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
+            a in "(msg:m|txt:t|tool-call:t|tool-result:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
+            b in "(msg:m|txt:t|tool-call:t|tool-result:t)[0-9]{1,3}(\\.[0-9]{1,3})?",
         ) {
             if let (Some(ka), Some(kb)) = (token_key(&a), token_key(&b)) {
                 prop_assert_eq!(ka == kb, a == b);
             }
         }
 
-        /// The one-pass scan finds exactly the keys of the tokens `content_tokens` finds.
+        /// Joining tokens in any way (verbatim, with spaces, with other text between)
+        /// never loses or invents one: the scan finds exactly the tokens joined.
         #[test]
-        fn the_scan_agrees_with_splitting_then_parsing(
-            text in "((msg:m|txt:t|msg:|txt:|x|é)?[0-9.]{0,13}(msg:m)?[ \t\n]{0,2})*",
+        fn joined_tokens_are_found_exactly(
+            parts in proptest::collection::vec((0u32..40, 1u32..40, 0usize..4), 0..8),
+            sep in "( |\\n|, |)",
         ) {
-            let mut via_scan = Vec::new();
-            for_each_token_key(&text, |k| via_scan.push(k));
-            let direct: Vec<TokenKey> = content_tokens(&text).filter_map(token_key).collect();
-            prop_assert_eq!(via_scan, direct);
-            let mut tokens = Vec::new();
-            for_each_content_token(&text, |t, k| tokens.push((t, k)));
-            let direct: Vec<(&str, Option<TokenKey>)> =
-                content_tokens(&text).map(|t| (t, token_key(t))).collect();
-            prop_assert_eq!(tokens, direct);
+            let texts: Vec<String> = parts
+                .iter()
+                .map(|&(t, k, kind)| match kind {
+                    0 => message_text(MessageId(t)),
+                    1 => delta_text(TurnId(t), k),
+                    2 => tool_call_text(TurnId(t), k),
+                    _ => tool_result_text(TurnId(t), k),
+                })
+                .collect();
+            let joined = texts.join(&sep);
+            let mut found = Vec::new();
+            for_each_token(&joined, |t, _| found.push(t.to_string()));
+            prop_assert_eq!(found, texts);
         }
     }
 }

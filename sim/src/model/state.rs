@@ -28,6 +28,7 @@ impl World {
         let Backend {
             db,
             queue,
+            folded,
             turn,
             written_turns,
             next_seq,
@@ -36,6 +37,7 @@ impl World {
         (
             db.as_slice(),
             queue,
+            folded,
             written_turns.as_slice(),
             next_seq,
             next_turn,
@@ -93,6 +95,7 @@ impl World {
             sent,
             sent_texts,
             deltas_shown,
+            learned,
             keys: _, // a function of `sent_texts` and `deltas_shown`
             seals_shown,
         } = &self.clients[client];
@@ -107,6 +110,7 @@ impl World {
             sent,
             sent_texts,
             deltas_shown,
+            learned,
             seals_shown,
         )
             .hash(h);
@@ -142,6 +146,7 @@ impl World {
         let Backend {
             db,
             queue,
+            folded,
             turn,
             written_turns,
             next_seq,
@@ -162,6 +167,7 @@ impl World {
                 sent,
                 sent_texts,
                 deltas_shown,
+                learned,
                 keys,
                 seals_shown,
             } = c;
@@ -178,6 +184,7 @@ impl World {
                 sent: sent.clone(),
                 sent_texts: sent_texts.clone(),
                 deltas_shown: deltas_shown.clone(),
+                learned: learned.clone(),
                 keys: keys.clone(),
                 seals_shown: seals_shown.clone(),
             });
@@ -187,6 +194,7 @@ impl World {
             backend: Backend {
                 db: Arc::clone(db),
                 queue: queue.clone(),
+                folded: folded.clone(),
                 turn: turn.clone(),
                 written_turns: Arc::clone(written_turns),
                 next_seq: *next_seq,

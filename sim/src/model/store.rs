@@ -7,10 +7,23 @@
 
 use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 
+/// Why a store could not answer an input: a value, which the world turns into a `crash`
+/// finding (a panic inside an in-process store is caught and becomes one too).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreFault {
+    /// What went wrong, in words (for a store in another process: the fault and the tail
+    /// of the process's stderr).
+    pub message: String,
+}
+
+/// What a store answers to an input: the effects it asks for, in order, or why it could
+/// not answer.
+pub type Answer = Result<Vec<Effect>, StoreFault>;
+
 /// A reconcile implementation under test.
 pub trait Store {
     /// Handle one input and return the effects it asks for, in order.
-    fn handle(&mut self, input: &Input) -> Vec<Effect>;
+    fn handle(&mut self, input: &Input) -> Answer;
     /// What the user sees right now: sealed groups then live rows.
     fn render(&self) -> &[RenderRow];
     /// Feed this store's **complete** internal state into `state`: every field that can

@@ -52,9 +52,15 @@ id_type!(
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
+    /// A user message: a turn's initiator or trailing-history row once sealed; an
+    /// optimistic or `queued-` bubble while live.
     User,
+    /// Streamed agent text (`text-delta`s), one row per segment between tool rows.
     Assistant,
+    /// A tool call the agent made; it ends the current assistant segment.
     ToolCall,
+    /// A tool call's result: where consumed messages are folded in as `[USER INTERRUPT]`
+    /// blocks, so a message can be sealed without a user row of its own.
     ToolResult,
 }
 
@@ -62,8 +68,13 @@ pub enum Role {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AgentStatus {
+    /// The reply is finished. Fires *before* the durable write (the note), so it is never
+    /// a safe reconcile trigger.
     Idle,
+    /// A turn is streaming, so a send is queued. A fresh tab assumes this until told
+    /// otherwise (the note's corollary): its first send may be shown as queued.
     Running,
+    /// The turn failed; it still writes what it streamed and seals (`docs/model.md`).
     Error,
 }
 
@@ -72,8 +83,14 @@ pub enum AgentStatus {
 pub struct ChunkRow {
     /// The real database sequence number: strictly increasing in write order.
     pub seq: u32,
+    /// The turn the row belongs to: its initiator's user row, its streamed rows and any
+    /// messages drained into it as trailing history.
     pub turn_id: TurnId,
+    /// Who wrote the row.
     pub role: Role,
+    /// The row's text, in [`crate::model::content`]'s convention: `msg:m<N>` for a user
+    /// row, space-separated deltas for an assistant row, `[USER INTERRUPT]` blocks inside
+    /// a tool result.
     pub text: String,
     /// The client message ids whose text this row holds: the user row's own id, or the ids
     /// folded into a tool result as `[USER INTERRUPT]` blocks. Positive evidence that a
@@ -91,33 +108,64 @@ pub struct ChunkRow {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum Event {
+    /// A posted message started a turn (`processMessage`), its one user chunk row already
+    /// persisted. Once per user-initiated turn; a queued message never gets one. It does
+    /// not say which message started the turn: the store's backfill guesses (bug C).
     TurnStart {
+        /// The new turn: the store's `liveTurnId` from now on.
         turn_id: TurnId,
     },
+    /// The agent streamed text into the running turn's assistant row.
     TextDelta {
+        /// The turn streaming.
         turn_id: TurnId,
+        /// One delta, `txt:t<T>.<K>`: the unique token invariant 3 follows.
         text: String,
     },
+    /// The agent opened a tool call: a new live row. Its result is where queued messages
+    /// may be consumed as interrupts.
     ToolCall {
+        /// The turn making the call.
         turn_id: TurnId,
+        /// The call's number within its turn, from 1; its `tool-result` carries the same.
         call: u32,
+        /// `tool-call:t<T>.<call>`.
         text: String,
     },
+    /// The open tool call returned, with any messages consumed at this boundary folded in
+    /// (their `message-consumed` arrives first).
     ToolResult {
+        /// The turn whose call returned.
         turn_id: TurnId,
+        /// The call it answers.
         call: u32,
+        /// `tool-result:t<T>.<call>`, then one `[USER INTERRUPT] msg:m<N>` block per
+        /// consumed message: the text invariant 2 finds them sealed in.
         text: String,
     },
+    /// A send reached the backend while a turn was running and was queued (this tab's or
+    /// another's).
     MessageQueued {
+        /// The queued message; it is also its queue id.
         message_id: MessageId,
     },
+    /// The agent drained the queue into the running turn, as `[USER INTERRUPT]` blocks in
+    /// a tool result or as trailing history. It does not say which: bug D lived there.
     MessageConsumed {
+        /// Every message drained, in queue order (draining takes the whole queue).
         message_ids: Vec<MessageId>,
     },
+    /// The agent's status changed.
     Status {
+        /// The new status. `idle` arrives before the durable write, so a store that
+        /// reconciled on it would fetch too early (the note's invariant 4: key reconcile
+        /// off `turn-sealed`).
         status: AgentStatus,
     },
+    /// The turn's rows are durable (`flushAssistant` has run): the only safe reconcile
+    /// trigger.
     TurnSealed {
+        /// The sealed turn: the one the reconcile folds into `chunks`.
         turn_id: TurnId,
     },
 }
@@ -127,7 +175,10 @@ pub enum Event {
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum PostOutcome {
     /// The agent was idle: the message started this turn and is persisted as its user row.
-    Started { turn_id: TurnId },
+    Started {
+        /// The turn the message started.
+        turn_id: TurnId,
+    },
     /// The agent was busy: the message was queued.
     Queued,
 }
@@ -137,21 +188,40 @@ pub enum PostOutcome {
 #[serde(tag = "input", rename_all = "kebab-case")]
 pub enum Input {
     /// The user typed and sent a message. The store must show it and POST it.
-    UserSend { message_id: MessageId, text: String },
+    UserSend {
+        /// Global and assigned in send order (`m1`, `m2`, …), so it names the message
+        /// across tabs and in `message-queued` / `message-consumed`.
+        message_id: MessageId,
+        /// `msg:m<N>`: the unique token invariant 1 looks for.
+        text: String,
+    },
     /// The user scrolled; `at_bottom: false` means scrolled up (reconcile deferred).
-    Scroll { at_bottom: bool },
+    Scroll {
+        /// Whether the user is at the bottom now, where a deferred reconcile may run.
+        at_bottom: bool,
+    },
     /// A WebSocket event arrived.
-    Event { event: Event },
+    Event {
+        /// The event, as the backend broadcast it.
+        event: Event,
+    },
     /// The response to this store's POST arrived.
     PostResponse {
+        /// The message that was posted.
         message_id: MessageId,
+        /// Whether the backend started a turn with it or queued it, as a real POST
+        /// answers. No in-process store reads it.
         response: PostOutcome,
     },
     /// The response to this store's chunk fetch arrived: the whole chunk history as of
     /// the moment the backend served the request (`snapshot_seq` is its largest `seq`, 0
     /// when empty).
     FetchResponse {
+        /// The id of the store's [`Effect::Fetch`], echoed so the store can tell which of
+        /// its reconciles this answers.
         request_id: RequestId,
+        /// The snapshot's largest `seq`: since the DB only grows, a smaller one than a
+        /// snapshot already applied means this response was overtaken and is stale.
         snapshot_seq: u32,
         /// Shared, not copied: the world hands every response the snapshot it served
         /// (serde's `rc` feature writes it as the plain array, so the JSON is unchanged).
@@ -169,9 +239,17 @@ pub enum Input {
 #[serde(tag = "effect", rename_all = "kebab-case")]
 pub enum Effect {
     /// POST the message to the backend.
-    Post { message_id: MessageId, text: String },
+    Post {
+        /// The message being sent, as in [`Input::UserSend`].
+        message_id: MessageId,
+        /// Its text, which the backend persists (or folds into the turn) verbatim.
+        text: String,
+    },
     /// Fetch the chunk history. The id is the store's own, echoed in the response.
-    Fetch { request_id: RequestId },
+    Fetch {
+        /// Chosen by the store; comes back in [`Input::FetchResponse`].
+        request_id: RequestId,
+    },
 }
 
 /// Where a rendered row comes from.
@@ -179,19 +257,32 @@ pub enum Effect {
 #[serde(tag = "from", rename_all = "kebab-case")]
 pub enum Origin {
     /// A durable chunk row with this `seq` (from `groupRowsToMessages(chunks)`).
-    Sealed { seq: u32 },
+    Sealed {
+        /// The chunk row's `seq`, compared with the DB's by invariant 4.
+        seq: u32,
+    },
     /// A transient live row with this id (e.g. `m3` or `queued-m3`).
-    Live { id: String },
+    Live {
+        /// The store's id for the row: `m<N>` for an optimistic send, `queued-m<N>` while
+        /// pending in the queue, the store's own for streamed rows.
+        id: String,
+    },
 }
 
 /// One row of what the user sees: `groupRowsToMessages(chunks) ++ live`, in order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RenderRow {
+    /// Whether the row is sealed or live, and which one.
     #[serde(flatten)]
     pub origin: Origin,
+    /// Who wrote it.
     pub role: Role,
+    /// The row's `turnId`: always set on a sealed row; on a live row `None` while it is
+    /// optimistic or queued, the bit the note's reconcile reads as "not yet sealed".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<TurnId>,
+    /// What the user reads; the oracle finds content tokens in it wherever the store put
+    /// them.
     pub text: String,
 }
 
@@ -207,6 +298,8 @@ impl RenderRow {
         }
     }
 
+    /// True for a transient `live` row: once a tab has settled, none may hold content that
+    /// is also sealed (invariant 2), and after the drain none may remain (invariant 4).
     pub fn is_live(&self) -> bool {
         matches!(self.origin, Origin::Live { .. })
     }

@@ -38,7 +38,7 @@ use crate::model::backend::{Backend, TurnPhase};
 use crate::model::client::Client;
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
-use crate::model::step::Step;
+use crate::model::step::{Actor, Step};
 use crate::model::store::{Store, StoreFactory};
 use crate::model::wire::{AgentStatus, ClientId, Event, MessageId};
 
@@ -56,6 +56,7 @@ pub struct World {
     pub(super) backend: Backend,
     pub(super) clients: Vec<Client>,
     pub(super) next_event: u32,
+    /// Messages sent so far (the next one is the `next_message`-th, 0-based).
     pub(super) next_message: u32,
 }
 
@@ -85,7 +86,7 @@ impl World {
             backend: Backend::new(),
             clients,
             next_event: 1,
-            next_message: 1,
+            next_message: 0,
         };
         if world.config.status_on_connect {
             world.broadcast(
@@ -118,9 +119,17 @@ impl World {
         &self.clients[client as usize]
     }
 
+    /// The text message `id` was sent with, if it was sent.
+    pub fn message_text(&self, id: MessageId) -> Option<&str> {
+        self.clients.iter().find_map(|c| {
+            let i = c.sent.iter().position(|m| *m == id)?;
+            Some(c.sent_texts[i].as_str())
+        })
+    }
+
     /// The id the next sent message will get.
     pub fn next_message_id(&self) -> MessageId {
-        MessageId(self.next_message)
+        crate::model::content::message_id(self.next_message)
     }
 
     /// Put `event` in every client's inbox under the next event id.
@@ -146,24 +155,55 @@ impl World {
     /// pushed and then kept or dropped by its condition ([`push_if`]).
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
-        let cfg = &self.config;
         let busy_finishing = matches!(
             self.backend.turn.as_ref().map(|t| t.phase),
             Some(TurnPhase::Finishing | TurnPhase::Written)
         );
-        let clients = || {
-            self.clients
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (i as ClientId, c))
-        };
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             push_if(
                 out,
                 !c.posts.is_empty() && !busy_finishing,
                 Step::HandlePost { client },
             );
         }
+        self.push_agent_steps(out);
+        for (client, c) in self.numbered_clients() {
+            push_if(
+                out,
+                !c.fetch_requests.is_empty(),
+                Step::ServeFetch { client },
+            );
+        }
+        self.push_deliveries(out);
+        for (client, c) in self.numbered_clients() {
+            push_if(out, c.sends_left > 0, Step::Send { client });
+        }
+        for (client, c) in self.numbered_clients() {
+            push_if(
+                out,
+                c.scrolls_left > 0 && !c.scrolled_up,
+                Step::ScrollUp { client },
+            );
+        }
+        for (client, c) in self.numbered_clients() {
+            // Out of scroll budget but still up: the user can always come back down.
+            push_if(out, c.scrolled_up, Step::ScrollDown { client });
+        }
+        debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
+    }
+
+    #[inline(always)]
+    fn numbered_clients(&self) -> impl Iterator<Item = (ClientId, &Client)> {
+        self.clients
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as ClientId, c))
+    }
+
+    /// The agent's enabled steps, in `Step` order.
+    #[inline(always)]
+    fn push_agent_steps(&self, out: &mut Vec<Step>) {
+        let cfg = &self.config;
         if let Some(t) = self.backend.streaming_turn() {
             if t.open_call.is_none() && t.deltas_in_segment < cfg.deltas_per_segment_max {
                 out.push(Step::AgentDelta);
@@ -188,15 +228,14 @@ impl World {
             Some(TurnPhase::Written) => out.push(Step::AgentSeal),
             _ => {}
         }
-        for (client, c) in clients() {
-            push_if(
-                out,
-                !c.fetch_requests.is_empty(),
-                Step::ServeFetch { client },
-            );
-        }
-        let window = cfg.ws_reorder_window.max(1) as usize;
-        for (client, c) in clients() {
+    }
+
+    /// Every enabled delivery to a client (events, POST responses, fetch responses), in
+    /// `Step` order.
+    #[inline(always)]
+    fn push_deliveries(&self, out: &mut Vec<Step>) {
+        let window = self.config.ws_reorder_window.max(1) as usize;
+        for (client, c) in self.numbered_clients() {
             if window == 1 {
                 let front = c.inbox.front().map(|(id, _)| *id);
                 push_if(
@@ -216,14 +255,14 @@ impl World {
                 }
             }
         }
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             push_if(
                 out,
                 !c.post_responses.is_empty(),
                 Step::DeliverPostResponse { client },
             );
         }
-        for (client, c) in clients() {
+        for (client, c) in self.numbered_clients() {
             if c.fetch_responses.is_empty() {
                 continue;
             }
@@ -239,21 +278,6 @@ impl World {
                 out[start..].sort_unstable();
             }
         }
-        for (client, c) in clients() {
-            push_if(out, c.sends_left > 0, Step::Send { client });
-        }
-        for (client, c) in clients() {
-            push_if(
-                out,
-                c.scrolls_left > 0 && !c.scrolled_up,
-                Step::ScrollUp { client },
-            );
-        }
-        for (client, c) in clients() {
-            // Out of scroll budget but still up: the user can always come back down.
-            push_if(out, c.scrolled_up, Step::ScrollDown { client });
-        }
-        debug_assert!(out.is_sorted(), "enabled steps out of order: {out:?}");
     }
 
     /// Whether `step` is enabled now.
@@ -274,29 +298,14 @@ impl World {
     /// propagated.
     pub fn apply_into(&mut self, step: Step, rec: &mut impl Record) -> Result<(), StoreCrash> {
         let turn_before = self.backend.turn.as_ref().map(|t| t.id());
-        let fed = match step {
-            Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
-            Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
-            Step::DeliverFetchResponse { client, request } => {
-                self.deliver_fetch_response(client, request, rec)
-            }
-            Step::Send { client } => self.send(client, rec),
-            Step::ScrollUp { client } => self.scroll(client, true, rec),
-            Step::ScrollDown { client } => self.scroll(client, false, rec),
-            Step::HandlePost { .. }
-            | Step::AgentDelta
-            | Step::AgentToolCall
-            | Step::AgentToolResult { .. }
-            | Step::AgentEnd
-            | Step::AgentFail
-            | Step::AgentWrite
-            | Step::AgentSeal
-            | Step::ServeFetch { .. } => {
+        let fed = match step.actor() {
+            Actor::Client(_) => self.apply_client_step(step, rec),
+            Actor::Backend => {
                 self.apply_backend_step(step, rec);
                 Ok(())
             }
         };
-        if step.actor() == crate::model::step::Actor::Backend {
+        if step.actor() == Actor::Backend {
             if let Some(turn) = turn_before.or(self.backend.turn.as_ref().map(|t| t.id())) {
                 rec.turn(turn);
             }
@@ -373,9 +382,9 @@ mod tests {
                 let first_of_turn = db.iter().find(|r| r.turn_id == row.turn_id).unwrap();
                 if first_of_turn.seq == row.seq {
                     // The initiator: never a message that was queued.
-                    let id: u32 = row.text.trim_start_matches("msg:m").parse().unwrap();
+                    assert_eq!(row.message_ids.len(), 1, "seed {seed}");
                     assert!(
-                        !queued.contains(&MessageId(id)),
+                        !queued.contains(&row.message_ids[0]),
                         "seed {seed}: queued message started a turn"
                     );
                 }
@@ -387,7 +396,7 @@ mod tests {
     fn a_panicking_store_is_a_crash_value_not_a_harness_panic() {
         struct Boom;
         impl Store for Boom {
-            fn handle(&mut self, _input: &Input) -> Vec<Effect> {
+            fn handle(&mut self, _input: &Input) -> crate::model::store::Answer {
                 panic!("boom")
             }
             fn render(&self) -> &[RenderRow] {

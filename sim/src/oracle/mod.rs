@@ -18,18 +18,30 @@
 //! 4. **Converges** (after the drain phase): with every send processed, the agent idle,
 //!    everything delivered and every client at the bottom, each render is exactly the DB,
 //!    row for row, with no live rows left.
+//! 5. **What the user sees** (after every step that touches a client): the render is
+//!    `chunks ++ live` (sealed rows first, in `seq` order, each the DB's row), live rows in
+//!    the order their content reached the tab, and each live row the shape of its role.
+//!    Beyond the note; see [`render`] and `docs/model.md`.
+//!
+//! One file per invariant. Content is found by the grammar of [`crate::model::content`];
+//! in a world of colliding message texts (the same text twice, texts inside one another)
+//! messages are judged by multisets of texts instead of unique tokens (see [`seen`]).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::model::client::Client;
 use crate::model::content::push_decimal;
-use crate::model::content::{
-    content_tokens, for_each_content_token, for_each_token_key, KeySet, TokenKey,
-};
-use crate::model::step::Step;
+use crate::model::step::{Actor, Step};
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+
+mod clauses;
+mod converge;
+mod duplicate;
+pub mod render;
+pub mod seen;
+
+pub use converge::{check_converged, converged};
 
 /// Which property broke.
 #[derive(
@@ -46,38 +58,58 @@ use crate::model::world::World;
     schemars::JsonSchema,
 )]
 pub enum Invariant {
+    /// Invariant 1, no loss: every message a tab's user sent stays visible, as a user row
+    /// or folded into a tool result. Bugs B and C break it.
     #[serde(rename = "inv1-no-loss")]
     NoLoss,
+    /// Invariant 2, no duplicate / no linger: once a tab has reconciled every seal it
+    /// received, nothing shown sealed is also shown live. Bug D breaks it.
     #[serde(rename = "inv2-no-duplicate")]
     NoDuplicate,
+    /// Invariant 3, newer turn preserved: streamed text that reached a tab stays visible,
+    /// so an older turn's reconcile cannot wipe a newer turn's. Bug A breaks it.
     #[serde(rename = "inv3-newer-turn")]
     NewerTurnPreserved,
+    /// Invariant 4, converges: after the drain phase every tab shows exactly the DB, row
+    /// for row, with no live rows.
     #[serde(rename = "inv4-converges")]
     Converges,
+    /// Invariant 5, what the user sees between reconciles: sealed rows first and as the DB
+    /// has them, live rows in the order their content reached the tab, each live row the
+    /// shape of its role (text in the turn's assistant row, a tool result never receiving
+    /// text, one view segment of a turn's text in one row).
+    #[serde(rename = "inv5-render-shape")]
+    RenderShape,
     /// The store panicked (or, over a process boundary, died or misbehaved).
     #[serde(rename = "crash")]
     Crash,
 }
 
 impl Invariant {
-    pub const ALL: [Invariant; 5] = [
+    /// Every invariant, in the order reports list them (the fuzz table's columns).
+    pub const ALL: [Invariant; 6] = [
         Invariant::NoLoss,
         Invariant::NoDuplicate,
         Invariant::NewerTurnPreserved,
         Invariant::Converges,
+        Invariant::RenderShape,
         Invariant::Crash,
     ];
 
+    /// The name scenario files (`expect`), reports and failure file names use, as in
+    /// `inv2-no-duplicate`.
     pub fn name(self) -> &'static str {
         match self {
             Invariant::NoLoss => "inv1-no-loss",
             Invariant::NoDuplicate => "inv2-no-duplicate",
             Invariant::NewerTurnPreserved => "inv3-newer-turn",
             Invariant::Converges => "inv4-converges",
+            Invariant::RenderShape => "inv5-render-shape",
             Invariant::Crash => "crash",
         }
     }
 
+    /// The invariant [`Invariant::name`] spells `name`, if any.
     pub fn from_name(name: &str) -> Option<Invariant> {
         Invariant::ALL.into_iter().find(|i| i.name() == name)
     }
@@ -92,6 +124,8 @@ impl fmt::Display for Invariant {
 /// A broken invariant, with everything a person needs to see why.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Violation {
+    /// The property that broke: with the store, the failure's signature, which campaigns
+    /// keep one shrunk scenario per.
     pub invariant: Invariant,
     /// The client whose render broke it (none for a whole-world failure).
     pub client: Option<ClientId>,
@@ -99,6 +133,8 @@ pub struct Violation {
     pub step_index: usize,
     /// The content tokens involved (`msg:m3`, `txt:t2.1`).
     pub messages: Vec<String>,
+    /// What the invariant required, in words naming the tokens concerned
+    /// (`own message(s) msg:m2 visible`), printed above `seen`.
     pub expected: String,
     /// The client's render at that moment, one line per row.
     pub seen: Vec<String>,
@@ -158,202 +194,66 @@ pub fn render_line(row: &RenderRow) -> String {
     line
 }
 
+/// Every row as a line, for a violation's `seen`.
 fn render_lines(rows: &[RenderRow]) -> Vec<String> {
     rows.iter().map(render_line).collect()
 }
 
-/// The keys of every canonical content token of a render.
-fn shown_keys(rows: &[RenderRow]) -> KeySet {
-    let mut shown = KeySet::default();
-    for r in rows {
-        for_each_token_key(&r.text, |k| shown.insert(k));
-    }
-    shown
-}
-
-/// Check invariants 1 and 3 (and 2 when the step applied a fetch response) for the client
-/// `step` touched. `step_index` is the step's index in the run.
-pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Violation> {
-    let client = match step.actor() {
-        crate::model::step::Actor::Client(c) => c,
-        crate::model::step::Actor::Backend => return None,
-    };
-    let c = world.client(client);
-    let rows = c.render();
-
-    // Every content token the user sees, split out and keyed once. (Nothing to look for
-    // before the user sent anything or was shown a delta.)
-    let tracking = !c.sent_texts().is_empty() || !c.deltas_shown().is_empty();
-    if tracking {
-        let shown = shown_keys(rows);
-        // The common case, every tracked token shown, is a few word operations; only
-        // otherwise (or for a tracked text without a key) is each token looked up, in
-        // order, to say which are missing.
-        let keys = c.keys();
-        let all_shown =
-            !keys.unkeyed && keys.sent_set.is_subset(&shown) && keys.delta_set.is_subset(&shown);
-        if !all_shown {
-            if let Some(v) = check_tracked_shown(c, client, rows, &shown, step_index) {
-                return Some(v);
-            }
-        }
-    }
-
-    if matches!(step, Step::DeliverFetchResponse { .. })
-        && !c.scrolled_up()
-        && c.no_fetch_outstanding()
-    {
-        return check_no_duplicate(world, client, step_index);
-    }
-    None
-}
-
-/// Invariants 1 then 3, token by token: the user's own messages, then the deltas the
-/// client was shown, each looked up in `shown` (or, without a key, in the render's text).
-fn check_tracked_shown(
-    c: &Client,
+/// A violation of `invariant` on `client` after step `step_index`.
+fn violation(
+    invariant: Invariant,
     client: ClientId,
-    rows: &[RenderRow],
-    shown: &KeySet,
     step_index: usize,
-) -> Option<Violation> {
-    let visible = |text: &str, key: Option<TokenKey>| match key {
-        Some(k) => shown.contains(k),
-        // Not canonical (the world never tracks such a token): compare text.
-        None => rows
-            .iter()
-            .flat_map(|r| content_tokens(&r.text))
-            .any(|t| t == text),
-    };
-    let lost: Vec<String> = c
-        .sent_texts()
-        .iter()
-        .zip(&c.keys().sent)
-        .filter(|(t, k)| !visible(t, **k))
-        .map(|(t, _)| t.clone())
-        .collect();
-    if !lost.is_empty() {
-        return Some(Violation {
-            invariant: crate::oracle::Invariant::NoLoss,
-            client: Some(client),
-            step_index,
-            expected: format!("own message(s) {} visible", lost.join(", ")),
-            messages: lost,
-            seen: render_lines(rows),
-        });
-    }
-    let wiped: Vec<String> = c
-        .deltas_shown()
-        .iter()
-        .zip(&c.keys().deltas)
-        .filter(|(t, k)| !visible(t, **k))
-        .map(|(t, _)| t.clone())
-        .collect();
-    if !wiped.is_empty() {
-        return Some(Violation {
-            invariant: Invariant::NewerTurnPreserved,
-            client: Some(client),
-            step_index,
-            expected: format!("streamed text {} still visible", wiped.join(", ")),
-            messages: wiped,
-            seen: render_lines(rows),
-        });
-    }
-    None
-}
-
-/// Invariant 2 for one settled client.
-fn check_no_duplicate(world: &World, client: ClientId, step_index: usize) -> Option<Violation> {
-    let c = world.client(client);
-    let rows = c.render();
-    let db = world.backend().db();
-    // A duplicate is a live token that is also sealed: with no content in live rows (the
-    // usual state after a reconcile), there is nothing to look up.
-    let live_content = rows
-        .iter()
-        .filter(|r| r.is_live())
-        .any(|r| content_tokens(&r.text).next().is_some());
-    if !live_content {
-        return None;
-    }
-    // The content tokens of sealed rows of sealed turns: canonical ones as keys (equal
-    // keys exactly when equal text), any other spelling as text.
-    let mut sealed_keys = KeySet::default();
-    let mut sealed_other: Vec<&str> = Vec::new();
-    for row in rows {
-        if let Origin::Sealed { seq } = row.origin {
-            let sealed_turn = db
-                .binary_search_by_key(&seq, |r| r.seq)
-                .ok()
-                .map(|i| db[i].turn_id);
-            if sealed_turn.is_some_and(|t| c.seals_shown().contains(&t)) {
-                for_each_content_token(&row.text, |t, key| match key {
-                    Some(k) => sealed_keys.insert(k),
-                    None => sealed_other.push(t),
-                });
-            }
-        }
-    }
-    let mut dup: Vec<String> = Vec::new();
-    for row in rows.iter().filter(|r| r.is_live()) {
-        for_each_content_token(&row.text, |t, key| {
-            let sealed = match key {
-                Some(k) => sealed_keys.contains(k),
-                None => sealed_other.contains(&t),
-            };
-            if sealed && !dup.iter().any(|d| d == t) {
-                dup.push(t.to_string());
-            }
-        });
-    }
-    if dup.is_empty() {
-        return None;
-    }
-    Some(Violation {
-        invariant: Invariant::NoDuplicate,
+    messages: Vec<String>,
+    expected: String,
+    rows: &[RenderRow],
+) -> Violation {
+    Violation {
+        invariant,
         client: Some(client),
         step_index,
-        expected: format!(
-            "{} shown once (sealed), its live row dropped on reconcile",
-            dup.join(", ")
-        ),
-        messages: dup,
+        messages,
+        expected,
         seen: render_lines(rows),
-    })
+    }
 }
 
-/// Invariant 4, after the drain phase: every render equals the DB exactly.
-pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {
-    let db = world.backend().db();
-    for (i, c) in world.clients().iter().enumerate() {
-        let rows = c.render();
-        let matches = rows.len() == db.len()
-            && rows.iter().zip(db.iter()).all(|(r, d)| {
-                r.origin == Origin::Sealed { seq: d.seq } && r.role == d.role && r.text == d.text
-            });
-        if !matches {
-            let mut involved: Vec<String> = Vec::new();
-            for r in rows.iter().filter(|r| r.is_live()) {
-                involved.extend(content_tokens(&r.text).map(str::to_string));
-            }
-            return Some(Violation {
-                invariant: Invariant::Converges,
-                client: Some(i as ClientId),
-                step_index,
-                messages: involved,
-                expected: format!(
-                    "render equals the DB exactly ({} sealed rows: {}) with no live rows",
-                    db.len(),
-                    db.iter()
-                        .map(|r| format!("{}:{}", r.seq, r.text))
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                ),
-                seen: render_lines(rows),
-            });
-        }
-    }
-    None
+/// Check the client `step` touched: invariants 1 and 3, then 2 when the step applied a
+/// fetch response and the client is settled, then 5. `step_index` is the step's index in
+/// the run.
+pub fn check_step(world: &World, step: &Step, step_index: usize) -> Option<Violation> {
+    let Actor::Client(client) = step.actor() else {
+        return None;
+    };
+    let fetched = matches!(step, Step::DeliverFetchResponse { .. });
+    judge_render(
+        world,
+        client,
+        world.client(client).render(),
+        fetched,
+        step_index,
+    )
+}
+
+/// What [`check_step`] says of `rows` as `client`'s render in `world` (its store's own
+/// render there, or any other, as the oracle's tests judge them), `fetched` when the step
+/// applied a fetch response.
+pub fn judge_render(
+    world: &World,
+    client: ClientId,
+    rows: &[RenderRow],
+    fetched: bool,
+    step_index: usize,
+) -> Option<Violation> {
+    let c = world.client(client);
+    seen::check(world, client, rows, step_index)
+        .or_else(|| {
+            let settled = fetched && !c.scrolled_up() && c.no_fetch_outstanding();
+            settled
+                .then(|| duplicate::check(world, client, rows, step_index))
+                .flatten()
+        })
+        .or_else(|| render::check(world, client, rows, fetched, step_index))
 }
 
 #[cfg(test)]
@@ -397,8 +297,11 @@ mod tests {
             live("msg:m1 msg:m127 msg:m128 msg:m900"),
             live("txt:t0.0 txt:t15.63 txt:t16.1 txt:t2.64 [USER INTERRUPT] msg:m02"),
         ];
-        let shown = shown_keys(&rows);
-        let tokens: Vec<&str> = rows.iter().flat_map(|r| content_tokens(&r.text)).collect();
+        let shown = seen::shown_keys(&rows);
+        let mut tokens: Vec<&str> = Vec::new();
+        for r in &rows {
+            crate::model::content::for_each_token(&r.text, |t, _| tokens.push(t));
+        }
         for probe in [
             "msg:m1",
             "msg:m2",

@@ -18,11 +18,15 @@ use crate::run::strategy::Strategy;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Outcome {
+    /// Nothing broke: not in the main phase, the drain or the convergence check.
     Pass,
+    /// The first violation; the run stops at it (one in the main phase skips the drain).
     Fail(Violation),
 }
 
 impl Outcome {
+    /// The invariant that broke, `None` on a pass: what campaigns count per store and
+    /// invariant, and what the shrinker must keep breaking.
     pub fn invariant(&self) -> Option<Invariant> {
         match self {
             Outcome::Pass => None,
@@ -34,6 +38,7 @@ impl Outcome {
 /// Everything a run did: the options, every applied step, and the verdict.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunReport {
+    /// The world's options: with `steps`, everything a replay needs.
     pub config: WorldConfig,
     /// Steps applied in the main phase, in order (the trace: replaying these reproduces
     /// the run, the drain being a deterministic function of the state they leave).
@@ -43,6 +48,7 @@ pub struct RunReport {
     /// Indices (into the replayed input) of steps skipped because they were not enabled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<usize>,
+    /// The verdict.
     pub outcome: Outcome,
 }
 
@@ -129,6 +135,29 @@ pub trait Observer {
     fn on_skip(&mut self, _input_index: usize) {}
     /// The run is over: the world as it ended, and the outcome.
     fn on_end(&mut self, _world: &World, _outcome: &Outcome) {}
+}
+
+/// Two observers watching one run.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn wants_steps(&self) -> bool {
+        self.0.wants_steps() || self.1.wants_steps()
+    }
+    fn on_step(&mut self, world: &World, record: &StepRecord, at: StepAt, v: Option<&Violation>) {
+        if self.0.wants_steps() {
+            self.0.on_step(world, record, at, v);
+        }
+        if self.1.wants_steps() {
+            self.1.on_step(world, record, at, v);
+        }
+    }
+    fn on_skip(&mut self, input_index: usize) {
+        self.0.on_skip(input_index);
+        self.1.on_skip(input_index);
+    }
+    fn on_end(&mut self, world: &World, outcome: &Outcome) {
+        self.0.on_end(world, outcome);
+        self.1.on_end(world, outcome);
+    }
 }
 
 /// Observes nothing.

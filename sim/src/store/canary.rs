@@ -8,9 +8,11 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// Keeps every live row, so the first reconcile of any turn shows it twice.
 #[derive(Clone, Hash)]
 pub struct Canary;
 
@@ -26,6 +28,8 @@ impl ReconcilePolicy for Canary {
     }
 }
 
+/// `canary` in [`STORES`](super::STORES): every campaign must report it failing; one
+/// that does not means the harness is broken.
 pub const KIND: StoreKind = StoreKind {
     name: "canary",
     summary: "deliberately wrong (keeps every live row): proves the pipeline catches failures",

@@ -10,9 +10,11 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// The note's pass-3 code: `fix-abc` with a consumed row bound to `liveTurnId`.
 #[derive(Clone, Hash)]
 pub struct Current;
 
@@ -28,6 +30,8 @@ impl ReconcilePolicy for Current {
     }
 }
 
+/// `current` in [`STORES`](super::STORES): the store under test, the one CI gates with
+/// `check --store current`; what the fuzzer finds in it is in `scenarios/found/`.
 pub const KIND: StoreKind = StoreKind {
     name: "current",
     summary: "+ consumed row bound to liveTurnId (fixes D): the note's state today",

@@ -6,9 +6,12 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// Bug A's fix alone: keep the rows of `preserveTurnId`, drop everything else, untagged
+/// optimistic and `queued-` rows included.
 #[derive(Clone, Hash)]
 pub struct FixA;
 
@@ -24,6 +27,8 @@ impl ReconcilePolicy for FixA {
     }
 }
 
+/// `fix-a` in [`STORES`](super::STORES): the store `scenarios/bug-b.json` breaks
+/// (invariant 1) and `fix-ab` survives.
 pub const KIND: StoreKind = StoreKind {
     name: "fix-a",
     summary: "+ preserveTurnId (fixes A; bug B: queued bubble dropped)",

@@ -8,9 +8,12 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, Role, TurnId};
 
+/// The note's pass-1 code: the A+B keep-filter, with the backfill that still over-tags
+/// trailing `queued-` rows (bug C).
 #[derive(Clone, Hash)]
 pub struct FixAb;
 
@@ -32,6 +35,8 @@ impl ReconcilePolicy for FixAb {
     }
 }
 
+/// `fix-ab` in [`STORES`](super::STORES): the store `scenarios/bug-c.json` breaks
+/// (invariant 1) and `fix-abc` survives.
 pub const KIND: StoreKind = StoreKind {
     name: "fix-ab",
     summary: "+ keep untagged user rows (fixes B; bug C: backfill over-tags queued rows)",

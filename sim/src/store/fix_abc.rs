@@ -11,9 +11,12 @@ use super::tab::{
     backfill_latest_initiator, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// The note's pass-2 code: the backfill tags only the initiator, but a consumed row is
+/// still stripped to a plain untagged row (bug D).
 #[derive(Clone, Hash)]
 pub struct FixAbc;
 
@@ -29,6 +32,8 @@ impl ReconcilePolicy for FixAbc {
     }
 }
 
+/// `fix-abc` in [`STORES`](super::STORES): the store `scenarios/bug-d.json` breaks
+/// (invariant 2) and `current` survives.
 pub const KIND: StoreKind = StoreKind {
     name: "fix-abc",
     summary: "+ backfill skips queued rows (fixes C; bug D: consumed bubble lingers)",

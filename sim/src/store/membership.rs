@@ -11,9 +11,12 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, is_queued_row, queued_message_id,
     KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// Keep a row of the preserved turn or a `queued-` row whose id is still in
+/// `queuedMessages`; nothing else survives a reconcile.
 #[derive(Clone, Hash)]
 pub struct Membership;
 
@@ -32,6 +35,8 @@ impl ReconcilePolicy for Membership {
     }
 }
 
+/// `membership` in [`STORES`](super::STORES): the recommended fix as a hypothesis; what
+/// the fuzzer finds in it is in `scenarios/found/`.
 pub const KIND: StoreKind = StoreKind {
     name: "membership",
     summary: "keep iff preserved turn or still in queuedMessages: the note's recommended fix",

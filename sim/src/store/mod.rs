@@ -33,9 +33,12 @@ impl StoreFactory for StoreKind {
 /// A named store constructor.
 #[derive(Clone, Copy)]
 pub struct StoreKind {
+    /// What `--store` takes and scenario files and reports name it by (`fix-abc`).
     pub name: &'static str,
     /// One line: which bug of the note this variant carries, or what it fixes.
     pub summary: &'static str,
+    /// A fresh store for one tab; the world calls it once per client, so no two tabs
+    /// share state.
     pub make: fn() -> Box<dyn Store>,
 }
 
@@ -65,4 +68,185 @@ pub fn by_name(name: &str) -> Option<StoreKind> {
 /// The names of every shipped store, for error messages.
 pub fn names() -> Vec<&'static str> {
     STORES.iter().map(|k| k.name).collect()
+}
+
+/// How stores in another process (`exec:'COMMAND'`) are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// How long to wait for any one answer.
+    pub timeout: std::time::Duration,
+    /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
+    pub pin: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            timeout: exec::TIMEOUT_DEFAULT,
+            pin: true,
+        }
+    }
+}
+
+/// Why a store spec (what `--store` takes) names no store.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// Not a shipped store's name, nor `exec:`.
+    #[error("unknown store '{name}'; known stores: {}", names().join(", "))]
+    Unknown {
+        /// The name given.
+        name: String,
+    },
+    /// An `exec:` command that cannot be used.
+    #[error(transparent)]
+    Exec(#[from] exec::ExecError),
+}
+
+/// The store `spec` names: a shipped store's name, or `exec:'COMMAND ARGS'` for a store in
+/// another process (started once now, so that a command that cannot run is an error here
+/// rather than a crash finding in every run).
+pub fn resolve(spec: &str, options: ExecOptions) -> Result<Box<dyn StoreFactory>, ResolveError> {
+    if spec.starts_with(exec::SPEC_PREFIX) {
+        let factory = exec::ExecFactory::from_spec(spec)?
+            .with_timeout(options.timeout)
+            .with_pinning(options.pin);
+        factory.probe()?;
+        return Ok(Box::new(factory));
+    }
+    match by_name(spec) {
+        Some(kind) => Ok(Box::new(kind)),
+        None => Err(ResolveError::Unknown {
+            name: spec.to_string(),
+        }),
+    }
+}
+
+/// [`resolve`], where `all` names every shipped store.
+pub fn resolve_all(
+    spec: &str,
+    options: ExecOptions,
+) -> Result<Vec<Box<dyn StoreFactory>>, ResolveError> {
+    if spec == "all" {
+        return Ok(STORES
+            .iter()
+            .map(|k| Box::new(*k) as Box<dyn StoreFactory>)
+            .collect());
+    }
+    Ok(vec![resolve(spec, options)?])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::StepRecord;
+    use crate::model::wire::{Input, RenderRow};
+    use crate::model::world::World;
+    use crate::run::explore::KeyWriter;
+    use crate::run::strategy::StrategySpec;
+    use crate::run::{Observer, StepAt};
+
+    /// Every input client 0's store was given in a run.
+    #[derive(Default)]
+    struct Inputs(Vec<Input>);
+
+    impl Observer for Inputs {
+        fn on_step(
+            &mut self,
+            _: &World,
+            r: &StepRecord,
+            _: StepAt,
+            _: Option<&crate::oracle::Violation>,
+        ) {
+            if let (Some(input), Some(0)) = (&r.input, r.step.client()) {
+                self.0.push(input.clone());
+            }
+        }
+    }
+
+    /// What a store shows and asks for when fed `inputs`.
+    fn future(store: &mut dyn Store, inputs: &[Input]) -> Vec<(Vec<RenderRow>, String)> {
+        inputs
+            .iter()
+            .map(|i| {
+                let effects = format!("{:?}", store.handle(i));
+                (store.render().to_vec(), effects)
+            })
+            .collect()
+    }
+
+    /// `hash_state` is injective: two states of a store that feed the same bytes behave
+    /// the same from then on. States are taken from runs of many seeds; those whose bytes
+    /// are equal are fed the same inputs (from other runs) and must show and ask for the
+    /// same things. A `hash_state` that forgets a field merges states that differ, and
+    /// their futures part here (explore's state cache relies on this).
+    #[test]
+    fn equal_hash_streams_mean_equal_futures_for_every_in_process_store() {
+        for kind in STORES {
+            let mut by_bytes: std::collections::BTreeMap<Vec<u8>, Box<dyn Store>> =
+                Default::default();
+            let mut probes: Vec<Vec<Input>> = Vec::new();
+            let mut compared = 0;
+            for seed in 0..60u64 {
+                let mut inputs = Inputs::default();
+                crate::campaign::fuzz::run_one_observed(
+                    kind,
+                    StrategySpec::Random,
+                    seed + 10_000,
+                    &mut inputs,
+                );
+                probes.push(inputs.0.into_iter().take(30).collect());
+                let mut world =
+                    World::new(crate::model::config::WorldConfig::from_seed(seed), kind);
+                let mut strategy = StrategySpec::Random.build(seed);
+                let mut enabled = Vec::new();
+                for _ in 0..80 {
+                    world.enabled_steps(&mut enabled);
+                    if enabled.is_empty()
+                        || world
+                            .apply(enabled[strategy.choose(&enabled)])
+                            .crash
+                            .is_some()
+                    {
+                        break;
+                    }
+                    let store = world.client(0).store();
+                    let mut key = KeyWriter::default();
+                    assert!(store.hash_state(&mut key), "{}", kind.name);
+                    match by_bytes.get(&key.bytes) {
+                        None => {
+                            by_bytes.insert(key.bytes, store.clone_box().expect("copies itself"));
+                        }
+                        Some(earlier) => {
+                            let probe = &probes[seed as usize % probes.len()];
+                            let (mut a, mut b) =
+                                (earlier.clone_box().unwrap(), store.clone_box().unwrap());
+                            assert_eq!(
+                                a.render(),
+                                b.render(),
+                                "{}: equal bytes, different renders",
+                                kind.name
+                            );
+                            assert_eq!(
+                                future(a.as_mut(), probe),
+                                future(b.as_mut(), probe),
+                                "{}: equal bytes, different futures",
+                                kind.name
+                            );
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+            assert!(
+                compared > 50,
+                "{}: only {compared} equal-byte pairs compared",
+                kind.name
+            );
+            assert!(
+                by_bytes.len() > 50,
+                "{}: too few distinct states",
+                kind.name
+            );
+        }
+    }
 }

@@ -8,9 +8,12 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::{Store, StoreKind};
+use super::StoreKind;
+use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
 
+/// The policy before any fix: the keep-filter keeps nothing, so every reconcile wipes the
+/// whole live tail.
 #[derive(Clone, Hash)]
 pub struct Naive;
 
@@ -26,6 +29,8 @@ impl ReconcilePolicy for Naive {
     }
 }
 
+/// `naive` in [`STORES`](super::STORES): the store `scenarios/bug-a.json` breaks
+/// (invariant 3) and `fix-a` survives.
 pub const KIND: StoreKind = StoreKind {
     name: "naive",
     summary: "reconcile clears the whole live tail (bugs A and B)",

@@ -18,8 +18,10 @@
 //!   tab's message it does nothing (other tabs' pending messages are not shown).
 //! - `message-consumed` always removes the ids from `queued_messages`; what it does to the
 //!   row is the policy's (bug D).
-//! - Deltas append to the last live row when that is the assistant row of the same turn,
-//!   and start a new assistant row otherwise (tool rows end a segment).
+//! - Deltas grow the turn's current streaming row in place (`currentAssistantId`, "the
+//!   in-flight turn + its streaming row"), wherever it sits in `live` (a queued user row
+//!   may follow it); a tool event (of any turn) ends the segment, and the next delta, or one
+//!   whose row a reconcile dropped, starts a new assistant row at the end of `live`.
 //! - Reconcile: on `turn-sealed` (deferred while scrolled up, the latest deferred turn
 //!   wins), fetch; on the response, replace `chunks` and keep `live` rows by the policy,
 //!   with `preserveTurnId = liveTurnId` when `liveTurnId != sealedTurnId`, computed when
@@ -29,7 +31,7 @@
 use std::collections::BTreeMap;
 use std::hash::Hash;
 
-use super::Store;
+use crate::model::store::{Answer, Store};
 use crate::model::wire::{
     AgentStatus, ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role,
     TurnId,
@@ -80,6 +82,8 @@ pub fn queued_message_id(row: &LiveRow) -> Option<MessageId> {
         .map(MessageId)
 }
 
+/// The note's id convention for a still-pending queued row, `queued-<queueId>` (the queue
+/// id is the message id): one of the proxies the note's reconcile reads as "not sealed".
 pub const QUEUED_PREFIX: &str = "queued-";
 
 /// The pre-C backfill: tag every trailing untagged user row (walking back from the end
@@ -135,10 +139,16 @@ pub struct TabStore<P> {
     pending_reconcile: Option<TurnId>,
     /// Fetches in flight and the sealed turn each one reconciles.
     in_flight: BTreeMap<RequestId, TurnId>,
+    /// `currentAssistantId`: the turn and id of the live row the turn's text streams
+    /// into, until a tool event ends the segment.
+    current_assistant: Option<(TurnId, String)>,
     next_request: u32,
 }
 
 impl<P: ReconcilePolicy> TabStore<P> {
+    /// A fresh tab running `policy`: no rows, `agentStatus` running (the note: "a
+    /// freshly-created tab defaults to `agentStatus: "running"`"), at the bottom, nothing
+    /// pending.
     pub fn new(policy: P) -> Self {
         TabStore {
             policy,
@@ -150,12 +160,9 @@ impl<P: ReconcilePolicy> TabStore<P> {
             scrolled_up: false,
             pending_reconcile: None,
             in_flight: BTreeMap::new(),
+            current_assistant: None,
             next_request: 1,
         }
-    }
-
-    fn live(&mut self) -> &mut [LiveRow] {
-        &mut self.rows[self.sealed_len..]
     }
 
     fn push_live(&mut self, id: String, role: Role, turn_id: Option<TurnId>, text: String) {
@@ -167,7 +174,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
         });
     }
 
-    fn find_live(&mut self, id: &str) -> Option<usize> {
+    fn find_live(&self, id: &str) -> Option<usize> {
         let start = self.sealed_len;
         self.rows[start..]
             .iter()
@@ -208,6 +215,55 @@ impl<P: ReconcilePolicy> TabStore<P> {
         self.rows.extend(kept);
     }
 
+    /// A delta grows the turn's current assistant row (`currentAssistantId`) in place,
+    /// wherever it sits in `live`; with none (the turn's first text, text after a tool
+    /// event, or a row a reconcile dropped) it starts a new assistant row at the end, which
+    /// becomes current.
+    fn text_delta(&mut self, turn_id: TurnId, text: &str) {
+        let current = match &self.current_assistant {
+            Some((t, id)) if *t == turn_id => self.find_live(id),
+            _ => None,
+        };
+        if let Some(i) = current {
+            let row = &mut self.rows[i];
+            row.text.push(' ');
+            row.text.push_str(text);
+            return;
+        }
+        let id = format!("a-{turn_id}-{}", self.rows.len());
+        self.push_live(id.clone(), Role::Assistant, Some(turn_id), text.to_string());
+        self.current_assistant = Some((turn_id, id));
+    }
+
+    /// A tool event (of any turn) ends the current text segment: the next text starts a
+    /// new row.
+    fn end_segment(&mut self) {
+        self.current_assistant = None;
+    }
+
+    /// For a row this tab shows as optimistic: it was queued after all.
+    fn message_queued(&mut self, message_id: MessageId) {
+        if let Some(i) = self.find_live(&message_id.to_string()) {
+            self.rows[i].origin = Origin::Live {
+                id: format!("{QUEUED_PREFIX}{message_id}"),
+            };
+            if !self.queued_messages.contains(&message_id) {
+                self.queued_messages.push(message_id);
+            }
+        }
+    }
+
+    fn message_consumed(&mut self, message_ids: &[MessageId]) {
+        for id in message_ids {
+            self.queued_messages.retain(|q| q != id);
+            if let Some(i) = self.find_live(&format!("{QUEUED_PREFIX}{id}")) {
+                let live_turn_id = self.live_turn_id;
+                self.policy
+                    .on_consumed(&mut self.rows[i], *id, live_turn_id);
+            }
+        }
+    }
+
     fn handle_event(&mut self, event: &Event, effects: &mut Vec<Effect>) {
         match event {
             Event::TurnStart { turn_id } => {
@@ -215,67 +271,35 @@ impl<P: ReconcilePolicy> TabStore<P> {
                 let start = self.sealed_len;
                 self.policy.backfill(&mut self.rows[start..], *turn_id);
             }
-            Event::TextDelta { turn_id, text } => {
-                let appended = match self.live().last_mut() {
-                    Some(last)
-                        if last.role == Role::Assistant && last.turn_id == Some(*turn_id) =>
-                    {
-                        last.text.push(' ');
-                        last.text.push_str(text);
-                        true
-                    }
-                    _ => false,
-                };
-                if !appended {
-                    let n = self.rows.len();
-                    self.push_live(
-                        format!("a-{turn_id}-{n}"),
-                        Role::Assistant,
-                        Some(*turn_id),
-                        text.clone(),
-                    );
-                }
-            }
+            Event::TextDelta { turn_id, text } => self.text_delta(*turn_id, text),
             Event::ToolCall {
                 turn_id,
                 call,
                 text,
-            } => self.push_live(
-                format!("call-{turn_id}-{call}"),
-                Role::ToolCall,
-                Some(*turn_id),
-                text.clone(),
-            ),
+            } => {
+                self.end_segment();
+                self.push_live(
+                    format!("call-{turn_id}-{call}"),
+                    Role::ToolCall,
+                    Some(*turn_id),
+                    text.clone(),
+                )
+            }
             Event::ToolResult {
                 turn_id,
                 call,
                 text,
-            } => self.push_live(
-                format!("result-{turn_id}-{call}"),
-                Role::ToolResult,
-                Some(*turn_id),
-                text.clone(),
-            ),
-            Event::MessageQueued { message_id } => {
-                if let Some(i) = self.find_live(&message_id.to_string()) {
-                    self.rows[i].origin = Origin::Live {
-                        id: format!("{QUEUED_PREFIX}{message_id}"),
-                    };
-                    if !self.queued_messages.contains(message_id) {
-                        self.queued_messages.push(*message_id);
-                    }
-                }
+            } => {
+                self.end_segment();
+                self.push_live(
+                    format!("result-{turn_id}-{call}"),
+                    Role::ToolResult,
+                    Some(*turn_id),
+                    text.clone(),
+                )
             }
-            Event::MessageConsumed { message_ids } => {
-                for id in message_ids {
-                    self.queued_messages.retain(|q| q != id);
-                    if let Some(i) = self.find_live(&format!("{QUEUED_PREFIX}{id}")) {
-                        let live_turn_id = self.live_turn_id;
-                        self.policy
-                            .on_consumed(&mut self.rows[i], *id, live_turn_id);
-                    }
-                }
-            }
+            Event::MessageQueued { message_id } => self.message_queued(*message_id),
+            Event::MessageConsumed { message_ids } => self.message_consumed(message_ids),
             Event::Status { status } => self.agent_status = *status,
             Event::TurnSealed { turn_id } => self.reconcile_sealed_turn(*turn_id, effects),
         }
@@ -283,7 +307,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
 }
 
 impl<P: ReconcilePolicy> Store for TabStore<P> {
-    fn handle(&mut self, input: &Input) -> Vec<Effect> {
+    fn handle(&mut self, input: &Input) -> Answer {
         let mut effects = Vec::new();
         match input {
             Input::UserSend { message_id, text } => {
@@ -317,7 +341,7 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
                 request_id, chunks, ..
             } => self.apply_fetch(*request_id, chunks),
         }
-        effects
+        Ok(effects)
     }
 
     fn render(&self) -> &[RenderRow] {

@@ -102,6 +102,8 @@ pub struct RegressionSeed {
     /// defers the reconcile, bug D's interrupt), so shrinking does not wander to a smaller
     /// interleaving with the same root cause.
     pub must_include: fn(&crate::model::step::Step) -> bool,
+    /// The bug's interleaving, as the note tells it, built with [`Script`] on a store:
+    /// what [`regression_scenario`] records on `before` and shrinks into the file.
     pub script: for<'a> fn(&'a StoreKind) -> Script<'a>,
 }
 

@@ -20,29 +20,37 @@ use crate::model::store::StoreFactory;
 use crate::model::wire::{ClientId, Effect, Input};
 use crate::model::world::World;
 use crate::oracle::render_line;
-use crate::run::strategy::random::RandomStrategy;
-use crate::run::strategy::Strategy;
+use crate::run::strategy::StrategySpec;
 use crate::run::Next;
 
 /// What a lockstep run covered.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Agreement {
     /// World steps applied to both (main phase and drain).
     pub steps: usize,
     /// Store inputs both implementations answered identically.
     pub inputs: usize,
+    /// The main-phase steps applied, in order.
+    pub main_steps: Vec<Step>,
 }
 
 /// The first point where the two implementations disagree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Divergence {
+    /// The reference implementation's store name (say the Rust model, `current`).
     pub reference: String,
+    /// The implementation checked against it (say the Node adapter,
+    /// `exec:'node adapters/node/store.js current'`).
     pub candidate: String,
     /// Index of the step (main phase then drain) after which they differ.
     pub step_index: usize,
+    /// That step, as applied to both worlds.
     pub step: Step,
     /// What differs, one line each.
     pub details: Vec<String>,
+    /// The main-phase steps applied up to the divergence (all of them when it came in
+    /// the drain): a trace that reproduces it.
+    pub main_steps: Vec<Step>,
 }
 
 impl fmt::Display for Divergence {
@@ -118,6 +126,7 @@ pub fn lockstep(
             Next::Apply(s) => s,
         };
         applied += 1;
+        agreement.main_steps.push(step);
         step_both(reference, candidate, &mut a, &mut b, step, &mut agreement)?;
         if a.crash.is_some() {
             return Ok(agreement); // both crashed alike: the run ends as the runner's would
@@ -161,6 +170,7 @@ fn step_both(
             step_index: index,
             step,
             details,
+            main_steps: agreement.main_steps.clone(),
         }))
     }
 }
@@ -237,9 +247,19 @@ pub fn lockstep_seed(
     candidate: &dyn StoreFactory,
     seed: u64,
 ) -> Result<Agreement, Box<Divergence>> {
+    lockstep_seed_with(reference, candidate, StrategySpec::Random, seed)
+}
+
+/// Lockstep over the run `seed` makes with `strategy`.
+pub fn lockstep_seed_with(
+    reference: &dyn StoreFactory,
+    candidate: &dyn StoreFactory,
+    strategy: StrategySpec,
+    seed: u64,
+) -> Result<Agreement, Box<Divergence>> {
     let config = WorldConfig::from_seed(seed);
     let steps_max = config.steps_max as usize;
-    let mut strategy = RandomStrategy::new(seed);
+    let mut strategy = strategy.build(seed);
     lockstep(reference, candidate, config, |_, enabled, i| {
         if i >= steps_max || enabled.is_empty() {
             Next::Stop
@@ -291,4 +311,80 @@ mod tests {
         assert!(text.starts_with("'current' and 'membership' diverge after step #"));
         assert!(text.contains("render differs"), "{text}");
     }
+}
+
+/// Two stores diverge in lockstep: the property [`crate::trace::shrink::shrink_failing`]
+/// keeps when it shrinks a divergence to a scenario.
+pub struct Diverges<'a> {
+    /// The reference store.
+    pub reference: &'a dyn StoreFactory,
+    /// The store compared with it.
+    pub candidate: &'a dyn StoreFactory,
+}
+
+impl crate::trace::shrink::Failing for Diverges<'_> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.reference
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool) {
+        match lockstep(self.reference, self.candidate, config.clone(), next) {
+            Ok(agreement) => (agreement.main_steps, false),
+            Err(d) => (d.main_steps, true),
+        }
+    }
+}
+
+/// A divergence found by [`diff`], shrunk.
+#[derive(Clone, Debug)]
+pub struct FoundDivergence {
+    /// The seed it was found with.
+    pub seed: u64,
+    /// The shrunk trace (its world, its steps), which reproduces it.
+    pub shrunk: crate::trace::shrink::Reduced,
+    /// The divergence the shrunk trace shows.
+    pub divergence: Divergence,
+}
+
+/// Drive `reference` and `candidate` in lockstep over `seeds` seeds from `seed_start`;
+/// the first divergence, shrunk (see [`Diverges`]), or how many seeds agreed.
+pub fn diff(
+    reference: &dyn StoreFactory,
+    candidate: &dyn StoreFactory,
+    strategy: StrategySpec,
+    seed_start: u64,
+    seeds: u64,
+    limits: crate::trace::shrink::Limits,
+) -> Result<u64, Box<FoundDivergence>> {
+    for seed in seed_start..seed_start.saturating_add(seeds) {
+        let Err(d) = lockstep_seed_with(reference, candidate, strategy, seed) else {
+            continue;
+        };
+        let config = WorldConfig::from_seed(seed);
+        let failing = Diverges {
+            reference,
+            candidate,
+        };
+        let shrunk = crate::trace::shrink::shrink_failing(
+            &failing,
+            config,
+            d.main_steps.len(),
+            d.main_steps.clone(),
+            limits,
+        );
+        let divergence =
+            match lockstep_replay(reference, candidate, shrunk.config.clone(), &shrunk.steps) {
+                Err(again) => *again,
+                Ok(_) => *d, // shrinking kept it failing, so this cannot happen; report the original
+            };
+        return Err(Box::new(FoundDivergence {
+            seed,
+            shrunk,
+            divergence,
+        }));
+    }
+    Ok(seeds)
 }

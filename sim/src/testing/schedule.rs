@@ -33,7 +33,11 @@ use crate::run::{execute, Next, RunReport};
 /// A world and the scheduling choices made in it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
+    /// The world the choices are made in, generated and shrunk with them.
     pub config: WorldConfig,
+    /// One per step: a choice `c` applies `enabled[c % enabled.len()]`, so any list is a
+    /// valid schedule, and shrinking toward fewer, smaller choices means shorter schedules
+    /// that take earlier enabled steps.
     pub choices: Vec<u32>,
 }
 
@@ -58,42 +62,16 @@ pub mod strategies {
 
     use super::Schedule;
     use crate::model::config::WorldConfig;
-    use crate::model::step::Step;
-    use crate::model::wire::RequestId;
+    use crate::model::step::{Step, StepKind};
     use crate::oracle::Invariant;
     use crate::trace::scenario::{Scenario, ScenarioStep, FORMAT_VERSION};
 
     /// World options in the ranges `WorldConfig::from_seed` draws from, plus a single
-    /// client and zero budgets so shrinking can reach the smallest worlds.
+    /// client and zero budgets so shrinking can reach the smallest worlds: each option of
+    /// [`WorldConfig::OPTIONS`] in its fuzzable range.
     pub fn world_configs() -> impl Strategy<Value = WorldConfig> {
-        (
-            (1u8..=3, any::<bool>(), 0u8..=3, 0u8..=4),
-            (0u8..=3, 0u8..=2, any::<bool>(), 1u8..=3, any::<bool>()),
-        )
-            .prop_map(
-                |(
-                    (clients, passive_observer, sends_per_client, scrolls_per_client),
-                    (
-                        deltas_per_segment_max,
-                        tool_calls_per_turn_max,
-                        turn_failures,
-                        ws_reorder_window,
-                        status_on_connect,
-                    ),
-                )| WorldConfig {
-                    clients,
-                    passive_observer,
-                    sends_per_client,
-                    scrolls_per_client,
-                    deltas_per_segment_max,
-                    tool_calls_per_turn_max,
-                    turn_failures,
-                    ws_reorder_window,
-                    status_on_connect,
-                    steps_max: 200,
-                    drain_steps_max: 2000,
-                },
-            )
+        let ranges: Vec<_> = WorldConfig::OPTIONS.iter().map(|o| o.min..=o.max).collect();
+        ranges.prop_map(WorldConfig::from_options)
     }
 
     /// Schedules of up to `steps_max` choices.
@@ -105,31 +83,16 @@ pub mod strategies {
             .prop_map(|(config, choices)| Schedule { config, choices })
     }
 
-    /// Any step naming clients below `clients` (enabled or not: replay skips those).
+    /// Any step naming clients below `clients` (enabled or not: replay skips those): a
+    /// kind from [`StepKind::ALL`], then its fields.
     pub fn steps(clients: u8) -> impl Strategy<Value = Step> {
-        let c = 0..clients.max(1);
-        prop_oneof![
-            c.clone().prop_map(|client| Step::HandlePost { client }),
-            Just(Step::AgentDelta),
-            Just(Step::AgentToolCall),
-            any::<bool>().prop_map(|interrupt| Step::AgentToolResult { interrupt }),
-            Just(Step::AgentEnd),
-            Just(Step::AgentFail),
-            Just(Step::AgentWrite),
-            Just(Step::AgentSeal),
-            c.clone().prop_map(|client| Step::ServeFetch { client }),
-            (c.clone(), any::<u32>())
-                .prop_map(|(client, event)| Step::DeliverEvent { client, event }),
-            c.clone()
-                .prop_map(|client| Step::DeliverPostResponse { client }),
-            (c.clone(), any::<u32>()).prop_map(|(client, r)| Step::DeliverFetchResponse {
-                client,
-                request: RequestId(r),
-            }),
-            c.clone().prop_map(|client| Step::Send { client }),
-            c.clone().prop_map(|client| Step::ScrollUp { client }),
-            c.prop_map(|client| Step::ScrollDown { client }),
-        ]
+        (
+            proptest::sample::select(StepKind::ALL),
+            0..clients.max(1),
+            any::<u32>(),
+            any::<bool>(),
+        )
+            .prop_map(|(kind, client, id, interrupt)| kind.example(client, id, interrupt))
     }
 
     /// Whole scenario files, with arbitrary text where the format allows any.

@@ -25,6 +25,7 @@ pub fn scripted_config() -> WorldConfig {
         turn_failures: false,
         ws_reorder_window: 1,
         status_on_connect: true,
+        message_texts: crate::model::content::MessageTexts::Tokens,
         steps_max: 200,
         drain_steps_max: 2000,
     }
@@ -39,6 +40,7 @@ pub struct Script<'a> {
 }
 
 impl<'a> Script<'a> {
+    /// A script on a fresh world of `config` whose tabs run `stores`.
     pub fn new(config: WorldConfig, stores: &'a dyn StoreFactory) -> Self {
         Script {
             stores,
@@ -61,27 +63,39 @@ impl<'a> Script<'a> {
         self
     }
 
+    /// `c`'s user sends the next message: an optimistic or `queued-` row, and a POST in
+    /// flight.
     pub fn send(&mut self, c: ClientId) -> &mut Self {
         self.step(Step::Send { client: c })
     }
+    /// The backend handles `c`'s oldest POST: `turn-start` when the agent is idle,
+    /// `message-queued` when it is not.
     pub fn post(&mut self, c: ClientId) -> &mut Self {
         self.step(Step::HandlePost { client: c })
     }
+    /// The agent streams one delta into the running turn.
     pub fn delta(&mut self) -> &mut Self {
         self.step(Step::AgentDelta)
     }
+    /// The agent opens a tool call, whose result is where an interrupt can land.
     pub fn tool_call(&mut self) -> &mut Self {
         self.step(Step::AgentToolCall)
     }
+    /// The open tool call returns; with `interrupt`, the queue is folded into it as
+    /// `[USER INTERRUPT]` blocks (bug D's consumption).
     pub fn tool_result(&mut self, interrupt: bool) -> &mut Self {
         self.step(Step::AgentToolResult { interrupt })
     }
+    /// The agent ends its reply: queued messages become trailing history, or, with none,
+    /// `status idle` goes out before the write.
     pub fn end(&mut self) -> &mut Self {
         self.step(Step::AgentEnd)
     }
+    /// The durable write: the turn's rows are in the DB, `turn-sealed` not yet sent.
     pub fn write(&mut self) -> &mut Self {
         self.step(Step::AgentWrite)
     }
+    /// `turn-sealed`: the event every tab reconciles on once it arrives.
     pub fn seal(&mut self) -> &mut Self {
         self.step(Step::AgentSeal)
     }
@@ -89,9 +103,12 @@ impl<'a> Script<'a> {
     pub fn finish_turn(&mut self) -> &mut Self {
         self.end().write().seal()
     }
+    /// `c`'s user scrolls up, so a `turn-sealed` reaching `c` defers its reconcile (bug A's
+    /// setting).
     pub fn scroll_up(&mut self, c: ClientId) -> &mut Self {
         self.step(Step::ScrollUp { client: c })
     }
+    /// `c`'s user scrolls back to the bottom, flushing a deferred reconcile.
     pub fn scroll_down(&mut self, c: ClientId) -> &mut Self {
         self.step(Step::ScrollDown { client: c })
     }

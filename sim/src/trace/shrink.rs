@@ -55,7 +55,9 @@ impl Default for Limits {
 /// Why shrinking stopped before it was done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GaveUp {
+    /// `--max-shrink-iters` was reached after this many replays.
     Replays(u64),
+    /// `--max-shrink-time` was reached after this long.
     Time(Duration),
 }
 
@@ -78,13 +80,19 @@ impl std::fmt::Display for GaveUp {
 /// A shrunk failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shrunk {
+    /// The world's options, possibly cut too (a client dropped, budgets lowered, clients
+    /// renumbered): the scenario file's `config`.
     pub config: WorldConfig,
+    /// The 1-minimal main-phase trace (or, when a limit stopped shrinking, the smallest
+    /// failing one found).
     pub steps: Vec<Step>,
+    /// The invariant it breaks: the target, or the one the original trace broke.
     pub invariant: Invariant,
     /// Steps in the trace shrinking started from.
     pub original_steps: usize,
     /// Candidate traces replayed.
     pub replays: u64,
+    /// Wall time spent shrinking.
     pub elapsed: Duration,
     /// Set when a limit stopped shrinking; then the result may not be 1-minimal.
     pub gave_up: Option<GaveUp>,
@@ -93,7 +101,9 @@ pub struct Shrunk {
 /// The trace to shrink does not fail (the way it was asked to).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DoesNotFail {
+    /// The invariant the trace was to be shrunk for, if one was named.
     pub expected: Option<Invariant>,
+    /// What the trace broke instead; `None` when it passes.
     pub got: Option<Invariant>,
 }
 
@@ -133,8 +143,6 @@ pub fn shrink_with(
     limits: Limits,
     also: &dyn Fn(&WorldConfig, &[Step]) -> bool,
 ) -> Result<Shrunk, DoesNotFail> {
-    let started = Instant::now();
-    let original_steps = steps.len();
     let first = replay(stores, config.clone(), steps);
     let got = first.outcome.invariant();
     let invariant = match (target, got) {
@@ -153,17 +161,95 @@ pub fn shrink_with(
             got: None,
         });
     }
-    let mut s = Shrinker {
+    let failing = BreaksInvariant {
         stores,
-        also,
         invariant,
+        also,
+    };
+    let r = shrink_failing(&failing, config, steps.len(), first.steps, limits);
+    Ok(Shrunk {
+        config: r.config,
+        steps: r.steps,
+        invariant,
+        original_steps: r.original_steps,
+        replays: r.replays,
+        elapsed: r.elapsed,
+        gave_up: r.gave_up,
+    })
+}
+
+/// What shrinking keeps true of a trace: it still fails, the same way.
+pub trait Failing {
+    /// The store the trace's structure is read on (which step broadcast what).
+    fn stores(&self) -> &dyn StoreFactory;
+    /// Run the steps `next` picks on `config` (as [`crate::run::execute`] does): the
+    /// main-phase steps applied, and whether the run still fails.
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool);
+}
+
+/// A run breaks `invariant` on `stores` (and `also` holds).
+struct BreaksInvariant<'a> {
+    stores: &'a dyn StoreFactory,
+    invariant: Invariant,
+    also: &'a dyn Fn(&WorldConfig, &[Step]) -> bool,
+}
+
+impl Failing for BreaksInvariant<'_> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.stores
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool) {
+        let r = execute(self.stores, config.clone(), next);
+        let fails = r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps);
+        (r.steps, fails)
+    }
+}
+
+/// A trace shrunk for any [`Failing`] property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reduced {
+    /// The (possibly smaller) world.
+    pub config: WorldConfig,
+    /// The shrunk main-phase steps.
+    pub steps: Vec<Step>,
+    /// Steps in the trace shrinking started from.
+    pub original_steps: usize,
+    /// Candidate traces judged.
+    pub replays: u64,
+    /// Wall time spent.
+    pub elapsed: Duration,
+    /// Set when a limit stopped shrinking; then the result may not be 1-minimal.
+    pub gave_up: Option<GaveUp>,
+}
+
+/// Shrink `steps` (which fail, as `failing` judges; they were shrunk from
+/// `original_steps` steps) on `config`: ddmin, the domain passes and single-step deletion,
+/// repeated until nothing changes, then clients renumbered.
+pub fn shrink_failing(
+    failing: &dyn Failing,
+    config: WorldConfig,
+    original_steps: usize,
+    steps: Vec<Step>,
+    limits: Limits,
+) -> Reduced {
+    let started = Instant::now();
+    let mut s = Shrinker {
+        failing,
         limits,
         started,
         replays: 1,
         gave_up: None,
     };
     let mut config = config;
-    let mut steps = first.steps;
+    let mut steps = steps;
     loop {
         let before = (config.clone(), steps.len());
         steps = s.ddmin(&config, steps);
@@ -177,59 +263,14 @@ pub fn shrink_with(
         steps = s.renumber_clients(&config, steps);
         steps = s.one_minimal(&config, steps);
     }
-    Ok(Shrunk {
+    Reduced {
         config,
         steps,
-        invariant,
         original_steps,
         replays: s.replays,
         elapsed: started.elapsed(),
         gave_up: s.gave_up,
-    })
-}
-
-/// The scenario file for a shrunk failure.
-pub fn scenario_of(
-    store: &dyn StoreFactory,
-    r: &Shrunk,
-    seed: Option<u64>,
-    strategy: Option<String>,
-) -> crate::trace::scenario::Scenario {
-    let mut s = crate::trace::scenario::Scenario::record(
-        store,
-        r.config.clone(),
-        &r.steps,
-        Some(r.invariant),
-    );
-    s.seed = seed;
-    s.strategy = strategy;
-    s
-}
-
-/// Shrink a failure found by a seeded run and save it atomically under `out_dir` as
-/// `<store>-<invariant>-seed<N>.json`. Returns the path and what shrinking did.
-#[allow(clippy::too_many_arguments)]
-pub fn shrink_and_save(
-    store: &dyn StoreFactory,
-    config: WorldConfig,
-    steps: &[Step],
-    invariant: Invariant,
-    seed: u64,
-    strategy: &str,
-    out_dir: &std::path::Path,
-    limits: Limits,
-) -> Result<(std::path::PathBuf, Shrunk), String> {
-    let r = shrink(store, config, steps, Some(invariant), limits)
-        .map_err(|e| format!("internal error: a recorded failure did not replay: {e}"))?;
-    let sc = scenario_of(store, &r, Some(seed), Some(strategy.to_string()));
-    let path = out_dir.join(crate::trace::scenario::failure_file_name(
-        &store.name(),
-        invariant,
-        Some(seed),
-    ));
-    sc.save(&path)
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok((path, r))
+    }
 }
 
 /// Whether `steps` is 1-minimal for `invariant` on `stores`: `Err(i)` names a step whose
@@ -303,7 +344,7 @@ impl Rel {
     fn client(self) -> Option<ClientId> {
         match self {
             Rel::Event { client, .. } | Rel::Fetch { client, .. } => Some(client),
-            Rel::Abs(s) => step_client(&s),
+            Rel::Abs(s) => s.client(),
         }
     }
 
@@ -317,40 +358,8 @@ impl Rel {
                 client: f(client),
                 nth,
             },
-            Rel::Abs(s) => Rel::Abs(map_client(s, f)),
+            Rel::Abs(s) => Rel::Abs(s.map_client(f)),
         }
-    }
-}
-
-/// The client a step names, if any (as actor, or as the POST/fetch the backend serves).
-pub fn step_client(s: &Step) -> Option<ClientId> {
-    match s.actor() {
-        Actor::Client(c) => Some(c),
-        Actor::Backend => match *s {
-            Step::HandlePost { client } | Step::ServeFetch { client } => Some(client),
-            _ => None,
-        },
-    }
-}
-
-/// `s` with its client id mapped through `f`.
-pub fn map_client(s: Step, f: impl Fn(ClientId) -> ClientId) -> Step {
-    match s {
-        Step::HandlePost { client } => Step::HandlePost { client: f(client) },
-        Step::ServeFetch { client } => Step::ServeFetch { client: f(client) },
-        Step::DeliverEvent { client, event } => Step::DeliverEvent {
-            client: f(client),
-            event,
-        },
-        Step::DeliverPostResponse { client } => Step::DeliverPostResponse { client: f(client) },
-        Step::DeliverFetchResponse { client, request } => Step::DeliverFetchResponse {
-            client: f(client),
-            request,
-        },
-        Step::Send { client } => Step::Send { client: f(client) },
-        Step::ScrollUp { client } => Step::ScrollUp { client: f(client) },
-        Step::ScrollDown { client } => Step::ScrollDown { client: f(client) },
-        other => other,
     }
 }
 
@@ -366,9 +375,7 @@ struct StepFacts {
 }
 
 struct Shrinker<'a> {
-    stores: &'a dyn StoreFactory,
-    also: &'a dyn Fn(&WorldConfig, &[Step]) -> bool,
-    invariant: Invariant,
+    failing: &'a dyn Failing,
     limits: Limits,
     started: Instant,
     replays: u64,
@@ -395,9 +402,15 @@ impl Shrinker<'_> {
             return None;
         }
         self.replays += 1;
-        let r = replay(self.stores, config.clone(), steps);
-        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
-            .then_some(r.steps)
+        let mut it = steps.iter().copied().enumerate();
+        let (applied, fails) = self
+            .failing
+            .run(config, &mut |_, enabled, _| match it.next() {
+                None => Next::Stop,
+                Some((_, s)) if enabled.binary_search(&s).is_ok() => Next::Apply(s),
+                Some((i, _)) => Next::Skip(i),
+            });
+        fails.then_some(applied)
     }
 
     /// Replay relative steps; the applied (absolute) steps if it still breaks the invariant.
@@ -407,17 +420,16 @@ impl Shrinker<'_> {
         }
         self.replays += 1;
         let mut it = steps.iter().enumerate();
-        let r = execute(self.stores, config.clone(), |world, enabled, _| {
-            match it.next() {
+        let (applied, fails) = self
+            .failing
+            .run(config, &mut |world, enabled, _| match it.next() {
                 None => Next::Stop,
                 Some((i, rel)) => match rel.resolve(world) {
                     Some(s) if enabled.binary_search(&s).is_ok() => Next::Apply(s),
                     _ => Next::Skip(i),
                 },
-            }
-        });
-        (r.outcome.invariant() == Some(self.invariant) && (self.also)(config, &r.steps))
-            .then_some(r.steps)
+            });
+        fails.then_some(applied)
     }
 
     /// The relative form of an applied trace, and the facts about each step, from one
@@ -430,7 +442,7 @@ impl Shrinker<'_> {
             broadcaster: Default::default(),
             sends: Default::default(),
         };
-        replay_observed(self.stores, config.clone(), steps, &mut analysis);
+        replay_observed(self.failing.stores(), config.clone(), steps, &mut analysis);
         (analysis.rel, analysis.facts)
     }
 
@@ -515,12 +527,18 @@ impl Shrinker<'_> {
     }
 
     /// The domain passes, each repeated while it makes progress.
-    fn domain_passes(
+    fn domain_passes(&mut self, config: WorldConfig, steps: Vec<Step>) -> (WorldConfig, Vec<Step>) {
+        let (config, steps) = self.drop_clients(config, steps);
+        let steps = self.drop_groups(&config, steps);
+        self.cut_budgets(config, steps)
+    }
+
+    /// Drop a client: its steps go, higher ids move down, the config loses one client.
+    fn drop_clients(
         &mut self,
         mut config: WorldConfig,
         mut steps: Vec<Step>,
     ) -> (WorldConfig, Vec<Step>) {
-        // Drop a client: its steps go, higher ids move down, the config loses one client.
         let mut k = 0;
         while k < config.clients && config.clients > 1 && self.gave_up.is_none() {
             let (rel, _) = self.analyse(&config, &steps);
@@ -542,53 +560,19 @@ impl Shrinker<'_> {
                 None => k += 1,
             }
         }
-        // Drop a whole turn (its backend steps and deliveries), with or without the send
-        // that started it; collapse runs of deltas; drop a client's scrolling; then any
-        // backend step together with the deliveries of what it broadcast.
+        (config, steps)
+    }
+
+    /// Drop a whole turn (its backend steps and deliveries), with or without the send that
+    /// started it; collapse runs of deltas; drop a client's scrolling; then any backend
+    /// step together with the deliveries of what it broadcast.
+    fn drop_groups(&mut self, config: &WorldConfig, mut steps: Vec<Step>) -> Vec<Step> {
         let mut progress = true;
         while progress && self.gave_up.is_none() {
             progress = false;
-            let (rel, facts) = self.analyse(&config, &steps);
-            let mut candidates: Vec<Vec<usize>> = Vec::new();
-            let mut turns: Vec<u32> = facts.iter().filter_map(|f| f.turn).collect();
-            turns.sort_unstable();
-            turns.dedup();
-            for t in turns {
-                let of_turn: Vec<usize> = (0..rel.len())
-                    .filter(|&i| facts[i].turn == Some(t))
-                    .collect();
-                let mut with_send = of_turn.clone();
-                with_send.extend(of_turn.iter().filter_map(|&i| facts[i].initiator_send));
-                candidates.push(with_send);
-                candidates.push(of_turn);
-            }
-            let deltas: Vec<usize> = (0..steps.len())
-                .filter(|&i| {
-                    steps[i] == Step::AgentDelta
-                        && steps[..i]
-                            .iter()
-                            .rev()
-                            .find(|s| s.actor() == Actor::Backend)
-                            .is_some_and(|s| *s == Step::AgentDelta)
-                })
-                .collect();
-            candidates.push(deltas);
-            for c in 0..config.clients {
-                candidates.push(
-                    (0..steps.len())
-                        .filter(|&i| {
-                            matches!(steps[i], Step::ScrollUp { client } | Step::ScrollDown { client } if client == c)
-                        })
-                        .collect(),
-                );
-            }
-            for (i, f) in facts.iter().enumerate() {
-                if !f.deliveries.is_empty() {
-                    candidates.push(vec![i]);
-                }
-            }
-            for remove in candidates {
-                if let Some(applied) = self.try_remove(&config, &rel, &facts, &remove) {
+            let (rel, facts) = self.analyse(config, &steps);
+            for remove in group_candidates(config, &steps, &facts) {
+                if let Some(applied) = self.try_remove(config, &rel, &facts, &remove) {
                     if applied.len() < steps.len() {
                         steps = applied;
                         progress = true;
@@ -600,21 +584,23 @@ impl Shrinker<'_> {
                 }
             }
         }
-        // Cut the budgets down to what the trace uses.
-        let knobs: [fn(&mut WorldConfig) -> bool; 6] = [
-            |c| dec(&mut c.sends_per_client),
-            |c| dec(&mut c.scrolls_per_client),
-            |c| dec(&mut c.deltas_per_segment_max),
-            |c| dec(&mut c.tool_calls_per_turn_max),
-            |c| c.ws_reorder_window > 1 && dec(&mut c.ws_reorder_window),
-            |c| std::mem::replace(&mut c.turn_failures, false),
-        ];
-        for knob in knobs {
+        steps
+    }
+
+    /// Cut the budgets down to what the trace uses.
+    fn cut_budgets(
+        &mut self,
+        mut config: WorldConfig,
+        mut steps: Vec<Step>,
+    ) -> (WorldConfig, Vec<Step>) {
+        for option in WorldConfig::cuts() {
             loop {
                 let mut smaller = config.clone();
-                if !knob(&mut smaller) {
+                let v = (option.get)(&smaller);
+                if v <= option.min {
                     break;
                 }
+                (option.set)(&mut smaller, v - 1);
                 match self.test_abs(&smaller, &steps) {
                     Some(applied) if applied.len() == steps.len() => {
                         config = smaller;
@@ -635,7 +621,7 @@ impl Shrinker<'_> {
             config.clients
         };
         let mut order: Vec<ClientId> = Vec::new();
-        for c in steps.iter().filter_map(step_client) {
+        for c in steps.iter().filter_map(Step::client) {
             if c < movable && !order.contains(&c) {
                 order.push(c);
             }
@@ -654,7 +640,7 @@ impl Shrinker<'_> {
                 .position(|&o| o == c)
                 .map_or(c, |p| p as ClientId)
         };
-        let candidate: Vec<Step> = steps.iter().map(|&s| map_client(s, new_id)).collect();
+        let candidate: Vec<Step> = steps.iter().map(|&s| s.map_client(new_id)).collect();
         match self.test_abs(config, &candidate) {
             Some(applied) if applied.len() == steps.len() => applied,
             _ => steps,
@@ -662,13 +648,49 @@ impl Shrinker<'_> {
     }
 }
 
-fn dec(v: &mut u8) -> bool {
-    if *v == 0 {
-        false
-    } else {
-        *v -= 1;
-        true
+/// The groups of steps [`Shrinker::drop_groups`] tries to remove, in order: each turn
+/// (with, then without, the send that started it), the second and later deltas of each
+/// run of deltas, each client's scrolling, and each step that broadcast something.
+fn group_candidates(config: &WorldConfig, steps: &[Step], facts: &[StepFacts]) -> Vec<Vec<usize>> {
+    let mut candidates: Vec<Vec<usize>> = Vec::new();
+    let mut turns: Vec<u32> = facts.iter().filter_map(|f| f.turn).collect();
+    turns.sort_unstable();
+    turns.dedup();
+    for t in turns {
+        let of_turn: Vec<usize> = (0..facts.len())
+            .filter(|&i| facts[i].turn == Some(t))
+            .collect();
+        let mut with_send = of_turn.clone();
+        with_send.extend(of_turn.iter().filter_map(|&i| facts[i].initiator_send));
+        candidates.push(with_send);
+        candidates.push(of_turn);
     }
+    let deltas: Vec<usize> = (0..steps.len())
+        .filter(|&i| {
+            steps[i] == Step::AgentDelta
+                && steps[..i]
+                    .iter()
+                    .rev()
+                    .find(|s| s.actor() == Actor::Backend)
+                    .is_some_and(|s| *s == Step::AgentDelta)
+        })
+        .collect();
+    candidates.push(deltas);
+    for c in 0..config.clients {
+        candidates.push(
+            (0..steps.len())
+                .filter(|&i| {
+                    matches!(steps[i], Step::ScrollUp { client } | Step::ScrollDown { client } if client == c)
+                })
+                .collect(),
+        );
+    }
+    for (i, f) in facts.iter().enumerate() {
+        if !f.deliveries.is_empty() {
+            candidates.push(vec![i]);
+        }
+    }
+    candidates
 }
 
 /// Collects, as a replay goes, each step's relative form and facts.
@@ -784,10 +806,7 @@ mod tests {
     fn a_crashing_store_shrinks_to_a_crash_scenario() {
         struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
         impl crate::model::store::Store for PanicsOnSecondSend {
-            fn handle(
-                &mut self,
-                input: &crate::model::wire::Input,
-            ) -> Vec<crate::model::wire::Effect> {
+            fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
                 if matches!(input, crate::model::wire::Input::UserSend { .. }) {
                     self.1 += 1;
                     assert!(self.1 < 2, "second send");

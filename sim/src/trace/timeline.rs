@@ -20,17 +20,28 @@ use crate::trace::describe;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
     /// A step of the scenario (index into its `steps`).
-    Main { input_index: usize },
+    Main {
+        /// Its index in the input, skipped steps counted: the timeline's step label.
+        input_index: usize,
+    },
     /// A step of the scenario that was not enabled when its turn came, so it was skipped.
-    Skipped { input_index: usize },
+    Skipped {
+        /// Its index in the input, as [`RunReport::skipped`] lists it.
+        input_index: usize,
+    },
     /// A step of the deterministic drain phase (0-based).
-    Drain { drain_index: usize },
+    Drain {
+        /// Its index in [`RunReport::drain`] (labelled `d<N>`).
+        drain_index: usize,
+    },
 }
 
 /// One line of a timeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Line {
+    /// Main, skipped or drain, with the step's index there.
     pub phase: Phase,
+    /// The step: the one applied, or, when skipped, the one the input named.
     pub step: Step,
     /// What the step did, in words (empty for a skipped step).
     pub note: String,
@@ -40,7 +51,9 @@ pub struct Line {
 
 /// A replay and its narration.
 pub struct Narration {
+    /// The replay's report: the verdict the lines lead up to.
     pub report: RunReport,
+    /// One line per input step (skipped ones too), then one per drain step.
     pub lines: Vec<Line>,
     /// The backend DB and the breaking client's render right after the breaking step.
     pub at_break: Option<(Vec<ChunkRow>, Vec<String>)>,
@@ -126,43 +139,39 @@ impl Observer for Narrator<'_> {
     }
 }
 
-/// One line per applied step of `steps` then `drain` (a recorded run): `#3    c0 send:
-/// user sends m1`, what the step did without its broadcasts and requests, drain steps
-/// marked `(drain)`.
-pub fn trace_lines(
-    stores: &dyn StoreFactory,
-    config: WorldConfig,
-    steps: &[Step],
-    drain: &[Step],
-) -> Vec<String> {
-    struct Lines {
-        main: usize,
-        lines: Vec<String>,
+/// The trace of a run as it goes: one line per applied step, `#3    c0 send: user sends
+/// m1` (what the step did, without its broadcasts and requests), drain steps marked
+/// `(drain)`.
+#[derive(Default)]
+pub struct TraceLines {
+    main: usize,
+    /// The lines so far.
+    pub lines: Vec<String>,
+}
+
+impl Observer for TraceLines {
+    fn on_step(&mut self, _: &World, record: &StepRecord, at: StepAt, _: Option<&Violation>) {
+        let (i, phase) = match at {
+            StepAt::Main(n) => {
+                self.main = n + 1;
+                (n, "")
+            }
+            StepAt::Drain(n) => (self.main + n, " (drain)"),
+        };
+        let step = record.step;
+        let what = describe::what_happened(record);
+        self.lines.push(if what.is_empty() {
+            format!("#{i:<4} {step}{phase}")
+        } else {
+            format!("#{i:<4} {step}{phase}: {what}")
+        });
     }
-    impl Observer for Lines {
-        fn on_step(&mut self, _: &World, record: &StepRecord, at: StepAt, _: Option<&Violation>) {
-            let (i, phase) = match at {
-                StepAt::Main(n) => (n, ""),
-                StepAt::Drain(n) => (self.main + n, " (drain)"),
-            };
-            let step = record.step;
-            let what = describe::what_happened(record);
-            self.lines.push(if what.is_empty() {
-                format!("#{i:<4} {step}{phase}")
-            } else {
-                format!("#{i:<4} {step}{phase}: {what}")
-            });
-        }
-    }
-    let mut lines = Lines {
-        main: steps.len(),
-        lines: Vec::new(),
-    };
-    let report = replay_observed(stores, config, steps, &mut lines);
-    debug_assert_eq!(
-        report.drain, drain,
-        "a recorded run's drain is replayed as it was"
-    );
+}
+
+/// The trace lines of a replay of `steps` (see [`TraceLines`]).
+pub fn trace_lines(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -> Vec<String> {
+    let mut lines = TraceLines::default();
+    replay_observed(stores, config, steps, &mut lines);
     lines.lines
 }
 

@@ -179,7 +179,7 @@ mod tests {
     /// A store that says its state but cannot copy itself: the search replays paths.
     struct NoCopy(Box<dyn crate::model::store::Store>);
     impl crate::model::store::Store for NoCopy {
-        fn handle(&mut self, input: &crate::model::wire::Input) -> Vec<crate::model::wire::Effect> {
+        fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
             self.0.handle(input)
         }
         fn render(&self) -> &[crate::model::wire::RenderRow] {

@@ -70,6 +70,7 @@
 //! shorter counterexample, `b < r` and `s` is searched again. Truncation works the same
 //! way: a state cut at `depth_max` never counts as fully explored for a visit with more
 //! budget.
+#![allow(missing_docs)]
 
 mod cache;
 mod frame;
@@ -129,6 +130,7 @@ impl ExploreBound {
                 turn_failures: false,
                 ws_reorder_window: 1,
                 status_on_connect: true,
+                message_texts: crate::model::content::MessageTexts::Tokens,
                 steps_max: 0,
                 drain_steps_max: 0,
             },
@@ -655,7 +657,7 @@ mod tests {
     /// trait's default.
     struct Opaque(Box<dyn crate::model::store::Store>);
     impl crate::model::store::Store for Opaque {
-        fn handle(&mut self, input: &crate::model::wire::Input) -> Vec<crate::model::wire::Effect> {
+        fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
             self.0.handle(input)
         }
         fn render(&self) -> &[crate::model::wire::RenderRow] {

@@ -24,26 +24,122 @@ pub trait Strategy {
 /// The RNG stream strategies draw from (the world options use stream 0).
 pub const STRATEGY_STREAM: u64 = 1;
 
-/// Strategy names, for the CLI and error messages.
-pub const NAMES: &[&str] = &["random", "pct", "swarm"];
+/// Which strategy, with its parameters: parsed once (from `--strategy NAME [--depth D]`
+/// or from its text form `random`, `pct`, `pct:D`, `swarm`), built per seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StrategySpec {
+    /// Uniform choice ([`random`]).
+    Random,
+    /// PCT ([`pct`]) with this bug depth, or [`pct::DEPTH_DEFAULT`] when `None`.
+    Pct {
+        /// The bug depth, when given explicitly.
+        depth: Option<u32>,
+    },
+    /// Swarm testing ([`swarm`]).
+    Swarm,
+}
 
-/// Build a strategy by name for `seed`. `pct` takes its depth as `pct:D` (what
-/// `--strategy pct --depth D` passes); plain `pct` uses [`pct::DEPTH_DEFAULT`].
-pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn Strategy>> {
-    if let Some(depth) = name.strip_prefix("pct:") {
-        let depth: u32 = depth.parse().ok().filter(|d| *d >= 1)?;
-        return Some(Box::new(pct::PctStrategy::new(seed, depth)));
+impl StrategySpec {
+    /// Every strategy with its default parameters, in the order campaigns run them.
+    pub const ALL: [StrategySpec; 3] = [
+        StrategySpec::Random,
+        StrategySpec::Pct { depth: None },
+        StrategySpec::Swarm,
+    ];
+
+    /// The strategy's name (what `--strategy` takes).
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategySpec::Random => "random",
+            StrategySpec::Pct { .. } => "pct",
+            StrategySpec::Swarm => "swarm",
+        }
     }
-    match name {
-        "random" => Some(Box::new(random::RandomStrategy::new(seed))),
-        "pct" => Some(Box::new(pct::PctStrategy::new(seed, pct::DEPTH_DEFAULT))),
-        "swarm" => Some(Box::new(swarm::SwarmStrategy::new(seed))),
-        _ => None,
+
+    /// `name` with `depth` (`--strategy NAME [--depth D]`), or a message naming the
+    /// choices.
+    pub fn from_flags(name: &str, depth: Option<u32>) -> Result<StrategySpec, String> {
+        let spec = match name {
+            "random" => StrategySpec::Random,
+            "pct" => StrategySpec::Pct { depth: None },
+            "swarm" => StrategySpec::Swarm,
+            _ => {
+                let names: Vec<&str> = StrategySpec::ALL.iter().map(|s| s.name()).collect();
+                return Err(format!(
+                    "unknown strategy '{name}'; known strategies: {}",
+                    names.join(", ")
+                ));
+            }
+        };
+        match (spec, depth) {
+            (_, None) => Ok(spec),
+            (StrategySpec::Pct { .. }, Some(0)) => Err("--depth must be at least 1".into()),
+            (StrategySpec::Pct { .. }, Some(d)) => Ok(StrategySpec::Pct { depth: Some(d) }),
+            (_, Some(_)) => Err("--depth applies only to --strategy pct".into()),
+        }
+    }
+
+    /// The strategy for `seed`.
+    pub fn build(self, seed: u64) -> Box<dyn Strategy> {
+        match self {
+            StrategySpec::Random => Box::new(random::RandomStrategy::new(seed)),
+            StrategySpec::Pct { depth } => Box::new(pct::PctStrategy::new(
+                seed,
+                depth.unwrap_or(pct::DEPTH_DEFAULT),
+            )),
+            StrategySpec::Swarm => Box::new(swarm::SwarmStrategy::new(seed)),
+        }
+    }
+
+    /// The flags that select this strategy on the command line (empty for the default).
+    pub fn flags(self) -> String {
+        match self {
+            StrategySpec::Random => String::new(),
+            StrategySpec::Pct { depth: Some(d) } => format!(" --strategy pct --depth {d}"),
+            other => format!(" --strategy {}", other.name()),
+        }
+    }
+}
+
+/// The text form: `random`, `pct`, `pct:D`, `swarm` (what reports and scenario files say).
+impl std::fmt::Display for StrategySpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StrategySpec::Pct { depth: Some(d) } => write!(f, "pct:{d}"),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl std::str::FromStr for StrategySpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<StrategySpec, String> {
+        match s.strip_prefix("pct:") {
+            Some(d) => {
+                let depth = d.parse().map_err(|_| format!("bad PCT depth in '{s}'"))?;
+                StrategySpec::from_flags("pct", Some(depth))
+            }
+            None => StrategySpec::from_flags(s, None),
+        }
+    }
+}
+
+impl serde::Serialize for StrategySpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for StrategySpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StrategySpec, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::StrategySpec;
     use crate::campaign::bench::time_to_failure;
     use crate::oracle::Invariant;
     use crate::store::by_name;
@@ -51,9 +147,25 @@ mod tests {
     /// Median, over 21 disjoint seed ranges, of the schedules `strategy` needs until a run
     /// of `store` breaks `inv`; every range must find one within 20 000 seeds.
     fn median_schedules(store: &str, inv: Invariant, strategy: &str) -> u64 {
+        let strategy: StrategySpec = strategy.parse().unwrap();
         let t = time_to_failure("", by_name(store).unwrap(), inv, strategy, 21, 20_000);
         assert_eq!(t.not_found, 0, "{store} {inv} under {strategy}");
         t.median_schedules
+    }
+
+    #[test]
+    fn specs_read_back_what_they_write_and_reject_nonsense() {
+        for spec in StrategySpec::ALL
+            .into_iter()
+            .chain([StrategySpec::Pct { depth: Some(7) }])
+        {
+            assert_eq!(spec.to_string().parse::<StrategySpec>(), Ok(spec));
+        }
+        assert_eq!(StrategySpec::Pct { depth: Some(2) }.to_string(), "pct:2");
+        for bad in ["", "pcts", "pct:0", "pct:x", "random:1"] {
+            assert!(bad.parse::<StrategySpec>().is_err(), "{bad}");
+        }
+        assert!(StrategySpec::from_flags("swarm", Some(2)).is_err());
     }
 
     /// Each smarter strategy beats uniform choice clearly on the signature it is built

@@ -3,7 +3,7 @@
 //! shuttle's `scheduler/pct.rs` applies it, adapted to steps that name their source.
 //!
 //! PCT orders *threads*: sequential sources of steps. Here a thread is a [`Thread`], finer
-//! than [`Step::actor`]: the agent, and per tab its POST handler, fetch server, WebSocket,
+//! than [`Step::actor`] ([`Step::source`]): the agent, and per tab its POST handler, fetch server, WebSocket,
 //! POST responses, fetch responses and user. Each thread gets a random place in the
 //! priority order when first seen; at every step the highest-priority thread with an
 //! enabled step acts (choosing uniformly among its own enabled steps, which are data
@@ -27,8 +27,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{Strategy, STRATEGY_STREAM};
-use crate::model::step::Step;
-use crate::model::wire::ClientId;
+use crate::model::step::{Source, Step};
 
 /// Default bug depth (`--depth`).
 pub const DEPTH_DEFAULT: u32 = 3;
@@ -38,64 +37,31 @@ pub const DEPTH_DEFAULT: u32 = 3;
 /// would waste most change points past the end of the run).
 pub const STEPS_ESTIMATE: u32 = 60;
 
-/// A PCT thread: one sequential source of steps in the simulated system. A tab's user,
-/// its WebSocket, its POST responses and its fetch responses are independent of each
-/// other in a real browser, and so are the agent, the POST handler and the fetch server
-/// on the backend.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Thread {
-    Agent,
-    PostHandler(ClientId),
-    FetchServer(ClientId),
-    WebSocket(ClientId),
-    PostResponses(ClientId),
-    FetchResponses(ClientId),
-    User(ClientId),
-}
+/// A PCT thread: one sequential [`Source`] of steps.
+pub type Thread = Source;
 
-/// Threads per client in [`Thread::index`].
+/// Threads per client in [`thread_index`].
 const PER_CLIENT: usize = 6;
 
-impl Thread {
-    /// The thread a step belongs to.
-    pub fn of(step: &Step) -> Thread {
-        match *step {
-            Step::AgentDelta
-            | Step::AgentToolCall
-            | Step::AgentToolResult { .. }
-            | Step::AgentEnd
-            | Step::AgentFail
-            | Step::AgentWrite
-            | Step::AgentSeal => Thread::Agent,
-            Step::HandlePost { client } => Thread::PostHandler(client),
-            Step::ServeFetch { client } => Thread::FetchServer(client),
-            Step::DeliverEvent { client, .. } => Thread::WebSocket(client),
-            Step::DeliverPostResponse { client } => Thread::PostResponses(client),
-            Step::DeliverFetchResponse { client, .. } => Thread::FetchResponses(client),
-            Step::Send { client } | Step::ScrollUp { client } | Step::ScrollDown { client } => {
-                Thread::User(client)
-            }
-        }
-    }
-
-    /// A dense index: the agent is 0, then six per client.
-    fn index(self) -> usize {
-        let (client, k) = match self {
-            Thread::Agent => return 0,
-            Thread::PostHandler(c) => (c, 0),
-            Thread::FetchServer(c) => (c, 1),
-            Thread::WebSocket(c) => (c, 2),
-            Thread::PostResponses(c) => (c, 3),
-            Thread::FetchResponses(c) => (c, 4),
-            Thread::User(c) => (c, 5),
-        };
-        1 + PER_CLIENT * client as usize + k
-    }
+/// The thread a step belongs to, as a dense index: the agent is 0, then six per client.
+fn thread_index(step: &Step) -> usize {
+    let (client, k) = match step.source() {
+        Source::Agent => return 0,
+        Source::PostHandler(c) => (c, 0),
+        Source::FetchServer(c) => (c, 1),
+        Source::WebSocket(c) => (c, 2),
+        Source::PostResponses(c) => (c, 3),
+        Source::FetchResponses(c) => (c, 4),
+        Source::User(c) => (c, 5),
+    };
+    1 + PER_CLIENT * client as usize + k
 }
 
+/// PCT over [`Thread`]s: a random priority per thread, and `depth − 1` change points in
+/// the first [`STEPS_ESTIMATE`] steps at which the acting thread is demoted.
 pub struct PctStrategy {
     rng: ChaCha8Rng,
-    /// Seen threads by [`Thread::index`], highest priority first.
+    /// Seen threads by [`thread_index`], highest priority first.
     order: Vec<usize>,
     /// `rank[thread index]`: its position in `order`, `None` until first seen.
     rank: Vec<Option<u32>>,
@@ -106,6 +72,9 @@ pub struct PctStrategy {
 }
 
 impl PctStrategy {
+    /// The strategy of `seed` for bugs of depth `depth` (at least 1; [`DEPTH_DEFAULT`]
+    /// unless `--depth` says otherwise). The change points are drawn now; a thread's
+    /// priority when the thread is first seen.
     pub fn new(seed: u64, depth: u32) -> Self {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(STRATEGY_STREAM);
@@ -153,12 +122,12 @@ impl Strategy for PctStrategy {
         // Threads are ranked on first sight in `enabled` order, so an insertion can shift
         // the ranks of threads seen before it in this loop: compare by thread, not rank.
         for s in enabled {
-            self.rank(Thread::of(s).index());
+            self.rank(thread_index(s));
         }
         let mut best = (u32::MAX, usize::MAX);
         let mut count = 0u32;
         for s in enabled {
-            let t = Thread::of(s).index();
+            let t = thread_index(s);
             let r = self.rank[t].expect("ranked above");
             if r < best.0 {
                 best = (r, t);
@@ -172,7 +141,7 @@ impl Strategy for PctStrategy {
         let pick = enabled
             .iter()
             .enumerate()
-            .filter(|(_, s)| Thread::of(s).index() == thread)
+            .filter(|(_, s)| thread_index(s) == thread)
             .nth(k)
             .map(|(i, _)| i)
             .expect("k < count");
@@ -262,9 +231,6 @@ mod tests {
             firsts.insert(first);
         }
         assert_eq!(firsts.len(), 2, "both threads come first for some seed");
-        assert_ne!(
-            Thread::of(&enabled[0]).index(),
-            Thread::of(&enabled[1]).index()
-        );
+        assert_ne!(thread_index(&enabled[0]), thread_index(&enabled[1]));
     }
 }

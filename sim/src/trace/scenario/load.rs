@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::{Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FORMAT_VERSION};
 use crate::model::config::WorldConfig;
-use crate::model::step::Step;
+use crate::model::step::{Step, StepKind};
 use crate::oracle::Invariant;
 
 /// Read and check the scenario file at `path`.
@@ -36,11 +36,11 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Scenario, ScenarioError
         let bytes = e.as_bytes();
         // Position of the first invalid byte, counted over the valid prefix.
         let prefix = String::from_utf8_lossy(&bytes[..offset]);
-        ScenarioError {
-            path: path.to_path_buf(),
-            position: Some(line_column(&prefix, prefix.len())),
-            message: "the file is not UTF-8 text (a scenario is a UTF-8 JSON file)".to_string(),
-        }
+        let p = Parser::new(path, &prefix);
+        p.err(
+            Some(p.line_column(prefix.len())),
+            "the file is not UTF-8 text (a scenario is a UTF-8 JSON file)".to_string(),
+        )
     })?;
     parse(path, &text)
 }
@@ -70,164 +70,20 @@ struct RawScenario<'a> {
 
 /// Parse and check scenario `text`; `path` is only for messages.
 pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
-    let err = |position: Option<(usize, usize)>, message: String| ScenarioError {
-        path: path.to_path_buf(),
-        position,
-        message,
-    };
-    let at_json = |e: serde_json::Error, base: Option<&str>| {
-        let position = if e.line() == 0 {
-            base.map(|b| line_column(text, offset_in(text, b)))
-        } else {
-            let (line, column) = (e.line(), e.column());
-            Some(match base {
-                Some(b) => {
-                    let (bl, bc) = line_column(text, offset_in(text, b));
-                    if line == 1 {
-                        (bl, bc + column - 1)
-                    } else {
-                        (bl + line - 1, column)
-                    }
-                }
-                None => (line, column),
-            })
-        };
-        err(position, strip_position(&e))
-    };
-
-    // 1. JSON syntax, and the overall shape.
-    if text.starts_with('\u{feff}') {
-        return Err(err(
-            Some((1, 1)),
-            "the file starts with a byte-order mark; save it as UTF-8 without one".to_string(),
-        ));
-    }
-    if text.trim().is_empty() {
-        return Err(err(
-            None,
-            "the file is empty; a scenario is a JSON object".to_string(),
-        ));
-    }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        let mut e2 = at_json(e, None);
-        e2.message = format!("invalid JSON: {}", e2.message);
-        e2
-    })?;
-    if !value.is_object() {
-        return Err(err(
-            Some((1, 1)),
-            format!(
-                "a scenario is a JSON object with the keys version, store, config, steps and expect; this file holds {}",
-                kind_of(&value)
-            ),
-        ));
-    }
-
-    // 2. The version, before anything else a newer format might have changed.
-    let probe: VersionProbe = serde_json::from_str(text).map_err(|e| at_json(e, None))?;
-    let Some(version) = probe.version else {
-        return Err(err(
-            Some((1, 1)),
-            format!("missing field `version` (this build reads version {FORMAT_VERSION})"),
-        ));
-    };
-    let version_at = Some(line_column(text, offset_in(text, version.get())));
-    match version.get().parse::<u64>() {
-        Ok(v) if v == FORMAT_VERSION as u64 => {}
-        Ok(v) => {
-            return Err(err(
-                version_at,
-                format!(
-                    "unsupported scenario version {v}; this build of reconcile-sim reads version {FORMAT_VERSION}"
-                ),
-            ))
-        }
-        Err(_) => {
-            return Err(err(
-                version_at,
-                format!(
-                    "`version` must be the number {FORMAT_VERSION}, not {}",
-                    version.get()
-                ),
-            ))
-        }
-    }
-
-    // 3. The top-level fields.
-    let raw: RawScenario = serde_json::from_str(text).map_err(|e| at_json(e, None))?;
+    let p = Parser::new(path, text);
+    p.shape()?;
+    p.version()?;
+    // The top-level fields, then `expect`, `config` and each step from its own slice.
+    let raw: RawScenario = serde_json::from_str(text).map_err(|e| p.at_json(e, None))?;
     if raw.store.trim().is_empty() {
-        return Err(err(
+        return Err(p.err(
             None,
             "`store` is empty; name the store the scenario was recorded against (see `reconcile-sim stores`)".to_string(),
         ));
     }
-
-    let expect: Option<Invariant> = match raw.expect {
-        None => None,
-        Some(e) => {
-            let at = Some(line_column(text, offset_in(text, e.get())));
-            serde_json::from_str(e.get()).map_err(|_| {
-                err(
-                    at,
-                    format!(
-                        "`expect` must be null or an invariant name ({}), not {}",
-                        Invariant::ALL.map(|i| i.name()).join(", "),
-                        e.get()
-                    ),
-                )
-            })?
-        }
-    };
-
-    // 4. The config, from its own slice.
-    let config_at = Some(line_column(text, offset_in(text, raw.config.get())));
-    if !raw.config.get().starts_with('{') {
-        return Err(err(
-            config_at,
-            "`config` must be an object of world options (see docs/scenario-format.md)".to_string(),
-        ));
-    }
-    let config: WorldConfig = serde_json::from_str(raw.config.get())
-        .map_err(|e| at_json(e, Some(raw.config.get())))
-        .map_err(|mut e| {
-            e.message = format!("in `config`: {}", e.message);
-            e
-        })?;
-    if config.clients == 0 || config.clients > CLIENTS_MAX {
-        return Err(err(
-            config_at,
-            format!(
-                "`config.clients` is {}; a scenario has 1 to {CLIENTS_MAX} clients",
-                config.clients
-            ),
-        ));
-    }
-
-    // 5. Each step, from its own slice.
-    let mut steps = Vec::with_capacity(raw.steps.len());
-    for (i, raw_step) in raw.steps.iter().enumerate() {
-        let at = Some(line_column(text, offset_in(text, raw_step.get())));
-        let step = parse_step(raw_step.get()).map_err(|m| err(at, format!("steps[{i}]: {m}")))?;
-        let client = match step.step.actor() {
-            crate::model::step::Actor::Client(c) => Some(c),
-            crate::model::step::Actor::Backend => match step.step {
-                Step::HandlePost { client } | Step::ServeFetch { client } => Some(client),
-                _ => None,
-            },
-        };
-        if let Some(c) = client.filter(|&c| c >= config.clients) {
-            return Err(err(
-                at,
-                format!(
-                    "steps[{i}]: the step names client {c}, but config.clients is {} (clients are numbered 0 to {})",
-                    config.clients,
-                    config.clients - 1
-                ),
-            ));
-        }
-        steps.push(step);
-    }
-
+    let expect = p.expect(raw.expect)?;
+    let config = p.config(raw.config)?;
+    let steps = p.steps(&raw.steps, &config)?;
     Ok(Scenario {
         version: FORMAT_VERSION,
         description: raw.description,
@@ -238,6 +94,185 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         config,
         steps,
     })
+}
+
+/// The text being parsed, with what it takes to name a place in it.
+struct Parser<'a> {
+    path: &'a Path,
+    text: &'a str,
+    /// Byte offsets where each line starts (so a position is a binary search, and loading
+    /// stays linear in the file's size).
+    line_starts: Vec<usize>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(path: &'a Path, text: &'a str) -> Parser<'a> {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Parser {
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    fn err(&self, position: Option<(usize, usize)>, message: String) -> ScenarioError {
+        ScenarioError {
+            path: self.path.to_path_buf(),
+            position,
+            message,
+        }
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`.
+    fn line_column(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset);
+        let start = self.line_starts[line - 1];
+        (line, self.text[start..offset].chars().count() + 1)
+    }
+
+    /// Where `slice` (a subslice of the text) starts.
+    fn at(&self, slice: &str) -> Option<(usize, usize)> {
+        Some(self.line_column(offset_in(self.text, slice)))
+    }
+
+    /// A serde error, placed in the file (relative to `base`, the slice it parsed).
+    fn at_json(&self, e: serde_json::Error, base: Option<&str>) -> ScenarioError {
+        let position = if e.line() == 0 {
+            base.and_then(|b| self.at(b))
+        } else {
+            let (line, column) = (e.line(), e.column());
+            Some(match base.and_then(|b| self.at(b)) {
+                Some((bl, bc)) if line == 1 => (bl, bc + column - 1),
+                Some((bl, _)) => (bl + line - 1, column),
+                None => (line, column),
+            })
+        };
+        self.err(position, strip_position(&e))
+    }
+
+    /// JSON syntax, and the overall shape.
+    fn shape(&self) -> Result<(), ScenarioError> {
+        if self.text.starts_with('\u{feff}') {
+            return Err(self.err(
+                Some((1, 1)),
+                "the file starts with a byte-order mark; save it as UTF-8 without one".to_string(),
+            ));
+        }
+        if self.text.trim().is_empty() {
+            return Err(self.err(
+                None,
+                "the file is empty; a scenario is a JSON object".to_string(),
+            ));
+        }
+        let value: Value = serde_json::from_str(self.text).map_err(|e| {
+            let mut e2 = self.at_json(e, None);
+            e2.message = format!("invalid JSON: {}", e2.message);
+            e2
+        })?;
+        if !value.is_object() {
+            return Err(self.err(
+                Some((1, 1)),
+                format!(
+                    "a scenario is a JSON object with the keys version, store, config, steps and expect; this file holds {}",
+                    kind_of(&value)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The version, before anything else a newer format might have changed.
+    fn version(&self) -> Result<(), ScenarioError> {
+        let probe: VersionProbe =
+            serde_json::from_str(self.text).map_err(|e| self.at_json(e, None))?;
+        let Some(version) = probe.version else {
+            return Err(self.err(
+                Some((1, 1)),
+                format!("missing field `version` (this build reads version {FORMAT_VERSION})"),
+            ));
+        };
+        let message = match version.get().parse::<u64>() {
+            Ok(v) if v == FORMAT_VERSION as u64 => return Ok(()),
+            Ok(v) => format!(
+                "unsupported scenario version {v}; this build of reconcile-sim reads version {FORMAT_VERSION}"
+            ),
+            Err(_) => format!(
+                "`version` must be the number {FORMAT_VERSION}, not {}",
+                version.get()
+            ),
+        };
+        Err(self.err(self.at(version.get()), message))
+    }
+
+    fn expect(&self, raw: Option<&RawValue>) -> Result<Option<Invariant>, ScenarioError> {
+        let Some(e) = raw else {
+            return Ok(None);
+        };
+        serde_json::from_str(e.get()).map_err(|_| {
+            self.err(
+                self.at(e.get()),
+                format!(
+                    "`expect` must be null or an invariant name ({}), not {}",
+                    Invariant::ALL.map(|i| i.name()).join(", "),
+                    e.get()
+                ),
+            )
+        })
+    }
+
+    fn config(&self, raw: &RawValue) -> Result<WorldConfig, ScenarioError> {
+        let config_at = self.at(raw.get());
+        if !raw.get().starts_with('{') {
+            return Err(self.err(
+                config_at,
+                "`config` must be an object of world options (see docs/scenario-format.md)"
+                    .to_string(),
+            ));
+        }
+        let config: WorldConfig = serde_json::from_str(raw.get()).map_err(|e| {
+            let mut e = self.at_json(e, Some(raw.get()));
+            e.message = format!("in `config`: {}", e.message);
+            e
+        })?;
+        if config.clients == 0 || config.clients > CLIENTS_MAX {
+            return Err(self.err(
+                config_at,
+                format!(
+                    "`config.clients` is {}; a scenario has 1 to {CLIENTS_MAX} clients",
+                    config.clients
+                ),
+            ));
+        }
+        Ok(config)
+    }
+
+    fn steps(
+        &self,
+        raw: &[&RawValue],
+        config: &WorldConfig,
+    ) -> Result<Vec<ScenarioStep>, ScenarioError> {
+        let mut steps = Vec::with_capacity(raw.len());
+        for (i, raw_step) in raw.iter().enumerate() {
+            let at = self.at(raw_step.get());
+            let step =
+                parse_step(raw_step.get()).map_err(|m| self.err(at, format!("steps[{i}]: {m}")))?;
+            if let Some(c) = step.step.client().filter(|&c| c >= config.clients) {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "steps[{i}]: the step names client {c}, but config.clients is {} (clients are numbered 0 to {})",
+                        config.clients,
+                        config.clients - 1
+                    ),
+                ));
+            }
+            steps.push(step);
+        }
+        Ok(steps)
+    }
 }
 
 /// One step: its annotation fields are checked for type and set aside, the rest must be
@@ -295,7 +330,7 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
     if let Some(extra) = given.iter().find(|k| !canonical.contains_key(*k)) {
         return Err(format!(
             "field `{extra}` does not apply to a step of kind `{}` (it takes {})",
-            step.kind(),
+            step.kind().name(),
             fields_of(&canonical)
         ));
     }
@@ -316,33 +351,7 @@ fn fields_of(canonical: &Map<String, Value>) -> String {
 }
 
 fn kind_names() -> Vec<&'static str> {
-    use Step::*;
-    [
-        HandlePost { client: 0 },
-        AgentDelta,
-        AgentToolCall,
-        AgentToolResult { interrupt: false },
-        AgentEnd,
-        AgentFail,
-        AgentWrite,
-        AgentSeal,
-        ServeFetch { client: 0 },
-        DeliverEvent {
-            client: 0,
-            event: 0,
-        },
-        DeliverPostResponse { client: 0 },
-        DeliverFetchResponse {
-            client: 0,
-            request: crate::model::wire::RequestId(0),
-        },
-        Send { client: 0 },
-        ScrollUp { client: 0 },
-        ScrollDown { client: 0 },
-    ]
-    .iter()
-    .map(|s| s.kind())
-    .collect()
+    StepKind::ALL.iter().map(|k| k.name()).collect()
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -368,17 +377,4 @@ fn offset_in(text: &str, slice: &str) -> usize {
     (slice.as_ptr() as usize)
         .saturating_sub(text.as_ptr() as usize)
         .min(text.len())
-}
-
-/// 1-based line and column (in characters) of byte `offset` in `text`.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before
-        .rsplit_once('\n')
-        .map_or(before, |(_, rest)| rest)
-        .chars()
-        .count()
-        + 1;
-    (line, column)
 }

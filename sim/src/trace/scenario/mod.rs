@@ -74,7 +74,10 @@ pub struct Scenario {
 /// `actor` written beside it) is for people: replay reads only the step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioStep {
+    /// What replay applies.
     pub step: Step,
+    /// What the step did on the replay that wrote the file ([`Scenario::annotate`]);
+    /// `None` when nobody wrote one.
     pub note: Option<String>,
 }
 
@@ -88,9 +91,12 @@ impl From<Step> for ScenarioStep {
 /// form editors and CI annotations jump to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
+    /// The file, as the caller named it, so the message points where the user looks.
     pub path: PathBuf,
     /// 1-based line and column, when the problem has a place in the file.
     pub position: Option<(usize, usize)>,
+    /// What is wrong and, where there is a fixed set, what is allowed (every bad-input
+    /// file under `sim/tests/bad_input/` pins one).
     pub message: String,
 }
 
@@ -219,7 +225,7 @@ impl Serialize for ScenarioStep {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("actor", &self.step.actor().to_string())?;
-        map.serialize_entry("kind", self.step.kind())?;
+        map.serialize_entry("kind", self.step.kind().name())?;
         match self.step {
             Step::HandlePost { client }
             | Step::ServeFetch { client }

@@ -8,11 +8,10 @@
 //! These tests need Node.js (`node` on PATH, ≥ 18). Without it they FAIL, on purpose: a
 //! differential test that silently passes when one side is missing proves nothing.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::process::Command;
 use std::time::Duration;
 
+use crate::support::{code, repo, require_node, sim_env};
 use reconcile_sim::campaign::fuzz::run_one;
 use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::step::Step;
@@ -22,30 +21,6 @@ use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::store::{by_name, StoreKind};
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
 use reconcile_sim::testing::script::{scripted_config, Script};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("sim/ has a parent")
-        .to_path_buf()
-}
-
-/// Fail loudly if Node.js is missing (checked once, reported by every test that needs it).
-fn require_node() {
-    static FOUND: OnceLock<bool> = OnceLock::new();
-    let found = *FOUND.get_or_init(|| {
-        Command::new("node")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    assert!(
-        found,
-        "`node` is not on PATH: the exec store tests drive the reference adapter \
-         (adapters/node/) with Node.js >= 18. Install Node.js; these tests must not be \
-         skipped, because a differential test with one side missing proves nothing."
-    );
-}
 
 /// `exec:node <repo>/adapters/node/store.js VARIANT`
 fn node_store(variant: &str) -> ExecFactory {
@@ -75,11 +50,14 @@ fn faulty(mode: &str) -> ExecFactory {
         "exec:node {} {mode}",
         shell_words::quote(&script.to_string_lossy())
     );
-    // Only the hang test waits out the timeout, so only it gets a short one: with a short
-    // timeout everywhere, a loaded machine could take longer than it to report a node
-    // process's exit, and the test would see "no answer" instead of "exited".
+    // Only the hang test waits out the timeout, so only it gets a shorter one; it is still
+    // generous, because the timeout also covers the adapter's start-up and every answer
+    // before the hang, which take seconds on a loaded machine (a 400 ms timeout failed
+    // there). With a short timeout everywhere, a loaded machine could take longer than it
+    // to report a node process's exit, and the test would see "no answer" instead of
+    // "exited".
     let timeout = if mode == "hang" {
-        Duration::from_millis(400)
+        Duration::from_secs(5)
     } else {
         Duration::from_secs(20)
     };
@@ -280,7 +258,11 @@ const FAULT_SEED: u64 = 1;
 
 /// Run the fault seed; it must end in a crash whose message contains `fragments`.
 fn assert_crash(factory: &ExecFactory, fragments: &[&str]) -> RunReport {
-    let report = run_one(factory, "random", FAULT_SEED);
+    let report = run_one(
+        factory,
+        reconcile_sim::run::strategy::StrategySpec::Random,
+        FAULT_SEED,
+    );
     let Outcome::Fail(v) = &report.outcome else {
         panic!("{}: expected a crash, got a pass", factory_name(factory));
     };
@@ -331,7 +313,7 @@ fn fault_process_exits() {
 
 #[test]
 fn fault_process_hangs_past_the_timeout() {
-    assert_crash_on_turn_start("hang", "no answer within 400ms");
+    assert_crash_on_turn_start("hang", "no answer within 5s");
 }
 
 #[test]
@@ -401,26 +383,6 @@ fn fault_bad_handshakes() {
 
 // --- CLI -------------------------------------------------------------------------------
 
-/// Runs the binary from the repository root (so adapter paths resolve); failure files go
-/// to a scratch directory, never into the repository.
-fn sim(args: &[&str], env: &[(&str, &str)]) -> Output {
-    static OUT: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
-    cmd.args(args).current_dir(repo());
-    if matches!(args.first(), Some(&("run" | "fuzz" | "check"))) && !args.contains(&"--out") {
-        let out = OUT.get_or_init(|| tempfile::tempdir().expect("temp dir"));
-        cmd.arg("--out").arg(out.path());
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
 #[test]
 fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
     require_node();
@@ -428,7 +390,7 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
     let out = tempfile::tempdir().unwrap();
     let out = out.path().to_str().unwrap();
     let fuzz = |store: &str, seeds: &str, jobs: &str| {
-        let o = sim(
+        let o = sim_env(
             &[
                 "fuzz", "--store", store, "--seeds", seeds, "--json", "--jobs", jobs, "--out", out,
             ],
@@ -472,7 +434,7 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
 fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
     require_node();
     let spec = "exec:node sim/tests/faulty/faulty.js exit";
-    let o = sim(&["run", "--store", spec, "--seed", "1"], &[]);
+    let o = sim_env(&["run", "--store", spec, "--seed", "1"], &[]);
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("trace ("), "{text}");
@@ -487,7 +449,7 @@ fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
         "a fault prints nothing to stderr: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let again = sim(&["run", "--store", spec, "--seed", "1"], &[]);
+    let again = sim_env(&["run", "--store", spec, "--seed", "1"], &[]);
     assert_eq!(
         String::from_utf8(again.stdout).unwrap(),
         text,
@@ -498,20 +460,25 @@ fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
 #[test]
 fn cli_run_times_out_a_hanging_adapter() {
     require_node();
-    let o = sim(
+    let o = sim_env(
         &[
             "run",
             "--store",
             "exec:node sim/tests/faulty/faulty.js hang",
             "--seed",
             "1",
+            // Each shrinking replay waits out the timeout too: two are enough here.
+            "--max-shrink-iters",
+            "2",
         ],
-        &[("RECONCILE_SIM_EXEC_TIMEOUT", "300ms")],
+        // Generous: the timeout also covers the adapter's start-up and the answers before
+        // the hang, which take seconds on a loaded machine.
+        &[("RECONCILE_SIM_EXEC_TIMEOUT", "4s")],
     );
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains("no answer within 300ms (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
+        text.contains("no answer within 4s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
         "{text}"
     );
 }
@@ -526,12 +493,12 @@ fn cli_exec_store_that_cannot_start_is_bad_usage() {
         ("exec:node 'unclosed", "bad exec store"),
         ("exec:", "bad exec store 'exec:': no command"),
     ] {
-        let o = sim(&["run", "--store", spec, "--seed", "0"], &[]);
+        let o = sim_env(&["run", "--store", spec, "--seed", "0"], &[]);
         assert_eq!(code(&o), 2, "{spec}");
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(err.contains(fragment), "{spec}: {err}");
     }
-    let o = sim(
+    let o = sim_env(
         &["run", "--store", "exec:true", "--seed", "0"],
         &[("RECONCILE_SIM_EXEC_TIMEOUT", "soon")],
     );

@@ -1,43 +1,8 @@
 //! The scenario subcommands through the real binary: `replay`, `shrink`, `check`, and the
 //! scenario files `run` and `fuzz` write for every failure.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn sim_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn sim(args: &[&str]) -> Output {
-    sim_in(&repo(), args)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("reconcile-sim-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use crate::support::{code, repo, sim, sim_in, stderr, stdout, tmp};
+use std::path::Path;
 
 #[test]
 fn replay_of_a_bug_seed_exits_1_with_a_timeline_and_the_breaking_step_marked() {

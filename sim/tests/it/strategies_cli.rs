@@ -1,17 +1,6 @@
 //! Integration tests for strategies, explore and coverage, driving the real binary.
 
-use std::process::{Command, Output};
-
-fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use crate::support::{code, sim};
 
 #[test]
 fn explore_verifies_the_hand_counted_bound_and_plain_counts_180() {

@@ -4,30 +4,11 @@
 //! de-duplicates against earlier nights.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use crate::support::{code, repo, sim};
 use reconcile_sim::campaign::fuzz_input::encode_run;
 use reconcile_sim::store::by_name;
 use reconcile_sim::trace::scenario::load;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn sim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
-        .args(args)
-        .current_dir(repo())
-        .output()
-        .expect("binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)

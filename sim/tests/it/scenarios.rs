@@ -2,21 +2,18 @@
 //! regenerating them gives the committed bytes), 1-minimality of every committed
 //! scenario, the JSON Schema kept in sync, and the bad-input corpus.
 //!
-//! `RECONCILE_SIM_BLESS=1 cargo test --test scenarios` rewrites the generated files
+//! `RECONCILE_SIM_BLESS=1 cargo test --test it scenarios::` rewrites the generated files
 //! (the four seeds, the schema, the expected messages of the bad-input corpus).
 
 use std::path::{Path, PathBuf};
 
+use crate::support::repo;
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
 use reconcile_sim::testing::bugs::{regression_scenario, RegressionSeed, REGRESSION_SEEDS};
 use reconcile_sim::trace::scenario::{self, Scenario};
 use reconcile_sim::trace::shrink::{check_one_minimal, check_one_minimal_by};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn bless() -> bool {
     std::env::var_os("RECONCILE_SIM_BLESS").is_some()
@@ -32,7 +29,7 @@ fn assert_file(path: &Path, actual: &str) {
         .unwrap_or_else(|e| panic!("{}: {e} (RECONCILE_SIM_BLESS=1 writes it)", path.display()));
     assert!(
         committed == actual,
-        "{} is out of date; RECONCILE_SIM_BLESS=1 cargo test --test scenarios rewrites it.\n--- committed\n{committed}\n--- generated\n{actual}",
+        "{} is out of date; RECONCILE_SIM_BLESS=1 cargo test --test it scenarios:: rewrites it.\n--- committed\n{committed}\n--- generated\n{actual}",
         path.display()
     );
 }

@@ -1,21 +1,6 @@
 //! Integration tests that drive the real binary.
 
-use std::process::{Command, Output};
-
-fn sim(args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
-    cmd.args(args);
-    // Failures are shrunk and saved: keep them out of the repository.
-    if matches!(args.first(), Some(&"run" | &"fuzz" | &"check")) && !args.contains(&"--out") {
-        let out = std::env::temp_dir().join(format!("reconcile-sim-cli-{}", std::process::id()));
-        cmd.arg("--out").arg(out);
-    }
-    cmd.output().expect("binary runs")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use crate::support::{code, sim};
 
 #[test]
 fn stores_lists_every_shipped_store() {
@@ -176,4 +161,53 @@ fn fuzz_with_a_time_budget_covers_a_prefix_of_seeds() {
     let seeds = v["seeds"].as_u64().unwrap();
     assert!(seeds > 0);
     assert_eq!(v["stores"][0]["runs"].as_u64().unwrap(), seeds);
+}
+
+#[test]
+fn diff_reports_the_first_divergence_shrunk_and_agreement_otherwise() {
+    let out = crate::support::tmp("diff");
+    let o = sim(&[
+        "diff",
+        "--store",
+        "current",
+        "--store",
+        "membership",
+        "--seeds",
+        "200",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("'current' and 'membership' diverge after step #"),
+        "{text}"
+    );
+    let file = text
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: reconcile-sim diff --store current --store membership --seeds 0 --scenarios "))
+        .expect("a replay command")
+        .to_string();
+    // The saved scenario reproduces the divergence, and a store agrees with itself.
+    let again = sim(&[
+        "diff",
+        "--store",
+        "current",
+        "--store",
+        "membership",
+        "--seeds",
+        "0",
+        "--scenarios",
+        &file,
+    ]);
+    assert_eq!(code(&again), 1);
+    let same = sim(&[
+        "diff", "--store", "durable", "--store", "durable", "--seeds", "50",
+    ]);
+    assert_eq!(code(&same), 0, "{}", String::from_utf8_lossy(&same.stdout));
+    assert_eq!(
+        code(&sim(&["diff", "--store", "current"])),
+        2,
+        "two stores are needed"
+    );
 }

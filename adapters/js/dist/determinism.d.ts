@@ -1,0 +1,29 @@
+/** The clock's value after every reset: 2024-01-01T00:00:00Z. */
+export declare const EPOCH = 1704067200000;
+/** Timer callbacks one settle may run before it gives up (an interval never stops). */
+export declare const MAX_TIMER_RUNS = 10000;
+export declare const realSetImmediate: typeof setImmediate;
+export declare class DeterministicWorld {
+    now: number;
+    uuids: number;
+    rng: number;
+    private timers;
+    private nextTimer;
+    private order;
+    /** What the runtime says is creating timers now (kept with each timer for state digests). */
+    origin: () => string;
+    private installed;
+    reset(): void;
+    nextUuid(): string;
+    /** mulberry32 */
+    random(): number;
+    get pendingTimers(): number;
+    /** The pending timers as data, for state digests: [due - now, interval, origin] in run order. */
+    timerState(): unknown[];
+    addTimer(fn: unknown, delay: unknown, args: unknown[], repeat: boolean): number;
+    clearTimer(id: unknown): void;
+    /** Run the earliest pending timer (advancing the clock to it); false when none is pending. */
+    runNextTimer(): boolean;
+    /** Replace the globals a browser store may read (once per process). */
+    install(): void;
+}

@@ -1,0 +1,25 @@
+import type { AdapterFactory, AdapterOptions } from "./app.js";
+export type { Adapter, AdapterFactory, AdapterOptions, AppChunk, AppEvent, AppFetchResponse, Harness, IdBridge, Mapping, } from "./app.js";
+export { defineAdapter } from "./app.js";
+export { flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike } from "./render.js";
+export { canonicalJson } from "./digest.js";
+export { AdapterRuntime, type RuntimeOptions } from "./runtime.js";
+export type * from "./wire.js";
+export { PROTOCOL } from "./wire.js";
+export interface ServeOptions<S = unknown> extends AdapterOptions {
+    /** Handed to the factory as its second argument. */
+    store?: S;
+    /** `Harness.args` (default: none). */
+    args?: readonly string[];
+    /** See `RuntimeOptions.deltaPrefix` (default: $RECONCILE_SIM_ADAPTER_DELTA_PREFIX). */
+    deltaPrefix?: string;
+}
+/**
+ * Serve the protocol on stdin/stdout with this mapping until stdin closes, then exit.
+ * Call it before anything else prints: console output is sent to stderr from here on.
+ * (The CLI installs the deterministic globals before the store's modules load; here they
+ * are installed when `serve` is called, after your imports ran.)
+ */
+export declare function serve<S>(factory: AdapterFactory<S> & {
+    options?: AdapterOptions;
+}, options?: ServeOptions<S>): Promise<never>;

@@ -1,0 +1,56 @@
+import type { Harness, Mapping } from "./app.js";
+export interface LoadOptions {
+    /** The mapping file (`adapter.ts`): its default export is the factory. */
+    map: string;
+    /** Optional store module, handed to the factory as its second argument (its namespace). */
+    store?: string;
+    /** The project root (default: the nearest directory above the mapping with a package.json). */
+    root?: string;
+    /** Where bundles are cached (default `<root>/node_modules/.cache/reconcile-sim-adapter`). */
+    cacheDir?: string;
+    /** Always rebuild (the result is still written to the cache). */
+    noCache?: boolean;
+    /** Progress and warnings (default: stderr). */
+    log?: (line: string) => void;
+}
+export interface Bundle {
+    file: string;
+    code: string;
+    /** True when the cached bundle was reused. */
+    cached: boolean;
+    /** Milliseconds spent checking the cache or building. */
+    ms: number;
+    /** How many files went into it. */
+    inputs: number;
+}
+/** The nearest directory at or above `from` holding a package.json (else `from`). */
+export declare function findRoot(from: string): string;
+/** The bundle for these options: from the cache, or built (and cached). */
+export declare function bundle(options: LoadOptions): Promise<Bundle>;
+/** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
+export declare class CompiledBundle {
+    readonly b: Bundle;
+    private readonly script;
+    private readonly require;
+    readonly codeCacheRejected: boolean;
+    constructor(b: Bundle);
+    /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
+    saveCodeCache(force?: boolean): void;
+    evaluate(): {
+        factory: AdapterFactoryWithStore;
+        store: unknown;
+    };
+}
+/** A mapping's default export may take the `--store` module as a second argument. */
+export type AdapterFactoryWithStore = ((harness: Harness, store?: unknown) => Mapping | Promise<Mapping>) & {
+    options?: {
+        name?: string;
+        translateIds?: boolean;
+    };
+};
+/** The factory of an evaluated bundle, with the store module bound. */
+export declare function boundFactory(evaluated: {
+    factory: AdapterFactoryWithStore;
+    store: unknown;
+}): (harness: Harness) => Mapping | Promise<Mapping>;
+export declare const relativeTo: (root: string, path: string) => string;

@@ -1,0 +1,391 @@
+// Loads a mapping file (and through it the user's `.svelte.ts` store) into plain Node with
+// no bundler set up by the user:
+//
+// - `.svelte.ts`/`.svelte.js` modules: TypeScript stripped by esbuild, then Svelte's
+//   `compileModule(…, { generate: "client" })`: the browser runtime, where `$state` and
+//   `$derived` are reactive (Node would otherwise resolve Svelte's server runtime);
+//   `.svelte` components with `compile(…, { generate: "client" })`.
+// - Everything is bundled once with the `browser` condition (so `svelte`, `esm-env`, …
+//   resolve to their browser builds); Node built-ins stay external.
+// - `$lib` (and every `kit.alias`) comes from the project's `svelte.config.js`
+//   (default `src/lib`); `tsconfig.json` `paths` are honoured by esbuild itself;
+//   `$app/environment` is a shim (`browser` true, `dev` false).
+// - The bundle is cached under `node_modules/.cache/reconcile-sim-adapter/` and reused
+//   while no input file changed (size and mtime of every file that went into it), so
+//   every adapter process after the first starts without loading esbuild or the compiler;
+//   V8's code cache for the bundle is kept next to it.
+//
+// The bundle is CommonJS, evaluated with `vm.Script`: compiled once per process, it can be
+// evaluated again for a fresh copy of every user module (`freshModule`).
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import vm from "node:vm";
+const PKG_VERSION = readOwnVersion();
+function readOwnVersion() {
+    try {
+        const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+        return pkg.version ?? "0";
+    }
+    catch {
+        return "0";
+    }
+}
+/** The nearest directory at or above `from` holding a package.json (else `from`). */
+export function findRoot(from) {
+    let dir = resolve(from);
+    for (;;) {
+        if (existsSync(join(dir, "package.json")))
+            return dir;
+        const up = dirname(dir);
+        if (up === dir)
+            return resolve(from);
+        dir = up;
+    }
+}
+function paths(options) {
+    const map = resolve(options.map);
+    const store = options.store === undefined ? undefined : resolve(options.store);
+    const root = resolve(options.root ?? findRoot(dirname(map)));
+    const cacheDir = resolve(options.cacheDir ?? join(root, "node_modules", ".cache", "reconcile-sim-adapter"));
+    const key = hash53(JSON.stringify({ v: PKG_VERSION, node: process.versions.modules, map, store: store ?? null, root }));
+    return { map, store, root, cacheDir, key, file: join(cacheDir, `${key}.cjs`), manifest: join(cacheDir, `${key}.json`) };
+}
+/** cyrb53: a 53-bit string hash, as 14 hex digits (a cache file name; node:crypto is not loaded at start-up). */
+function hash53(text) {
+    let h1 = 0xdeadbeef;
+    let h2 = 0x41c6ce57;
+    for (let i = 0; i < text.length; i++) {
+        const ch = text.charCodeAt(i);
+        h1 = Math.imul(h1 ^ ch, 2654435761);
+        h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
+}
+function stat(path) {
+    const s = statSync(path, { throwIfNoEntry: false });
+    return s === undefined ? null : [s.size, s.mtimeMs];
+}
+/**
+ * What the cache checks for an input file: the file itself, or for a file inside an
+ * installed package the package's package.json (npm rewrites it on every install), so a
+ * start-up stats a few files, not the whole Svelte runtime.
+ */
+function watched(path) {
+    const m = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(path);
+    return m === null ? path : join(m[1], "package.json");
+}
+/** The cached bundle, if every file that went into it is unchanged. */
+function fromCache(p) {
+    let manifest;
+    try {
+        manifest = JSON.parse(readFileSync(p.manifest, "utf8"));
+    }
+    catch {
+        return null;
+    }
+    if (manifest.key !== p.key)
+        return null;
+    for (const [path, size, mtime] of manifest.inputs) {
+        const s = stat(path);
+        if (s === null ? size !== -1 : s[0] !== size || s[1] !== mtime)
+            return null;
+    }
+    try {
+        return readFileSync(p.file, "utf8");
+    }
+    catch {
+        return null;
+    }
+}
+/** Write atomically (other adapter processes may be reading or writing the same file). */
+function writeAtomic(path, data) {
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, data);
+    renameSync(tmp, path);
+}
+/** The bundle for these options: from the cache, or built (and cached). */
+export async function bundle(options) {
+    const started = performance.now();
+    const p = paths(options);
+    if (!options.noCache) {
+        const code = fromCache(p);
+        if (code !== null)
+            return { file: p.file, code, cached: true, ms: performance.now() - started, inputs: -1 };
+    }
+    const log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    mkdirSync(p.cacheDir, { recursive: true });
+    // The harness starts several adapter processes at once: one builds, the others wait for it.
+    const lock = `${p.file}.lock`;
+    const locked = await acquire(lock, () => (options.noCache ? null : fromCache(p)));
+    if (typeof locked === "string")
+        return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
+    try {
+        const { code, inputs } = await build(p, log);
+        writeAtomic(p.file, code);
+        const watch = [...new Set(inputs.map(watched))].sort();
+        const manifest = { key: p.key, inputs: watch.map((f) => [f, ...(stat(f) ?? [-1, -1])]) };
+        writeAtomic(p.manifest, JSON.stringify(manifest));
+        return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
+    }
+    finally {
+        if (locked)
+            rmSync(lock, { force: true });
+    }
+}
+const LOCK_STALE_MS = 60_000;
+/**
+ * Take the build lock (true), or wait while another process holds it and return what
+ * `ready()` then finds (the bundle it built); false when we build without the lock (it
+ * went stale, or waiting took too long).
+ */
+async function acquire(lock, ready) {
+    const waitUntil = Date.now() + LOCK_STALE_MS;
+    for (;;) {
+        try {
+            writeFileSync(lock, String(process.pid), { flag: "wx" });
+            return true;
+        }
+        catch (e) {
+            if (e.code !== "EEXIST")
+                return false;
+        }
+        const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+        if (age > LOCK_STALE_MS) {
+            rmSync(lock, { force: true });
+            continue;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        const code = ready();
+        if (code !== null)
+            return code;
+        if (Date.now() > waitUntil)
+            return false;
+    }
+}
+const TS_STRIP = {
+    compilerOptions: {
+        // Svelte turns `x = $state(…)` class fields into accessors: keep them as fields.
+        useDefineForClassFields: true,
+        // Imports used only as types are dropped, whatever the project's tsconfig says.
+        verbatimModuleSyntax: false,
+        preserveValueImports: false,
+        importsNotUsedAsValues: "remove",
+    },
+};
+/** Where `specifier` resolves for the project (else for this package). */
+function resolveFrom(root, specifier) {
+    for (const req of [createRequire(join(root, "package.json")), createRequire(import.meta.url)]) {
+        try {
+            return req.resolve(specifier);
+        }
+        catch {
+            // next
+        }
+    }
+    throw new Error(`cannot find ${specifier}: install it in ${root} (npm install --save-dev ${specifier.split("/")[0]})`);
+}
+/** Import a module by path; `probe` is an export it must have (a CommonJS module imported from ESM may have its exports on `default` only). */
+async function importPath(path, probe) {
+    const mod = (await import(pathToFileURL(path).href));
+    return typeof mod[probe] === "function" ? mod : mod.default;
+}
+/** `$lib` and `kit.alias` from svelte.config.js (defaults when there is none). */
+/**
+ * `$lib` and `kit.alias` from svelte.config.js. Each entry is [alias, target, fallback]:
+ * with no svelte.config.js, `$lib` is whatever tsconfig.json `paths` say (esbuild resolves
+ * those) and `src/lib` only when they say nothing.
+ */
+async function kitAliases(root, log) {
+    let lib = "src/lib";
+    const aliases = [];
+    let config = null;
+    for (const name of ["svelte.config.js", "svelte.config.mjs"]) {
+        const path = join(root, name);
+        if (!existsSync(path))
+            continue;
+        config = path;
+        try {
+            const mod = (await import(pathToFileURL(path).href));
+            const kit = mod.default?.kit;
+            if (kit?.files?.lib !== undefined)
+                lib = kit.files.lib;
+            for (const [k, v] of Object.entries(kit?.alias ?? {}))
+                aliases.push([k, resolve(root, v), false]);
+        }
+        catch (e) {
+            log(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
+        }
+        break;
+    }
+    aliases.push(["$lib", resolve(root, lib), config === null]);
+    return { aliases, config };
+}
+async function build(p, log) {
+    const esbuild = (await importPath(resolveFrom(p.root, "esbuild"), "build"));
+    // One Svelte for the compiler and the runtime it targets: the project's (else ours).
+    let svelteDir = null;
+    const findSvelte = () => (svelteDir ??= dirname(resolveFrom(p.root, "svelte/package.json")));
+    let compiler = null;
+    const svelte = async () => {
+        compiler ??= (await importPath(createRequire(join(findSvelte(), "package.json")).resolve("svelte/compiler"), "compileModule"));
+        return compiler;
+    };
+    const { aliases, config } = await kitAliases(p.root, log);
+    const extra = new Set();
+    if (config !== null)
+        extra.add(config);
+    const warn = (w) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
+    const plugin = {
+        name: "reconcile-sim-svelte",
+        setup(b) {
+            b.onResolve({ filter: /^\$app\/environment$/ }, () => ({ path: "$app/environment", namespace: "reconcile-sim-shim" }));
+            b.onLoad({ filter: /.*/, namespace: "reconcile-sim-shim" }, () => ({
+                contents: "export const browser = true; export const dev = false; export const building = false; export const version = 'reconcile-sim';",
+                loader: "js",
+            }));
+            b.onResolve({ filter: /^svelte(\/.*)?$/ }, async (args) => {
+                if (args.pluginData?.svelte)
+                    return undefined;
+                const result = await b.resolve(args.path, { kind: args.kind, resolveDir: findSvelte(), pluginData: { svelte: true } });
+                return result.errors.length > 0 ? { errors: result.errors } : result;
+            });
+            for (const [alias, target, fallback] of aliases) {
+                const escaped = alias.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+                b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, async (args) => {
+                    if (args.pluginData?.alias)
+                        return undefined;
+                    if (fallback) {
+                        // tsconfig.json paths first (esbuild's own resolution), src/lib only if they fail.
+                        const own = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
+                        if (own.errors.length === 0)
+                            return own;
+                    }
+                    const rest = args.path.slice(alias.length);
+                    const result = await b.resolve(target + rest, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
+                    return result.errors.length > 0 ? { errors: result.errors } : result;
+                });
+            }
+            b.onLoad({ filter: /\.svelte\.(m?ts|m?js)$/ }, async (args) => {
+                let source = readFileSync(args.path, "utf8");
+                if (/\.m?ts$/.test(args.path)) {
+                    source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
+                }
+                const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
+                out.warnings.forEach(warn);
+                return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+            });
+            b.onLoad({ filter: /\.svelte$/ }, async (args) => {
+                const out = (await svelte()).compile(readFileSync(args.path, "utf8"), {
+                    filename: args.path,
+                    generate: "client",
+                    dev: false,
+                    css: "injected",
+                });
+                out.warnings.forEach(warn);
+                return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+            });
+        },
+    };
+    const q = JSON.stringify;
+    const entry = [
+        `import * as map from ${q(p.map)};`,
+        p.store === undefined ? "const store = undefined;" : `import * as store from ${q(p.store)};`,
+        "export const factory = map.default;",
+        "export { store };",
+    ].join("\n");
+    const result = await esbuild.build({
+        stdin: { contents: entry, resolveDir: p.root, sourcefile: "reconcile-sim-entry.js", loader: "js" },
+        absWorkingDir: p.root,
+        bundle: true,
+        write: false,
+        format: "cjs",
+        platform: "neutral",
+        target: "node18",
+        mainFields: ["browser", "module", "main"],
+        conditions: ["browser", "production"],
+        resolveExtensions: [".ts", ".mts", ".js", ".mjs", ".svelte.ts", ".svelte.js", ".json"],
+        external: [...builtinModules, "node:*"],
+        define: {
+            "process.env.NODE_ENV": '"production"',
+            "import.meta.env": q({ MODE: "production", DEV: false, PROD: true, SSR: false, BASE_URL: "/" }),
+        },
+        metafile: true,
+        logLevel: "silent",
+        legalComments: "none",
+        charset: "utf8",
+        plugins: [plugin],
+    });
+    for (const w of result.warnings) {
+        if (w.text.includes('"import.meta" is not available'))
+            continue;
+        log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
+    }
+    await esbuild.stop?.();
+    const code = result.outputFiles[0].text;
+    const inputs = new Set(extra);
+    for (const input of Object.keys(result.metafile.inputs)) {
+        const path = input.replace(/^[a-z-]+:/, "");
+        if (input.startsWith("reconcile-sim-shim:") || path === "reconcile-sim-entry.js" || path === "<stdin>")
+            continue;
+        inputs.add(isAbsolute(path) ? path : resolve(p.root, path));
+    }
+    for (const tsconfig of ["tsconfig.json", "jsconfig.json", join(".svelte-kit", "tsconfig.json")])
+        inputs.add(join(p.root, tsconfig));
+    return { code, inputs: [...inputs].sort() };
+}
+/** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
+export class CompiledBundle {
+    b;
+    script;
+    require;
+    codeCacheRejected;
+    constructor(b) {
+        this.b = b;
+        const cacheFile = b.file.replace(/\.cjs$/, ".v8");
+        let cachedData;
+        if (b.cached) {
+            try {
+                cachedData = readFileSync(cacheFile);
+            }
+            catch {
+                cachedData = undefined;
+            }
+        }
+        this.script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${b.code}\n})`, {
+            filename: b.file,
+            ...(cachedData === undefined ? {} : { cachedData }),
+        });
+        this.codeCacheRejected = cachedData === undefined || this.script.cachedDataRejected === true;
+        this.require = createRequire(b.file);
+    }
+    /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
+    saveCodeCache(force = false) {
+        if (!force && !this.codeCacheRejected)
+            return;
+        try {
+            writeAtomic(this.b.file.replace(/\.cjs$/, ".v8"), this.script.createCachedData());
+        }
+        catch {
+            // a cache, nothing more
+        }
+    }
+    evaluate() {
+        const wrapper = this.script.runInThisContext();
+        const module = { exports: {} };
+        wrapper(module.exports, this.require, module, this.b.file, dirname(this.b.file));
+        const factory = module.exports.factory;
+        if (typeof factory !== "function") {
+            throw new Error("the mapping file must `export default` a factory: export default defineAdapter((harness) => ({ … }))");
+        }
+        return { factory: factory, store: module.exports.store };
+    }
+}
+/** The factory of an evaluated bundle, with the store module bound. */
+export function boundFactory(evaluated) {
+    return (harness) => evaluated.factory(harness, evaluated.store);
+}
+export const relativeTo = (root, path) => relative(root, path) || ".";

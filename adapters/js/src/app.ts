@@ -1,0 +1,112 @@
+// What a mapping file sees: the harness as an API to inject into the store, and the
+// hooks it implements. Values here are in the app's shape (camelCase fields, the store's
+// own message ids), converted from the wire by the runtime.
+
+import type { AgentStatus, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
+
+/** A WebSocket event in the usual app shape: camelCase, message ids as the store's own ids. */
+export type AppEvent =
+  | { type: "turn-start"; turnId: number }
+  | { type: "text-delta"; turnId: number; text: string }
+  | { type: "tool-call"; turnId: number; call: number; text: string }
+  | { type: "tool-result"; turnId: number; call: number; text: string }
+  | { type: "message-queued"; messageId: string }
+  | { type: "message-consumed"; messageIds: string[] }
+  | { type: "status"; status: AgentStatus }
+  | { type: "turn-sealed"; turnId: number };
+
+/** A chunk row in the app's shape. `messageIds` are the store's own ids (see {@link IdBridge}). */
+export interface AppChunk {
+  seq: number;
+  turnId: number;
+  role: Role;
+  text: string;
+  messageIds?: string[];
+}
+
+/** A fetch response in the app's shape. */
+export interface AppFetchResponse {
+  requestId: number;
+  snapshotSeq: number;
+  chunks: AppChunk[];
+  writtenTurns: number[];
+}
+
+/**
+ * The store mints its own message ids (`crypto.randomUUID()`); the harness names messages
+ * by number. The bridge learns the pair when the store POSTs a message the harness's
+ * `user-send` asked for ({@link Harness.post}).
+ */
+export interface IdBridge {
+  /** The store's id for harness message `n`; `m<n>` for a message this store never posted (another tab's). */
+  toStore(messageId: number): string;
+  /** The harness message number of a store id, if the store posted it. */
+  toHarness(storeId: string): number | undefined;
+}
+
+/** The harness, seen from the store: inject these into the store's API object. */
+export interface Harness {
+  /**
+   * The store POSTs one of its messages. Emits a `post` effect for the pending `user-send`
+   * this message answers (same text, else the oldest), binds `storeId` to that harness
+   * message id, and returns a promise resolved by the matching `post-response`.
+   */
+  post(storeId: string, text: string): Promise<PostResponse>;
+  /** The store fetches the chunk history: emits a `fetch` effect; resolved by the matching `fetch-response`. */
+  fetch(): Promise<AppFetchResponse>;
+  /** The message id bridge. */
+  readonly ids: IdBridge;
+  /** Arguments after `--` on the adapter's command line. */
+  readonly args: readonly string[];
+}
+
+/** What a mapping returns for one fresh store (one per `reset`). Hooks may return promises. */
+export interface Mapping {
+  /** Called once after the store is made; its effects and render go in the `reset` answer (e.g. `openTab`'s history fetch). */
+  boot?(): unknown;
+  /** `user-send`: the user typed and sent `text` (`messageId` is the harness's number, for logging). */
+  send(text: string, messageId: number): unknown;
+  /** `scroll`: `false` = the user scrolled up, `true` = back at the bottom. */
+  scroll(atBottom: boolean): unknown;
+  /** `event`: a WebSocket event, in app shape (`raw` is the wire object). */
+  event(event: AppEvent, raw: WireEvent): unknown;
+  /** The whole render, top to bottom, as protocol rows ({@link flattenMessages} builds them from messages with parts). */
+  render(): RenderRow[];
+  /**
+   * Optional: the store's complete state as plain JSON-able data. Enables `state` requests
+   * (the digest also covers the adapter's own state and what each pending promise will resume).
+   */
+  snapshot?(): unknown;
+  /** Optional: run after every settle round (e.g. Svelte's `flushSync` when the store uses `$effect`). */
+  flush?(): void;
+  /** Optional: called for inputs not routed above (`post-response`/`fetch-response` are routed to the promises first). */
+  input?(input: Input): unknown;
+}
+
+/**
+ * A mapping file's default export: makes a fresh store for each run and says how to drive
+ * it. `store` is the namespace of the module given with `--store` (undefined without it).
+ */
+export type AdapterFactory<S = unknown> = (harness: Harness, store: S) => Mapping | Promise<Mapping>;
+
+/** Options a mapping file may export as `options`. */
+export interface AdapterOptions {
+  /** The store's name in the `hello` answer. */
+  name?: string;
+  /** Translate live row ids holding a store message id to `m<n>` (default true). */
+  translateIds?: boolean;
+}
+
+/** A factory with its options attached, as {@link defineAdapter} returns it. */
+export type Adapter<S = unknown> = AdapterFactory<S> & { options?: AdapterOptions };
+
+/**
+ * Types the mapping and attaches its options:
+ * `export default defineAdapter((harness) => ({ … }), { name: "svelte:tabs" })`.
+ * With `--store`, type the module: `defineAdapter<typeof import("./src/lib/stores/tabs.svelte")>((h, tabs) => …)`.
+ */
+export function defineAdapter<S = unknown>(factory: AdapterFactory<S>, options?: AdapterOptions): Adapter<S> {
+  const adapter: Adapter<S> = (harness, store) => factory(harness, store);
+  if (options !== undefined) adapter.options = options;
+  return adapter;
+}

@@ -1,0 +1,185 @@
+// A deterministic world for the store: an adapter must be a deterministic function of the
+// requests since its last `reset` (docs/protocol.md), so everything a browser store may
+// read from the outside world is replaced by something derived from the run alone.
+//
+// - `crypto.randomUUID()`: 00000000-0000-4000-8000-000000000001, …002, … (counter per reset)
+// - `Math.random()`, `crypto.getRandomValues()`: a seeded generator, reseeded on reset
+// - `Date`, `Date.now()`, `performance.now()`: a virtual clock, reset to 2024-01-01T00:00Z
+// - `queueMicrotask`: the same microtask queue, without Node's per-callback AsyncResource
+// - `setTimeout`/`setInterval`/`requestAnimationFrame` (and their clear*): fake timers on
+//   that clock. They never fire by themselves: the runtime runs every pending timer, in
+//   due order, before it answers an input (advancing the clock to each timer's due time).
+//
+// The adapter itself keeps the real functions (captured before installing).
+
+/** The clock's value after every reset: 2024-01-01T00:00:00Z. */
+export const EPOCH = 1704067200000;
+const SEED = 0x9e3779b9;
+/** Timer callbacks one settle may run before it gives up (an interval never stops). */
+export const MAX_TIMER_RUNS = 10000;
+
+interface Timer {
+  due: number;
+  order: number;
+  fn: (...args: unknown[]) => unknown;
+  args: unknown[];
+  interval: number | null;
+  origin: string;
+}
+
+import { createRequire, syncBuiltinESMExports } from "node:module";
+
+export const realSetImmediate = globalThis.setImmediate;
+const RealDate = Date;
+
+export class DeterministicWorld {
+  now = EPOCH;
+  uuids = 0;
+  rng = SEED;
+  private timers = new Map<number, Timer>();
+  private nextTimer = 1;
+  private order = 0;
+  /** What the runtime says is creating timers now (kept with each timer for state digests). */
+  origin: () => string = () => "";
+  private installed = false;
+
+  reset(): void {
+    this.now = EPOCH;
+    this.uuids = 0;
+    this.rng = SEED;
+    this.timers.clear();
+    this.nextTimer = 1;
+    this.order = 0;
+  }
+
+  nextUuid(): string {
+    this.uuids += 1;
+    return `00000000-0000-4000-8000-${this.uuids.toString(16).padStart(12, "0")}`;
+  }
+
+  /** mulberry32 */
+  random(): number {
+    this.rng = (this.rng + 0x6d2b79f5) | 0;
+    let t = this.rng;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** The pending timers as data, for state digests: [due - now, interval, origin] in run order. */
+  timerState(): unknown[] {
+    return [...this.timers.values()]
+      .sort((a, b) => a.due - b.due || a.order - b.order)
+      .map((t) => [t.due - this.now, t.interval, t.origin]);
+  }
+
+  addTimer(fn: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
+    if (typeof fn !== "function") throw new TypeError("timer callback is not a function");
+    const ms = Math.max(0, Number(delay) || 0);
+    const id = this.nextTimer++;
+    this.timers.set(id, {
+      due: this.now + ms,
+      order: this.order++,
+      fn: fn as Timer["fn"],
+      args,
+      interval: repeat ? Math.max(1, ms) : null,
+      origin: this.origin(),
+    });
+    return id;
+  }
+
+  clearTimer(id: unknown): void {
+    if (typeof id === "number") this.timers.delete(id);
+  }
+
+  /** Run the earliest pending timer (advancing the clock to it); false when none is pending. */
+  runNextTimer(): boolean {
+    let nextId = -1;
+    let next: Timer | undefined;
+    for (const [id, t] of this.timers) {
+      if (next === undefined || t.due < next.due || (t.due === next.due && t.order < next.order)) {
+        next = t;
+        nextId = id;
+      }
+    }
+    if (next === undefined) return false;
+    if (next.due > this.now) this.now = next.due;
+    if (next.interval === null) {
+      this.timers.delete(nextId);
+    } else {
+      next.due = this.now + next.interval;
+      next.order = this.order++;
+    }
+    next.fn(...next.args);
+    return true;
+  }
+
+  /** Replace the globals a browser store may read (once per process). */
+  install(): void {
+    if (this.installed) return;
+    this.installed = true;
+    const world = this;
+    const g = globalThis as Record<string, unknown>;
+
+    const cryptoObj = globalThis.crypto as unknown as Record<string, unknown> | undefined;
+    if (cryptoObj !== undefined) {
+      define(cryptoObj, "randomUUID", () => world.nextUuid());
+      define(cryptoObj, "getRandomValues", <T extends ArrayBufferView | null>(array: T): T => {
+        if (array !== null) {
+          const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+          for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(world.random() * 256);
+        }
+        return array;
+      });
+    }
+    // The same for code that imports Node's module (`import { randomUUID } from "node:crypto"`).
+    const nodeCrypto = createRequire(import.meta.url)("node:crypto") as Record<string, unknown>;
+    nodeCrypto.randomUUID = () => world.nextUuid();
+    syncBuiltinESMExports(); // and for ESM named imports of it
+    define(Math, "random", () => world.random());
+
+    const VirtualDate = new Proxy(RealDate, {
+      construct(target, args, newTarget) {
+        return Reflect.construct(target, args.length === 0 ? [world.now] : args, newTarget);
+      },
+      apply() {
+        return new RealDate(world.now).toString();
+      },
+      get(target, prop, receiver) {
+        if (prop === "now") return () => world.now;
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    g.Date = VirtualDate;
+    if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
+      define(globalThis.performance as unknown as Record<string, unknown>, "now", () => world.now - EPOCH);
+    }
+
+    // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
+    // batch of state changes); a resolved promise's then() is the same queue without that cost.
+    // A callback that throws becomes an unhandled rejection instead of an uncaught exception:
+    // the runtime reports both as a crash of the store.
+    const resolved = Promise.resolve();
+    g.queueMicrotask = (fn: () => void) => {
+      if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
+      void resolved.then(fn);
+    };
+    g.setTimeout = (fn: unknown, delay?: unknown, ...args: unknown[]) => world.addTimer(fn, delay, args, false);
+    g.setInterval = (fn: unknown, delay?: unknown, ...args: unknown[]) => world.addTimer(fn, delay, args, true);
+    g.clearTimeout = (id: unknown) => world.clearTimer(id);
+    g.clearInterval = (id: unknown) => world.clearTimer(id);
+    g.requestAnimationFrame = (fn: (t: number) => void) => world.addTimer(() => fn(world.now - EPOCH), 16, [], false);
+    g.cancelAnimationFrame = (id: unknown) => world.clearTimer(id);
+    g.requestIdleCallback = (fn: (d: unknown) => void) =>
+      world.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
+    g.cancelIdleCallback = (id: unknown) => world.clearTimer(id);
+  }
+}
+
+function define(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
+}

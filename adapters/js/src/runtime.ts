@@ -1,0 +1,462 @@
+// The adapter side of the exec protocol for an asynchronous store: one fresh store per
+// `reset` (made by the mapping), inputs routed to the mapping's hooks, the store's API
+// calls turned into effects and their promises resolved by the matching responses, every
+// pending microtask and fake timer run before an answer is read.
+
+import type { AppEvent, AppFetchResponse, Harness, IdBridge, Mapping } from "./app.js";
+import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate } from "./determinism.js";
+import { canonicalJson, sha256 } from "./digest.js";
+import { renderProblem } from "./render.js";
+import type { Answer, Effect, Input, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
+import { PROTOCOL } from "./wire.js";
+
+export interface RuntimeOptions {
+  /** The name in the `hello` answer. */
+  name: string;
+  /** Returns the mapping's factory (store module bound); called once, or once per reset with `freshModule`. */
+  load: () => (harness: Harness) => Mapping | Promise<Mapping>;
+  /** Re-evaluate the user's modules on every reset (for stores that are module-level singletons). */
+  freshModule?: boolean;
+  /** Arguments for the mapping (`Harness.args`). */
+  args?: readonly string[];
+  /** Translate live row ids holding a store message id to `m<n>` (default true). */
+  translateIds?: boolean;
+  /**
+   * Prepended to every `text-delta` text before the store sees it. A compatibility switch
+   * for harness builds whose oracle finds content only between whitespace (set " "); the
+   * environment variable RECONCILE_SIM_ADAPTER_DELTA_PREFIX sets it from the CLI.
+   */
+  deltaPrefix?: string;
+}
+
+type Pending<T> = { resolve: (value: T) => void; origin: string };
+type Thenable = { then: (ok: unknown, err: (e: unknown) => void) => unknown };
+
+const BOOT = "boot";
+const isThenable = (x: unknown): x is Thenable =>
+  x !== null && (typeof x === "object" || typeof x === "function") && typeof (x as Thenable).then === "function";
+/**
+ * Resolves once every queued microtask, and every microtask those queue, has run. A
+ * macrotask, not a process.nextTick from a microtask (which would also wait for the
+ * microtask queue to empty, for ~4 us less CPU per input): Node reports a rejection the
+ * store left unhandled only when it gets back to an empty tick queue, and such a rejection
+ * must crash the input that caused it.
+ */
+const drain = () => new Promise<void>((resolve) => realSetImmediate(resolve));
+
+/** Everything one run (the requests since a reset) owns. Dropped whole on the next reset. */
+class Run {
+  mapping: Mapping | null = null;
+  /** The effects of the request being answered. */
+  effects: Effect[] = [];
+  errors: unknown[] = [];
+  /** `user-send`s the store has not POSTed yet, oldest first. */
+  pendingSends: { messageId: number; text: string }[] = [];
+  posts = new Map<number, Pending<PostResponse>>();
+  fetches = new Map<number, Pending<AppFetchResponse>>();
+  nextRequest = 1;
+  byHarness = new Map<number, string>();
+  byStore = new Map<string, number>();
+  private translated = new Map<string, string>();
+  /** The inputs since the reset, for the origins of pending promises (made canonical JSON only for a digest). */
+  history: Input[] = [];
+  /** Where promises and timers created now come from (see `AdapterRuntime.digest`). */
+  origin = BOOT;
+  readonly ids: IdBridge;
+  readonly harness: Harness;
+
+  constructor(
+    private readonly runtime: AdapterRuntime,
+    args: readonly string[],
+  ) {
+    this.ids = {
+      toStore: (n) => this.byHarness.get(n) ?? `m${n}`,
+      toHarness: (s) => this.byStore.get(s),
+    };
+    this.harness = {
+      post: (storeId, text) => this.post(storeId, text),
+      fetch: () => this.fetch(),
+      ids: this.ids,
+      args,
+    };
+  }
+
+  private current(what: string): boolean {
+    if (this.runtime.run === this) return true;
+    process.stderr.write(`reconcile-sim-adapter: ignored ${what} from a store of an earlier run\n`);
+    return false;
+  }
+
+  post(storeId: string, text: string): Promise<PostResponse> {
+    if (!this.current("a POST")) return new Promise(() => {});
+    if (typeof storeId !== "string" && typeof storeId !== "number") {
+      this.errors.push(new Error(`post(storeId, text): storeId must be a string, got ${JSON.stringify(storeId)}`));
+      return new Promise(() => {});
+    }
+    const key = String(storeId);
+    let i = this.pendingSends.findIndex((s) => s.text === text);
+    if (i < 0) i = 0;
+    const send = this.pendingSends[i];
+    if (send === undefined) {
+      this.errors.push(new Error(`the store POSTed ${JSON.stringify(text)} (its id ${key}) but no user-send is waiting for a POST`));
+      return new Promise(() => {});
+    }
+    this.pendingSends.splice(i, 1);
+    this.byHarness.set(send.messageId, key);
+    this.byStore.set(key, send.messageId);
+    this.translated.clear();
+    this.effects.push({ effect: "post", message_id: send.messageId, text: String(text) });
+    return new Promise((resolve) => this.posts.set(send.messageId, { resolve, origin: this.origin }));
+  }
+
+  fetch(): Promise<AppFetchResponse> {
+    if (!this.current("a fetch")) return new Promise(() => {});
+    const requestId = this.nextRequest++;
+    this.effects.push({ effect: "fetch", request_id: requestId });
+    return new Promise((resolve) => this.fetches.set(requestId, { resolve, origin: this.origin }));
+  }
+
+  /** Keep a hook's result: a rejected promise is a crash of the store. */
+  call(result: unknown): void {
+    if (isThenable(result)) result.then(undefined, (e) => this.errors.push(e));
+  }
+
+  appEvent(e: WireEvent, deltaPrefix: string): AppEvent {
+    switch (e.type) {
+      case "turn-start":
+      case "turn-sealed":
+        return { type: e.type, turnId: e.turn_id };
+      case "text-delta":
+        return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+      case "tool-call":
+      case "tool-result":
+        return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
+      case "message-queued":
+        return { type: e.type, messageId: this.ids.toStore(e.message_id) };
+      case "message-consumed":
+        return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+      case "status":
+        return { type: e.type, status: e.status };
+      default:
+        return this.otherEvent(e);
+    }
+  }
+
+  /** An event kind this version does not know: camelCase its fields, bridge message ids. */
+  private otherEvent(e: unknown): AppEvent {
+    const other = e as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(other)) {
+      const v = other[k];
+      if (k === "message_id") out.messageId = this.ids.toStore(v as number);
+      else if (k === "message_ids") out.messageIds = (v as number[]).map((n) => this.ids.toStore(n));
+      else out[camel(k)] = v;
+    }
+    return out as AppEvent;
+  }
+
+  appFetch(r: WireFetchResponse): AppFetchResponse {
+    return {
+      requestId: r.request_id,
+      snapshotSeq: r.snapshot_seq,
+      chunks: r.chunks.map((c) => {
+        const chunk: AppFetchResponse["chunks"][number] = { seq: c.seq, turnId: c.turn_id, role: c.role, text: c.text };
+        if (c.message_ids !== undefined) chunk.messageIds = c.message_ids.map((n) => this.ids.toStore(n));
+        return chunk;
+      }),
+      writtenTurns: r.written_turns ?? [],
+    };
+  }
+
+  /** Live row ids holding a store message id (whole, or as a suffix: `queued-<id>`) get the harness's `m<n>`. */
+  translate(rows: RenderRow[]): RenderRow[] {
+    if (this.byStore.size === 0) return rows;
+    let out = rows;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (row.from !== "live") continue;
+      let id = this.translated.get(row.id);
+      if (id === undefined) {
+        id = row.id;
+        const n = this.byStore.get(id);
+        if (n !== undefined) {
+          id = `m${n}`;
+        } else {
+          for (const [storeId, m] of this.byStore) {
+            if (storeId !== "" && id.endsWith(storeId)) {
+              id = id.slice(0, id.length - storeId.length) + `m${m}`;
+              break;
+            }
+          }
+        }
+        this.translated.set(row.id, id);
+      }
+      if (id !== row.id) {
+        if (out === rows) out = rows.slice();
+        out[i] = { ...row, id };
+      }
+    }
+    return out;
+  }
+}
+
+const camelCache = new Map<string, string>();
+function camel(k: string): string {
+  let c = camelCache.get(k);
+  if (c === undefined) {
+    c = k.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
+    camelCache.set(k, c);
+  }
+  return c;
+}
+
+function describe(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
+  try {
+    return typeof e === "string" ? e : JSON.stringify(e);
+  } catch {
+    return String(e);
+  }
+}
+
+export class AdapterRuntime {
+  readonly world = new DeterministicWorld();
+  run: Run | null = null;
+  private greeted = false;
+  private factory: ((harness: Harness) => Mapping | Promise<Mapping>) | null = null;
+  /** Set by the first `state` request: from then on origins are state digests, not histories. */
+  private trackOrigins = false;
+  /** The digest answered last, while nothing has happened since. */
+  private lastDigest: string | null = null;
+  private readonly deltaPrefix: string;
+  /** Errors raised outside any request (reported with the next answer). */
+  private strayErrors: unknown[] = [];
+
+  private readonly options: RuntimeOptions;
+
+  constructor(options: RuntimeOptions) {
+    this.options = { ...options };
+    this.deltaPrefix = options.deltaPrefix ?? "";
+    this.world.origin = () => (this.run === null ? BOOT : this.run.origin);
+  }
+
+  setName(name: string): void {
+    this.options.name = name;
+  }
+
+  setTranslateIds(on: boolean): void {
+    this.options.translateIds = on;
+  }
+
+  /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
+  install(): void {
+    this.world.install();
+    process.on("unhandledRejection", (reason) => this.recordError(reason));
+    process.on("uncaughtException", (error) => this.recordError(error));
+  }
+
+  private recordError(e: unknown): void {
+    if (this.run !== null) this.run.errors.push(e);
+    else this.strayErrors.push(e);
+  }
+
+  /** The answer to one parsed request line. */
+  respond(msg: unknown): Answer | Promise<Answer> {
+    if (msg === null || typeof msg !== "object") {
+      return { type: "error", message: `request is not a JSON object: ${JSON.stringify(msg)}`, id: null };
+    }
+    const m = msg as { type?: unknown; id?: unknown; protocol?: unknown; input?: unknown };
+    const id = typeof m.id === "number" ? m.id : null;
+    const fail = (message: string): Answer => ({ type: "error", message, id });
+    if (m.type === "hello") {
+      if (m.protocol !== PROTOCOL) return fail(`unsupported protocol ${JSON.stringify(m.protocol)}; this adapter speaks ${PROTOCOL}`);
+      this.greeted = true;
+      return { type: "hello", protocol: PROTOCOL, name: this.options.name, id };
+    }
+    if (!this.greeted) return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
+    switch (m.type) {
+      case "reset":
+        return this.reset(id);
+      case "input":
+        if (this.run === null || this.run.mapping === null) return fail("input before reset");
+        if (m.input === null || typeof m.input !== "object") return fail("input without an input object");
+        return this.input(this.run, m.input as Input, id);
+      case "state":
+        return this.state(id);
+      default:
+        return fail(`unknown request type ${JSON.stringify(m.type)}`);
+    }
+  }
+
+  private async reset(id: number | null): Promise<Answer> {
+    this.lastDigest = null;
+    this.world.reset();
+    const run = new Run(this, this.options.args ?? []);
+    this.run = run;
+    run.errors.push(...this.strayErrors.splice(0));
+    try {
+      if (this.factory === null || this.options.freshModule) this.factory = this.options.load();
+      const made = this.factory(run.harness);
+      run.mapping = isThenable(made) ? await (made as Promise<Mapping>) : (made as Mapping);
+      checkMapping(run.mapping);
+      const booted = run.mapping.boot !== undefined;
+      if (booted) run.call(run.mapping.boot!());
+      await this.settle(run);
+      if (run.errors.length > 0) return this.crash(run, id);
+      // Effects the new store asked for (a boot fetch, from boot() or the factory itself) ride
+      // on the reset answer with the render (the protocol's reset extension); else the plain answer.
+      if (!booted && run.effects.length === 0) return { type: "reset", id };
+      return { type: "reset", effects: run.effects, render: this.render(run), id };
+    } catch (e) {
+      run.mapping = null;
+      return { type: "error", message: describe(e), id };
+    }
+  }
+
+  private async input(run: Run, input: Input, id: number | null): Promise<Answer> {
+    run.effects = [];
+    try {
+      this.beginInput(run, input);
+      this.route(run, run.mapping!, input);
+      await this.settle(run);
+      if (run.errors.length > 0) return this.crash(run, id);
+      return { type: "output", effects: run.effects, render: this.render(run), id };
+    } catch (e) {
+      return { type: "error", message: describe(e), id };
+    }
+  }
+
+  private beginInput(run: Run, input: Input): void {
+    run.history.push(input);
+    if (this.trackOrigins) {
+      const before = this.lastDigest ?? this.digest(run);
+      run.origin = `d:${sha256(`${before}\n${canonicalJson(input)}`)}`;
+    } else {
+      run.origin = `h:${run.history.length}`;
+    }
+    this.lastDigest = null;
+  }
+
+  private route(run: Run, mapping: Mapping, input: Input): void {
+    switch (input.input) {
+      case "user-send":
+        run.pendingSends.push({ messageId: input.message_id, text: input.text });
+        run.call(mapping.send(input.text, input.message_id));
+        return;
+      case "scroll":
+        run.call(mapping.scroll(input.at_bottom));
+        return;
+      case "event":
+        run.call(mapping.event(run.appEvent(input.event, this.deltaPrefix), input.event));
+        return;
+      case "post-response": {
+        const pending = run.posts.get(input.message_id);
+        if (pending !== undefined) {
+          run.posts.delete(input.message_id);
+          pending.resolve(input.response);
+        } else if (mapping.input !== undefined) {
+          run.call(mapping.input(input));
+        }
+        return;
+      }
+      case "fetch-response": {
+        const pending = run.fetches.get(input.request_id);
+        if (pending !== undefined) {
+          run.fetches.delete(input.request_id);
+          pending.resolve(run.appFetch(input));
+        } else if (mapping.input !== undefined) {
+          run.call(mapping.input(input)); // not ours: the store never asked for it
+        }
+        return;
+      }
+      default:
+        if (mapping.input !== undefined) run.call(mapping.input(input));
+        else throw new Error(`unknown input ${JSON.stringify((input as { input?: unknown }).input)}`);
+    }
+  }
+
+  /** Let everything the request caused run: microtasks, then each pending fake timer in due order. */
+  private async settle(run: Run): Promise<void> {
+    const flush = run.mapping?.flush;
+    for (let timers = 0; ; timers++) {
+      await drain(); // every queued microtask (and promise chain) runs before it
+      if (flush !== undefined) {
+        flush.call(run.mapping);
+        await drain();
+      }
+      if (this.world.pendingTimers === 0) return;
+      if (timers >= MAX_TIMER_RUNS) {
+        throw new Error(`timers kept firing: ${MAX_TIMER_RUNS} timer callbacks in one input (an interval that never stops?)`);
+      }
+      try {
+        this.world.runNextTimer();
+      } catch (e) {
+        run.errors.push(e);
+      }
+    }
+  }
+
+  private render(run: Run): RenderRow[] {
+    const rows = run.mapping!.render();
+    const problem = renderProblem(rows);
+    if (problem !== undefined) throw new Error(problem);
+    return this.options.translateIds === false ? rows : run.translate(rows);
+  }
+
+  private crash(run: Run, id: number | null): Answer {
+    const message = run.errors.map(describe).join("\n--- and then:\n");
+    run.errors = [];
+    return { type: "error", message, id };
+  }
+
+  private state(id: number | null): Answer {
+    const run = this.run;
+    if (run === null || run.mapping === null) return { type: "error", message: "state before reset", id };
+    if (run.mapping.snapshot === undefined) {
+      return { type: "error", message: "state digests are not supported: the mapping has no snapshot()", id };
+    }
+    try {
+      this.trackOrigins = true;
+      const digest = this.lastDigest ?? this.digest(run);
+      this.lastDigest = digest;
+      return { type: "state", digest, id };
+    } catch (e) {
+      return { type: "error", message: describe(e), id };
+    }
+  }
+
+  /**
+   * The digest of everything that decides the run's future: the store's snapshot, and the
+   * adapter's own state. A pending promise (or timer) resumes code whose local variables the
+   * snapshot cannot see, so each carries its origin: the digest of the state before the
+   * input that created it plus that input (or, before the harness first asked for a digest,
+   * the whole input history up to it). Equal digests therefore mean equal futures.
+   */
+  private digest(run: Run): string {
+    const origin = (o: string) =>
+      o.startsWith("h:") ? sha256(run.history.slice(0, Number(o.slice(2))).map(canonicalJson).join("\n")) : o;
+    const w = this.world;
+    const adapter = {
+      sends: run.pendingSends.map((s) => [s.messageId, s.text]),
+      ids: [...run.byHarness].sort((a, b) => a[0] - b[0]),
+      posts: [...run.posts].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
+      fetches: [...run.fetches].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
+      nextRequest: run.nextRequest,
+      uuids: w.uuids,
+      rng: w.rng,
+      clock: w.now - EPOCH,
+      timers: w.timerState().map((t) => {
+        const [due, interval, o] = t as [number, number | null, string];
+        return [due, interval, origin(o)];
+      }),
+    };
+    return sha256(canonicalJson({ store: run.mapping!.snapshot!(), adapter }));
+  }
+}
+
+function checkMapping(m: Mapping): void {
+  if (m === null || typeof m !== "object") throw new Error("the mapping's factory must return an object of hooks");
+  for (const hook of ["send", "scroll", "event", "render"] as const) {
+    if (typeof m[hook] !== "function") throw new Error(`the mapping has no ${hook}() hook`);
+  }
+}

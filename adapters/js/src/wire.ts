@@ -1,0 +1,67 @@
+// The exec protocol's JSON values (docs/protocol.md, version 1), as the harness writes them.
+// Every object may carry fields not listed here: they must be ignored.
+
+export const PROTOCOL = 1;
+
+export type Role = "user" | "assistant" | "tool-call" | "tool-result";
+export const ROLES: readonly Role[] = ["user", "assistant", "tool-call", "tool-result"];
+
+export type AgentStatus = "idle" | "running" | "error";
+
+/** A durable chunk row as the harness sends it. */
+export interface WireChunk {
+  seq: number;
+  turn_id: number;
+  role: Role;
+  text: string;
+  /** The client message ids the row holds (absent means none). */
+  message_ids?: number[];
+}
+
+export type WireEvent =
+  | { type: "turn-start"; turn_id: number }
+  | { type: "text-delta"; turn_id: number; text: string }
+  | { type: "tool-call"; turn_id: number; call: number; text: string }
+  | { type: "tool-result"; turn_id: number; call: number; text: string }
+  | { type: "message-queued"; message_id: number }
+  | { type: "message-consumed"; message_ids: number[] }
+  | { type: "status"; status: AgentStatus }
+  | { type: "turn-sealed"; turn_id: number };
+
+export type PostResponse = { outcome: "started"; turn_id: number } | { outcome: "queued" };
+
+export interface WireFetchResponse {
+  input: "fetch-response";
+  request_id: number;
+  snapshot_seq: number;
+  chunks: WireChunk[];
+  written_turns?: number[];
+}
+
+export type Input =
+  | { input: "user-send"; message_id: number; text: string }
+  | { input: "scroll"; at_bottom: boolean }
+  | { input: "event"; event: WireEvent }
+  | { input: "post-response"; message_id: number; response: PostResponse }
+  | WireFetchResponse;
+
+export type Effect =
+  | { effect: "post"; message_id: number; text: string }
+  | { effect: "fetch"; request_id: number };
+
+export type SealedRow = { from: "sealed"; seq: number; role: Role; turn_id: number; text: string };
+export type LiveRow = { from: "live"; id: string; role: Role; turn_id?: number; text: string };
+export type RenderRow = SealedRow | LiveRow;
+
+export type Request =
+  | { type: "hello"; protocol: number; id: number }
+  | { type: "reset"; id: number }
+  | { type: "input"; input: Input; id: number }
+  | { type: "state"; id: number };
+
+export type Answer =
+  | { type: "hello"; protocol: number; name?: string; id: number | null }
+  | { type: "reset"; effects?: Effect[]; render?: RenderRow[]; id: number | null }
+  | { type: "output"; effects: Effect[]; render: RenderRow[]; id: number | null }
+  | { type: "state"; digest: string; id: number | null }
+  | { type: "error"; message: string; id: number | null };

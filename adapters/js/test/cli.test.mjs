@@ -1,0 +1,113 @@
+// The CLI: a mapping and a .svelte.ts store with runes, compiled with Svelte's client
+// runtime, $lib and kit.alias from svelte.config.js, bundled once and cached.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { Adapter, CLI, fixture, here } from "./helpers.mjs";
+
+let project;
+
+before(() => {
+  // A copy of the fixture project, with the package and Svelte installed as npm would link them.
+  project = mkdtempSync(join(tmpdir(), "reconcile-sim-adapter-cli-"));
+  cpSync(fixture("svelte-app"), project, { recursive: true, filter: (src) => !src.includes("node_modules") });
+  mkdirSync(join(project, "node_modules"));
+  symlinkSync(join(here, ".."), join(project, "node_modules", "reconcile-sim-adapter"));
+  symlinkSync(join(here, "..", "node_modules", "svelte"), join(project, "node_modules", "svelte"));
+});
+
+after(() => rmSync(project, { recursive: true, force: true }));
+
+const cli = (args, env = {}) => new Adapter([CLI, ...args], { cwd: project, env });
+
+test("build compiles the mapping and its .svelte.ts store once; each adapter then starts from the cache", () => {
+  const build = spawnSync(process.execPath, [CLI, "build", "adapter.ts"], { cwd: project, encoding: "utf8" });
+  assert.equal(build.status, 0, build.stderr);
+  assert.match(build.stderr, /^built .*node_modules\/\.cache\/reconcile-sim-adapter\/[0-9a-f]+\.cjs \(\d+ bytes, \d+ inputs\) in \d+ ms/m);
+  const again = spawnSync(process.execPath, [CLI, "build", "adapter.ts"], { cwd: project, encoding: "utf8" });
+  assert.match(again.stderr, /^cached /m);
+});
+
+test("runes run on Svelte's client runtime: $state, $derived and $effect all live", async () => {
+  const a = cli(["adapter.ts", "--timing"]);
+  assert.deepEqual(await a.hello(), { type: "hello", protocol: 1, name: "fixture:counter", id: 1 });
+  assert.deepEqual(await a.reset(), { type: "reset", id: 2 });
+  const out = await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+  assert.deepEqual(out, {
+    type: "output",
+    effects: [{ effect: "post", message_id: 1, text: "msg:m1" }],
+    // effects=0,1: the $effect ran on creation and after the change (the server runtime never runs it)
+    render: [{ from: "live", id: "counter", role: "assistant", text: "counter count=1 doubled=2 effects=0,1 flushed=2" }],
+    id: 3,
+  });
+  await a.close();
+  assert.match(a.stderr, /ready in [\d.]+ ms since process start \(bundle cached/);
+});
+
+test("--store hands the module's namespace to the factory", async () => {
+  const a = cli(["--map", "adapter-store.ts", "--store", "app/lib/counter.svelte.ts"]);
+  assert.equal((await a.hello()).name, "js:adapter-store.ts");
+  await a.reset();
+  const out = await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+  assert.equal(out.render[0].text, "via --store: counter count=1 doubled=2 effects=0,1 flushed=2");
+  await a.close();
+});
+
+test("a module-level singleton survives a reset unless --fresh-module re-evaluates the modules", async () => {
+  const run = async (flags) => {
+    const a = cli(["adapter.ts", ...flags, "--", "shared"]);
+    await a.hello();
+    const texts = [];
+    for (let i = 0; i < 2; i++) {
+      await a.reset();
+      texts.push((await a.input({ input: "user-send", message_id: 1, text: "msg:m1" })).render[0].text);
+    }
+    await a.close();
+    return texts;
+  };
+  const [first, second] = await run([]);
+  assert.equal(first, "counter count=1 doubled=2 effects=0,1 flushed=2");
+  assert.equal(second, "counter count=2 doubled=4 effects=0,1,2 flushed=3"); // state leaked across the reset
+  assert.deepEqual(await run(["--fresh-module"]), [first, first]);
+});
+
+test("editing a source file invalidates the cached bundle", async () => {
+  const file = join(project, "app", "util", "label.ts");
+  writeFileSync(file, readFileSync(file, "utf8").replace("count=", "n="));
+  const a = cli(["adapter.ts", "--timing"]);
+  await a.hello();
+  await a.reset();
+  const out = await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+  assert.equal(out.render[0].text, "counter n=1 doubled=2 effects=0,1 flushed=2");
+  await a.close();
+  assert.match(a.stderr, /bundle built/);
+});
+
+test("without svelte.config.js, $lib comes from tsconfig.json paths", async () => {
+  const other = mkdtempSync(join(tmpdir(), "reconcile-sim-adapter-paths-"));
+  try {
+    cpSync(fixture("ts-paths-app"), other, { recursive: true });
+    mkdirSync(join(other, "node_modules"));
+    symlinkSync(join(here, ".."), join(other, "node_modules", "reconcile-sim-adapter"));
+    symlinkSync(join(here, "..", "node_modules", "svelte"), join(other, "node_modules", "svelte"));
+    const a = new Adapter([CLI, "adapter.ts"], { cwd: other });
+    await a.hello();
+    await a.reset();
+    await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+    const out = await a.input({ input: "user-send", message_id: 2, text: "msg:m2" });
+    assert.deepEqual(out.render, [{ from: "live", id: "notes", role: "user", text: "2: msg:m1 msg:m2" }]);
+    await a.close();
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
+test("a mapping that does not load is reported by build, with a non-zero exit", () => {
+  writeFileSync(join(project, "broken.ts"), 'import { nothing } from "$lib/missing";\nexport default nothing;\n');
+  const build = spawnSync(process.execPath, [CLI, "build", "broken.ts"], { cwd: project, encoding: "utf8" });
+  assert.equal(build.status, 1);
+  assert.match(build.stderr, /Could not resolve "\$lib\/missing"|missing/);
+});

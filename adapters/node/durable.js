@@ -1,0 +1,199 @@
+// `durable` in plain JavaScript: a store that keeps or drops a live row on positive,
+// direct evidence of durability, never on a proxy.
+//
+// It mirrors the Rust store `sim/src/store/durable.rs` rule for rule (same live row ids,
+// same effects, same render); `cargo test --test it node_durable` drives both in lockstep
+// and fails on the first step where they differ. The rules, as there:
+//
+// 1. A live user row (this tab's own send, keyed by message id) is dropped iff an applied
+//    snapshot holds its message id (a chunk's `message_ids`: the user row's own id, or the
+//    ids folded into a tool result as `[USER INTERRUPT]` blocks).
+// 2. A live row streamed for turn T (assistant text, tool call, tool result) is dropped iff
+//    an applied snapshot says T was written (`written_turns`); once it has, further events
+//    of T (a late delta overtaken by the fetch) are not shown live.
+// 3. A snapshot older than one already applied (`snapshot_seq` smaller) is ignored.
+// 4. Reconcile is triggered by `turn-sealed` and deferred while scrolled up.
+// 5. A turn's text streams into its current row in place (`currentAssistantId`) until a
+//    tool event (of any turn) ends the segment.
+//
+// `turn-start`, `message-queued`, `message-consumed`, `status` and `post-response` change
+// nothing that decides keep/drop.
+//
+// Wire values (docs/protocol.md): message and turn ids are numbers (`3` is `m3` / `t3`).
+
+"use strict";
+
+/** `m3` for message 3. */
+const messageName = (id) => `m${id}`;
+/** `t3` for turn 3. */
+const turnName = (id) => `t${id}`;
+
+class DurableStore {
+  constructor() {
+    /** SEALED rows, as render rows: { from: "sealed", seq, role, turn_id, text }. */
+    this.chunks = [];
+    /**
+     * TRANSIENT rows: { id, role, turnId (undefined for a user row), text, key }, where
+     * `key` is what retires the row: { message: id } for a user row, { turn: id } otherwise.
+     */
+    this.live = [];
+    /** Messages and turns an applied snapshot proved durable (only ever grow). */
+    this.durableMessages = new Set();
+    this.durableTurns = new Set();
+    /** `snapshot_seq` of the newest applied snapshot, or null before the first. */
+    this.appliedSeq = null;
+    this.scrolledUp = false;
+    this.reconcileDeferred = false;
+    /** Fetches in flight (request ids). */
+    this.inFlight = new Set();
+    this.nextRequest = 1;
+    /** `currentAssistantId`: the live row the turn's text streams into, and its turn. */
+    this.currentAssistantId = null;
+    this.currentAssistantTurn = null;
+  }
+
+  /** Handle one input (the protocol's `input` object); return the effects, in order. */
+  handle(input) {
+    const effects = [];
+    switch (input.input) {
+      case "user-send": {
+        const { message_id: messageId, text } = input;
+        this.pushLive({ message: messageId }, messageName(messageId), "user", text);
+        effects.push({ effect: "post", message_id: messageId, text });
+        break;
+      }
+      case "scroll":
+        this.scrolledUp = !input.at_bottom;
+        if (input.at_bottom && this.reconcileDeferred) {
+          this.reconcileDeferred = false;
+          this.reconcile(effects);
+        }
+        break;
+      case "event":
+        this.handleEvent(input.event, effects);
+        break;
+      case "post-response":
+        break;
+      case "fetch-response":
+        if (this.inFlight.delete(input.request_id)) {
+          this.applySnapshot(input.snapshot_seq, input.chunks, input.written_turns || []);
+        }
+        break;
+      default:
+        throw new Error(`unknown input ${JSON.stringify(input.input)}`);
+    }
+    return effects;
+  }
+
+  /** What the user sees: `chunks ++ live`, as protocol render rows. */
+  render() {
+    return this.chunks.concat(this.live.map(liveRow));
+  }
+
+  handleEvent(event, effects) {
+    switch (event.type) {
+      case "text-delta":
+        if (!this.durableTurns.has(event.turn_id)) this.textDelta(event.turn_id, event.text);
+        break;
+      case "tool-call":
+        this.endSegment();
+        if (!this.durableTurns.has(event.turn_id)) {
+          this.pushLive({ turn: event.turn_id }, `call-${turnName(event.turn_id)}-${event.call}`, "tool-call", event.text);
+        }
+        break;
+      case "tool-result":
+        this.endSegment();
+        if (!this.durableTurns.has(event.turn_id)) {
+          this.pushLive({ turn: event.turn_id }, `result-${turnName(event.turn_id)}-${event.call}`, "tool-result", event.text);
+        }
+        break;
+      case "turn-sealed":
+        this.reconcile(effects);
+        break;
+      case "turn-start":
+      case "message-queued":
+      case "message-consumed":
+      case "status":
+        break;
+      default:
+        throw new Error(`unknown event ${JSON.stringify(event.type)}`);
+    }
+  }
+
+  pushLive(key, id, role, text) {
+    const turnId = key.turn; // undefined for a user row: not bound to a turn
+    this.live.push({ id, role, turnId, text, key });
+  }
+
+  /** Fetch now, or defer while the user is scrolled up. */
+  reconcile(effects) {
+    if (this.scrolledUp) {
+      this.reconcileDeferred = true;
+      return;
+    }
+    const requestId = this.nextRequest++;
+    this.inFlight.add(requestId);
+    effects.push({ effect: "fetch", request_id: requestId });
+  }
+
+  /** Apply a fetched snapshot: replace the sealed rows, retire the live rows it proves durable. */
+  applySnapshot(snapshotSeq, chunks, writtenTurns) {
+    if (this.appliedSeq !== null && snapshotSeq < this.appliedSeq) return; // stale
+    this.appliedSeq = snapshotSeq;
+    for (const c of chunks) {
+      for (const m of c.message_ids || []) this.durableMessages.add(m);
+    }
+    for (const t of writtenTurns) this.durableTurns.add(t);
+    this.chunks = chunks.map((c) => ({ from: "sealed", seq: c.seq, role: c.role, turn_id: c.turn_id, text: c.text }));
+    this.live = this.live.filter((row) => !this.isDurable(row, chunks));
+  }
+
+  /**
+   * Whether an applied snapshot proves `row` durable. `chunks` (the snapshot being applied)
+   * is unused here: the evidence is the sets above; it is there for variants that judge by
+   * the snapshot itself (sim/tests/buggy/store.js).
+   */
+  isDurable(row, chunks) {
+    return row.key.message !== undefined
+      ? this.durableMessages.has(row.key.message)
+      : this.durableTurns.has(row.key.turn);
+  }
+
+  /**
+   * A delta grows the turn's current streaming row in place, wherever it sits in `live`;
+   * with none (the turn's first text, text after a tool event, the row dropped by a
+   * reconcile) it starts a new assistant row, which becomes current.
+   */
+  textDelta(turnId, text) {
+    const current = this.currentAssistantId !== null && this.currentAssistantTurn === turnId
+      ? this.live.find((r) => r.id === this.currentAssistantId)
+      : undefined;
+    if (current !== undefined) {
+      current.text += " " + text;
+      return;
+    }
+    // Row ids mirror durable.rs: the number is the total row count (chunks + live).
+    const id = `a-${turnName(turnId)}-${this.chunks.length + this.live.length}`;
+    this.pushLive({ turn: turnId }, id, "assistant", text);
+    this.currentAssistantId = id;
+    this.currentAssistantTurn = turnId;
+  }
+
+  /** A tool event (of any turn) ends the current text segment: the next text starts a new row. */
+  endSegment() {
+    this.currentAssistantId = null;
+    this.currentAssistantTurn = null;
+  }
+}
+
+/** A live row as a protocol render row (`turn_id` omitted while unbound). */
+function liveRow(m) {
+  return m.turnId === undefined
+    ? { from: "live", id: m.id, role: m.role, text: m.text }
+    : { from: "live", id: m.id, role: m.role, turn_id: m.turnId, text: m.text };
+}
+
+/** A fresh `durable` store. */
+const makeDurable = () => new DurableStore();
+
+module.exports = { DurableStore, makeDurable, liveRow };

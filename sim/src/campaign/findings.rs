@@ -1,0 +1,143 @@
+//! Failures become findings here, and only here: a failing run is shrunk to a 1-minimal
+//! scenario, saved atomically, and named by the one-line command that replays it. `run`,
+//! `fuzz`, `check`, `nightly` and `from-fuzz` all go through [`shrink_and_save`].
+
+use std::path::{Path, PathBuf};
+
+use crate::model::config::WorldConfig;
+use crate::model::step::Step;
+use crate::model::store::StoreFactory;
+use crate::oracle::Invariant;
+use crate::trace::scenario::{failure_file_name, Scenario};
+use crate::trace::shrink::{shrink, DoesNotFail, Limits, Shrunk};
+
+/// A failing run, as found: everything needed to shrink it and name the result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The name of the store it failed on.
+    pub store: String,
+    /// The invariant it broke.
+    pub invariant: Invariant,
+    /// The seed of the run, if it came from one.
+    pub seed: Option<u64>,
+    /// How it was found (`random`, `pct:3`, `libfuzzer`…), for the scenario file.
+    pub strategy: Option<String>,
+    /// What the scenario file says about where it came from, if anything.
+    pub description: Option<String>,
+    /// The world it ran in.
+    pub config: WorldConfig,
+    /// Its main-phase steps.
+    pub steps: Vec<Step>,
+}
+
+/// A failure, shrunk and saved.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The store it fails on.
+    pub store: String,
+    /// The invariant it breaks.
+    pub invariant: Invariant,
+    /// The seed it was found with, if any.
+    pub seed: Option<u64>,
+    /// The scenario file written.
+    pub path: PathBuf,
+    /// What shrinking did.
+    pub shrunk: Shrunk,
+}
+
+impl Finding {
+    /// The command that replays the saved scenario.
+    pub fn replay_command(&self) -> String {
+        replay_command(&self.path)
+    }
+}
+
+/// `reconcile-sim replay PATH`, quoted for a shell.
+pub fn replay_command(path: &Path) -> String {
+    format!("reconcile-sim replay {}", path.display())
+}
+
+/// Why a failure could not become a finding.
+#[derive(Debug, thiserror::Error)]
+pub enum FindingError {
+    /// The recorded failure did not fail the same way when replayed: the harness (or the
+    /// store) is not deterministic.
+    #[error("internal error: a recorded failure did not replay: {0}")]
+    DoesNotReplay(DoesNotFail),
+    /// The scenario file could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl FindingError {
+    /// A harness bug (a recorded failure that does not replay), not bad input.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, FindingError::DoesNotReplay(_))
+    }
+}
+
+/// Where [`shrink_and_save`] writes `failure` under `out_dir`:
+/// `<store>-<invariant>-seed<N>.json` (or `…-<strategy>.json` without a seed).
+pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
+    match failure.seed {
+        Some(_) => out_dir.join(failure_file_name(
+            &failure.store,
+            failure.invariant,
+            failure.seed,
+        )),
+        None => out_dir.join(format!(
+            "{}-{}-{}.json",
+            failure.store,
+            failure.invariant,
+            failure.strategy.as_deref().unwrap_or("found")
+        )),
+    }
+}
+
+/// Shrink `failure` on `store` and save it atomically as `file`.
+pub fn shrink_and_save(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: &Path,
+    limits: Limits,
+) -> Result<Finding, FindingError> {
+    let shrunk = shrink(
+        store,
+        failure.config.clone(),
+        &failure.steps,
+        Some(failure.invariant),
+        limits,
+    )
+    .map_err(FindingError::DoesNotReplay)?;
+    let mut scenario = scenario_of(store, &shrunk, failure.seed, failure.strategy.clone());
+    scenario.description = failure.description.clone();
+    scenario.save(file).map_err(|source| FindingError::Write {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    Ok(Finding {
+        store: failure.store.clone(),
+        invariant: failure.invariant,
+        seed: failure.seed,
+        path: file.to_path_buf(),
+        shrunk,
+    })
+}
+
+/// The scenario file for a shrunk failure.
+pub fn scenario_of(
+    store: &dyn StoreFactory,
+    r: &Shrunk,
+    seed: Option<u64>,
+    strategy: Option<String>,
+) -> Scenario {
+    let mut s = Scenario::record(store, r.config.clone(), &r.steps, Some(r.invariant));
+    s.seed = seed;
+    s.strategy = strategy;
+    s
+}

@@ -1,0 +1,100 @@
+//! Flags several subcommands share, each parsed once into a typed value.
+
+use std::path::PathBuf;
+
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::strategy::StrategySpec;
+use reconcile_sim::store::exec::{PIN_ENV, TIMEOUT_ENV};
+use reconcile_sim::store::ExecOptions;
+use reconcile_sim::trace::shrink::Limits;
+
+/// Where failures found by `run`, `fuzz` and `check` are written.
+pub const DEFAULT_OUT: &str = "reconcile-failures";
+
+/// `--strategy NAME [--depth D]`.
+#[derive(clap::Args, Clone)]
+pub struct StrategyFlags {
+    /// How steps are chosen: random, pct or swarm.
+    #[arg(long, default_value = "random")]
+    strategy: String,
+    /// PCT bug depth (with `--strategy pct`; default 3).
+    #[arg(long)]
+    depth: Option<u32>,
+}
+
+impl StrategyFlags {
+    /// The strategy the flags name.
+    pub fn spec(&self) -> anyhow::Result<StrategySpec> {
+        StrategySpec::from_flags(&self.strategy, self.depth).map_err(anyhow::Error::msg)
+    }
+}
+
+/// `--jobs J`.
+#[derive(clap::Args, Clone, Copy)]
+pub struct JobsFlag {
+    /// Worker threads (default: every core). Results do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+impl JobsFlag {
+    /// The number of worker threads.
+    pub fn jobs(&self) -> anyhow::Result<usize> {
+        match self.jobs {
+            Some(0) => anyhow::bail!("--jobs must be at least 1"),
+            Some(j) => Ok(j),
+            None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        }
+    }
+}
+
+/// The shrinking limits, shared by every subcommand that shrinks.
+#[derive(clap::Args, Clone, Copy)]
+pub struct LimitFlags {
+    /// Replays shrinking may spend on one failure before it gives up.
+    #[arg(long, default_value_t = Limits::default().replays_max)]
+    pub max_shrink_iters: u64,
+    /// Time shrinking may spend on one failure before it gives up (e.g. `30s`).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    pub max_shrink_time: std::time::Duration,
+}
+
+impl LimitFlags {
+    /// The limits the flags set.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            replays_max: self.max_shrink_iters,
+            time_max: self.max_shrink_time,
+        }
+    }
+}
+
+/// `--out DIR` for the failures a command finds.
+#[derive(clap::Args, Clone)]
+pub struct OutFlag {
+    /// Where failures are written, shrunk, as scenario files.
+    #[arg(long, default_value = DEFAULT_OUT)]
+    pub out: PathBuf,
+}
+
+/// How `exec:` stores run, from the environment: the per-message timeout
+/// (`RECONCILE_SIM_EXEC_TIMEOUT`, e.g. `500ms`) and CPU pinning (`RECONCILE_SIM_EXEC_PIN`).
+pub fn exec_options() -> anyhow::Result<ExecOptions> {
+    let mut options = ExecOptions::default();
+    if let Ok(text) = std::env::var(TIMEOUT_ENV) {
+        options.timeout = humantime::parse_duration(&text)
+            .map_err(|e| anyhow::anyhow!("{TIMEOUT_ENV}='{text}': {e}"))?;
+    }
+    options.pin = !matches!(std::env::var(PIN_ENV).as_deref(), Ok("off" | "0" | "false"));
+    Ok(options)
+}
+
+/// Resolve `--store NAME` (a shipped store or `exec:'COMMAND ARGS'`).
+pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
+    Ok(reconcile_sim::store::resolve(name, exec_options()?)?)
+}
+
+/// Resolve `--store NAME|all`.
+pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
+    Ok(reconcile_sim::store::resolve_all(name, exec_options()?)?)
+}

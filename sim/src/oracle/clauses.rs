@@ -1,0 +1,318 @@
+//! One test per clause of every invariant: a world in a known state, the render a correct
+//! store shows there (which passes), and that render changed in exactly one way, which
+//! must break exactly the clause it breaks.
+#![cfg(test)]
+
+use crate::model::content::MessageTexts;
+use crate::model::wire::{Origin, RenderRow, Role, TurnId};
+use crate::model::world::World;
+use crate::oracle::{converged, judge_render, Invariant};
+use crate::store::durable;
+use crate::testing::script::{scripted_config, Script};
+
+/// c0 sent m1, which started t1; t1 streamed a delta, a tool call and its result, and a
+/// second delta; all of it reached c0, whose render is durable's (live, before the seal).
+fn mid_turn() -> Script<'static> {
+    let mut s = Script::new(scripted_config(), &durable::KIND);
+    s.deliver_all(0).deliver_all(1);
+    s.send(0).post(0).deliver_all(0);
+    s.delta()
+        .tool_call()
+        .tool_result(false)
+        .delta()
+        .deliver_all(0);
+    s
+}
+
+/// `mid_turn`, then t1 ended, was written and sealed, and c0 reconciled; then c0 sent m10,
+/// which started t2, whose two deltas and a tool call reached c0.
+fn next_turn() -> Script<'static> {
+    let mut s = mid_turn();
+    s.end().write().seal().deliver_all(0).fetch(0);
+    s.send(0).post(0).deliver_all(0);
+    s.delta().delta().tool_call().deliver_all(0);
+    s
+}
+
+/// c0's render in `s`'s world.
+fn rows(s: &Script<'_>) -> Vec<RenderRow> {
+    s.world().client(0).render().to_vec()
+}
+
+/// What the oracle says of `rows` as c0's render (`fetched`: judged after a fetch
+/// response).
+fn judge(world: &World, rows: &[RenderRow], fetched: bool) -> Option<Invariant> {
+    judge_render(world, 0, rows, fetched, 0).map(|v| v.invariant)
+}
+
+fn live_index(rows: &[RenderRow], text_start: &str) -> usize {
+    rows.iter()
+        .position(|r| r.is_live() && r.text.starts_with(text_start))
+        .unwrap_or_else(|| panic!("no live row starting {text_start:?} in {rows:?}"))
+}
+
+#[test]
+fn the_fixtures_render_passes() {
+    for s in [mid_turn(), next_turn()] {
+        assert_eq!(judge(s.world(), &rows(&s), true), None, "{:?}", rows(&s));
+    }
+    let s = next_turn();
+    let texts: Vec<String> = rows(&s)
+        .into_iter()
+        .filter(|r| r.is_live())
+        .map(|r| r.text)
+        .collect();
+    assert_eq!(texts, ["msg:m10", "txt:t2.1 txt:t2.2", "tool-call:t2.1"]);
+}
+
+// --- invariant 1 -------------------------------------------------------------------------
+
+#[test]
+fn inv1_a_sent_message_missing_is_a_loss() {
+    let s = next_turn();
+    let mut r = rows(&s);
+    r.remove(live_index(&r, "msg:m10"));
+    assert_eq!(judge(s.world(), &r, false), Some(Invariant::NoLoss));
+}
+
+#[test]
+fn inv1_with_colliding_texts_one_of_two_identical_messages_missing_is_a_loss() {
+    let mut config = scripted_config();
+    config.message_texts = MessageTexts::Colliding;
+    // Message texts run "ok", "ok thanks", "ok": the first and third are equal.
+    let mut s = Script::new(config, &durable::KIND);
+    s.deliver_all(0).deliver_all(1);
+    s.send(0).post(0).deliver_all(0).send(0).send(0);
+    let all = rows(&s);
+    let oks: Vec<usize> = (0..all.len()).filter(|&i| all[i].text == "ok").collect();
+    assert_eq!(oks.len(), 2, "{all:?}");
+    assert_eq!(judge(s.world(), &all, false), None);
+    let mut r = all.clone();
+    r.remove(oks[1]);
+    assert_eq!(judge(s.world(), &r, false), Some(Invariant::NoLoss));
+    // A longer text that contains it does not stand for it.
+    let mut r = all;
+    r[oks[1]].text = "ok thanks".into();
+    assert_eq!(judge(s.world(), &r, false), Some(Invariant::NoLoss));
+}
+
+// --- invariant 2 -------------------------------------------------------------------------
+
+#[test]
+fn inv2_sealed_content_also_live_after_the_reconcile_is_a_duplicate() {
+    let mut s = mid_turn();
+    s.end().write().seal().deliver_all(0).fetch(0);
+    let sealed = rows(&s);
+    assert!(sealed.iter().all(|r| !r.is_live()));
+    assert_eq!(judge(s.world(), &sealed, true), None);
+    let mut r = sealed.clone();
+    let delta = r.iter().find(|r| r.text == "txt:t1.1").unwrap().clone();
+    r.push(RenderRow {
+        origin: Origin::Live { id: "a".into() },
+        ..delta
+    });
+    assert_eq!(judge(s.world(), &r, true), Some(Invariant::NoDuplicate));
+    // Only judged once the tab is settled after a fetch response.
+    assert_ne!(judge(s.world(), &r, false), Some(Invariant::NoDuplicate));
+}
+
+// --- invariant 3 -------------------------------------------------------------------------
+
+#[test]
+fn inv3_streamed_text_or_a_tool_marker_wiped_is_a_violation() {
+    let s = next_turn();
+    let mut r = rows(&s);
+    r.remove(live_index(&r, "txt:t2.1"));
+    assert_eq!(
+        judge(s.world(), &r, false),
+        Some(Invariant::NewerTurnPreserved)
+    );
+    let mut r = rows(&s);
+    r.remove(live_index(&r, "tool-call:t2.1"));
+    assert_eq!(
+        judge(s.world(), &r, false),
+        Some(Invariant::NewerTurnPreserved)
+    );
+}
+
+// --- invariant 4 -------------------------------------------------------------------------
+
+/// t1 sealed and every tab reconciled: c0's render is the DB.
+fn converged_world() -> Script<'static> {
+    let mut s = mid_turn();
+    s.end().write().seal().deliver_all(0).fetch(0);
+    s
+}
+
+#[test]
+fn inv4_each_clause_of_equal_to_the_db() {
+    let s = converged_world();
+    let world = s.world();
+    let good = rows(&s);
+    let broken = |r: &[RenderRow]| converged(world, 0, r, 0).map(|v| v.invariant);
+    assert_eq!(broken(&good), None);
+    let mut live_with_db_text = good.clone();
+    live_with_db_text[1].origin = Origin::Live { id: "a".into() };
+    let mut wrong_seq = good.clone();
+    wrong_seq[1].origin = Origin::Sealed { seq: 3 };
+    let mut wrong_role = good.clone();
+    wrong_role[1].role = Role::User;
+    let mut wrong_text = good.clone();
+    wrong_text[1].text.push_str(" x");
+    let mut missing = good.clone();
+    missing.pop();
+    let mut extra = good.clone();
+    extra.push(good[0].clone());
+    for (what, r) in [
+        ("a live row with the DB's text", live_with_db_text),
+        ("a wrong seq", wrong_seq),
+        ("a wrong role", wrong_role),
+        ("a wrong text", wrong_text),
+        ("a missing row", missing),
+        ("an extra row", extra),
+    ] {
+        assert_eq!(broken(&r), Some(Invariant::Converges), "{what}");
+    }
+}
+
+// --- invariant 5 -------------------------------------------------------------------------
+
+fn shape_of(world: &World, r: &[RenderRow], fetched: bool) -> Option<Invariant> {
+    judge(world, r, fetched)
+}
+
+#[test]
+fn inv5_a_sealed_row_below_a_live_row() {
+    let s = next_turn();
+    let mut r = rows(&s);
+    let first = r.remove(0);
+    r.push(first);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
+#[test]
+fn inv5_after_a_fetch_sealed_rows_are_the_db_in_seq_order() {
+    let s = next_turn();
+    let mut out_of_order = rows(&s);
+    out_of_order.swap(0, 1);
+    assert_eq!(
+        shape_of(s.world(), &out_of_order, true),
+        Some(Invariant::RenderShape)
+    );
+    let mut wrong_text = rows(&s);
+    wrong_text[2].text.push_str(" (edited)");
+    assert_eq!(
+        shape_of(s.world(), &wrong_text, true),
+        Some(Invariant::RenderShape)
+    );
+    let mut wrong_role = rows(&s);
+    wrong_role[2].role = Role::Assistant;
+    assert_eq!(
+        shape_of(s.world(), &wrong_role, true),
+        Some(Invariant::RenderShape)
+    );
+    // Not judged between fetches (the sealed rows do not change then).
+    assert_eq!(shape_of(s.world(), &wrong_text, false), None);
+}
+
+#[test]
+fn inv5_live_rows_in_the_order_their_content_reached_the_tab() {
+    let s = next_turn();
+    let mut r = rows(&s);
+    let (m, a) = (live_index(&r, "msg:m10"), live_index(&r, "txt:t2.1"));
+    r.swap(m, a);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
+#[test]
+fn inv5_each_live_row_the_shape_of_its_role() {
+    let s = next_turn();
+    let good = rows(&s);
+    let (m, a, call) = (
+        live_index(&good, "msg:m10"),
+        live_index(&good, "txt:t2.1"),
+        live_index(&good, "tool-call:t2.1"),
+    );
+    let edit = |i: usize, f: &dyn Fn(&mut RenderRow)| {
+        let mut r = good.clone();
+        f(&mut r[i]);
+        r
+    };
+    let cases = [
+        (
+            "a user row with streamed text",
+            edit(m, &|r| r.text.push_str(" txt:t2.1")),
+        ),
+        (
+            "an assistant row with other text",
+            edit(a, &|r| r.text.push_str(" hello")),
+        ),
+        (
+            "an assistant row with a message",
+            edit(a, &|r| r.text.push_str(" msg:m10")),
+        ),
+        (
+            "an assistant row of two turns",
+            edit(a, &|r| r.text.push_str(" txt:t1.1")),
+        ),
+        (
+            "a tool-call row with more than its marker",
+            edit(call, &|r| r.text.push_str(" x")),
+        ),
+        (
+            "a tool-call row with the wrong role",
+            edit(call, &|r| r.role = Role::Assistant),
+        ),
+    ];
+    for (what, r) in cases {
+        assert_eq!(
+            shape_of(s.world(), &r, false),
+            Some(Invariant::RenderShape),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn inv5_a_run_of_deltas_in_one_row_and_no_row_across_a_tool_event() {
+    // Split: t2's two deltas reached c0 back to back; in two rows they are a split run.
+    let s = next_turn();
+    let mut r = rows(&s);
+    let a = live_index(&r, "txt:t2.1");
+    r[a].text = "txt:t2.1".into();
+    let mut second = r[a].clone();
+    second.text = "txt:t2.2".into();
+    second.origin = Origin::Live { id: "a2".into() };
+    r.insert(a + 1, second);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+    // Merged: t1's deltas before and after its tool call in one row.
+    let s = mid_turn();
+    let mut r = rows(&s);
+    let first = live_index(&r, "txt:t1.1");
+    let last = live_index(&r, "txt:t1.2");
+    r[first].text = "txt:t1.1 txt:t1.2".into();
+    r.remove(last);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
+#[test]
+fn inv5_a_tool_result_never_receives_text_and_starts_with_its_marker() {
+    let s = mid_turn();
+    let good = rows(&s);
+    assert_eq!(shape_of(s.world(), &good, false), None);
+    let result = live_index(&good, "tool-result:t1.1");
+    let mut with_text = good.clone();
+    with_text[result].text.push_str(" txt:t1.2");
+    with_text.remove(live_index(&good, "txt:t1.2"));
+    assert_eq!(
+        shape_of(s.world(), &with_text, false),
+        Some(Invariant::RenderShape)
+    );
+    let mut no_marker = good.clone();
+    no_marker[result].text = format!("done {}", good[result].text);
+    assert_eq!(
+        shape_of(s.world(), &no_marker, false),
+        Some(Invariant::RenderShape)
+    );
+    assert_eq!(good[result].turn_id, Some(TurnId(1)));
+}

@@ -1,0 +1,173 @@
+//! Invariants 1 and 3: what the tab's user sent, and the streamed content the tab was
+//! shown (text deltas and tool markers), stay visible.
+//!
+//! Deltas are unique tokens (`txt:t<T>.<K>`), found wherever a store put them. Messages
+//! are unique tokens too in a world of [`MessageTexts::Tokens`], and then the common
+//! case, everything shown, is a few word operations on key sets. In a world of
+//! [`MessageTexts::Colliding`] texts ("ok" twice, "ok" inside "ok thanks") a message has
+//! no token, so it is judged by multisets: a message is visible when a sealed row the tab
+//! shows holds it (the DB row with that `seq` lists its id), when a live tool result the
+//! tab shows folded it in (found by the result's `tool-result:t<T>.<N>` marker), or,
+//! for what is left, when as many live user rows carry its text as there are messages
+//! left with that text.
+
+use std::collections::BTreeMap;
+
+use crate::model::client::Client;
+use crate::model::content::{
+    for_each_token_key, token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
+};
+use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
+use crate::model::world::World;
+use crate::oracle::{violation, Invariant, Violation};
+
+/// Invariants 1 then 3 for `client`, whose render is `rows`.
+pub fn check(
+    world: &World,
+    client: ClientId,
+    rows: &[RenderRow],
+    step_index: usize,
+) -> Option<Violation> {
+    let c = world.client(client);
+    // Nothing to look for before the user sent anything or was shown a delta.
+    let keys = c.keys();
+    if c.sent().is_empty() && c.deltas_shown().is_empty() && keys.markers.is_empty() {
+        return None;
+    }
+    let shown = shown_keys(rows);
+    // The common case, every tracked token shown, is a few word operations; only
+    // otherwise is each message or delta looked up, in order, to say which are missing.
+    if !keys.unkeyed
+        && keys.sent_set.is_subset(&shown)
+        && keys.delta_set.is_subset(&shown)
+        && keys.marker_set.is_subset(&shown)
+    {
+        return None;
+    }
+    let lost = match world.config().message_texts {
+        MessageTexts::Tokens => lost_tokens(c, &shown),
+        MessageTexts::Colliding => lost_texts(world, c, rows),
+    };
+    if !lost.is_empty() {
+        let expected = format!("own message(s) {} visible", lost.join(", "));
+        return Some(violation(
+            Invariant::NoLoss,
+            client,
+            step_index,
+            lost,
+            expected,
+            rows,
+        ));
+    }
+    let mut wiped: Vec<String> = c
+        .deltas_shown()
+        .iter()
+        .zip(&keys.deltas)
+        .filter(|(_, k)| !k.is_some_and(|k| shown.contains(k)))
+        .map(|(t, _)| t.clone())
+        .collect();
+    wiped.extend(
+        keys.markers
+            .iter()
+            .filter(|k| !shown.contains(**k))
+            .map(|k| marker_text(*k)),
+    );
+    if wiped.is_empty() {
+        return None;
+    }
+    let expected = format!("streamed text {} still visible", wiped.join(", "));
+    Some(violation(
+        Invariant::NewerTurnPreserved,
+        client,
+        step_index,
+        wiped,
+        expected,
+        rows,
+    ))
+}
+
+/// The keys of every message and delta token of a render.
+pub fn shown_keys(rows: &[RenderRow]) -> KeySet {
+    let mut shown = KeySet::default();
+    for r in rows {
+        for_each_token_key(&r.text, |k| shown.insert(k));
+    }
+    shown
+}
+
+/// The text of a tool marker key.
+fn marker_text(key: TokenKey) -> String {
+    match key {
+        TokenKey::Call(t, n) => tool_call_text(TurnId(t), n),
+        TokenKey::Result(t, n) => tool_result_text(TurnId(t), n),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The texts of the client's messages whose token is not shown (unique-token worlds).
+fn lost_tokens(c: &Client, shown: &KeySet) -> Vec<String> {
+    c.sent_texts()
+        .iter()
+        .zip(&c.keys().sent)
+        .filter(|(_, k)| !k.is_some_and(|k| shown.contains(k)))
+        .map(|(t, _)| t.clone())
+        .collect()
+}
+
+/// The texts of the client's messages that are not visible, judged by multisets
+/// (colliding-text worlds; see the module doc).
+fn lost_texts(world: &World, c: &Client, rows: &[RenderRow]) -> Vec<String> {
+    let held = ids_held(world, rows, true);
+    let mut live_user: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.is_live() && r.role == Role::User) {
+        *live_user.entry(r.text.as_str()).or_default() += 1;
+    }
+    let mut lost = Vec::new();
+    for (id, text) in c.sent().iter().zip(c.sent_texts()) {
+        if held.contains(id) {
+            continue;
+        }
+        match live_user.get_mut(text.as_str()) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => lost.push(text.clone()),
+        }
+    }
+    lost
+}
+
+/// The messages a render shows by id: those the DB rows of its sealed rows hold, and,
+/// with `live_results`, those folded into the live tool results it shows (by their
+/// marker).
+pub fn ids_held(world: &World, rows: &[RenderRow], live_results: bool) -> Vec<MessageId> {
+    let db = world.backend().db();
+    let mut held = Vec::new();
+    for r in rows {
+        match &r.origin {
+            Origin::Sealed { seq } => {
+                if let Ok(i) = db.binary_search_by_key(seq, |d| d.seq) {
+                    held.extend_from_slice(&db[i].message_ids);
+                }
+            }
+            Origin::Live { .. } if live_results && r.role == Role::ToolResult => {
+                if let Some((turn, call)) = result_marker(&r.text) {
+                    held.extend_from_slice(world.backend().folded_into(turn, call));
+                }
+            }
+            Origin::Live { .. } => {}
+        }
+    }
+    held
+}
+
+/// The `tool-result:t<T>.<N>` marker a tool result's text starts with.
+pub fn result_marker(text: &str) -> Option<(TurnId, u32)> {
+    match leading_token(text) {
+        Some(TokenKey::Result(t, n)) => Some((TurnId(t), n)),
+        _ => None,
+    }
+}
+
+/// The token a text starts with (its first word), if it is one.
+pub fn leading_token(text: &str) -> Option<TokenKey> {
+    text.split(' ').next().and_then(token_key)
+}

@@ -1,0 +1,15 @@
+//! The integration tests: one binary (one link, one process to schedule), a module per
+//! area, the helpers they share in `support`. Most drive the real binary; regression tests
+//! are named after the bug they pin.
+
+mod buggy;
+mod bugs;
+mod cli;
+mod cli_fuzzing;
+mod cli_scenarios;
+mod exec;
+mod laws;
+mod node_durable;
+mod scenarios;
+mod strategies_cli;
+mod support;

@@ -1,0 +1,84 @@
+//! Helpers every area of the integration tests shares: where the repository is, running
+//! the real binary, reading what it printed, scratch directories, and Node.js.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The repository root (the binary runs there, so `scenarios/…` and adapter paths resolve).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("sim/ has a parent")
+        .to_path_buf()
+}
+
+/// Run the binary from the repository root. `run`, `fuzz` and `check` write failures to a
+/// scratch directory (never into the repository) unless the arguments name `--out`.
+pub fn sim(args: &[&str]) -> Output {
+    sim_env(args, &[])
+}
+
+/// [`sim`] with environment variables set.
+pub fn sim_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    static OUT: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
+    cmd.args(args).current_dir(repo());
+    if matches!(args.first(), Some(&("run" | "fuzz" | "check"))) && !args.contains(&"--out") {
+        let out = OUT.get_or_init(|| tempfile::tempdir().expect("temp dir"));
+        cmd.arg("--out").arg(out.path());
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("binary runs")
+}
+
+/// Run the binary in `dir`, with nothing added.
+pub fn sim_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// The exit code.
+pub fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+/// Standard output as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A fresh, empty scratch directory named after `name` (and this test process).
+pub fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("reconcile-sim-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Fail loudly if Node.js is missing (checked once, reported by every test that needs it).
+pub fn require_node() {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    let found = *FOUND.get_or_init(|| {
+        Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    assert!(
+        found,
+        "`node` is not on PATH: the exec store tests drive the reference adapter \
+         (adapters/node/) with Node.js >= 18. Install Node.js; these tests must not be \
+         skipped, because a differential test with one side missing proves nothing."
+    );
+}
