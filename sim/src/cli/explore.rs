@@ -1,17 +1,28 @@
-//! `reconcile-sim explore --store NAME [bound flags] [--plain] [--no-cache] [--first] [--json] [--out FILE]`
+//! `reconcile-sim explore --store NAME [bound flags] [search flags] [--max-states N] [--max-memory SIZE] [--first] [--json] [--out FILE]`
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::campaign::findings::replay_command;
 use reconcile_sim::model::store::StoreFactory;
-use reconcile_sim::run::explore::{explore, ExploreBound, ExploreReport, StateCache};
+use reconcile_sim::run::explore::{
+    collision_bound, explore, resident_bytes, Engine, ExploreBound, ExploreReport, StateCache,
+};
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
 use super::Verdict;
 
 #[derive(clap::Args)]
+#[command(after_help = "\
+By default each tab is judged in a search of its own, the other tabs reduced to their \
+POSTs, one tab per class of interchangeable tabs, breadth-first over 64-bit fingerprints \
+on every core (docs/model.md, \"Explore: reductions and their soundness\").
+
+Exit status: 0 verified (every schedule within the bound searched, no violation), \
+1 a violation (the shortest counterexample is printed), 2 bad input or a limit hit \
+(--max-states, --max-memory: inconclusive, nothing is verified; the message names the \
+flag). A search cut at --depth-max prints no verification and exits 0.")]
 pub struct Args {
     /// The store under test.
     #[arg(long)]
@@ -43,13 +54,39 @@ pub struct Args {
     /// Longest schedule explored.
     #[arg(long, default_value_t = 200)]
     depth_max: usize,
-    /// Enumerate every interleaving (no partial-order reduction), for the ratio.
+    /// Enumerate every interleaving (no partial-order reduction), for the ratio. Implies
+    /// --depth-first --whole-world.
     #[arg(long)]
     plain: bool,
-    /// Do not merge equal states (stateless search, every schedule run to its end). On by
-    /// default when every store can expose its internal state.
+    /// Do not merge equal states (stateless search, every schedule run to its end).
+    /// Implies --depth-first --whole-world.
     #[arg(long)]
     no_cache: bool,
+    /// The depth-first search with sleep sets and the exact-key state cache, one thread
+    /// (the search before fingerprints).
+    #[arg(long)]
+    depth_first: bool,
+    /// Judge every tab in one search of the real world (no per-tab reduction, no symmetry).
+    #[arg(long)]
+    whole_world: bool,
+    /// Search every tab, also those interchangeable with one already searched.
+    #[arg(long)]
+    no_symmetry: bool,
+    /// Take every enabled step from every state (no persistent sets in the breadth-first
+    /// per-tab search).
+    #[arg(long)]
+    no_persistent: bool,
+    /// Worker threads of the breadth-first search (default: every core). The result does
+    /// not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Stop once more distinct states than this were reached: inconclusive, exit 2.
+    #[arg(long)]
+    max_states: Option<u64>,
+    /// Stop once the process's resident memory exceeds this (e.g. 1G, 512M, bytes without
+    /// a suffix): inconclusive, exit 2.
+    #[arg(long, value_parser = parse_size)]
+    max_memory: Option<u64>,
     /// Stop at the first violation instead of searching for the shortest.
     #[arg(long)]
     first: bool,
@@ -93,11 +130,38 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     } else {
         print_text(store, &bound, &report, elapsed)?;
     }
-    Ok(if report.counterexample.is_some() {
-        Verdict::Violation
-    } else {
-        Verdict::Clean
-    })
+    if report.counterexample.is_some() {
+        return Ok(Verdict::Violation);
+    }
+    if let Some(limit) = &report.limit_hit {
+        anyhow::bail!("{limit}");
+    }
+    Ok(Verdict::Clean)
+}
+
+/// `1G`, `512M`, `64K` or a number of bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 1G, 512M)"))?;
+    let shift = match unit
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return Err(format!("{text:?}: unknown unit (K, M, G)")),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text:?} is too large"))
 }
 
 /// The bound the flags describe.
@@ -116,6 +180,23 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     bound.reduction = !args.plain;
     bound.shortest = !args.first;
     bound.state_cache = !args.no_cache;
+    let baseline = args.plain || args.no_cache;
+    bound.per_tab = !(args.whole_world || baseline);
+    bound.symmetry = !args.no_symmetry;
+    bound.persistent = !args.no_persistent;
+    bound.engine = if args.depth_first || baseline {
+        Engine::DepthFirst
+    } else {
+        let jobs = args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            anyhow::bail!("--jobs must be at least 1");
+        }
+        Engine::BreadthFirst { jobs }
+    };
+    bound.max_states = args.max_states;
+    bound.max_memory = args.max_memory;
     if args.one_sender {
         // Only client 0 sends: mark every other client passive by giving the world one
         // observer when there are two tabs; with more, the extra tabs still send.
@@ -127,23 +208,42 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     Ok(bound)
 }
 
-/// Search, with a progress bar on a terminal.
+/// Search, with a progress bar on a terminal (stderr): states, states/s, resident memory
+/// and, once it can be estimated, the share done and an ETA.
 fn explore_with_progress(store: &dyn StoreFactory, bound: &ExploreBound) -> ExploreReport {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(1_000_000);
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:40}] {percent}% (eta {eta}) {msg}",
+                "{spinner} {elapsed_precise} [{bar:30}] {percent}% (eta {eta}) {msg}",
             )
             .expect("valid template")
             .progress_chars("=> "),
         );
         bar
     });
+    let started = std::time::Instant::now();
     let report = explore(store, bound, &mut |p| {
         if let Some(bar) = &bar {
-            bar.set_position((p.fraction_done * 1e6) as u64);
-            bar.set_message(format!("{} schedules", p.schedules));
+            if let Some(f) = p.fraction_done {
+                bar.set_position((f * 1e6) as u64);
+            }
+            let secs = started.elapsed().as_secs_f64().max(1e-3);
+            let rss = resident_bytes().map_or("?".to_string(), |b| {
+                format!("{:.0} MiB", b as f64 / (1024.0 * 1024.0))
+            });
+            let tab = p.tab.map_or(String::new(), |c| format!("c{c}: "));
+            bar.set_message(format!(
+                "{tab}{} states, {:.0} states/s, {} steps, {rss} resident{}",
+                p.states,
+                p.states as f64 / secs,
+                p.steps_applied,
+                if p.fraction_done.is_none() {
+                    " (no ETA yet)"
+                } else {
+                    ""
+                }
+            ));
         }
     });
     if let Some(bar) = bar {
@@ -159,6 +259,57 @@ fn print_text(
     elapsed: std::time::Duration,
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
+    println!("scope: {}", report.scope);
+    if let Some(why) = &report.per_tab_refused {
+        println!("per-tab search refused ({why}); the whole world was searched");
+    }
+    match report.engine {
+        Engine::DepthFirst => print_depth_first(store, report),
+        Engine::BreadthFirst { jobs } => {
+            println!(
+                "schedules {} (distinct quiescent states; breadth-first, no sleep sets), truncated {}, steps applied {}",
+                report.schedules, report.truncated, report.steps_applied
+            );
+            println!(
+                "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits; {jobs} thread(s)",
+                report.distinct_full_states,
+                report.visited_bytes as f64 / (1024.0 * 1024.0),
+                report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
+                collision_bound(report.distinct_full_states),
+                report.revisits
+            );
+        }
+    }
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    eprintln!(
+        "({elapsed:.1?}, {:.0} steps/s, {:.0} states/s)",
+        report.steps_applied as f64 / secs,
+        report.distinct_full_states.max(report.distinct_states) as f64 / secs
+    );
+    match &report.counterexample {
+        None if report.verified() => {
+            println!("verified: no violation within bound ({})", report.bound)
+        }
+        None if report.limit_hit.is_some() => {
+            println!("no violation found before the search stopped: not a verification")
+        }
+        None => println!(
+            "no violation found, but {} schedules were cut at depth_max: not a verification",
+            report.truncated
+        ),
+        Some(c) => {
+            println!("counterexample ({} steps, shortest found):", c.steps.len());
+            for line in trace_lines(store, bound.config.clone(), &c.steps) {
+                println!("  {line}");
+            }
+            print!("verdict: FAIL {}", c.violation);
+            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
+        }
+    }
+    Ok(())
+}
+
+fn print_depth_first(store: &dyn StoreFactory, report: &ExploreReport) {
     println!(
         "schedules {} (reduction {}), sleep-blocked {}, truncated {}, steps applied {}, distinct states {}",
         report.schedules,
@@ -184,26 +335,4 @@ fn print_text(
         ),
         StateCache::Off => println!("state cache: off (--no-cache)"),
     }
-    eprintln!(
-        "({elapsed:.1?}, {:.0} steps/s)",
-        report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)
-    );
-    match &report.counterexample {
-        None if report.verified() => {
-            println!("verified: no violation within bound ({})", report.bound)
-        }
-        None => println!(
-            "no violation found, but {} schedules were cut at depth_max: not a verification",
-            report.truncated
-        ),
-        Some(c) => {
-            println!("counterexample ({} steps, shortest found):", c.steps.len());
-            for line in trace_lines(store, bound.config.clone(), &c.steps) {
-                println!("  {line}");
-            }
-            print!("verdict: FAIL {}", c.violation);
-            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
-        }
-    }
-    Ok(())
 }

@@ -12,6 +12,7 @@ use crate::model::world::World;
 
 use super::cache::CacheSlot;
 use super::independence::independent;
+use super::scope::Scope;
 
 /// How many enabled steps a mask can name: a state with more is never cached.
 pub(super) const MASK_STEPS: usize = 64;
@@ -120,6 +121,7 @@ pub(super) fn come_back(
     frames: &mut [Frame],
     stores: &dyn StoreFactory,
     config: &WorldConfig,
+    scope: Scope,
 ) -> (World, u64) {
     let (top, path) = frames.split_last_mut().expect("non-empty");
     let last_use = top.next >= top.todo.len();
@@ -127,7 +129,7 @@ pub(super) fn come_back(
         Some(_) if last_use => (top.snapshot.take().expect("checked"), 0),
         Some(copy) => (copy.try_clone().expect("copied once already"), 0),
         None => {
-            let mut world = World::new(config.clone(), stores);
+            let mut world = scope.world(config, stores);
             for f in path.iter() {
                 let _ = world.apply_into(f.taken.expect("taken"), &mut ());
             }

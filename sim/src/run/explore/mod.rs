@@ -70,29 +70,31 @@
 //! shorter counterexample, `b < r` and `s` is searched again. Truncation works the same
 //! way: a state cut at `depth_max` never counts as fully explored for a visit with more
 //! budget.
-#![allow(missing_docs)]
 
+pub mod bfs;
 mod cache;
+mod dfs;
 mod frame;
 mod independence;
+mod limits;
+pub mod scope;
 mod state_key;
-
-use rustc_hash::FxHashSet;
+mod visited;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
+#[cfg(doc)]
 use crate::model::world::World;
-use crate::oracle::{check_converged, Violation};
-use crate::run::judge_step;
+use crate::oracle::Violation;
 
-use cache::{steps_left, Cache, CacheSlot, Visit};
-use frame::{fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 pub use independence::independent;
-use state_key::StateIds;
+pub use limits::resident_bytes;
+use scope::Scope;
 pub use state_key::{fingerprint, state_key, KeyWriter};
+pub use visited::collision_bound;
 
 /// What to search: the world and the limits of the search, so that a caller (the CLI,
 /// `bench`, tests) states a bound once and the report can name it.
@@ -112,6 +114,39 @@ pub struct ExploreBound {
     /// [`ExploreBound::small`], so that schedule counts keep meaning "schedules of the
     /// stateless search"; the CLI turns it on.
     pub state_cache: bool,
+    /// Judge one tab at a time, the other tabs reduced to their POSTs (see [`scope`]);
+    /// with [`ExploreBound::symmetry`], one tab per class of interchangeable tabs. Off in
+    /// [`ExploreBound::small`]; the CLI turns it on.
+    pub per_tab: bool,
+    /// With `per_tab`: search one tab of each class of interchangeable tabs only.
+    pub symmetry: bool,
+    /// With `per_tab` and the breadth-first engine: take only the judged tab's steps where
+    /// they form a persistent set ([`scope::Scope::persistent_set`]).
+    pub persistent: bool,
+    /// Which search: depth-first with sleep sets (and the exact-key cache when
+    /// `state_cache`), or breadth-first over fingerprints on `jobs` threads.
+    pub engine: Engine,
+    /// Stop (inconclusive) once more distinct states than this were reached.
+    pub max_states: Option<u64>,
+    /// Stop (inconclusive) once the process's resident memory exceeds this many bytes.
+    pub max_memory: Option<u64>,
+}
+
+/// The search algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Engine {
+    /// Depth-first, one thread, sleep sets; with the state cache, Godefroid's sleep-set
+    /// aware cache over exact keys (see the module doc). Works for every store.
+    #[default]
+    DepthFirst,
+    /// Breadth-first over 64-bit fingerprints of the full state, on `jobs` threads (see
+    /// [`bfs`]). Needs stores that expose and copy their state; otherwise the depth-first
+    /// search runs instead.
+    BreadthFirst {
+        /// Worker threads (at least 1). The result does not depend on it.
+        jobs: usize,
+    },
 }
 
 impl ExploreBound {
@@ -138,6 +173,12 @@ impl ExploreBound {
             reduction: true,
             shortest: true,
             state_cache: false,
+            per_tab: false,
+            symmetry: false,
+            persistent: false,
+            engine: Engine::DepthFirst,
+            max_states: None,
+            max_memory: None,
         }
     }
 
@@ -224,6 +265,28 @@ pub struct ExploreReport {
     /// tables add about 30 bytes per distinct state).
     #[serde(default)]
     pub state_key_bytes: u64,
+    /// What was searched: `whole world`, or the tabs judged one at a time (`per tab: c0;
+    /// c1 by symmetry`).
+    #[serde(default)]
+    pub scope: String,
+    /// The search algorithm that ran.
+    #[serde(default)]
+    pub engine: Engine,
+    /// Bytes of the visited set of fingerprints (breadth-first engine), at its largest.
+    #[serde(default)]
+    pub visited_bytes: u64,
+    /// Arrivals at a state already visited, whose search was not repeated (breadth-first
+    /// engine).
+    #[serde(default)]
+    pub revisits: u64,
+    /// The per-tab search was asked for but the judged tab's store broke its premise
+    /// (see [`scope`]): why, and the whole world was searched instead.
+    #[serde(default)]
+    pub per_tab_refused: Option<String>,
+    /// The limit (`--max-states`, `--max-memory`) that stopped the search: the result is
+    /// inconclusive.
+    #[serde(default)]
+    pub limit_hit: Option<String>,
     /// The shortest violating schedule found, if any.
     pub counterexample: Option<Counterexample>,
 }
@@ -245,6 +308,12 @@ impl ExploreReport {
             revisits_pruned: 0,
             revisits_partial: 0,
             state_key_bytes: 0,
+            scope: "whole world".to_string(),
+            engine: bound.engine,
+            visited_bytes: 0,
+            revisits: 0,
+            per_tab_refused: None,
+            limit_hit: None,
             counterexample: None,
         }
     }
@@ -252,7 +321,7 @@ impl ExploreReport {
     /// True when the whole bounded space was searched and nothing broke: the claim a
     /// report can make about the bound.
     pub fn verified(&self) -> bool {
-        self.counterexample.is_none() && self.truncated == 0
+        self.counterexample.is_none() && self.truncated == 0 && self.limit_hit.is_none()
     }
 
     /// Keeps `steps` as the counterexample when it is the first or a shorter one.
@@ -270,340 +339,128 @@ impl ExploreReport {
 /// Progress, for a bar: a long search shows how far it got.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
-    /// The share of the search tree finished, assuming equal subtrees per choice.
-    pub fraction_done: f64,
-    /// Complete schedules so far.
+    /// The share of the search finished, when it can be estimated: depth-first, assuming
+    /// equal subtrees per choice; breadth-first, once the levels shrink, assuming they go
+    /// on shrinking at the rate of the last two.
+    pub fraction_done: Option<f64>,
+    /// Complete schedules so far (depth-first), quiescent states (breadth-first).
     pub schedules: u64,
+    /// Distinct states reached so far in this tab's search.
+    pub states: u64,
+    /// Steps applied so far in this tab's search.
+    pub steps_applied: u64,
+    /// The tab judged (per-tab search), if any.
+    pub tab: Option<u8>,
 }
 
 /// Search every schedule within `bound`: what the CLI's `explore` and `bench` report, a
 /// verification of the bound or its shortest counterexample. `progress` is called every
-/// few thousand schedules, for a bar.
+/// few thousand schedules (depth-first) or a few times a second (breadth-first), for a bar.
+///
+/// With [`ExploreBound::per_tab`], each tab to search ([`scope::tabs_to_search`]) gets a
+/// search of its own, one after the other, and the report adds them up: the counts are
+/// sums, the counterexample is the shortest (the first tab's on a tie). If a store breaks
+/// the per-tab premise, the whole world is searched instead and the report says why.
 pub fn explore(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     progress: &mut dyn FnMut(Progress),
 ) -> ExploreReport {
-    search(stores, bound, progress, None)
+    if !bound.per_tab {
+        return search_scope(stores, bound, Scope::Whole, progress);
+    }
+    let tabs = if bound.symmetry {
+        scope::tabs_to_search(&bound.config, stores)
+    } else {
+        (0..bound.config.clients).collect()
+    };
+    let mut total: Option<ExploreReport> = None;
+    for &c in &tabs {
+        let r = search_scope(stores, bound, Scope::Tab(c), progress);
+        if let Some(why) = r.per_tab_refused {
+            let mut whole = search_scope(stores, bound, Scope::Whole, progress);
+            whole.per_tab_refused = Some(why);
+            return whole;
+        }
+        let stop = r.limit_hit.is_some() || (r.counterexample.is_some() && !bound.shortest);
+        total = Some(match total {
+            None => r,
+            Some(t) => t.add(r),
+        });
+        if stop {
+            break;
+        }
+    }
+    let mut total = total.expect("at least one tab");
+    let others: Vec<String> = (0..bound.config.clients)
+        .filter(|c| !tabs.contains(c))
+        .map(|c| format!("c{c}"))
+        .collect();
+    let searched: Vec<String> = tabs.iter().map(|c| format!("c{c}")).collect();
+    total.scope = if others.is_empty() {
+        format!("per tab: {}", searched.join(", "))
+    } else {
+        format!(
+            "per tab: {}; {} by symmetry",
+            searched.join(", "),
+            others.join(", ")
+        )
+    };
+    total
 }
 
-/// Called with the world and the path to it on every arrival at a state (tests).
-type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
+/// One search of `scope` with the engine `bound` asks for (depth-first when the stores do
+/// not support the breadth-first one).
+fn search_scope(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    scope: Scope,
+    progress: &mut dyn FnMut(Progress),
+) -> ExploreReport {
+    match bound.engine {
+        Engine::BreadthFirst { jobs } if bfs::supported(stores, bound, scope) => {
+            bfs::search(stores, bound, scope, jobs, progress)
+        }
+        _ => {
+            let mut b = bound.clone();
+            b.engine = Engine::DepthFirst;
+            dfs::search(stores, &b, scope, progress, None)
+        }
+    }
+}
 
-/// The search loop: take the next step from the state on top of the stack (backtracking
-/// out of the states with nothing left), come back to that state if a backtrack left it,
-/// then judge the step and go deeper, back, or stop.
+/// The depth-first search of the whole world, calling `on_arrival` at every arrival (tests).
+#[cfg(test)]
 fn search(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     progress: &mut dyn FnMut(Progress),
-    on_arrival: Option<ArrivalHook<'_>>,
+    on_arrival: Option<dfs::ArrivalHook<'_>>,
 ) -> ExploreReport {
-    let mut s = Search::new(stores, bound, on_arrival);
-    if s.enabled.is_empty() {
-        return s.quiescent_root();
-    }
-    s.push_root();
-    while let Some((step, sleep)) = s.next_step() {
-        s.come_back();
-        match s.arrive(step, sleep) {
-            Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
-            Next::Back { complete } => s.back(complete),
-            Next::Stop => break,
-        }
-        s.report_progress(progress);
-    }
-    s.finish()
+    dfs::search(stores, bound, Scope::Whole, progress, on_arrival)
 }
 
-/// Where the search goes after arriving at a state.
-enum Next {
-    /// Search on from the state: the steps `todo`, with sleep set `sleep`; `cache`:
-    /// where to write back what was covered, when the state is cached.
-    Descend {
-        todo: Vec<Step>,
-        sleep: Vec<Step>,
-        cache: Option<CacheSlot>,
-    },
-    /// Back to the parent. `complete`: everything below was covered without a cut or a
-    /// violation.
-    Back { complete: bool },
-    /// A violation, in first-counterexample mode: the search is over.
-    Stop,
-}
-
-/// One search in progress.
-struct Search<'a, 'h> {
-    stores: &'a dyn StoreFactory,
-    bound: &'a ExploreBound,
-    /// `bound.depth_max`, shrunk after each counterexample in `shortest` mode.
-    depth_max: usize,
-    /// The counts so far.
-    report: ExploreReport,
-    /// Fingerprints of the observable states reached (counted, never iterated).
-    observed: FxHashSet<u64>,
-    /// The state cache is on.
-    caching: bool,
-    /// Numbers the full states by their exact keys.
-    ids: StateIds,
-    cache: Cache,
-    /// The world in the state the search is at.
-    world: World,
-    /// The steps enabled in `world`, once judged.
-    enabled: Vec<Step>,
-    /// One frame per state on the current path, the root first.
-    frames: Vec<Frame>,
-    /// `world` is no longer in the top frame's state (after a backtrack).
-    dirty: bool,
-    /// The stores can copy themselves: frames keep copies of the world to come back to.
-    copying: bool,
-    /// `schedules + revisits_pruned` at the last progress call.
-    last_progress: u64,
-    on_arrival: Option<ArrivalHook<'h>>,
-}
-
-impl<'a, 'h> Search<'a, 'h> {
-    /// The initial world, judged as an arrival: its fingerprint, its enabled steps, and
-    /// whether the cache can be on.
-    fn new(
-        stores: &'a dyn StoreFactory,
-        bound: &'a ExploreBound,
-        on_arrival: Option<ArrivalHook<'h>>,
-    ) -> Search<'a, 'h> {
-        let world = World::new(bound.config.clone(), stores);
-        let mut ids = StateIds::default();
-        let state_cache = match bound.state_cache {
-            false => StateCache::Off,
-            true if ids.id(&world).is_some() => StateCache::On,
-            true => StateCache::Unsupported,
-        };
-        let mut s = Search {
-            stores,
-            bound,
-            depth_max: bound.depth_max,
-            report: ExploreReport::empty(bound, state_cache),
-            observed: FxHashSet::default(),
-            caching: state_cache == StateCache::On,
-            ids,
-            cache: Cache::default(),
-            world,
-            enabled: Vec::new(),
-            frames: Vec::new(),
-            dirty: false,
-            copying: false,
-            last_progress: 0,
-            on_arrival,
-        };
-        s.observed.insert(fingerprint(&s.world));
-        if let Some(hook) = s.on_arrival.as_mut() {
-            hook(&s.world, &[]);
+impl ExploreReport {
+    /// Two tabs' searches as one report: counts added, the shorter counterexample kept
+    /// (`self`'s on a tie), the first limit hit kept.
+    fn add(mut self, o: ExploreReport) -> ExploreReport {
+        self.schedules += o.schedules;
+        self.truncated += o.truncated;
+        self.sleep_blocked += o.sleep_blocked;
+        self.steps_applied += o.steps_applied;
+        self.distinct_states += o.distinct_states;
+        self.states_cached += o.states_cached;
+        self.distinct_full_states += o.distinct_full_states;
+        self.revisits_pruned += o.revisits_pruned;
+        self.revisits_partial += o.revisits_partial;
+        self.state_key_bytes += o.state_key_bytes;
+        self.visited_bytes = self.visited_bytes.max(o.visited_bytes);
+        self.revisits += o.revisits;
+        self.limit_hit = self.limit_hit.or(o.limit_hit);
+        if let Some(c) = o.counterexample {
+            self.record(c.steps, c.violation);
         }
-        s.world.enabled_steps(&mut s.enabled);
-        s
-    }
-
-    /// The initial world has no step: its only schedule is the empty one.
-    fn quiescent_root(mut self) -> ExploreReport {
-        self.report.schedules = 1;
-        if let Some(violation) = check_converged(&self.world, 0) {
-            self.report.counterexample = Some(Counterexample {
-                steps: Vec::new(),
-                violation,
-            });
-        }
-        self.report.distinct_states = 1;
-        self.report
-    }
-
-    /// The initial world as the first frame. Its copy is always taken: whether it can be
-    /// says whether the stores can copy themselves.
-    fn push_root(&mut self) {
-        let Next::Descend { todo, sleep, cache } = self.expand(0, Vec::new()) else {
-            unreachable!("nothing is asleep at the root, and it has steps")
-        };
-        let mut root = Frame::new(0, todo, sleep, cache);
-        root.snapshot = self.world.try_clone();
-        self.copying = root.snapshot.is_some();
-        self.frames.push(root);
-    }
-
-    /// The next step to take, from the deepest state with one left, and the sleep set it
-    /// passes on. Backtracks out of the states with none left, writing back to the cache
-    /// what their search covered. `None` when the search is over.
-    fn next_step(&mut self) -> Option<(Step, Vec<Step>)> {
-        loop {
-            let top = self.frames.last_mut()?;
-            if let Some(next) = top.take_next(self.depth_max, self.bound.reduction) {
-                return Some(next);
-            }
-            let done = self.frames.pop().expect("non-empty");
-            self.dirty = true;
-            let complete = done.searched_in_full();
-            if let Some(slot) = done.cache {
-                self.cache.leave(slot, complete, self.depth_max, done.depth);
-            }
-            if let Some(parent) = self.frames.last_mut() {
-                parent.complete &= complete;
-            }
-        }
-    }
-
-    /// Brings the world back to the top frame's state if a backtrack left it.
-    fn come_back(&mut self) {
-        if self.dirty {
-            let (world, replayed) =
-                frame::come_back(&mut self.frames, self.stores, &self.bound.config);
-            self.world = world;
-            self.report.steps_applied += replayed;
-            self.dirty = false;
-        }
-    }
-
-    /// Takes `step` from the top frame's state and judges the state it leads to, which
-    /// inherits the sleep set `sleep`.
-    fn arrive(&mut self, step: Step, sleep: Vec<Step>) -> Next {
-        let depth = self.frames.len(); // the schedule's length once `step` is applied
-        self.report.steps_applied += 1;
-        let violation = judge_step(&mut self.world, step, depth - 1, &mut ());
-        self.observed.insert(fingerprint(&self.world));
-        if let Some(hook) = self.on_arrival.as_mut() {
-            hook(&self.world, &path(&self.frames));
-        }
-        if let Some(violation) = violation {
-            return self.violated(violation, depth);
-        }
-        self.world.enabled_steps(&mut self.enabled);
-        if self.enabled.is_empty() {
-            self.quiescent(depth)
-        } else if depth >= self.depth_max {
-            // Cut here: after a counterexample, only strictly shorter schedules matter.
-            if self.report.counterexample.is_none() {
-                self.report.truncated += 1;
-            }
-            Next::Back { complete: false }
-        } else {
-            self.expand(depth, sleep)
-        }
-    }
-
-    /// The schedule to here broke an invariant: record it, then stop, or (in `shortest`
-    /// mode) search on for strictly shorter ones only.
-    fn violated(&mut self, violation: Violation, depth: usize) -> Next {
-        self.report.schedules += 1;
-        self.report.record(path(&self.frames), violation);
-        if !self.bound.shortest {
-            return Next::Stop;
-        }
-        self.depth_max = depth - 1;
-        Next::Back { complete: false }
-    }
-
-    /// A quiescent state: the convergence check ends the schedule, unless the cache has
-    /// seen this state end one already.
-    fn quiescent(&mut self, depth: usize) -> Next {
-        if let Some(violation) = check_converged(&self.world, depth - 1) {
-            return self.violated(violation, depth);
-        }
-        if self
-            .key()
-            .is_some_and(|key| self.cache.visit_quiescent(key))
-        {
-            self.report.revisits_pruned += 1;
-        } else {
-            self.report.schedules += 1;
-        }
-        Next::Back { complete: true }
-    }
-
-    /// A state with steps enabled, `depth` steps from the start, reached with the sleep
-    /// set `sleep` passed on: the frame that searches it, with the steps that neither
-    /// sleep nor (when cached) were covered by an earlier search of the same state.
-    fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
-        let sleep = sleep_here(sleep, &self.enabled);
-        let sleep_mask = mask_of(&self.enabled, &sleep);
-        let (todo, cache) = match self.key() {
-            None => (!sleep_mask, None),
-            Some(key) => {
-                let remaining = steps_left(self.depth_max, depth);
-                match self.cache.visit(key, sleep_mask, remaining) {
-                    Visit::Pruned { complete } => {
-                        self.report.revisits_pruned += 1;
-                        return Next::Back { complete };
-                    }
-                    Visit::Search {
-                        todo,
-                        slot,
-                        revisit,
-                    } => {
-                        if revisit {
-                            self.report.revisits_partial += 1;
-                        }
-                        (todo, Some(slot))
-                    }
-                }
-            }
-        };
-        let todo = select(&self.enabled, todo);
-        if todo.is_empty() {
-            self.report.sleep_blocked += 1;
-            if cache.is_none() {
-                return Next::Back { complete: true };
-            }
-            // A cached state is still pushed, so that leaving it stores it as searched.
-        }
-        Next::Descend { todo, sleep, cache }
-    }
-
-    /// The number of the world's state, when the cache is on and the state fits it (its
-    /// sleep set as a mask: at most 64 steps enabled).
-    fn key(&mut self) -> Option<u32> {
-        if self.caching && self.enabled.len() <= MASK_STEPS {
-            self.ids.id(&self.world)
-        } else {
-            None
-        }
-    }
-
-    /// Goes on from the state just reached, with a copy of the world to come back to when
-    /// more than one step is searched from it.
-    fn descend(&mut self, todo: Vec<Step>, sleep: Vec<Step>, cache: Option<CacheSlot>) {
-        let copy = self.copying && todo.len() > 1;
-        let mut frame = Frame::new(self.frames.len(), todo, sleep, cache);
-        if copy {
-            frame.snapshot = self.world.try_clone();
-        }
-        self.frames.push(frame);
-    }
-
-    /// Goes back to the parent state, which is incomplete if this arrival was.
-    fn back(&mut self, complete: bool) {
-        if !complete {
-            self.frames.last_mut().expect("parent").complete = false;
-        }
-        self.dirty = true;
-    }
-
-    /// Calls `progress` every 4096 schedules or pruned revisits.
-    fn report_progress(&mut self, progress: &mut dyn FnMut(Progress)) {
-        let ended = self.report.schedules + self.report.revisits_pruned;
-        if ended >= self.last_progress + 4096 {
-            self.last_progress = ended;
-            progress(Progress {
-                fraction_done: fraction_done(&self.frames),
-                schedules: self.report.schedules,
-            });
-        }
-    }
-
-    /// The report, with the counts of what was stored.
-    fn finish(mut self) -> ExploreReport {
-        self.report.distinct_states = self.observed.len() as u64;
-        self.report.states_cached = self.cache.len();
-        if self.caching {
-            self.report.state_key_bytes = self.ids.part_bytes();
-            self.report.distinct_full_states = self.ids.states();
-        }
-        self.report
+        self
     }
 }
 
@@ -728,3 +585,6 @@ mod tests {
         assert!(r.verified(), "{:?}", r.counterexample);
     }
 }
+
+#[cfg(test)]
+mod soundness_tests;

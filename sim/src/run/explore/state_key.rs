@@ -12,6 +12,8 @@ use rustc_hash::FxHashMap;
 
 use crate::model::world::World;
 
+use super::scope::Scope;
+
 /// A `Hasher` that records what it is fed instead of hashing it: the exact state key.
 /// Integers are written as LEB128 varints (self-delimiting, so the stream stays
 /// injective and keys stay short); `finish` is never used by `Hash` implementations.
@@ -61,7 +63,7 @@ impl Hasher for KeyWriter {
 /// Client `client`'s part of the state into `part` (cleared first): its network queues,
 /// budget and facts, then its store's state, length-prefixed. False when the store cannot
 /// expose its state. `scratch` is reused between calls.
-fn client_part(
+pub(super) fn client_part(
     world: &World,
     client: usize,
     part: &mut KeyWriter,
@@ -124,13 +126,14 @@ impl StateIds {
         id
     }
 
-    /// The number of `world`'s state, or `None` if a store cannot expose its state.
-    pub(super) fn id(&mut self, world: &World) -> Option<u32> {
+    /// The number of `world`'s state as `scope` sees it (see [`Scope::client_part`]), or
+    /// `None` if a store cannot expose its state.
+    pub(super) fn id(&mut self, world: &World, scope: Scope) -> Option<u32> {
         self.part.bytes.clear();
         world.hash_shared_state(&mut self.part);
         let mut id = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
         for client in 0..world.clients().len() {
-            if !client_part(world, client, &mut self.part, &mut self.scratch) {
+            if !scope.client_part(world, client, &mut self.part, &mut self.scratch) {
                 return None;
             }
             let p = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);

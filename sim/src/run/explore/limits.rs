@@ -1,0 +1,54 @@
+//! `--max-states` and `--max-memory`: a search that hits one stops, and its report says
+//! which, naming the flag. A stopped search is **inconclusive**: it never counts as a
+//! verification ([`super::ExploreReport::verified`]).
+
+use super::ExploreBound;
+
+/// The limits of one search, from its bound.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    max_states: Option<u64>,
+    max_memory: Option<u64>,
+}
+
+impl Limits {
+    pub(super) fn new(bound: &ExploreBound) -> Limits {
+        Limits {
+            max_states: bound.max_states,
+            max_memory: bound.max_memory,
+        }
+    }
+
+    /// The limit hit with `states` distinct states reached, in words naming its flag; the
+    /// memory limit is checked against the process's resident set now.
+    pub(super) fn hit(&self, states: u64) -> Option<String> {
+        if let Some(max) = self.max_states.filter(|&m| states > m) {
+            return Some(format!(
+                "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"
+            ));
+        }
+        if let Some(max) = self.max_memory {
+            if let Some(rss) = resident_bytes().filter(|&r| r > max) {
+                return Some(format!(
+                    "--max-memory {} reached ({} resident, {states} distinct states): search stopped, inconclusive",
+                    mib(max),
+                    mib(rss)
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{}MiB", bytes / (1024 * 1024))
+}
+
+/// The process's resident set in bytes (`VmRSS` of `/proc/self/status`), where the system
+/// says it.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
