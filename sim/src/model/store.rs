@@ -131,7 +131,13 @@ impl CrashCause {
     pub fn lines(&self) -> Vec<String> {
         let mut lines = vec![self.to_string()];
         if let CrashCause::StoreThrew { message, .. } = self {
-            lines.extend(message.trim_end().lines().skip(1).map(|l| format!("  {l}")));
+            lines.extend(
+                message
+                    .trim_end()
+                    .lines()
+                    .skip(1)
+                    .map(|l| format!("  {}", l.trim_start())),
+            );
         }
         if let Some(tail) = self.stderr_tail() {
             let tail = tail.trim_end();
