@@ -470,6 +470,55 @@ mod tests {
         );
     }
 
+    /// A store's boot effects are queued when the world is made (a fetch for its tab's
+    /// fetch server); a store whose boot fails crashes on its first input, with that cause.
+    #[test]
+    fn boot_effects_are_routed_and_a_failed_boot_is_the_first_crash() {
+        use crate::model::wire::RequestId;
+        struct Booting(bool);
+        impl Store for Booting {
+            fn boot(&mut self) -> Answer {
+                if self.0 {
+                    Ok(vec![Effect::Fetch {
+                        request_id: RequestId(7),
+                    }])
+                } else {
+                    Err(StoreFault {
+                        cause: CrashCause::Io {
+                            error: "no".into(),
+                            stderr_tail: String::new(),
+                        },
+                    })
+                }
+            }
+            fn handle(&mut self, _input: &Input) -> Answer {
+                Ok(Vec::new())
+            }
+            fn render(&self) -> &[RenderRow] {
+                &[]
+            }
+        }
+        let config = crate::testing::script::scripted_config();
+        let mut world = World::with_stores(config, |c| Box::new(Booting(c == 0)));
+        let requests: Vec<_> = world.client(0).fetch_requests().copied().collect();
+        assert_eq!(requests, [RequestId(7)]);
+        let mut enabled = Vec::new();
+        world.enabled_steps(&mut enabled);
+        assert!(enabled.contains(&Step::ServeFetch { client: 0 }));
+        assert_eq!(world.client(1).fetch_requests().len(), 0);
+        let record = world.apply(Step::DeliverEvent {
+            client: 1,
+            event: 1,
+        });
+        assert!(matches!(
+            record.crash,
+            Some(StoreCrash {
+                client: 1,
+                cause: CrashCause::Io { .. }
+            })
+        ));
+    }
+
     /// A step's record says what it did: the events it broadcast, what the store was
     /// given and asked for, what the backend did with a POST.
     #[test]

@@ -715,6 +715,9 @@ fn state_digests_through_the_reference_adapter() {
         "c0 learned the agent is idle"
     );
     assert_eq!(digest(&world, 1).unwrap(), b);
+    // Another adapter of the same store (faulty.js `state`) digests the same state alike.
+    let other = World::new(scripted_config(), &faulty("state"));
+    assert_eq!(digest(&other, 0).unwrap(), b);
     let plain = World::new(scripted_config(), &faulty("exit"));
     assert_eq!(digest(&plain, 0), None);
 }

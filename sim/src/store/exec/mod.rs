@@ -15,22 +15,36 @@
 //!   `3 J` (more only while two worlds are alive at once, as when a script is judged).
 //!   An adapter therefore hosts exactly one store at a time and never sees a client id.
 //!   Every run starts from a `reset`, so which pooled process serves which client or
-//!   thread cannot change a result: `--jobs` changes only the speed.
+//!   thread cannot change a result: `--jobs` changes only the speed. A pooled process
+//!   that died (or wrote something unasked) while idle is replaced before it is handed
+//!   out. [`ExecFactory::with_isolation`] gives every store a fresh process instead.
 //! - **Pipelined reset.** `reset` is sent when the store is made; its answer is read just
-//!   before the answer to the first input, so a run pays no extra round trip for it.
-//! - **Faults are findings.** [`Store::handle`] answers a fault as a value
-//!   ([`StoreFault`]), which the world turns into a `crash` violation with the run's
-//!   trace. A protocol fault (the process exited, no answer within the timeout, an answer
-//!   that is not JSON or not the expected message, a bad handshake) kills the process
-//!   (its whole process group) and answers with a message naming the fault and the last
-//!   bytes the process wrote to stderr over its life (for a given process history, the
-//!   same bytes every time: the report waits for the killed process's stderr to end), so
-//!   a campaign over a broken adapter prints nothing per seed. The next `make` spawns a
-//!   fresh process. An `error` answer (the adapter caught an exception from its store)
-//!   is a crash too, but the process is healthy and is reused.
-//! - **Never hang.** Both pipe ends on our side are non-blocking; every read and write
-//!   waits with `poll(2)` for at most the per-message timeout. A spawn failure (no such
-//!   command) is an operational error, reported by [`ExecFactory::probe`].
+//!   before the answer to the first input, so a run pays no extra round trip for it. An
+//!   adapter with the `boot` feature is read at [`Store::boot`] instead (its `reset`
+//!   answer carries the new store's first effects), and one with `state` answers
+//!   [`Store::hash_state`] with a digest (docs/protocol.md, "Extensions").
+//! - **Faults are findings, with a typed cause.** [`Store::handle`] answers a fault as a
+//!   value ([`StoreFault`] carrying a [`CrashCause`]), which the world turns into a
+//!   `crash` violation with the run's trace. A protocol fault (the process exited, closed
+//!   a pipe, gave no answer within the timeout, wrote a bad line, broke the handshake)
+//!   kills the process's whole group (always, also when the process itself already
+//!   exited: what it started dies with it) and reports the cause with the tail of what
+//!   the process wrote to stderr during the run. An exit is seen by waiting on the
+//!   process (a pidfd on Linux), not on its stdout, so a child that holds stdout open
+//!   cannot turn an exit into a timeout; a closed stdout of a process that lives on is
+//!   reported as such. The next `make` spawns a fresh process. An `error` answer (the
+//!   adapter caught an exception from its store) is a crash too, but the process is
+//!   healthy and is reused.
+//! - **Deterministic reports.** Stderr is read on the harness thread, whenever it waits
+//!   anyway, and drained before it is quoted; the quote starts at the run's `reset`. A
+//!   process writes its stderr before the answer or exit a report is about, so the same
+//!   run gives the same bytes whichever process served it and however the threads ran.
+//! - **Never hang.** All our pipe ends are non-blocking; every read and write waits with
+//!   `poll(2)` for at most the timeout of the phase the process is in: the start-up
+//!   timeout (spawn, `hello` and the first `reset`; generous) or the per-message timeout.
+//!   A command that cannot start at all (no such file; or it exits, hangs or breaks the
+//!   handshake before its first `reset` is answered) is an operational error, reported by
+//!   [`ExecFactory::probe`].
 //! - **Co-located ping-pong.** Every input is a round trip: the harness writes, sleeps,
 //!   the adapter wakes, answers, sleeps, the harness wakes. When the two sit on different
 //!   CPUs each wake-up is a cross-CPU interrupt; on the 2-core VM this was measured on, a
@@ -39,17 +53,20 @@
 //!   unpinned throughput varied from run to run by 2x. So on Linux, by default,
 //!   a thread that makes exec stores pins itself to one CPU (threads are spread round
 //!   robin over the CPUs the process may use) and pins the main thread of every adapter
-//!   process it checks out to the same CPU. Only speed changes; set
-//!   `RECONCILE_SIM_EXEC_PIN=off` (CLI) or [`ExecFactory::with_pinning`] to opt out.
+//!   process it checks out to the same CPU. A new process is started free of that pin (it
+//!   and the threads it starts may use every CPU) and pinned only once its start-up is
+//!   over, so a starting adapter (node's start-up, a bundler) never queues behind a busy
+//!   CPU. Only speed changes; set `RECONCILE_SIM_EXEC_PIN=off` (CLI) or
+//!   [`ExecFactory::with_pinning`] to opt out.
 //!
-//! Unix only (process groups, `poll`); CPU pinning on Linux only.
+//! Unix only (process groups, `poll`); CPU pinning and pidfds on Linux only.
 //!
 //! Layout, one job per file: `protocol.rs` (the messages: request lines out, answer lines
 //! checked; no I/O), `lines.rs` (stdout cut into answer lines), `connection.rs` (one
-//! process: spawn, pipes, `poll`, kill), `stderr.rs` (the stderr tail for reports),
-//! `fault.rs` (what goes wrong, and the finding's text), `pool.rs` (idle processes),
-//! `factory.rs` ([`ExecFactory`]), `affinity.rs` (CPU pinning); this file: the settings
-//! and [`ExecStore`].
+//! process: spawn, pipes, `poll`, exit, kill), `stderr.rs` (the stderr tail for reports),
+//! `fault.rs` (what goes wrong, and the typed cause it becomes), `pool.rs` (idle
+//! processes), `factory.rs` ([`ExecFactory`]), `affinity.rs` (CPU pinning); this file:
+//! the settings and [`ExecStore`].
 
 use std::cell::RefCell;
 use std::time::Duration;
