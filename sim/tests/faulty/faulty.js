@@ -29,8 +29,8 @@
 //                  depends on what the process served before
 //   boot           announces the `boot` feature: every new store asks for a fetch at once
 //                  (request 1, answered by a reconcile like any other)
-//   boot-unannounced  the same effects on reset without announcing `boot` (a fault: the
-//                  harness would have nowhere to route them)
+//   boot-unannounced  the same effects on reset without announcing `boot` (ignored by
+//                  the harness, as before the extension)
 //   pid-file FILE  the `current` store; the first process writes its pid to FILE (so a
 //                  test can kill it while it idles in the pool)
 //   state          announces the `state` feature and answers `state` with the store's digest

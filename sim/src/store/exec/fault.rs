@@ -54,7 +54,7 @@ pub(super) enum Fault {
         why: String,
     },
     /// A break of the protocol that is not about one line's shape: a bad handshake, a
-    /// refused reset, effects on a reset the adapter did not announce.
+    /// refused reset.
     Protocol {
         /// Which rule.
         why: String,
