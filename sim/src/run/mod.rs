@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
 use crate::model::step::Step;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::model::wire::ClientId;
 use crate::model::world::World;
 use crate::oracle::{check_step, converged, Invariant, Violation};
@@ -356,7 +356,12 @@ fn crash_violation(crash: StoreCrash, index: usize) -> Violation {
         step_index: index,
         messages: Vec::new(),
         expected: "the store handles the input".to_string(),
-        seen: vec![format!("panicked: {}", crash.message)],
+        seen: crash.cause.lines(),
+        // An in-process panic's JSON stays as it always was: `seen` says it all.
+        cause: match crash.cause {
+            CrashCause::Panicked { .. } => None,
+            cause => Some(cause),
+        },
     }
 }
 
@@ -387,6 +392,7 @@ fn drain_and_check<O: Observer + ?Sized>(
                     "the world quiesces within drain_steps_max = {limit} steps (a store that keeps asking for fetches never settles)"
                 ),
                 seen: vec![format!("still enabled: {next}")],
+                cause: None,
             });
         }
         let at = StepAt::Drain(drain.len());
