@@ -63,7 +63,7 @@ use crate::model::step::{Actor, Step};
 use crate::model::store::{Answer, Store, StoreFactory};
 use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 use crate::model::world::World;
-use crate::oracle::{check_converged, check_step, converged, Invariant, Violation};
+use crate::oracle::{check_converged, check_step, converged, Violation};
 
 use super::state_key::KeyWriter;
 
@@ -205,14 +205,7 @@ impl Scope {
         if let Err(crash) = applied {
             // A PostOnly store never fails, so a crash is the judged tab's (or, in the
             // whole world, any tab's).
-            return Ok(Some(Violation {
-                invariant: Invariant::Crash,
-                client: Some(crash.client),
-                step_index: index,
-                messages: Vec::new(),
-                expected: "the store handles the input".to_string(),
-                seen: vec![format!("panicked: {}", crash.message)],
-            }));
+            return Ok(Some(crate::run::crash_violation(crash, index)));
         }
         Ok(if judged {
             check_step(world, &step, index)
