@@ -325,8 +325,10 @@ pub(super) fn search(
         report.schedules = 1;
         report.distinct_full_states = 1;
         if let Some(v) = scope.converged(&root, 0) {
-            report.counterexample =
-                Some(scope.concretize(stores, &bound.config, bound.depth_max, Vec::new(), v));
+            match scope.concretize(stores, &bound.config, bound.depth_max, Vec::new(), v) {
+                Ok(c) => report.counterexample = Some(c),
+                Err(breach) => report.per_tab_refused = Some(breach.0),
+            }
         }
         return report;
     }
@@ -444,8 +446,24 @@ pub(super) fn search(
             found.sort_by_key(|f| f.order);
             report.schedules += found.len() as u64;
             for f in found {
-                let counterexample =
-                    scope.concretize(stores, &bound.config, bound.depth_max, f.steps, f.violation);
+                if f.violation.invariant == crate::oracle::Invariant::Converges
+                    && scope != Scope::Whole
+                {
+                    report.note_tab_convergence(f.steps.len());
+                }
+                let counterexample = match scope.concretize(
+                    stores,
+                    &bound.config,
+                    bound.depth_max,
+                    f.steps,
+                    f.violation,
+                ) {
+                    Ok(c) => c,
+                    Err(breach) => {
+                        report.per_tab_refused = Some(breach.0);
+                        break;
+                    }
+                };
                 let key = (counterexample.steps.len(), depth, f.order);
                 if best.as_ref().is_none_or(|b| key < b.key) {
                     best = Some(Best {
@@ -453,6 +471,9 @@ pub(super) fn search(
                         counterexample,
                     });
                 }
+            }
+            if report.per_tab_refused.is_some() {
+                break;
             }
             arrivals.sort_by_key(|(_, a)| a.order);
             let mut keep: Vec<Vec<(usize, u32, Arc<Link>)>> =

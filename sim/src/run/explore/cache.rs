@@ -2,8 +2,10 @@
 //! Methods for the Verification of Concurrent Systems", 1996, ch. 6), extended with a
 //! depth budget. The search asks it one question per arrival at a state that has steps,
 //! [`Cache::visit`], and tells it what the search from there covered when it backtracks
-//! out, [`Cache::leave`]. States are named by their exact numbers
-//! ([`super::state_key::StateIds`]), so two states share an entry only if they are equal.
+//! out, [`Cache::leave`]. States are named by 64-bit fingerprints of their full keys (see
+//! `visited.rs` for the collision bound) or, with [`super::ExploreBound::exact_keys`], by
+//! their exact numbers ([`super::state_key::StateIds`]), so two states share an entry only
+//! if they are equal.
 
 use std::collections::hash_map::Entry;
 
@@ -31,7 +33,7 @@ struct CacheEntry {
 
 /// What a frame must write back to the cache when its search ends.
 pub(super) struct CacheSlot {
-    key: u32,
+    key: u64,
     /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
     /// still bounds what is covered.
     earlier_budget: Option<u32>,
@@ -54,7 +56,7 @@ pub(super) enum Visit {
 /// The cache: one entry per full state searched from (or reached quiescent).
 #[derive(Default)]
 pub(super) struct Cache {
-    entries: FxHashMap<u32, CacheEntry>,
+    entries: FxHashMap<u64, CacheEntry>,
 }
 
 /// The budget a search from depth `depth` has under `depth_max` (never [`BUDGET_COMPLETE`]).
@@ -77,7 +79,7 @@ impl Cache {
     /// - `b < r` (its search was cut shorter: first reached deeper, or above a violation
     ///   in `shortest` mode) or no budget yet (`s` is still being searched): search as
     ///   if new, storing `Z'`.
-    pub(super) fn visit(&mut self, key: u32, sleep: u64, remaining: u32) -> Visit {
+    pub(super) fn visit(&mut self, key: u64, sleep: u64, remaining: u32) -> Visit {
         let new_search = |revisit| Visit::Search {
             todo: !sleep,
             slot: CacheSlot {
@@ -121,7 +123,7 @@ impl Cache {
     /// Arriving at quiescent state `key` (no step enabled, convergence already judged):
     /// true when it was reached before, so this arrival adds nothing; else it is stored as
     /// searched in full (its only schedule suffix is the empty one).
-    pub(super) fn visit_quiescent(&mut self, key: u32) -> bool {
+    pub(super) fn visit_quiescent(&mut self, key: u64) -> bool {
         match self.entries.entry(key) {
             Entry::Occupied(_) => true,
             Entry::Vacant(slot) => {
@@ -161,6 +163,11 @@ impl Cache {
     /// How many states are cached.
     pub(super) fn len(&self) -> u64 {
         self.entries.len() as u64
+    }
+
+    /// Bytes of the table, about: each slot holds a key and an entry, plus a control byte.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.entries.capacity() * (std::mem::size_of::<(u64, CacheEntry)>() + 1)) as u64
     }
 }
 

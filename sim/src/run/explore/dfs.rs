@@ -1,15 +1,20 @@
 //! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared independence
-//! relation and, when every store can expose its state, the sleep-set-aware state cache
-//! over exact keys (see the module doc of [`super`]). One thread. It searches one
-//! [`Scope`]: the whole world, or one tab with the others reduced to their POSTs.
+//! relation, in the per-tab search on top of persistent sets ([`Scope::persistent_set`]),
+//! and, when every store can expose its state, the sleep-set-aware state cache (see the
+//! module doc of [`super`]) over 64-bit fingerprints of the full state (or exact keys,
+//! [`ExploreBound::exact_keys`]). One thread, a stack as deep as the longest schedule, and
+//! some 40 bytes a state for the cache: the search for bounds whose states do not fit in
+//! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
+//! reduced to their POSTs.
 
 use rustc_hash::FxHashSet;
 
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
-use crate::oracle::Violation;
+use crate::oracle::{Invariant, Violation};
 
+use super::bfs::{fingerprint as full_fingerprint, Buffers};
 use super::cache::{steps_left, Cache, CacheSlot, Visit};
 use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 use super::limits::Limits;
@@ -82,8 +87,10 @@ struct Search<'a, 'h> {
     observed: FxHashSet<u64>,
     /// The state cache is on.
     caching: bool,
-    /// Numbers the full states by their exact keys.
+    /// Numbers the full states by their exact keys ([`ExploreBound::exact_keys`]).
     ids: StateIds,
+    /// Fingerprints the full states (the default).
+    buf: Buffers,
     cache: Cache,
     /// The world in the state the search is at.
     world: World,
@@ -111,9 +118,15 @@ impl<'a, 'h> Search<'a, 'h> {
     ) -> Search<'a, 'h> {
         let world = scope.world(&bound.config, stores);
         let mut ids = StateIds::default();
+        let mut buf = Buffers::default();
+        let exposed = if bound.exact_keys {
+            ids.id(&world, scope).is_some()
+        } else {
+            full_fingerprint(&world, scope, &mut buf).is_some()
+        };
         let state_cache = match bound.state_cache {
             false => StateCache::Off,
-            true if ids.id(&world, scope).is_some() => StateCache::On,
+            true if exposed => StateCache::On,
             true => StateCache::Unsupported,
         };
         let mut s = Search {
@@ -126,6 +139,7 @@ impl<'a, 'h> Search<'a, 'h> {
             observed: FxHashSet::default(),
             caching: state_cache == StateCache::On,
             ids,
+            buf,
             cache: Cache::default(),
             world,
             enabled: Vec::new(),
@@ -139,21 +153,33 @@ impl<'a, 'h> Search<'a, 'h> {
         if let Some(hook) = s.on_arrival.as_mut() {
             hook(&s.world, &[]);
         }
-        scope.enabled_steps(&s.world, &mut s.enabled);
+        s.enabled_here();
         s
+    }
+
+    /// The steps to search from `world`: the scope's enabled steps, narrowed to a
+    /// persistent set when the bound asks for one.
+    fn enabled_here(&mut self) {
+        self.scope.enabled_steps(&self.world, &mut self.enabled);
+        if self.bound.persistent {
+            self.scope.persistent_set(&self.world, &mut self.enabled);
+        }
     }
 
     /// The initial world has no step: its only schedule is the empty one.
     fn quiescent_root(mut self) -> ExploreReport {
         self.report.schedules = 1;
         if let Some(violation) = self.scope.converged(&self.world, 0) {
-            self.report.counterexample = Some(self.scope.concretize(
+            match self.scope.concretize(
                 self.stores,
                 &self.bound.config,
                 self.bound.depth_max,
                 Vec::new(),
                 violation,
-            ));
+            ) {
+                Ok(c) => self.report.counterexample = Some(c),
+                Err(breach) => self.report.per_tab_refused = Some(breach.0),
+            }
         }
         self.report.distinct_states = 1;
         self.report
@@ -226,7 +252,7 @@ impl<'a, 'h> Search<'a, 'h> {
         if let Some(violation) = violation {
             return self.violated(violation);
         }
-        self.scope.enabled_steps(&self.world, &mut self.enabled);
+        self.enabled_here();
         if self.enabled.is_empty() {
             self.quiescent(depth)
         } else if depth >= self.depth_max {
@@ -244,13 +270,23 @@ impl<'a, 'h> Search<'a, 'h> {
     /// mode) search on for strictly shorter ones only.
     fn violated(&mut self, violation: Violation) -> Next {
         self.report.schedules += 1;
-        let real = self.scope.concretize(
+        let steps = path(&self.frames);
+        if violation.invariant == Invariant::Converges && self.scope != Scope::Whole {
+            self.report.note_tab_convergence(steps.len());
+        }
+        let real = match self.scope.concretize(
             self.stores,
             &self.bound.config,
             self.bound.depth_max,
-            path(&self.frames),
+            steps,
             violation,
-        );
+        ) {
+            Ok(real) => real,
+            Err(breach) => {
+                self.report.per_tab_refused = Some(breach.0);
+                return Next::Stop;
+            }
+        };
         let length = real.steps.len();
         self.report.record(real.steps, real.violation);
         if !self.bound.shortest {
@@ -320,11 +356,13 @@ impl<'a, 'h> Search<'a, 'h> {
 
     /// The number of the world's state, when the cache is on and the state fits it (its
     /// sleep set as a mask: at most 64 steps enabled).
-    fn key(&mut self) -> Option<u32> {
-        if self.caching && self.enabled.len() <= MASK_STEPS {
-            self.ids.id(&self.world, self.scope)
-        } else {
+    fn key(&mut self) -> Option<u64> {
+        if !self.caching || self.enabled.len() > MASK_STEPS {
             None
+        } else if self.bound.exact_keys {
+            self.ids.id(&self.world, self.scope).map(u64::from)
+        } else {
+            full_fingerprint(&self.world, self.scope, &mut self.buf)
         }
     }
 
@@ -355,8 +393,10 @@ impl<'a, 'h> Search<'a, 'h> {
             return false;
         }
         self.last_progress = ended;
-        let states = if self.caching {
+        let states = if self.caching && self.bound.exact_keys {
             self.ids.states()
+        } else if self.caching {
+            self.cache.len()
         } else {
             self.observed.len() as u64
         };
@@ -383,9 +423,12 @@ impl<'a, 'h> Search<'a, 'h> {
     fn finish(mut self) -> ExploreReport {
         self.report.distinct_states = self.observed.len() as u64;
         self.report.states_cached = self.cache.len();
-        if self.caching {
+        if self.caching && self.bound.exact_keys {
             self.report.state_key_bytes = self.ids.part_bytes();
             self.report.distinct_full_states = self.ids.states();
+        } else if self.caching {
+            self.report.distinct_full_states = self.cache.len();
+            self.report.visited_bytes = self.cache.bytes();
         }
         self.report
     }

@@ -120,8 +120,11 @@ pub struct ExploreBound {
     pub per_tab: bool,
     /// With `per_tab`: search one tab of each class of interchangeable tabs only.
     pub symmetry: bool,
-    /// With `per_tab` and the breadth-first engine: take only the judged tab's steps where
-    /// they form a persistent set ([`scope::Scope::persistent_set`]).
+    /// Name states in the cache by their exact keys (hash-consed, some 130 bytes a state)
+    /// instead of 64-bit fingerprints (no collision bound to argue; depth-first only).
+    pub exact_keys: bool,
+    /// With `per_tab`: take only the judged tab's steps where they form a persistent set
+    /// ([`scope::Scope::persistent_set`]).
     pub persistent: bool,
     /// Which search: depth-first with sleep sets (and the exact-key cache when
     /// `state_cache`), or breadth-first over fingerprints on `jobs` threads.
@@ -175,6 +178,7 @@ impl ExploreBound {
             state_cache: false,
             per_tab: false,
             symmetry: false,
+            exact_keys: false,
             persistent: false,
             engine: Engine::DepthFirst,
             max_states: None,
@@ -287,6 +291,17 @@ pub struct ExploreReport {
     /// inconclusive.
     #[serde(default)]
     pub limit_hit: Option<String>,
+    /// Per-tab search: the shortest abstract schedule that ended in a convergence
+    /// violation, if any. Such a violation's real schedule also holds the other tabs' own
+    /// work, so its real length is not known to be the shortest; [`explore`] then checks
+    /// the whole world below it (see [`ExploreReport::shortest_check`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tab_convergence_at: Option<usize>,
+    /// What [`explore`] did to make sure a per-tab counterexample is the shortest, when a
+    /// per-tab convergence violation left it in doubt: the whole world searched to the
+    /// depth below it, and what that found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shortest_check: Option<String>,
     /// The shortest violating schedule found, if any.
     pub counterexample: Option<Counterexample>,
 }
@@ -314,8 +329,15 @@ impl ExploreReport {
             revisits: 0,
             per_tab_refused: None,
             limit_hit: None,
+            tab_convergence_at: None,
+            shortest_check: None,
             counterexample: None,
         }
+    }
+
+    /// A per-tab search met a convergence violation after `len` abstract steps.
+    fn note_tab_convergence(&mut self, len: usize) {
+        self.tab_convergence_at = Some(self.tab_convergence_at.map_or(len, |l| l.min(len)));
     }
 
     /// True when the whole bounded space was searched and nothing broke: the claim a
@@ -392,6 +414,7 @@ pub fn explore(
         }
     }
     let mut total = total.expect("at least one tab");
+    shortest_check(stores, bound, &mut total, progress);
     let others: Vec<String> = (0..bound.config.clients)
         .filter(|c| !tabs.contains(c))
         .map(|c| format!("c{c}"))
@@ -407,6 +430,52 @@ pub fn explore(
         )
     };
     total
+}
+
+/// Makes a per-tab counterexample the shortest one when a per-tab convergence violation
+/// left that in doubt. The per-tab search finds the shortest *step* violation exactly (see
+/// [`scope`]), but a convergence violation it meets after `a` abstract steps takes `a` plus
+/// the other tabs' own work in the real world, which depends on their stores. So when a
+/// convergence violation was met after fewer abstract steps than the counterexample kept
+/// has real ones, the whole world is searched up to one step less than that (same engine,
+/// same limits): what it finds is shorter and replaces it; if it finds nothing, the kept
+/// one is the shortest. A limit hit there leaves the length unconfirmed, and says so.
+fn shortest_check(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    total: &mut ExploreReport,
+    progress: &mut dyn FnMut(Progress),
+) {
+    let (Some(at), Some(c)) = (total.tab_convergence_at, &total.counterexample) else {
+        return;
+    };
+    let len = c.steps.len();
+    if !bound.shortest || at >= len || total.limit_hit.is_some() {
+        return;
+    }
+    let mut whole = bound.clone();
+    whole.depth_max = len - 1;
+    let r = search_scope(stores, &whole, Scope::Whole, progress);
+    total.steps_applied += r.steps_applied;
+    total.shortest_check = Some(match (r.counterexample, r.limit_hit) {
+        (Some(shorter), _) => {
+            let text = format!(
+                "the whole world searched to depth {}: a shorter counterexample ({} steps) replaces the per-tab one ({len} steps)",
+                len - 1,
+                shorter.steps.len()
+            );
+            total.counterexample = Some(shorter);
+            text
+        }
+        (None, Some(limit)) => format!(
+            "the whole world searched to depth {} for a counterexample shorter than {len} steps stopped ({limit}): the length is not confirmed as the shortest",
+            len - 1
+        ),
+        (None, None) => format!(
+            "the whole world searched to depth {}: no shorter counterexample, {len} steps is the shortest",
+            len - 1
+        ),
+    });
 }
 
 /// One search of `scope` with the engine `bound` asks for (depth-first when the stores do
@@ -457,6 +526,9 @@ impl ExploreReport {
         self.visited_bytes = self.visited_bytes.max(o.visited_bytes);
         self.revisits += o.revisits;
         self.limit_hit = self.limit_hit.or(o.limit_hit);
+        if let Some(l) = o.tab_convergence_at {
+            self.note_tab_convergence(l);
+        }
         if let Some(c) = o.counterexample {
             self.record(c.steps, c.violation);
         }

@@ -278,6 +278,11 @@ impl Scope {
     /// violation is met after the other tabs finish their own work (deliveries, fetches:
     /// the first enabled step each time, at most `depth_max` steps in all), when every
     /// tab's convergence is judged.
+    ///
+    /// `Err` when the replay does not end in a violation (the schedule is not a real one,
+    /// or not within `depth_max`): by the argument of the module doc that happens only if
+    /// another tab's store broke H on the way, which its own search had not reached yet.
+    /// The caller then drops the abstraction and searches the whole world.
     pub fn concretize(
         self,
         stores: &dyn StoreFactory,
@@ -285,31 +290,48 @@ impl Scope {
         depth_max: usize,
         steps: Vec<Step>,
         violation: Violation,
-    ) -> super::Counterexample {
+    ) -> Result<super::Counterexample, Unfaithful> {
         if self == Scope::Whole {
-            return super::Counterexample { steps, violation };
+            return Ok(super::Counterexample { steps, violation });
         }
-        drop(violation);
+        let abstract_len = steps.len();
         let mut world = Scope::Whole.world(config, stores);
         let mut real = Vec::with_capacity(steps.len());
         let mut enabled = Vec::new();
         let mut pending = steps.into_iter();
+        let not_real = |why: String| {
+            Err(Unfaithful(format!(
+                "a per-tab counterexample ({abstract_len} steps, {}) does not replay in the real world: {why}",
+                violation.invariant
+            )))
+        };
         loop {
             let step = match pending.next() {
-                Some(step) => step,
+                Some(step) => {
+                    if !world.is_enabled(&step, &mut enabled) {
+                        return not_real(format!(
+                            "step {} ({step}) is not enabled there",
+                            real.len()
+                        ));
+                    }
+                    step
+                }
                 None => {
                     world.enabled_steps(&mut enabled);
                     match enabled.first() {
                         Some(&step) if real.len() < depth_max => step,
-                        Some(_) => panic!(
-                            "the per-tab counterexample does not complete within depth_max in the real world"
-                        ),
+                        Some(_) => {
+                            return not_real(format!(
+                                "it does not end within depth_max {depth_max}"
+                            ))
+                        }
                         None => {
-                            let v = check_converged(&world, real.len().saturating_sub(1))
-                                .expect("a per-tab counterexample is a real one (see scope.rs)");
-                            return super::Counterexample {
-                                steps: real,
-                                violation: v,
+                            return match check_converged(&world, real.len().saturating_sub(1)) {
+                                Some(v) => Ok(super::Counterexample {
+                                    steps: real,
+                                    violation: v,
+                                }),
+                                None => not_real("every tab converges".to_string()),
                             };
                         }
                     }
@@ -320,10 +342,10 @@ impl Scope {
                 .judge_step(&mut world, step, real.len() - 1)
                 .expect("the whole world checks no premise");
             if let Some(v) = judged {
-                return super::Counterexample {
+                return Ok(super::Counterexample {
                     steps: real,
                     violation: v,
-                };
+                });
             }
         }
     }

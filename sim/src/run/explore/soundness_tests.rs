@@ -47,6 +47,12 @@ fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
     r.per_tab = true;
     r.symmetry = true;
     out.push(("per-tab depth-first".to_string(), r.clone()));
+    let mut p = r.clone();
+    p.persistent = true;
+    out.push(("per-tab depth-first persistent".to_string(), p));
+    let mut x = b.clone();
+    x.exact_keys = true;
+    out.push(("whole-world depth-first exact keys".to_string(), x));
     for persistent in [false, true] {
         for jobs in [1, 2] {
             let mut x = r.clone();
@@ -85,7 +91,6 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
             let b = bound(shape);
             let base = explore(&store, &b, &mut |_| {});
             assert!(base.truncated == 0 && base.limit_hit.is_none());
-            let base_len = verdict(&base).map(|v| v.0);
             let mut bfs_reports: Vec<ExploreReport> = Vec::new();
             for (what, rb) in reduced(&b) {
                 let what = format!("{name} {} {what}", b.describe());
@@ -99,21 +104,15 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
                     matches!(replayed.outcome, crate::run::Outcome::Fail(_)),
                     "{what}: does not replay"
                 );
-                // As short as the shortest, for a violation judged at a step; a
-                // per-tab convergence violation is completed by the other tabs' own
-                // work and may be longer (see scope.rs).
-                let len = c.steps.len();
-                if c.violation.invariant == Invariant::Converges && rb.per_tab {
-                    assert!(Some(len) >= base_len, "{what}");
-                } else {
-                    assert_eq!(
-                        Some(len),
-                        base_len,
-                        "{what}: {:?} vs {:?}",
-                        verdict(&r),
-                        verdict(&base)
-                    );
-                }
+                // As short as the shortest (a per-tab convergence violation is made so by
+                // `shortest_check`, see `a_convergence_failure_gets_the_shortest_length_too`).
+                assert_eq!(
+                    verdict(&r),
+                    verdict(&base),
+                    "{what}: {:?} vs {:?}",
+                    verdict(&r),
+                    verdict(&base)
+                );
                 if matches!(rb.engine, Engine::BreadthFirst { .. }) && rb.per_tab {
                     bfs_reports.push(r);
                 }
@@ -223,5 +222,64 @@ fn a_limit_hit_is_inconclusive() {
             "{:?}",
             r.limit_hit
         );
+    }
+}
+
+/// A store that never applies a fetch response: its live rows are never reconciled, so it
+/// fails only at convergence (invariant 4), the one violation whose real length the
+/// per-tab search cannot read off its own schedule.
+struct NoFetch(Box<dyn crate::model::store::Store>);
+
+impl crate::model::store::Store for NoFetch {
+    fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
+        match input {
+            crate::model::wire::Input::FetchResponse { .. } => Ok(Vec::new()),
+            _ => self.0.handle(input),
+        }
+    }
+    fn render(&self) -> &[crate::model::wire::RenderRow] {
+        self.0.render()
+    }
+    fn hash_state(&self, state: &mut dyn std::hash::Hasher) -> bool {
+        self.0.hash_state(state)
+    }
+    fn clone_box(&self) -> Option<Box<dyn crate::model::store::Store>> {
+        Some(Box::new(NoFetch(self.0.clone_box()?)))
+    }
+}
+
+struct NoFetchKind;
+
+impl crate::model::store::StoreFactory for NoFetchKind {
+    fn name(&self) -> String {
+        "durable-no-fetch".into()
+    }
+    fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+        Box::new(NoFetch(by_name("durable").unwrap().make(c)))
+    }
+}
+
+/// A store that fails only at convergence: every reduced search reports a counterexample
+/// of the whole world's shortest length, the per-tab ones after checking the whole world
+/// below the length their concretized counterexample has (`shortest_check`).
+#[test]
+fn a_convergence_failure_gets_the_shortest_length_too() {
+    for shape in [(1, true, 0, 0, 1), (1, false, 0, 0, 1)] {
+        let b = bound(shape);
+        let base = explore(&NoFetchKind, &b, &mut |_| {});
+        let (len, inv) = verdict(&base).expect("the store never converges");
+        assert_eq!(inv, Invariant::Converges);
+        for (what, rb) in reduced(&b) {
+            let r = explore(&NoFetchKind, &rb, &mut |_| {});
+            assert_eq!(verdict(&r), Some((len, inv)), "{what}");
+            if rb.per_tab {
+                assert!(r.tab_convergence_at.is_some_and(|a| a < len), "{what}");
+                let check = r.shortest_check.as_deref().unwrap_or_default();
+                assert!(
+                    check.starts_with("the whole world searched to depth"),
+                    "{what}: {check}"
+                );
+            }
+        }
     }
 }
