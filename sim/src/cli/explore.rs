@@ -1,28 +1,40 @@
-//! `reconcile-sim explore --store NAME [bound flags] [search flags] [--max-states N] [--max-memory SIZE] [--first] [--json] [--out FILE]`
+//! `reconcile-sim explore --store NAME [world flags] [search flags] [--max-states N] [--max-memory SIZE] [--time T] [--shard I/N] [--first] [--json] [--out FILE]`
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::model::content::MessageTexts;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::explore::{
-    collision_bound, explore, resident_bytes, Engine, ExploreBound, ExploreReport, StateCache,
+    collision_bound, explore, resident_bytes, Engine, ExploreBound, ExploreReport, ExploreResult,
+    Shard, StateCache, TimeLimit,
 };
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
 use super::Verdict;
 
+/// `--message-texts`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Texts {
+    Tokens,
+    Colliding,
+}
+
 #[derive(clap::Args)]
 #[command(after_help = "\
 By default each tab is judged in a search of its own, the other tabs reduced to their \
-POSTs, one tab per class of interchangeable tabs, breadth-first over 64-bit fingerprints \
-on every core (docs/model.md, \"Explore: reductions and their soundness\").
+POSTs, one tab per class of interchangeable tabs, depth-first with sleep sets and \
+persistent sets over 64-bit fingerprints of the full state (docs/model.md, \"Explore: \
+reductions and their soundness\"). --breadth-first searches on every core instead, with \
+the same verdict and counterexample, keeping every state of a level as a world in memory.
 
 Exit status: 0 verified (every schedule within the bound searched, no violation), \
 1 a violation (the shortest counterexample is printed), 2 bad input or a limit hit \
-(--max-states, --max-memory: inconclusive, nothing is verified; the message names the \
-flag). A search cut at --depth-max prints no verification and exits 0.")]
+(--max-states, --max-memory, --time: inconclusive, nothing is verified; the message names \
+the flag, and what was covered is printed). A search cut at --depth-max prints no \
+verification and exits 0.")]
 pub struct Args {
     /// The store under test.
     #[arg(long)]
@@ -33,9 +45,12 @@ pub struct Args {
     /// Messages each sending tab's user sends.
     #[arg(long, default_value_t = 1)]
     sends: u8,
-    /// Only the first tab sends (the others watch).
+    /// Only the first tab sends, the second watches (two tabs).
     #[arg(long)]
     one_sender: bool,
+    /// The last tab only watches (its user sends nothing), with any number of tabs.
+    #[arg(long)]
+    observer: bool,
     /// Scroll toggles per user.
     #[arg(long, default_value_t = 0)]
     scrolls: u8,
@@ -48,6 +63,13 @@ pub struct Args {
     /// WebSocket reordering window (1 = in order).
     #[arg(long, default_value_t = 1)]
     window: u8,
+    /// A turn may fail at any point while it streams (`AgentFail`).
+    #[arg(long)]
+    turn_failures: bool,
+    /// How the users' messages are written: unique tokens, or colliding texts (the same
+    /// text twice, texts inside one another).
+    #[arg(long, value_enum, default_value = "tokens")]
+    message_texts: Texts,
     /// Do not send the status to a tab on connect (a fresh tab believes "running").
     #[arg(long)]
     no_status_on_connect: bool,
@@ -62,22 +84,26 @@ pub struct Args {
     /// Implies --depth-first --whole-world.
     #[arg(long)]
     no_cache: bool,
-    /// The depth-first search with sleep sets and the exact-key state cache, one thread
-    /// (the search before fingerprints).
+    /// The breadth-first search over fingerprints, on --jobs threads: the same verdict and
+    /// counterexample, every state of a level kept in memory as a world (stores that copy
+    /// themselves only; others get the depth-first search).
     #[arg(long)]
-    depth_first: bool,
+    breadth_first: bool,
+    /// Name states in the cache by exact keys (hash-consed, some 130 bytes a state) instead
+    /// of 64-bit fingerprints: no collision bound to argue. Depth-first only.
+    #[arg(long)]
+    exact_keys: bool,
     /// Judge every tab in one search of the real world (no per-tab reduction, no symmetry).
     #[arg(long)]
     whole_world: bool,
     /// Search every tab, also those interchangeable with one already searched.
     #[arg(long)]
     no_symmetry: bool,
-    /// Take every enabled step from every state (no persistent sets in the breadth-first
-    /// per-tab search).
+    /// Take every enabled step from every state (no persistent sets in the per-tab search).
     #[arg(long)]
     no_persistent: bool,
-    /// Worker threads of the breadth-first search (default: every core). The result does
-    /// not depend on it.
+    /// Worker threads of --breadth-first (default: every core). The result does not depend
+    /// on it.
     #[arg(long)]
     jobs: Option<usize>,
     /// Stop once more distinct states than this were reached: inconclusive, exit 2.
@@ -87,10 +113,18 @@ pub struct Args {
     /// a suffix): inconclusive, exit 2.
     #[arg(long, value_parser = parse_size)]
     max_memory: Option<u64>,
+    /// Stop after this long (e.g. 30s, 10m): inconclusive, exit 2, with what was covered.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    time: Option<std::time::Duration>,
+    /// Search only shard I of N of the search tree (see docs/model.md); the N shards
+    /// together search every schedule, and their --json results merge.
+    #[arg(long)]
+    shard: Option<Shard>,
     /// Stop at the first violation instead of searching for the shortest.
     #[arg(long)]
     first: bool,
-    /// Print one JSON object.
+    /// Print one JSON object on stdout (a result file that merges with other shards'),
+    /// nothing else: other lines go to stderr.
     #[arg(long)]
     json: bool,
     /// Write the counterexample to this file as a scenario (replay it with `reconcile-sim replay`).
@@ -105,6 +139,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let started = std::time::Instant::now();
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
+    let mut saved = None;
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
         let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
@@ -121,13 +156,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         scenario
             .save(path)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        println!("scenario: {}", path.display());
-        println!("replay: {}", replay_command(path));
+        saved = Some(path.clone());
     }
     if args.json {
-        let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        // JSON only on stdout: the result file of this search (or shard).
+        if let Some(path) = &saved {
+            eprintln!("scenario: {}", path.display());
+            eprintln!("replay: {}", replay_command(path));
+        }
+        let result = ExploreResult::new(store.name(), &bound, report.clone());
+        println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
+        if let Some(path) = &saved {
+            println!("scenario: {}", path.display());
+            println!("replay: {}", replay_command(path));
+        }
         print_text(store, &bound, &report, elapsed)?;
     }
     if report.counterexample.is_some() {
@@ -169,13 +212,21 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
     }
+    if args.one_sender && args.clients > 2 {
+        anyhow::bail!("--one-sender needs --clients 2 (--observer makes the last of any number of tabs watch)");
+    }
     let mut bound = ExploreBound::small(args.clients, args.sends);
-    bound.config.passive_observer = false;
+    bound.config.passive_observer = args.one_sender || args.observer;
     bound.config.scrolls_per_client = args.scrolls;
     bound.config.deltas_per_segment_max = args.deltas;
     bound.config.tool_calls_per_turn_max = args.tool_calls;
     bound.config.ws_reorder_window = args.window.max(1);
     bound.config.status_on_connect = !args.no_status_on_connect;
+    bound.config.turn_failures = args.turn_failures;
+    bound.config.message_texts = match args.message_texts {
+        Texts::Tokens => MessageTexts::Tokens,
+        Texts::Colliding => MessageTexts::Colliding,
+    };
     bound.depth_max = args.depth_max;
     bound.reduction = !args.plain;
     bound.shortest = !args.first;
@@ -183,10 +234,12 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     let baseline = args.plain || args.no_cache;
     bound.per_tab = !(args.whole_world || baseline);
     bound.symmetry = !args.no_symmetry;
-    bound.persistent = !args.no_persistent;
-    bound.engine = if args.depth_first || baseline {
-        Engine::DepthFirst
-    } else {
+    bound.persistent = !args.no_persistent && !baseline;
+    bound.exact_keys = args.exact_keys;
+    if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
+        anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
+    }
+    bound.engine = if args.breadth_first {
         let jobs = args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -194,17 +247,16 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
             anyhow::bail!("--jobs must be at least 1");
         }
         Engine::BreadthFirst { jobs }
+    } else {
+        if args.jobs.is_some() {
+            anyhow::bail!("--jobs needs --breadth-first (the depth-first search is one thread)");
+        }
+        Engine::DepthFirst
     };
     bound.max_states = args.max_states;
     bound.max_memory = args.max_memory;
-    if args.one_sender {
-        // Only client 0 sends: mark every other client passive by giving the world one
-        // observer when there are two tabs; with more, the extra tabs still send.
-        bound.config.passive_observer = true;
-        if args.clients > 2 {
-            anyhow::bail!("--one-sender needs --clients 2");
-        }
-    }
+    bound.time_limit = args.time.map(TimeLimit::from_now);
+    bound.shard = args.shard;
     Ok(bound)
 }
 
@@ -234,8 +286,9 @@ fn explore_with_progress(store: &dyn StoreFactory, bound: &ExploreBound) -> Expl
             });
             let tab = p.tab.map_or(String::new(), |c| format!("c{c}: "));
             bar.set_message(format!(
-                "{tab}{} states, {:.0} states/s, {} steps, {rss} resident{}",
+                "{tab}{} states, {} schedules, {:.0} states/s, {} steps, {rss} resident{}",
                 p.states,
+                p.schedules,
                 p.states as f64 / secs,
                 p.steps_applied,
                 if p.fraction_done.is_none() {
@@ -260,6 +313,13 @@ fn print_text(
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
     println!("scope: {}", report.scope);
+    if let (Some(shard), Some(c)) = (bound.shard, &report.covered) {
+        let units: usize = c.units.iter().map(Vec::len).sum();
+        println!(
+            "shard {shard}: {units} of {} units per tab searched (prefixes of {} steps; every shard lists the same units)",
+            c.units_total, c.prefix_depth
+        );
+    }
     if let Some(why) = &report.per_tab_refused {
         println!("per-tab search refused ({why}); the whole world was searched");
     }
@@ -290,15 +350,19 @@ fn print_text(
         None if report.verified() => {
             println!("verified: no violation within bound ({})", report.bound)
         }
-        None if report.limit_hit.is_some() => {
-            println!("no violation found before the search stopped: not a verification")
-        }
+        None if report.limit_hit.is_some() => println!(
+            "no violation found before the search stopped: not a verification (covered: {}; {} distinct full states, {} schedules, {} steps)",
+            report.scope, report.distinct_full_states, report.schedules, report.steps_applied
+        ),
         None => println!(
             "no violation found, but {} schedules were cut at depth_max: not a verification",
             report.truncated
         ),
         Some(c) => {
             println!("counterexample ({} steps, shortest found):", c.steps.len());
+            if let Some(check) = &report.shortest_check {
+                println!("  ({check})");
+            }
             for line in trace_lines(store, bound.config.clone(), &c.steps) {
                 println!("  {line}");
             }
@@ -320,14 +384,22 @@ fn print_depth_first(store: &dyn StoreFactory, report: &ExploreReport) {
         report.distinct_states
     );
     match report.state_cache {
-        StateCache::On => println!(
-            "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+        StateCache::On if report.state_key_bytes > 0 => println!(
+            "state cache: {} distinct full states by exact keys, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part",
             report.distinct_full_states,
             report.states_cached,
             report.state_key_bytes as f64 / (1024.0 * 1024.0),
             report.revisits_pruned,
             report.revisits_partial,
-            (report.schedules + report.revisits_pruned) as f64 / report.states_cached.max(1) as f64
+        ),
+        StateCache::On => println!(
+            "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits pruned, {} searched again in part",
+            report.distinct_full_states,
+            report.visited_bytes as f64 / (1024.0 * 1024.0),
+            report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
+            collision_bound(report.distinct_full_states),
+            report.revisits_pruned,
+            report.revisits_partial,
         ),
         StateCache::Unsupported => println!(
             "state cache: off, {} cannot expose its internal state (stateless search)",

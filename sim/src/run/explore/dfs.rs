@@ -19,6 +19,7 @@ use super::cache::{steps_left, Cache, CacheSlot, Visit};
 use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 use super::limits::Limits;
 use super::scope::Scope;
+use super::shard;
 use super::state_key::{fingerprint, StateIds};
 use super::{ExploreBound, ExploreReport, Progress, StateCache};
 
@@ -39,16 +40,33 @@ pub(super) fn search(
     if s.enabled.is_empty() {
         return s.quiescent_root();
     }
-    s.push_root();
-    while let Some((step, sleep)) = s.next_step() {
-        s.come_back();
-        match s.arrive(step, sleep) {
-            Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
-            Next::Back { complete } => s.back(complete),
-            Next::Stop => break,
-        }
-        if s.report_progress(progress) {
-            break;
+    // The work units this search covers: the whole tree, or this shard's part of it.
+    let (depth, units) = match bound.shard {
+        Some(shard) => shard::units(stores, bound, scope, shard.count),
+        None => (0, vec![Vec::new()]),
+    };
+    let shard = bound.shard;
+    let mine: Vec<usize> = (0..units.len())
+        .filter(|&u| shard.is_none_or(|sh| sh.owns(u)))
+        .collect();
+    s.report.covered = Some(shard::Covered {
+        prefix_depth: depth,
+        units_total: units.len(),
+        units: vec![mine.clone()],
+    });
+    let n = mine.len();
+    'units: for (done, u) in mine.into_iter().enumerate() {
+        s.start_unit(units[u].clone(), done, n);
+        while let Some((step, sleep)) = s.next_step() {
+            s.come_back();
+            match s.arrive(step, sleep) {
+                Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
+                Next::Back { complete } => s.back(complete),
+                Next::Stop => break 'units,
+            }
+            if s.report_progress(progress) {
+                break 'units;
+            }
         }
     }
     s.finish()
@@ -102,8 +120,15 @@ struct Search<'a, 'h> {
     dirty: bool,
     /// The stores can copy themselves: frames keep copies of the world to come back to.
     copying: bool,
-    /// `schedules + revisits_pruned` at the last progress call.
+    /// `steps_applied` when the clock was last read.
     last_progress: u64,
+    /// When `progress` is next called.
+    next_progress: std::time::Instant,
+    /// The prefix of the unit being searched ([`shard`]): its steps are taken one by one,
+    /// with empty sleep sets and no cache.
+    prefix: Vec<Step>,
+    /// Units searched before this one, of how many.
+    units_done: (usize, usize),
     on_arrival: Option<ArrivalHook<'h>>,
 }
 
@@ -147,6 +172,9 @@ impl<'a, 'h> Search<'a, 'h> {
             dirty: false,
             copying: false,
             last_progress: 0,
+            next_progress: std::time::Instant::now(),
+            prefix: Vec::new(),
+            units_done: (0, 1),
             on_arrival,
         };
         s.observed.insert(fingerprint(&s.world));
@@ -183,6 +211,20 @@ impl<'a, 'h> Search<'a, 'h> {
         }
         self.report.distinct_states = 1;
         self.report
+    }
+
+    /// Starts the search below the unit `prefix` (the `done`-th of `of` units), from the
+    /// initial world.
+    fn start_unit(&mut self, prefix: Vec<Step>, done: usize, of: usize) {
+        self.prefix = prefix;
+        self.units_done = (done, of);
+        self.frames.clear();
+        self.dirty = false;
+        if done > 0 {
+            self.world = self.scope.world(&self.bound.config, self.stores);
+            self.enabled_here();
+        }
+        self.push_root();
     }
 
     /// The initial world as the first frame. Its copy is always taken: whether it can be
@@ -319,6 +361,17 @@ impl<'a, 'h> Search<'a, 'h> {
     /// set `sleep` passed on: the frame that searches it, with the steps that neither
     /// sleep nor (when cached) were covered by an earlier search of the same state.
     fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
+        if let Some(&step) = self.prefix.get(depth) {
+            debug_assert!(
+                self.enabled.contains(&step),
+                "a unit's prefix is a path of the tree"
+            );
+            return Next::Descend {
+                todo: vec![step],
+                sleep: Vec::new(),
+                cache: None,
+            };
+        }
         let sleep = sleep_here(sleep, &self.enabled);
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
@@ -385,23 +438,25 @@ impl<'a, 'h> Search<'a, 'h> {
         self.dirty = true;
     }
 
-    /// Calls `progress` every 4096 schedules or pruned revisits, and checks the limits
-    /// then: true when one is hit (the search stops, inconclusive).
+    /// Calls `progress` about five times a second, and checks the limits then: true when
+    /// one is hit (the search stops, inconclusive). The clock is read every 64 steps, so
+    /// that a slow store (an exec adapter) still shows progress and stops in time.
     fn report_progress(&mut self, progress: &mut dyn FnMut(Progress)) -> bool {
-        let ended = self.report.schedules + self.report.revisits_pruned;
-        if ended < self.last_progress + 4096 {
+        if self.report.steps_applied < self.last_progress + 64 {
             return false;
         }
-        self.last_progress = ended;
-        let states = if self.caching && self.bound.exact_keys {
-            self.ids.states()
-        } else if self.caching {
-            self.cache.len()
-        } else {
-            self.observed.len() as u64
-        };
+        self.last_progress = self.report.steps_applied;
+        let now = std::time::Instant::now();
+        if now < self.next_progress {
+            return false;
+        }
+        self.next_progress = now + std::time::Duration::from_millis(200);
+        let states = self.states_so_far();
         progress(Progress {
-            fraction_done: Some(fraction_done(&self.frames)),
+            fraction_done: Some(
+                (self.units_done.0 as f64 + fraction_done(&self.frames))
+                    / self.units_done.1.max(1) as f64,
+            ),
             schedules: self.report.schedules,
             states,
             steps_applied: self.report.steps_applied,
@@ -416,6 +471,17 @@ impl<'a, 'h> Search<'a, 'h> {
                 true
             }
             None => false,
+        }
+    }
+
+    /// Distinct states reached so far: full states when cached, else observable ones.
+    fn states_so_far(&self) -> u64 {
+        if self.caching && self.bound.exact_keys {
+            self.ids.states()
+        } else if self.caching {
+            self.cache.len()
+        } else {
+            self.observed.len() as u64
         }
     }
 

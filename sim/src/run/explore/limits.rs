@@ -1,6 +1,8 @@
-//! `--max-states` and `--max-memory`: a search that hits one stops, and its report says
-//! which, naming the flag. A stopped search is **inconclusive**: it never counts as a
-//! verification ([`super::ExploreReport::verified`]).
+//! `--max-states`, `--max-memory` and `--time`: a search that hits one stops, and its report
+//! says which, naming the flag, next to the counts of what it covered. A stopped search is
+//! **inconclusive**: it never counts as a verification ([`super::ExploreReport::verified`]).
+//! The wall clock and the resident set decide only *when* a search stops, never a verdict
+//! it reports as conclusive.
 
 use super::ExploreBound;
 
@@ -9,6 +11,27 @@ use super::ExploreBound;
 pub(super) struct Limits {
     max_states: Option<u64>,
     max_memory: Option<u64>,
+    time: Option<TimeLimit>,
+}
+
+/// `--time`: the budget as given, and the instant it runs out (one deadline for every tab's
+/// search of one `explore`).
+#[derive(Clone, Copy, Debug)]
+pub struct TimeLimit {
+    /// The budget, for the message.
+    pub budget: std::time::Duration,
+    /// When the search stops.
+    pub deadline: std::time::Instant,
+}
+
+impl TimeLimit {
+    /// A budget starting now.
+    pub fn from_now(budget: std::time::Duration) -> TimeLimit {
+        TimeLimit {
+            budget,
+            deadline: std::time::Instant::now() + budget,
+        }
+    }
 }
 
 impl Limits {
@@ -16,12 +39,27 @@ impl Limits {
         Limits {
             max_states: bound.max_states,
             max_memory: bound.max_memory,
+            time: bound.time_limit,
         }
+    }
+
+    /// The time limit, if it ran out, in words naming its flag (cheap: checked often).
+    pub(super) fn out_of_time(&self, states: u64) -> Option<String> {
+        let t = self.time?;
+        (std::time::Instant::now() >= t.deadline).then(|| {
+            format!(
+                "--time {} reached ({states} distinct states): search stopped, inconclusive",
+                humantime::format_duration(t.budget)
+            )
+        })
     }
 
     /// The limit hit with `states` distinct states reached, in words naming its flag; the
     /// memory limit is checked against the process's resident set now.
     pub(super) fn hit(&self, states: u64) -> Option<String> {
+        if let Some(out) = self.out_of_time(states) {
+            return Some(out);
+        }
         if let Some(max) = self.max_states.filter(|&m| states > m) {
             return Some(format!(
                 "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"

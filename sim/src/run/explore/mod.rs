@@ -77,7 +77,9 @@ mod dfs;
 mod frame;
 mod independence;
 mod limits;
+mod merge;
 pub mod scope;
+pub mod shard;
 mod state_key;
 mod visited;
 
@@ -91,8 +93,13 @@ use crate::model::world::World;
 use crate::oracle::Violation;
 
 pub use independence::independent;
-pub use limits::resident_bytes;
+pub use limits::{resident_bytes, TimeLimit};
+pub use merge::{
+    merge_explore_results, ExploreConfig, ExploreOutcome, ExploreResult, Shards, FORMAT,
+    FORMAT_VERSION, KIND,
+};
 use scope::Scope;
+pub use shard::{Covered, Shard};
 pub use state_key::{fingerprint, state_key, KeyWriter};
 pub use visited::collision_bound;
 
@@ -133,6 +140,10 @@ pub struct ExploreBound {
     pub max_states: Option<u64>,
     /// Stop (inconclusive) once the process's resident memory exceeds this many bytes.
     pub max_memory: Option<u64>,
+    /// Stop (inconclusive) at this deadline.
+    pub time_limit: Option<TimeLimit>,
+    /// Search only this shard of the search tree ([`shard`]).
+    pub shard: Option<Shard>,
 }
 
 /// The search algorithm.
@@ -183,7 +194,28 @@ impl ExploreBound {
             engine: Engine::DepthFirst,
             max_states: None,
             max_memory: None,
+            time_limit: None,
+            shard: None,
         }
+    }
+
+    /// One line naming the search (not the world): what results must agree on to merge.
+    pub fn describe_search(&self) -> String {
+        format!(
+            "depth_max={} shortest={} reduction={} state_cache={} per_tab={} symmetry={} persistent={} exact_keys={} engine={}",
+            self.depth_max,
+            self.shortest,
+            self.reduction,
+            self.state_cache,
+            self.per_tab,
+            self.symmetry,
+            self.persistent,
+            self.exact_keys,
+            match self.engine {
+                Engine::DepthFirst => "depth-first",
+                Engine::BreadthFirst { .. } => "breadth-first",
+            }
+        )
     }
 
     /// One line naming the bound, so that a report says what it verified.
@@ -302,6 +334,9 @@ pub struct ExploreReport {
     /// depth below it, and what that found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shortest_check: Option<String>,
+    /// With `--shard`: the part of the search tree this search covered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<Covered>,
     /// The shortest violating schedule found, if any.
     pub counterexample: Option<Counterexample>,
 }
@@ -331,6 +366,7 @@ impl ExploreReport {
             limit_hit: None,
             tab_convergence_at: None,
             shortest_check: None,
+            covered: None,
             counterexample: None,
         }
     }
@@ -397,6 +433,7 @@ pub fn explore(
         (0..bound.config.clients).collect()
     };
     let mut total: Option<ExploreReport> = None;
+    let mut searched: Vec<String> = Vec::new();
     for &c in &tabs {
         let r = search_scope(stores, bound, Scope::Tab(c), progress);
         if let Some(why) = r.per_tab_refused {
@@ -405,6 +442,10 @@ pub fn explore(
             return whole;
         }
         let stop = r.limit_hit.is_some() || (r.counterexample.is_some() && !bound.shortest);
+        searched.push(match &r.limit_hit {
+            Some(_) => format!("c{c} (stopped by the limit)"),
+            None => format!("c{c}"),
+        });
         total = Some(match total {
             None => r,
             Some(t) => t.add(r),
@@ -415,20 +456,23 @@ pub fn explore(
     }
     let mut total = total.expect("at least one tab");
     shortest_check(stores, bound, &mut total, progress);
+    let not_searched: Vec<String> = tabs
+        .iter()
+        .skip(searched.len())
+        .map(|c| format!("c{c}"))
+        .collect();
     let others: Vec<String> = (0..bound.config.clients)
         .filter(|c| !tabs.contains(c))
         .map(|c| format!("c{c}"))
         .collect();
-    let searched: Vec<String> = tabs.iter().map(|c| format!("c{c}")).collect();
-    total.scope = if others.is_empty() {
-        format!("per tab: {}", searched.join(", "))
-    } else {
-        format!(
-            "per tab: {}; {} by symmetry",
-            searched.join(", "),
-            others.join(", ")
-        )
-    };
+    let mut scope = format!("per tab: {}", searched.join(", "));
+    if !not_searched.is_empty() {
+        scope.push_str(&format!("; {} not searched", not_searched.join(", ")));
+    }
+    if !others.is_empty() {
+        scope.push_str(&format!("; {} by symmetry", others.join(", ")));
+    }
+    total.scope = scope;
     total
 }
 
@@ -455,6 +499,9 @@ fn shortest_check(
     }
     let mut whole = bound.clone();
     whole.depth_max = len - 1;
+    // Every shard's part of the whole world: so that the length this shard keeps is the
+    // shortest of the whole bound, and the merge's minimum over shards is exact.
+    whole.shard = None;
     let r = search_scope(stores, &whole, Scope::Whole, progress);
     total.steps_applied += r.steps_applied;
     total.shortest_check = Some(match (r.counterexample, r.limit_hit) {
@@ -528,6 +575,9 @@ impl ExploreReport {
         self.limit_hit = self.limit_hit.or(o.limit_hit);
         if let Some(l) = o.tab_convergence_at {
             self.note_tab_convergence(l);
+        }
+        if let (Some(a), Some(b)) = (&mut self.covered, o.covered) {
+            a.units.extend(b.units);
         }
         if let Some(c) = o.counterexample {
             self.record(c.steps, c.violation);

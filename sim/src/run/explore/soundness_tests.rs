@@ -283,3 +283,108 @@ fn a_convergence_failure_gets_the_shortest_length_too() {
         }
     }
 }
+
+/// `--shard I/N`: at two bounds, the shards' units partition the listing, the states they
+/// reach together are exactly the unsharded search's, their counts add up to at least its
+/// counts, and the merged result has its verdict and its counterexample length (a buggy
+/// store and the reference).
+#[test]
+fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
+    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use std::collections::BTreeSet;
+    let states_of = |store: &dyn crate::model::store::StoreFactory, b: &ExploreBound| {
+        let mut seen = BTreeSet::new();
+        let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
+            let (mut key, mut scratch) = Default::default();
+            assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
+            let key: crate::run::explore::KeyWriter = key;
+            seen.insert(key.bytes);
+        };
+        let r = super::dfs::search(
+            store,
+            b,
+            super::scope::Scope::Whole,
+            &mut |_| {},
+            Some(&mut hook),
+        );
+        (seen, r)
+    };
+    let mut checked = 0;
+    for name in ["current", "durable"] {
+        let store = by_name(name).unwrap();
+        for shape in [(1, true, 1, 0, 1), (1, false, 0, 0, 1)] {
+            let mut b = bound(shape);
+            b.persistent = true;
+            let (all, whole) = states_of(&store, &b);
+            let n = 3;
+            let mut union = BTreeSet::new();
+            let mut results = Vec::new();
+            let mut units: Vec<usize> = Vec::new();
+            let mut states_sum = 0;
+            for i in 1..=n {
+                let mut s = b.clone();
+                s.shard = Some(Shard::new(i, n).unwrap());
+                let (seen, r) = states_of(&store, &s);
+                union.extend(seen);
+                states_sum += r.distinct_full_states;
+                let c = r.covered.clone().expect("a shard says what it covered");
+                assert!(
+                    c.prefix_depth > 0 && c.units_total >= 8 * n as usize,
+                    "{c:?}"
+                );
+                units.extend(&c.units[0]);
+                results.push(ExploreResult::new(name.to_string(), &s, r));
+            }
+            units.sort_unstable();
+            let total = results[0]
+                .result
+                .report
+                .covered
+                .as_ref()
+                .unwrap()
+                .units_total;
+            assert_eq!(
+                units,
+                (0..total).collect::<Vec<_>>(),
+                "{name}: units partitioned"
+            );
+            if whole.counterexample.is_none() {
+                // Every state of the bound is reached by some shard (a search that stops at
+                // a counterexample reaches only what it needed).
+                assert_eq!(union, all, "{name} {shape:?}");
+                assert!(states_sum >= whole.distinct_full_states);
+            }
+            // Merged in any order: the unsharded verdict and counterexample length.
+            results.reverse();
+            let merged = merge_explore_results(results.clone()).unwrap();
+            assert_eq!(merged.result.verified, whole.verified(), "{name}");
+            assert_eq!(
+                verdict(&merged.result.report).map(|v| v.0),
+                verdict(&whole).map(|v| v.0),
+                "{name} {shape:?}"
+            );
+            results.rotate_left(1);
+            assert_eq!(merge_explore_results(results.clone()).unwrap(), merged);
+            // Missing, doubled and foreign parts are refused.
+            let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
+            assert!(err.contains("missing"), "{err}");
+            let mut twice = results.clone();
+            twice.push(results[0].clone());
+            assert!(merge_explore_results(twice)
+                .unwrap_err()
+                .contains("given twice"));
+            let mut other = results.clone();
+            other[1].result.config.store = "naive".into();
+            assert!(merge_explore_results(other)
+                .unwrap_err()
+                .contains("different configurations"));
+            let mut old = results.clone();
+            old[2].tool = "reconcile-sim 0.0.1".into();
+            assert!(merge_explore_results(old)
+                .unwrap_err()
+                .contains("not by this build"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}
