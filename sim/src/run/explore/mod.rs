@@ -9,7 +9,13 @@
 //! length of a schedule (a schedule cut there is counted as truncated, and the result is
 //! not a verification).
 //!
-//! The search is depth-first, like shuttle's DFS scheduler. The files:
+//! The search is depth-first, like shuttle's DFS scheduler (or breadth-first on several
+//! threads, [`bfs`]); by default one tab is judged at a time with the other tabs reduced to
+//! their POSTs, one tab per class of interchangeable tabs ([`scope`]), with persistent sets,
+//! and states are named by 64-bit fingerprints of the exact key (the argument below holds
+//! for exact keys; with fingerprints it holds unless two of the `n` states collide, at most
+//! `n²/2⁶⁵`, see `visited.rs`). `docs/model.md` ("Explore: reductions and their soundness")
+//! sums up every reduction's argument. The files:
 //!
 //! - this one: the public API and the search loop (`search`): take the next step from the
 //!   state on top of the stack, judge it, then go deeper, back, or stop.
@@ -23,6 +29,9 @@
 //! - `state_key.rs`: exact state keys ([`state_key`], hash-consed as `StateIds`).
 //! - `cache.rs`: the state cache, its one decision per arrival (`Cache::visit`) and what
 //!   a backtrack writes back (`Cache::leave`).
+//! - `dfs.rs`, `bfs.rs`: the two engines; `scope.rs`: the per-tab abstraction, symmetry
+//!   and persistent sets; `shard.rs`: `--shard`; `merge.rs`: result files and their merge;
+//!   `limits.rs`: `--max-states`, `--max-memory`, `--time`.
 //!
 //! # State caching, and why it is sound with sleep sets
 //!
