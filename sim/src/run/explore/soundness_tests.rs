@@ -1,3 +1,5 @@
+#![cfg(test)]
+
 //! The reductions against the search they replace: on bounds small enough for the
 //! whole-world search (depth-first, sleep sets, exact-key cache; itself checked against the
 //! stateless search in `cache.rs`), every reduced search must give the same verdict and, for
