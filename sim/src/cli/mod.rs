@@ -109,7 +109,7 @@ pub fn main() -> ExitCode {
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.
         if let Err(e) = &result {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(e));
         }
         eprintln!("interrupted: the results above cover only the work done before Ctrl-C");
         return ExitCode::from(interrupt::EXIT_INTERRUPTED);
@@ -118,17 +118,27 @@ pub fn main() -> ExitCode {
         Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),
         Ok(Verdict::Violation) => ExitCode::from(EXIT_VIOLATION),
         Err(e) if is_internal(&e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(&e));
             eprintln!(
                 "(this is a bug in reconcile-sim, not in the store under test: please report it)"
             );
             ExitCode::from(EXIT_INTERNAL)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(&e));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// An error's text, line by line, with control characters as escapes: errors quote file
+/// contents (a field name, a store name), which must not drive the terminal.
+fn terminal_safe(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .split('\n')
+        .map(|line| reconcile_sim::trace::scenario::printable(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Nothing violated.
