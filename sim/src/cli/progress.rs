@@ -100,11 +100,11 @@ fn draw(shared: &Shared, measure: Measure) {
     let (bar, template) = match measure {
         Measure::Runs(n) => (
             ProgressBar::new(n),
-            "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta}) {msg}",
+            "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta}) {wide_msg}",
         ),
         Measure::Time(t) => (
             ProgressBar::new(t.as_millis().max(1) as u64),
-            "{spinner} {elapsed_precise} [{bar:40}] {msg}",
+            "{spinner} {elapsed_precise} [{bar:40}] {wide_msg}",
         ),
     };
     bar.set_style(
@@ -126,7 +126,13 @@ fn draw(shared: &Shared, measure: Measure) {
         if timed {
             bar.set_position(started.elapsed().as_millis() as u64);
             let per_sec = runs as f64 / started.elapsed().as_secs_f64().max(1e-3);
-            bar.set_message(format!("{runs} runs ({per_sec:.0}/s) {said}"));
+            let runs = format!("{runs} runs ({per_sec:.0}/s)");
+            // What is being done now first: a narrow terminal cuts the end of the line.
+            bar.set_message(if said.is_empty() {
+                runs
+            } else {
+                format!("{said} · {runs}")
+            });
         } else {
             bar.set_position(runs);
             bar.set_message(said);
