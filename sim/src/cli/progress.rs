@@ -3,7 +3,9 @@
 //! Workers only bump an atomic counter; a drawing thread reads it five times a second and
 //! is the only one that touches the terminal. So a terminal that stalls (a paused pager,
 //! a full pipe, `Ctrl-S`) stalls that thread alone, never a campaign, and the line moves
-//! even while nothing finishes (a slow adapter, a long shrink). With a seed budget the bar
+//! even while nothing finishes (a slow adapter, a long shrink), and the end of the run does
+//! not wait for a terminal that does not read (the results go to stdout regardless; only
+//! what is printed to the stalled terminal itself waits for it). With a seed budget the bar
 //! counts runs; with a time budget it fills with the time spent, and the runs done are
 //! told beside it.
 
@@ -81,10 +83,19 @@ impl Progress {
         self.stop();
     }
 
+    /// Tell the drawer to clear the line and end; wait for it a moment, no longer: on a
+    /// stalled terminal its last write blocks, and the results must still reach stdout
+    /// (the thread is then left to end with the process).
     fn stop(&mut self) {
         self.shared.done.store(true, Ordering::Relaxed);
         if let Some(t) = self.drawer.take() {
-            let _ = t.join();
+            let start = Instant::now();
+            while !t.is_finished() && start.elapsed() < Duration::from_millis(500) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if t.is_finished() {
+                let _ = t.join();
+            }
         }
     }
 }
