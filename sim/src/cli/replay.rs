@@ -84,8 +84,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     scenario::printable(&args.file.display().to_string()),
                     scenario::printable(&store.name())
                 );
+                // Text from the file is printed with control characters as escapes: a
+                // scenario from elsewhere must not drive the terminal.
                 if let Some(d) = &sc.description {
-                    println!("{d}");
+                    println!("{}", scenario::printable(d));
                 }
                 println!("options:");
                 print!("{}", sc.config.describe());
@@ -99,11 +101,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     println!("class: {c}{agrees}");
                 }
                 if let (Some(want), None) = (&expect_class, &class) {
-                    println!("class: the file's class ({want}) did not show");
+                    println!(
+                        "class: the file's class ({}) did not show",
+                        scenario::printable(&want.to_string())
+                    );
                 }
                 if !sc.masked.is_empty() {
                     let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
-                    println!("masked: {}", names.join("; "));
+                    println!("masked: {}", scenario::printable(&names.join("; ")));
                 }
             }
             Format::Mermaid => print!("{}", format_mermaid(&n, expect)),

@@ -14,8 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{
-    printable, Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FILE_BYTES_MAX, FORMAT_VERSION,
-    STEPS_MAX,
+    Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FILE_BYTES_MAX, FORMAT_VERSION, STEPS_MAX,
 };
 use crate::model::config::WorldConfig;
 use crate::model::step::{Step, StepKind};
@@ -125,9 +124,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
     let steps = p.steps(&raw.steps, &config)?;
     Ok(Scenario {
         version: FORMAT_VERSION,
-        // Prose for people: control characters (a terminal's escape sequences) are kept
-        // only as escapes, so printing a file from elsewhere cannot drive the terminal.
-        description: raw.description.map(|d| printable(&d).into_owned()),
+        description: raw.description,
         store: raw.store,
         seed: raw.seed,
         strategy: raw.strategy,
@@ -357,7 +354,7 @@ fn parse_step(text: &str) -> Result<ScenarioStep, String> {
     for field in ["actor", "note"] {
         match map.remove(field) {
             None => {}
-            Some(Value::String(s)) if field == "note" => note = Some(printable(&s).into_owned()),
+            Some(Value::String(s)) if field == "note" => note = Some(s),
             Some(Value::String(_)) => {}
             Some(other) => {
                 return Err(format!(

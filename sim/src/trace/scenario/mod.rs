@@ -49,7 +49,9 @@ pub const STEPS_MAX: usize = 200_000;
 
 /// `text` with every control character (escape sequences, carriage returns, newlines…)
 /// written as its escape (`\u{1b}`), so that text from a file cannot move the cursor,
-/// recolour or clear a terminal it is printed to. Printable text is unchanged.
+/// recolour or clear a terminal it is printed to. Printable text is unchanged. Applied
+/// where file-borne text is printed, not when it is read: a scenario keeps its bytes
+/// through a load and a save.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.chars().any(char::is_control) {
         return std::borrow::Cow::Borrowed(text);
