@@ -26,6 +26,8 @@
 
 "use strict";
 
+const { canonicalJson } = require("./protocol");
+
 /** `m3` for message 3. */
 const messageName = (id) => `m${id}`;
 /** `t3` for turn 3. */
@@ -88,6 +90,15 @@ class DurableStore {
         throw new Error(`unknown input ${JSON.stringify(input.input)}`);
     }
     return effects;
+  }
+
+  /**
+   * The store's complete state, canonically (the protocol's `state` digest): every own
+   * field, so a field added later is not forgotten. Equal strings mean the store answers
+   * every later input the same way.
+   */
+  digest() {
+    return canonicalJson(Object.fromEntries(Object.entries(this)));
   }
 
   /** What the user sees: `chunks ++ live`, as protocol render rows. */

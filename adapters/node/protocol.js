@@ -1,10 +1,19 @@
 // The adapter side of reconcile-sim's exec protocol (docs/protocol.md), version 1:
 // JSON lines over stdin/stdout, one answer line per request line, in order.
 //
-// `serve({ name, makeStore })` runs the loop until stdin closes. `makeStore()` returns a
-// fresh store: `{ handle(input) -> effects[], render() -> rows[] }`, where `input`,
-// `effects` and `rows` are the protocol's JSON values. An exception thrown by the store
-// is answered as an `error` (the harness reports it as a crash of the store).
+// `serve({ name, makeStore, features })` runs the loop until stdin closes. `makeStore()`
+// returns a fresh store: `{ handle(input) -> effects[], render() -> rows[] }`, where
+// `input`, `effects` and `rows` are the protocol's JSON values. An exception thrown by the
+// store is answered as an `error` (the harness reports it as a crash of the store).
+//
+// `features` (optional) lists the protocol extensions the store supports, announced in
+// the `hello` answer; each needs a hook on the store:
+//   "state"  `digest() -> string`: the store's complete state, canonically (every field
+//            that can influence a later answer or render; `canonicalJson` below helps).
+//            Answered to a `state` request as its SHA-256, hex.
+//   "boot"   `boot() -> effects[]`: what a freshly made store asks for at once (a real
+//            `openTab` starts a history fetch). Called on `reset`, whose answer then
+//            carries these `effects` and the `render`.
 //
 // `serve` reads and writes synchronously: no event-loop hop per message, and when the
 // harness has sent several lines that arrived together, their answers leave in one write.
@@ -14,10 +23,41 @@
 
 "use strict";
 
+const crypto = require("crypto");
 const fs = require("fs");
 const { StringDecoder } = require("string_decoder");
 
 const PROTOCOL = 1;
+
+/** The protocol extensions this implementation knows (docs/protocol.md). */
+const FEATURES = ["boot", "state"];
+
+/**
+ * Canonical JSON: objects with their keys sorted, `undefined` fields left out, Maps as
+ * arrays of [key, value] entries sorted by key, Sets as sorted arrays. Equal values give
+ * equal strings, whatever order their fields or entries were made in.
+ */
+function canonicalJson(value) {
+  const canon = (v) => {
+    if (v instanceof Map) {
+      return [...v.entries()].map(([k, x]) => [canon(k), canon(x)]).sort((a, b) => compare(a[0], b[0]));
+    }
+    if (v instanceof Set) return [...v].map(canon).sort(compare);
+    if (Array.isArray(v)) return v.map((x) => (x === undefined ? null : canon(x)));
+    if (v !== null && typeof v === "object") {
+      const out = {};
+      for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = canon(v[k]);
+      return out;
+    }
+    return v;
+  };
+  const compare = (a, b) => {
+    const x = JSON.stringify(a);
+    const y = JSON.stringify(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  return JSON.stringify(canon(value));
+}
 
 function writeAll(text) {
   const data = Buffer.from(text, "utf8");
@@ -41,7 +81,12 @@ function sleepMs(ms) {
  * one parsed request. With `settle` (an async function), inputs are answered by a Promise:
  * the store's `handle` is awaited, then `settle()`, then `render()` is read.
  */
-function makeResponder({ name, makeStore }, settle) {
+function makeResponder({ name, makeStore, features = [] }, settle) {
+  for (const f of features) {
+    if (!FEATURES.includes(f)) throw new Error(`unknown protocol feature ${JSON.stringify(f)}; known: ${FEATURES.join(", ")}`);
+  }
+  const boots = features.includes("boot");
+  const digests = features.includes("state");
   let store = null;
   let greeted = false;
   const reply = (msg, body) => {
@@ -55,12 +100,42 @@ function makeResponder({ name, makeStore }, settle) {
         return reply(msg, { type: "error", message: `unsupported protocol ${msg.protocol}; this adapter speaks ${PROTOCOL}` });
       }
       greeted = true;
-      return reply(msg, { type: "hello", protocol: PROTOCOL, name });
+      const hello = { type: "hello", protocol: PROTOCOL, name };
+      if (features.length > 0) hello.features = features;
+      return reply(msg, hello);
     }
     if (!greeted) return reply(msg, { type: "error", message: `expected hello first, got ${msg.type}` });
     if (msg.type === "reset") {
-      store = makeStore();
-      return reply(msg, { type: "reset" });
+      try {
+        store = makeStore();
+        if (!boots) return reply(msg, { type: "reset" });
+        const current = store;
+        if (settle !== undefined) {
+          return (async () => {
+            try {
+              const effects = await current.boot();
+              await settle();
+              return reply(msg, { type: "reset", effects, render: current.render() });
+            } catch (e) {
+              return fail(msg, e);
+            }
+          })();
+        }
+        const effects = current.boot();
+        return reply(msg, { type: "reset", effects, render: current.render() });
+      } catch (e) {
+        store = null;
+        return fail(msg, e);
+      }
+    }
+    if (msg.type === "state" && digests) {
+      if (store === null) return reply(msg, { type: "error", message: "state before reset" });
+      try {
+        const digest = crypto.createHash("sha256").update(String(store.digest())).digest("hex");
+        return reply(msg, { type: "state", digest });
+      } catch (e) {
+        return fail(msg, e);
+      }
     }
     if (msg.type === "input") {
       if (store === null) return reply(msg, { type: "error", message: "input before reset" });
@@ -96,8 +171,8 @@ function parse(line) {
 }
 
 /** The synchronous loop, for stores whose `handle` returns effects directly. */
-function serve({ name, makeStore }) {
-  const respond = makeResponder({ name, makeStore });
+function serve(options) {
+  const respond = makeResponder(options);
   const answer = (line) => {
     const { msg, error } = parse(line);
     return error !== undefined ? error : respond(msg);
@@ -138,9 +213,9 @@ function serve({ name, makeStore }) {
  * it reads `render()`, so the answer shows the state the input led to. Requests are
  * handled one at a time, in order.
  */
-async function serveAsync({ name, makeStore }) {
+async function serveAsync(options) {
   const settle = () => new Promise((resolve) => setImmediate(resolve));
-  const respond = makeResponder({ name, makeStore }, settle);
+  const respond = makeResponder(options, settle);
   const readline = require("readline");
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
@@ -151,4 +226,4 @@ async function serveAsync({ name, makeStore }) {
   }
 }
 
-module.exports = { serve, serveAsync, PROTOCOL };
+module.exports = { serve, serveAsync, canonicalJson, PROTOCOL, FEATURES };

@@ -24,4 +24,6 @@ if (makeStore(variant) === undefined) {
   process.stderr.write(`usage: node store.js VARIANT (one of: ${VARIANTS.join(", ")}); got ${JSON.stringify(variant)}\n`);
   process.exit(2);
 }
-(useAsync ? serveAsync : serve)({ name: `node:${variant}`, makeStore: () => makeStore(variant) });
+// `features: ["state"]`: the stores answer `state` with a digest of their whole state, so
+// `explore` merges equal states through this adapter as it does in process.
+(useAsync ? serveAsync : serve)({ name: `node:${variant}`, makeStore: () => makeStore(variant), features: ["state"] });

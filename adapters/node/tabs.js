@@ -13,6 +13,8 @@
 
 "use strict";
 
+const { canonicalJson } = require("./protocol");
+
 const QUEUED_PREFIX = "queued-";
 
 /** `m3` for message 3. */
@@ -120,8 +122,10 @@ const POLICIES = {
 const TAB = "tab";
 
 class TabStore {
-  constructor(policy) {
+  constructor(policy, variant) {
     this.policy = policy;
+    /** The variant's name: the policy, for `digest()`. */
+    this.variant = variant;
     /** SEALED, durable history: ChunkRow[] ({ seq, turn_id, role, text }). */
     this.chunks = [];
     /** TRANSIENT rows: { id, role, turnId (undefined until bound), text }. */
@@ -186,6 +190,17 @@ class TabStore {
         throw new Error(`unknown input ${JSON.stringify(input.input)}`);
     }
     return effects;
+  }
+
+  /**
+   * The store's complete state, canonically (the protocol's `state` digest): every own
+   * field but the policy (named by `variant`), so a field added later is not forgotten.
+   * Equal strings mean the store answers every later input the same way.
+   */
+  digest() {
+    const state = {};
+    for (const [key, value] of Object.entries(this)) if (key !== "policy") state[key] = value;
+    return canonicalJson(state);
   }
 
   /** What the user sees: `groupRowsToMessages(chunks) ++ live`, as protocol render rows. */
@@ -293,7 +308,7 @@ const VARIANTS = Object.keys(POLICIES);
 /** A fresh store of `variant`, or undefined for an unknown name. */
 function makeStore(variant) {
   const policy = POLICIES[variant];
-  return policy === undefined ? undefined : new TabStore(policy);
+  return policy === undefined ? undefined : new TabStore(policy, variant);
 }
 
 module.exports = { TabStore, makeStore, VARIANTS };

@@ -14,8 +14,18 @@
 //!
 //! Fuzzing runs `seeds` seeds from a start derived from `--seed` (a number is used as is;
 //! any other string, such as a commit hash, is hashed with FNV-1a), in batches of
-//! [`BATCH_SEEDS`]; a batch is one JUnit testcase. The first failing seed of each
-//! (store, invariant) signature is shrunk and saved, once per signature.
+//! [`BATCH_SEEDS`]; a batch is one JUnit testcase. Fuzzing tells root-cause classes apart
+//! ([`crate::trace::class`]): the first seed of each class is shrunk (keeping the class)
+//! and saved, once per class.
+//!
+//! **Known failures.** A store with bugs its team has not fixed yet can still be gated:
+//! its known classes form a baseline, given as scenario files (`--known DIR`, or files
+//! marked `known_failure` in the scenarios directory), each the minimal witness of one
+//! class of the store it names. Then a scenario or a fuzzed seed failing with a known
+//! class is accepted, one failing with any other class fails the check and names the new
+//! class (shrunk and saved, ready to be fixed or added to the baseline), and a known
+//! failure that no longer reproduces is reported as fixed (remove it from the baseline)
+//! without failing the check.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,9 +39,9 @@ use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
-use crate::run::replay;
 use crate::run::strategy::StrategySpec;
 use crate::store::ResolveError;
+use crate::trace::class::{classify, Class};
 use crate::trace::scenario::Scenario;
 use crate::trace::shrink::Limits;
 
@@ -63,8 +73,37 @@ pub fn seed_start_from(s: &str) -> u64 {
 pub enum Requirement {
     /// Replayed on the store it names: must break exactly `expect` (or pass if null).
     ReproduceExpect,
-    /// Replayed on the store under test: must break nothing.
+    /// Replayed on the store under test: must break nothing, or only with a known class.
     Pass,
+    /// A known failure replayed on its store under test: expected to show its class.
+    KnownFailure,
+}
+
+/// What came of one scenario's replay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScenarioVerdict {
+    /// It did what it had to.
+    Met,
+    /// It failed with a class of the known baseline: accepted.
+    Known,
+    /// A known failure that no longer fails its way: the fix landed; remove the file from
+    /// the baseline. Accepted.
+    Fixed,
+    /// It did not do what it had to (with no store under test: its `expect` or `class`).
+    Failed,
+    /// It failed on the store under test with a class the baseline does not hold.
+    NewClass,
+}
+
+impl ScenarioVerdict {
+    /// Whether the check accepts it.
+    pub fn ok(self) -> bool {
+        matches!(
+            self,
+            ScenarioVerdict::Met | ScenarioVerdict::Known | ScenarioVerdict::Fixed
+        )
+    }
 }
 
 /// A store a scenario case is replayed on: the caller's, or one resolved for it.
@@ -109,42 +148,92 @@ pub struct ScenarioResult {
     pub expect: Option<Invariant>,
     /// The invariant the replay broke, if any.
     pub got: Option<Invariant>,
+    /// The root-cause class of what broke, if anything did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
     /// Steps skipped because they were not enabled.
     pub skipped: usize,
-    /// It met its requirement; one that did not fails the whole check.
+    /// What came of it.
+    pub verdict: ScenarioVerdict,
+    /// It met its requirement (or failed only with a known class); one that did not fails
+    /// the whole check.
     pub ok: bool,
     /// The command that replays it.
     pub replay: String,
 }
 
-/// Replay each case.
-pub fn replay_scenarios(cases: &[ScenarioCase<'_>]) -> Vec<ScenarioResult> {
+/// Replay each case; a failure on a store under test is accepted when its class is in
+/// `known` (that store's baseline, by store name).
+pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<ScenarioResult> {
     cases
         .iter()
         .map(|c| {
             let store = c.store.get();
-            let r = replay(store, c.scenario.config.clone(), &c.scenario.steps());
-            let got = r.outcome.invariant();
-            let ok = match c.requirement {
-                Requirement::ReproduceExpect => got == c.scenario.expect,
-                Requirement::Pass => got.is_none(),
+            let sc = &c.scenario;
+            let r = classify(store, sc.config.clone(), &sc.steps(), &sc.masked);
+            let got = r.report.outcome.invariant();
+            let verdict = match c.requirement {
+                Requirement::ReproduceExpect => {
+                    let class_ok = sc.class.is_none() || r.class == sc.class;
+                    if got == sc.expect && class_ok {
+                        ScenarioVerdict::Met
+                    } else {
+                        ScenarioVerdict::Failed
+                    }
+                }
+                Requirement::Pass => match &r.class {
+                    None => ScenarioVerdict::Met,
+                    Some(class) if known.holds(&store.name(), class) => ScenarioVerdict::Known,
+                    Some(_) if known.covers(&store.name()) => ScenarioVerdict::NewClass,
+                    Some(_) => ScenarioVerdict::Failed,
+                },
+                Requirement::KnownFailure => match (&r.class, &sc.class) {
+                    (Some(got), Some(want)) if got == want => ScenarioVerdict::Known,
+                    (Some(got), None) if known.holds(&store.name(), got) => ScenarioVerdict::Known,
+                    (Some(got), _) if !known.holds(&store.name(), got) => ScenarioVerdict::NewClass,
+                    _ => ScenarioVerdict::Fixed,
+                },
             };
             let mut replay = format!("reconcile-sim replay {}", c.path.display());
-            if store.name() != c.scenario.store {
-                replay.push_str(&format!(" --store {}", store.name()));
+            if store.name() != sc.store {
+                replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
             }
             ScenarioResult {
                 path: c.path.clone(),
                 store: store.name(),
                 requirement: c.requirement,
-                expect: c.scenario.expect,
+                expect: sc.expect,
                 got,
-                skipped: r.skipped.len(),
-                ok,
+                class: r.class,
+                skipped: r.report.skipped.len(),
+                verdict,
+                ok: verdict.ok(),
                 replay,
             }
         })
         .collect()
+}
+
+/// The known classes of each store under test: the classes of its known failures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Baseline {
+    /// (store name, class, the file that stands for it).
+    pub classes: Vec<(String, Class, PathBuf)>,
+}
+
+impl Baseline {
+    /// Whether `class` is a known class of `store`.
+    pub fn holds(&self, store: &str, class: &Class) -> bool {
+        self.classes
+            .iter()
+            .any(|(s, c, _)| s == store && c == class)
+    }
+
+    /// Whether `store` has known classes at all (then a failure of another class is a
+    /// new class; without, it is simply a failure).
+    pub fn covers(&self, store: &str) -> bool {
+        self.classes.iter().any(|(s, _, _)| s == store)
+    }
 }
 
 /// One fuzz batch of one store.
@@ -160,12 +249,37 @@ pub struct FuzzBatch {
     pub failing: BTreeMap<Invariant, u64>,
     /// The first failing seed of each invariant.
     pub first_failing_seed: BTreeMap<Invariant, u64>,
+    /// Every root-cause class the batch's seeds showed, by first seed.
+    pub classes: Vec<BatchClass>,
+}
+
+/// A class in a fuzz batch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BatchClass {
+    /// The class.
+    pub class: Class,
+    /// What a person reads.
+    pub name: String,
+    /// Seeds of the batch that showed it.
+    pub seeds: u64,
+    /// The first of them.
+    pub first_seed: u64,
+    /// In the store's known baseline.
+    pub known: bool,
 }
 
 impl FuzzBatch {
-    /// No seed of the batch broke anything: the testcase passes.
+    /// No seed of the batch broke anything but known classes: the testcase passes. (A
+    /// failing batch with no class at all, which only a store whose runs do not repeat can
+    /// make, fails.)
     pub fn ok(&self) -> bool {
         self.failing.is_empty()
+            || (!self.classes.is_empty() && self.classes.iter().all(|c| c.known))
+    }
+
+    /// The classes the baseline does not hold.
+    pub fn new_classes(&self) -> impl Iterator<Item = &BatchClass> {
+        self.classes.iter().filter(|c| !c.known)
     }
 }
 
@@ -178,9 +292,10 @@ pub fn fuzz_batches(
     seed_start: u64,
     seeds: u64,
     jobs: usize,
+    known: &Baseline,
 ) -> (Vec<FuzzBatch>, Vec<Failure>) {
     let mut batches = Vec::new();
-    let mut first: BTreeMap<(String, Invariant), Failure> = BTreeMap::new();
+    let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
         while start < seed_start + seeds {
@@ -193,6 +308,7 @@ pub fn fuzz_batches(
                     budget: Budget::Seeds(n),
                     jobs,
                     coverage: false,
+                    classes: true,
                 },
                 &|_| {},
                 &AtomicBool::new(false),
@@ -204,14 +320,31 @@ pub fn fuzz_batches(
                 seeds: n,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
+                classes: s
+                    .classes
+                    .iter()
+                    .map(|c| BatchClass {
+                        class: c.class.clone(),
+                        name: c.name.clone(),
+                        seeds: c.seeds,
+                        first_seed: c.first_seed,
+                        known: known.holds(&s.store, &c.class),
+                    })
+                    .collect(),
             });
             for f in outcome.first_failures {
-                first.entry((f.store.clone(), f.invariant)).or_insert(f);
+                let class = f.class.as_ref().expect("class-aware");
+                let seen = first
+                    .iter()
+                    .any(|g| g.store == f.store && g.class.as_ref() == Some(class));
+                if !seen && !known.holds(&f.store, class) {
+                    first.push(f);
+                }
             }
             start += n;
         }
     }
-    (batches, first.into_values().collect())
+    (batches, first)
 }
 
 /// A failure the fuzzer found, shrunk and saved.
@@ -221,8 +354,10 @@ pub struct Found {
     pub store: String,
     /// The invariant it breaks.
     pub invariant: Invariant,
-    /// The first failing seed.
-    pub seed: u64,
+    /// Its root-cause class (new: not in the store's baseline).
+    pub class: Option<Class>,
+    /// The first failing seed (none for a failure a scenario file showed).
+    pub seed: Option<u64>,
     /// The scenario file.
     pub path: PathBuf,
     /// Steps after shrinking.
@@ -253,7 +388,8 @@ pub fn save_failures(
         found.push(Found {
             store: finding.store,
             invariant: finding.invariant,
-            seed: finding.seed.unwrap_or_default(),
+            class: finding.class,
+            seed: finding.seed,
             path: finding.path,
             steps: finding.shrunk.steps.len(),
             original_steps: finding.shrunk.original_steps,
@@ -282,6 +418,9 @@ pub struct CheckRequest<'a> {
     pub out: PathBuf,
     /// Shrinking limits.
     pub limits: Limits,
+    /// A directory of known failures (`--known`): scenario files, each a known class of
+    /// the store it names.
+    pub known: Option<PathBuf>,
 }
 
 /// Resolves the store a scenario names (a name, or `exec:`).
@@ -289,29 +428,41 @@ pub type Resolver<'a> = &'a dyn Fn(&str) -> Result<Box<dyn StoreFactory>, Resolv
 
 /// Run the check: load every scenario (one bad file stops the check before anything
 /// runs, naming every bad file), replay each as `request` says, then fuzz the stores
-/// under test and shrink and save the first failure of each signature.
+/// under test and shrink and save the first failure of each class the baseline does not
+/// hold.
 pub fn run_check(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<CheckReport, CampaignError> {
-    let loaded = load_all(&request.scenarios_dir)?;
-    let cases = match &request.under_test {
-        None => own_store_cases(&loaded, resolve)?,
-        Some(stores) => stores
-            .iter()
-            .flat_map(|store| {
-                loaded.iter().map(|(path, sc)| ScenarioCase {
-                    path: path.clone(),
-                    scenario: sc.clone(),
-                    store: Store::Borrowed(*store),
-                    requirement: Requirement::Pass,
-                })
-            })
-            .collect(),
+    let known_dir = match &request.known {
+        Some(dir) => Some(load_all(dir)?),
+        None => None,
     };
-    let scenarios = replay_scenarios(&cases);
+    let skip: Vec<PathBuf> = known_dir
+        .iter()
+        .flatten()
+        .filter_map(|(p, _)| p.canonicalize().ok())
+        .collect();
+    let mut loaded: Vec<(PathBuf, Scenario)> = load_all(&request.scenarios_dir)?
+        .into_iter()
+        .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
+        .collect();
+    if let Some(known) = known_dir {
+        loaded.extend(known.into_iter().map(|(p, mut sc)| {
+            sc.known_failure = true;
+            (p, sc)
+        }));
+    }
+    let (cases, baseline) = match &request.under_test {
+        None => (own_store_cases(&loaded, resolve)?, Baseline::default()),
+        Some(stores) => {
+            let baseline = baseline_of(&loaded, stores, request.known.as_deref())?;
+            (store_cases(&loaded, stores), baseline)
+        }
+    };
+    let scenarios = replay_scenarios(&cases, &baseline);
     let fuzzed = request.under_test.clone().unwrap_or_default();
-    let (batches, failures) = if request.seeds == 0 {
+    let (batches, mut failures) = if request.seeds == 0 {
         (Vec::new(), Vec::new())
     } else {
         fuzz_batches(
@@ -320,16 +471,116 @@ pub fn run_check(
             request.seed_start,
             request.seeds,
             request.jobs,
+            &baseline,
         )
     };
+    failures.extend(new_class_failures(&scenarios, &cases, &failures));
     let found = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
     Ok(CheckReport {
         scenarios,
         strategy: request.strategy,
         seed_start: request.seed_start,
         batches,
+        baseline,
         found,
     })
+}
+
+/// Every scenario on every store under test: a known failure of that store must show its
+/// class, any other scenario must pass (or fail only with a known class).
+fn store_cases<'a>(
+    loaded: &[(PathBuf, Scenario)],
+    stores: &[&'a dyn StoreFactory],
+) -> Vec<ScenarioCase<'a>> {
+    stores
+        .iter()
+        .flat_map(|store| {
+            loaded.iter().map(|(path, sc)| ScenarioCase {
+                path: path.clone(),
+                scenario: sc.clone(),
+                store: Store::Borrowed(*store),
+                requirement: if sc.known_failure && sc.store == store.name() {
+                    Requirement::KnownFailure
+                } else {
+                    Requirement::Pass
+                },
+            })
+        })
+        .collect()
+}
+
+/// The baseline of the stores under test: the class of each known failure of one of them
+/// (its `class`, or the class its replay shows when the file has none). With `--known DIR`,
+/// a directory none of whose files names a store under test is an error (a typo, or the
+/// wrong store).
+fn baseline_of(
+    loaded: &[(PathBuf, Scenario)],
+    stores: &[&dyn StoreFactory],
+    known_dir: Option<&Path>,
+) -> Result<Baseline, CampaignError> {
+    let mut baseline = Baseline::default();
+    for (path, sc) in loaded.iter().filter(|(_, sc)| sc.known_failure) {
+        let Some(store) = stores.iter().find(|s| s.name() == sc.store) else {
+            continue;
+        };
+        let class = match &sc.class {
+            Some(c) => Some(c.clone()),
+            None => classify(*store, sc.config.clone(), &sc.steps(), &sc.masked).class,
+        };
+        if let Some(class) = class {
+            baseline
+                .classes
+                .push((sc.store.clone(), class, path.clone()));
+        }
+    }
+    if let Some(dir) = known_dir {
+        let any = loaded
+            .iter()
+            .any(|(_, sc)| sc.known_failure && stores.iter().any(|s| s.name() == sc.store));
+        if !any {
+            let names: Vec<String> = stores.iter().map(|s| s.name()).collect();
+            return Err(CampaignError::BadInput(format!(
+                "--known {}: no known failure there is of a store under test ({}); each file's `store` names the store it is a known failure of",
+                dir.display(),
+                names.join(", ")
+            )));
+        }
+    }
+    Ok(baseline)
+}
+
+/// A failure for each new class a scenario showed on a store under test (the first
+/// scenario of each class, unless fuzzing found the class too), to shrink and save.
+fn new_class_failures(
+    results: &[ScenarioResult],
+    cases: &[ScenarioCase<'_>],
+    fuzzed: &[Failure],
+) -> Vec<Failure> {
+    let mut out: Vec<Failure> = Vec::new();
+    for (r, c) in results.iter().zip(cases) {
+        let (ScenarioVerdict::NewClass, Some(class)) = (r.verdict, &r.class) else {
+            continue;
+        };
+        let seen = fuzzed
+            .iter()
+            .chain(&out)
+            .any(|f| f.store == r.store && f.class.as_ref() == Some(class));
+        if seen {
+            continue;
+        }
+        out.push(Failure {
+            store: r.store.clone(),
+            invariant: r.got.expect("a class is of a failure"),
+            seed: None,
+            strategy: Some("scenario".to_string()),
+            description: Some(format!("shown by {}", r.path.display())),
+            config: c.scenario.config.clone(),
+            steps: c.scenario.steps(),
+            class: Some(class.clone()),
+            mask: c.scenario.masked.clone(),
+        });
+    }
+    out
 }
 
 /// Every scenario under `dir`, or every problem with them.
@@ -401,7 +652,9 @@ pub struct CheckReport {
     pub seed_start: u64,
     /// Every fuzz batch of every store under test; empty without `--store`.
     pub batches: Vec<FuzzBatch>,
-    /// The first failure of each signature, shrunk and saved under `--out`.
+    /// The known classes of the stores under test.
+    pub baseline: Baseline,
+    /// The first failure of each new class, shrunk and saved under `--out`.
     pub found: Vec<Found>,
 }
 
@@ -445,12 +698,16 @@ pub fn junit_xml(report: &CheckReport) -> String {
                 st.set_message(batch_message(b));
                 let mut text = batch_message(b);
                 for f in report.found.iter().filter(|f| {
-                    f.store == b.store && f.seed >= b.seed_start && f.seed < b.seed_start + b.seeds
+                    f.store == b.store
+                        && f.seed
+                            .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
                 }) {
                     text.push_str(&format!(
-                        "\n{} (seed {}): reconcile-sim replay {}",
-                        f.invariant,
-                        f.seed,
+                        "\nnew class: {} (seed {}): reconcile-sim replay {}",
+                        f.class
+                            .as_ref()
+                            .map_or(f.invariant.to_string(), |c| c.to_string()),
+                        f.seed.unwrap_or_default(),
                         f.path.display()
                     ));
                 }
@@ -468,28 +725,54 @@ pub fn junit_xml(report: &CheckReport) -> String {
 
 /// One line about a scenario's result.
 pub fn scenario_message(s: &ScenarioResult) -> String {
-    let got = s.got.map_or("no violation".to_string(), |g| format!("{g}"));
-    match s.requirement {
-        Requirement::ReproduceExpect => match s.expect {
+    let got = match (s.got, &s.class) {
+        (None, _) => "no violation".to_string(),
+        (Some(g), Some(c)) => format!("{g} ({c})"),
+        (Some(g), None) => g.to_string(),
+    };
+    match (s.requirement, s.verdict) {
+        (_, ScenarioVerdict::Known) => format!("on {}: known class, {got}", s.store),
+        (_, ScenarioVerdict::Fixed) => format!(
+            "on {}: a known failure that no longer fails its way (got {got}): the fix landed, remove it from the baseline",
+            s.store
+        ),
+        (_, ScenarioVerdict::NewClass) => format!("on {}: NEW class, {got}", s.store),
+        (Requirement::ReproduceExpect, _) => match s.expect {
             Some(e) => format!("on {} expected {e}, got {got}", s.store),
             None => format!("on {} expected a pass, got {got}", s.store),
         },
-        Requirement::Pass => format!("{} must break nothing, got {got}", s.store),
+        (_, _) => format!("{} must break nothing, got {got}", s.store),
     }
 }
 
-/// One line about a batch's failures: `inv1-no-loss 12 seeds (first 3), …`.
+/// One line about a batch's failures: its new classes (`NEW class …, 12 seeds (first 3)`)
+/// and how many known ones it showed.
 pub fn batch_message(b: &FuzzBatch) -> String {
-    b.failing
-        .iter()
-        .map(|(inv, n)| {
+    let label = if b.classes.iter().any(|c| c.known) {
+        "NEW class"
+    } else {
+        "class"
+    };
+    let mut parts: Vec<String> = b
+        .new_classes()
+        .map(|c| {
             format!(
-                "{inv} on {n} seeds (first {})",
-                b.first_failing_seed.get(inv).copied().unwrap_or_default()
+                "{label} {} on {} seeds (first {})",
+                c.name, c.seeds, c.first_seed
             )
         })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .collect();
+    let known = b.classes.iter().filter(|c| c.known).count();
+    if known > 0 {
+        parts.push(format!("{known} known classes"));
+    }
+    if b.classes.is_empty() && !b.failing.is_empty() {
+        parts.push(format!(
+            "{} failing seeds with no class (the store's runs do not repeat)",
+            b.failing.values().sum::<u64>()
+        ));
+    }
+    parts.join(", ")
 }
 
 /// Every `*.json` file under `dir`, recursively, in sorted order.
@@ -531,7 +814,14 @@ mod tests {
     #[test]
     fn batches_cover_the_budget_exactly() {
         let kind = crate::store::current::KIND;
-        let (b, _) = fuzz_batches(&[&kind], StrategySpec::Random, 5, 2500, 1);
+        let (b, _) = fuzz_batches(
+            &[&kind],
+            StrategySpec::Random,
+            5,
+            2500,
+            1,
+            &Baseline::default(),
+        );
         assert_eq!(
             b.iter()
                 .map(|b| (b.seed_start, b.seeds))

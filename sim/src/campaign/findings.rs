@@ -8,8 +8,9 @@ use crate::model::config::WorldConfig;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
+use crate::trace::class::{classify, Class, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, DoesNotFail, Limits, Shrunk};
+use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, Limits, Shrunk};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,11 @@ pub struct Failure {
     pub config: WorldConfig,
     /// Its main-phase steps.
     pub steps: Vec<Step>,
+    /// Its root-cause class, when a class-aware campaign found it: shrinking then keeps
+    /// the class, not just the invariant.
+    pub class: Option<Class>,
+    /// The classes masked in the run that found it.
+    pub mask: Vec<Class>,
 }
 
 /// A failure, shrunk and saved.
@@ -43,6 +49,8 @@ pub struct Finding {
     pub path: PathBuf,
     /// What shrinking did.
     pub shrunk: Shrunk,
+    /// Its root-cause class, if it was shrunk for one.
+    pub class: Option<Class>,
 }
 
 impl Finding {
@@ -84,6 +92,17 @@ impl FindingError {
 /// Where [`shrink_and_save`] writes `failure` under `out_dir`:
 /// `<store>-<invariant>-seed<N>.json` (or `…-<strategy>.json` without a seed).
 pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
+    if let Some(class) = &failure.class {
+        let store = safe_name(&failure.store);
+        let key = class.key();
+        return out_dir.join(match failure.seed {
+            Some(seed) => format!("{store}-{key}-seed{seed}.json"),
+            None => format!(
+                "{store}-{key}-{}.json",
+                failure.strategy.as_deref().unwrap_or("found")
+            ),
+        });
+    }
     match failure.seed {
         Some(_) => out_dir.join(failure_file_name(
             &failure.store,
@@ -99,6 +118,20 @@ pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
     }
 }
 
+/// `store` with anything but letters, digits, `-`, `_` and `.` made `_`.
+fn safe_name(store: &str) -> String {
+    store
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Shrink `failure` on `store` and save it atomically as `file`.
 pub fn shrink_and_save(
     store: &dyn StoreFactory,
@@ -106,15 +139,27 @@ pub fn shrink_and_save(
     file: &Path,
     limits: Limits,
 ) -> Result<Finding, FindingError> {
-    let shrunk = shrink(
-        store,
-        failure.config.clone(),
-        &failure.steps,
-        Some(failure.invariant),
-        limits,
-    )
-    .map_err(FindingError::DoesNotReplay)?;
+    let (shrunk, masked) = match &failure.class {
+        Some(class) => shrink_class(store, failure, class, limits)?,
+        None => (
+            shrink(
+                store,
+                failure.config.clone(),
+                &failure.steps,
+                Some(failure.invariant),
+                limits,
+            )
+            .map_err(FindingError::DoesNotReplay)?,
+            Vec::new(),
+        ),
+    };
     let mut scenario = scenario_of(store, &shrunk, failure.seed, failure.strategy.clone());
+    scenario.class = failure.class.clone();
+    scenario.masked = masked;
+    if !scenario.masked.is_empty() {
+        // The notes of a masked replay reach past the masked violations.
+        scenario.annotate(store);
+    }
     scenario.description = failure.description.clone();
     scenario.save(file).map_err(|source| FindingError::Write {
         path: file.to_path_buf(),
@@ -122,11 +167,66 @@ pub fn shrink_and_save(
     })?;
     Ok(Finding {
         store: failure.store.clone(),
-        invariant: failure.invariant,
+        // What the saved file breaks: shrinking for a class may trade the invariant that
+        // noticed it first for another that notices the same class (2 and 4).
+        invariant: shrunk.invariant,
         seed: failure.seed,
         path: file.to_path_buf(),
         shrunk,
+        class: failure.class.clone(),
     })
+}
+
+/// Shrink `failure` keeping its class `class` (under the failure's mask), then drop the
+/// mask if the shrunk trace shows the class without it (it usually does: shrinking
+/// removes whatever made a masked class happen). Returns the shrunk trace and the classes
+/// its replay must mask.
+fn shrink_class(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    class: &Class,
+    limits: Limits,
+) -> Result<(Shrunk, Vec<Class>), FindingError> {
+    let first = classify(store, failure.config.clone(), &failure.steps, &failure.mask);
+    if first.class.as_ref() != Some(class) {
+        return Err(FindingError::DoesNotReplay(DoesNotFail {
+            expected: Some(failure.invariant),
+            got: first.report.outcome.invariant(),
+        }));
+    }
+    let keeps = HasClass {
+        stores: store,
+        class,
+        mask: &failure.mask,
+    };
+    let r = shrink_failing(
+        &keeps,
+        failure.config.clone(),
+        failure.steps.len(),
+        first.report.steps,
+        limits,
+    );
+    let unmasked = classify(store, r.config.clone(), &r.steps, &[]);
+    let (last, masked) = if unmasked.class.as_ref() == Some(class) {
+        (unmasked, Vec::new())
+    } else {
+        let masked = classify(store, r.config.clone(), &r.steps, &failure.mask);
+        let needed = masked.masked.clone();
+        (masked, needed)
+    };
+    let invariant = last.report.outcome.invariant().unwrap_or(failure.invariant);
+    Ok((
+        Shrunk {
+            config: r.config,
+            steps: r.steps,
+            invariant,
+            original_steps: r.original_steps,
+            replays: r.replays,
+            elapsed: r.elapsed,
+            gave_up: r.gave_up,
+        },
+        masked,
+    ))
 }
 
 /// The scenario file for a shrunk failure.

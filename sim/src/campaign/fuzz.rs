@@ -29,6 +29,7 @@ use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::run::{execute_observed, Next, Observer, RunReport};
+use crate::trace::class::{classify_run, every_class, Class};
 use crate::trace::coverage::{Coverage, CoverageObserver};
 
 /// Seeds per chunk of work.
@@ -57,6 +58,10 @@ pub struct Campaign<'a> {
     pub jobs: usize,
     /// Count the interesting orderings every run reaches ([`crate::trace::coverage`]).
     pub coverage: bool,
+    /// Tell root-cause classes apart ([`crate::trace::class`]): every failing seed is run
+    /// again with the classes it showed masked, until it passes, so the campaign reports
+    /// every class its seeds reach, not only the one each seed hits first.
+    pub classes: bool,
 }
 
 /// One store's results over the campaign.
@@ -70,6 +75,26 @@ pub struct StoreSummary {
     pub failing: BTreeMap<Invariant, u64>,
     /// The smallest failing seed for each invariant.
     pub first_failing_seed: BTreeMap<Invariant, u64>,
+    /// With classes on, every root-cause class found, by first seed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<ClassSummary>,
+}
+
+/// One root-cause class over a campaign.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassSummary {
+    /// The class.
+    pub class: Class,
+    /// What a person reads.
+    pub name: String,
+    /// Its short key (file names, baselines).
+    pub key: String,
+    /// Seeds that showed it (masking the classes each seed showed before it).
+    pub seeds: u64,
+    /// The first seed that showed it.
+    pub first_seed: u64,
+    /// How many classes that seed had shown before it (masked to reach this one).
+    pub masked_before: usize,
 }
 
 impl StoreSummary {
@@ -143,6 +168,40 @@ pub fn run_one_observed(
     )
 }
 
+/// Every root-cause class seed `seed` reaches on `store` (see [`every_class`]).
+pub fn classes_of_seed(
+    store: &dyn StoreFactory,
+    strategy: StrategySpec,
+    seed: u64,
+) -> Vec<(Class, Vec<Class>, RunReport)> {
+    every_class(|mask| {
+        let mut strat = strategy.build(seed);
+        let config = WorldConfig::from_seed(seed);
+        let steps_max = config.steps_max as usize;
+        classify_run(
+            store,
+            config,
+            |_, enabled, i| {
+                if i >= steps_max || enabled.is_empty() {
+                    Next::Stop
+                } else {
+                    Next::Apply(enabled[strat.choose(enabled)])
+                }
+            },
+            mask,
+        )
+    })
+}
+
+/// One class's share of some contiguous seeds.
+struct ClassTally {
+    seeds: u64,
+    first_seed: u64,
+    /// The first seed's run that showed it, and the classes masked in it.
+    mask: Vec<Class>,
+    run: RunReport,
+}
+
 /// One store's share of some contiguous seeds.
 #[derive(Default)]
 struct StoreTally {
@@ -150,6 +209,7 @@ struct StoreTally {
     failing: BTreeMap<Invariant, u64>,
     /// The first failing seed of each invariant, with its run.
     first: BTreeMap<Invariant, (u64, RunReport)>,
+    classes: BTreeMap<Class, ClassTally>,
     coverage: Coverage,
 }
 
@@ -165,6 +225,20 @@ impl StoreTally {
         }
     }
 
+    fn add_classes(&mut self, seed: u64, found: Vec<(Class, Vec<Class>, RunReport)>) {
+        for (class, mask, run) in found {
+            self.classes
+                .entry(class)
+                .and_modify(|t| t.seeds += 1)
+                .or_insert(ClassTally {
+                    seeds: 1,
+                    first_seed: seed,
+                    mask,
+                    run,
+                });
+        }
+    }
+
     /// Add `later`, which covers seeds after this one's.
     fn append(&mut self, later: StoreTally) {
         self.runs += later.runs;
@@ -173,6 +247,14 @@ impl StoreTally {
         }
         for (inv, first) in later.first {
             self.first.entry(inv).or_insert(first);
+        }
+        for (class, t) in later.classes {
+            match self.classes.get_mut(&class) {
+                Some(mine) => mine.seeds += t.seeds,
+                None => {
+                    self.classes.insert(class, t);
+                }
+            }
         }
         self.coverage.merge(&later.coverage);
     }
@@ -294,7 +376,14 @@ fn run_chunk(
             } else {
                 (run_one(*store, campaign.strategy, seed + n), None)
             };
+            let failed = report.outcome.invariant().is_some();
             tally.add_run(seed + n, report, coverage);
+            if failed && campaign.classes {
+                tally.add_classes(
+                    seed + n,
+                    classes_of_seed(*store, campaign.strategy, seed + n),
+                );
+            }
             ran();
         }
     }
@@ -315,22 +404,54 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
     let mut first_failures = Vec::new();
     let mut coverage = Vec::new();
     for (store, tally) in campaign.stores.iter().zip(tallies) {
+        let mut classes: Vec<(Class, ClassTally)> = tally.classes.into_iter().collect();
+        classes.sort_by(|a, b| (a.1.first_seed, &a.0).cmp(&(b.1.first_seed, &b.0)));
         stores.push(StoreSummary {
             store: store.name(),
             runs: tally.runs,
             failing: tally.failing,
             first_failing_seed: tally.first.iter().map(|(i, (s, _))| (*i, *s)).collect(),
+            classes: classes
+                .iter()
+                .map(|(class, t)| ClassSummary {
+                    class: class.clone(),
+                    name: class.to_string(),
+                    key: class.key(),
+                    seeds: t.seeds,
+                    first_seed: t.first_seed,
+                    masked_before: t.mask.len(),
+                })
+                .collect(),
         });
-        for (invariant, (seed, run)) in tally.first {
-            first_failures.push(Failure {
-                store: store.name(),
-                invariant,
-                seed: Some(seed),
-                strategy: Some(campaign.strategy.to_string()),
-                description: None,
-                config: run.config,
-                steps: run.steps,
-            });
+        if campaign.classes {
+            for (class, t) in classes {
+                let invariant = t.run.outcome.invariant().expect("a class is of a failure");
+                first_failures.push(Failure {
+                    store: store.name(),
+                    invariant,
+                    seed: Some(t.first_seed),
+                    strategy: Some(campaign.strategy.to_string()),
+                    description: None,
+                    config: t.run.config,
+                    steps: t.run.steps,
+                    class: Some(class),
+                    mask: t.mask,
+                });
+            }
+        } else {
+            for (invariant, (seed, run)) in tally.first {
+                first_failures.push(Failure {
+                    store: store.name(),
+                    invariant,
+                    seed: Some(seed),
+                    strategy: Some(campaign.strategy.to_string()),
+                    description: None,
+                    config: run.config,
+                    steps: run.steps,
+                    class: None,
+                    mask: Vec::new(),
+                });
+            }
         }
         if campaign.coverage {
             coverage.push(tally.coverage);
@@ -390,6 +511,7 @@ mod tests {
             budget: Budget::Seeds(seeds),
             jobs,
             coverage: false,
+            classes: false,
         }
     }
 

@@ -144,6 +144,13 @@ pub fn artifact_failure(
     let Outcome::Fail(v) = &run.report.outcome else {
         return None;
     };
+    let class = crate::trace::class::classify(
+        &run.store,
+        run.report.config.clone(),
+        &run.report.steps,
+        &[],
+    )
+    .class;
     let failure = Failure {
         store: run.store.name.to_string(),
         invariant: v.invariant,
@@ -152,6 +159,8 @@ pub fn artifact_failure(
         description: Some(description),
         config: run.report.config,
         steps: run.report.steps,
+        class,
+        mask: Vec::new(),
     };
     Some((run.store, failure))
 }

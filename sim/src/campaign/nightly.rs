@@ -1,7 +1,8 @@
 //! The nightly run: for a time budget, the in-process fuzzer over every store and strategy
-//! on every core, then each cargo-fuzz target; every failure with a signature not seen
-//! before (in `scenarios/` or an earlier night) is shrunk and written into tonight's
-//! folder, with a JSON and a Markdown summary.
+//! on every core, then each cargo-fuzz target; every failure with a signature (store and
+//! root-cause class, [`crate::trace::class`]) not seen before (in `scenarios/` or an
+//! earlier night) is shrunk, keeping its class, and written into tonight's folder, with
+//! a JSON and a Markdown summary listing classes.
 //!
 //! Nothing found is ever lost: each scenario file is written (atomically) as soon as it is
 //! shrunk, and the summary is written whether the run ends by its budget or by Ctrl-C
@@ -23,11 +24,12 @@ use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::store::{StoreKind, STORES};
+use crate::trace::class::{classify, Class};
 use crate::trace::scenario::{load, write_atomically};
 use crate::trace::shrink::Limits;
 
-/// A failure's identity for de-duplication: the store and the invariant it breaks.
-pub type Signature = (String, Invariant);
+/// A failure's identity for de-duplication: the store and the root-cause class.
+pub type Signature = (String, Class);
 
 /// What a nightly run does.
 #[derive(Clone, Debug)]
@@ -67,8 +69,12 @@ pub struct CampaignSummary {
 pub struct Finding {
     /// The store that failed.
     pub store: String,
-    /// What it broke; with `store`, the signature that decides `new`.
+    /// The invariant that noticed it (for a new finding, the one its saved file breaks).
     pub invariant: Invariant,
+    /// Its root-cause class; with `store`, the signature that decides `new`.
+    pub class: Class,
+    /// The class as a person reads it.
+    pub class_name: String,
     /// `in-process/<strategy>` or `cargo-fuzz/<target>`.
     pub source: String,
     /// Its signature was in no committed scenario nor an earlier night (nor earlier
@@ -107,16 +113,23 @@ pub struct NightlySummary {
 }
 
 /// Signatures of every scenario file below `dirs` (files that are not scenarios, like
-/// summaries, are passed over).
+/// summaries, are passed over): the file's `class`, or for a file written before classes
+/// the class its replay shows on the shipped store it names.
 pub fn known_signatures(dirs: &[PathBuf]) -> BTreeSet<Signature> {
     let mut known = BTreeSet::new();
     for dir in dirs {
         // A directory that does not exist yet (the first night) holds nothing known.
         for path in scenario_files(dir).unwrap_or_default() {
-            if let Ok(s) = load(&path) {
-                if let Some(inv) = s.expect {
-                    known.insert((s.store.clone(), inv));
+            let Ok(s) = load(&path) else { continue };
+            let class = match (&s.class, crate::store::by_name(&s.store)) {
+                (Some(c), _) => Some(c.clone()),
+                (None, Some(store)) if s.expect.is_some() => {
+                    classify(&store, s.config.clone(), &s.steps(), &s.masked).class
                 }
+                _ => None,
+            };
+            if let Some(class) = class {
+                known.insert((s.store.clone(), class));
             }
         }
     }
@@ -215,6 +228,7 @@ impl Night<'_> {
                 budget: Budget::Time(per_strategy),
                 jobs: cfg.jobs,
                 coverage: false,
+                classes: true,
             };
             let t = Instant::now();
             let outcome = run_campaign(&campaign, &|d| self.progress.runs(d), self.cancel);
@@ -335,14 +349,20 @@ fn record_finding(
     known: &mut BTreeSet<Signature>,
     progress: &dyn NightlyProgress,
 ) -> Result<Finding, CampaignError> {
-    let sig = (failure.store.clone(), failure.invariant);
+    let class = failure
+        .class
+        .clone()
+        .unwrap_or_else(|| Class::bare(failure.invariant));
+    let sig = (failure.store.clone(), class);
     let source = match failure.seed {
         Some(_) => format!("in-process/{}", failure.strategy.as_deref().unwrap_or("")),
         None => "cargo-fuzz/interleavings".to_string(),
     };
     let mut finding = Finding {
         store: sig.0.clone(),
-        invariant: sig.1,
+        invariant: failure.invariant,
+        class: sig.1.clone(),
+        class_name: sig.1.to_string(),
         source,
         new: !known.contains(&sig),
         scenario: None,
@@ -356,11 +376,14 @@ fn record_finding(
             None => "cargo-fuzz".to_string(),
         };
         progress.note(&format!(
-            "new: {} {} ({found_by}) → {}",
+            "new class: {} {} ({found_by}) → {}",
             sig.0,
             sig.1,
             saved.path.display()
         ));
+        // The saved file's invariant: shrinking for the class may trade the one that
+        // noticed it tonight for another that notices the same class.
+        finding.invariant = saved.invariant;
         finding.scenario = Some(saved.path.display().to_string());
         finding.steps = Some(saved.shrunk.steps.len());
         known.insert(sig);
@@ -412,16 +435,19 @@ pub fn markdown(s: &NightlySummary) -> String {
 
 fn new_signatures_md(s: &NightlySummary) -> String {
     let new: Vec<&Finding> = s.findings.iter().filter(|f| f.new).collect();
-    let mut out = format!("## New signatures: {}\n\n", new.len());
+    let mut out = format!("## New classes: {}\n\n", new.len());
     if new.is_empty() {
         out.push_str("None: every failure tonight was already known.\n\n");
         return out;
     }
-    out.push_str("| store | invariant | found by | steps | scenario |\n|---|---|---|---|---|\n");
+    out.push_str(
+        "| store | class | noticed by | found by | steps | scenario |\n|---|---|---|---|---|---|\n",
+    );
     for f in &new {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | `{}` |\n",
+            "| {} | {} | {} | {} | {} | `{}` |\n",
             f.store,
+            f.class_name,
             f.invariant,
             f.source,
             f.steps.map_or("-".into(), |n| n.to_string()),
@@ -433,21 +459,21 @@ fn new_signatures_md(s: &NightlySummary) -> String {
 }
 
 fn known_signatures_md(s: &NightlySummary) -> String {
-    let mut known: BTreeMap<Signature, BTreeMap<&str, usize>> = BTreeMap::new();
+    let mut known: BTreeMap<(String, String), BTreeMap<&str, usize>> = BTreeMap::new();
     for f in s.findings.iter().filter(|f| !f.new) {
         *known
-            .entry((f.store.clone(), f.invariant))
+            .entry((f.store.clone(), f.class_name.clone()))
             .or_default()
             .entry(f.source.as_str())
             .or_default() += 1;
     }
-    let mut out = format!("## Known signatures seen again: {}\n\n", known.len());
-    for ((store, inv), sources) in &known {
+    let mut out = format!("## Known classes seen again: {}\n\n", known.len());
+    for ((store, class), sources) in &known {
         let by: Vec<String> = sources
             .iter()
             .map(|(src, n)| format!("{src} ×{n}"))
             .collect();
-        out.push_str(&format!("- {store} {inv} ({})\n", by.join(", ")));
+        out.push_str(&format!("- {store}: {class} ({})\n", by.join(", ")));
     }
     out
 }

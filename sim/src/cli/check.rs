@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use reconcile_sim::campaign::check::{
     batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
-    CheckRequest, DEFAULT_SEEDS,
+    CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::scenario;
@@ -39,7 +39,14 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Where new failures found by fuzzing are written, shrunk (one per signature).
+    /// Known failures of the store under test: a directory of scenario files, each the
+    /// minimal witness of one root-cause class of the store it names (as `check`, `fuzz`
+    /// and `nightly` write them). Failures of these classes are accepted; a new class
+    /// fails the check and is named; a known failure that no longer fails is reported as
+    /// fixed.
+    #[arg(long, value_name = "DIR", requires = "store")]
+    known: Option<PathBuf>,
+    /// Where failures of new classes are written, shrunk (one file per class).
     #[command(flatten)]
     out: OutFlag,
     #[command(flatten)]
@@ -62,6 +69,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         jobs,
         out: args.out.out.clone(),
         limits: args.limits.limits(),
+        known: args.known.clone(),
     };
     let started = std::time::Instant::now();
     let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
@@ -102,7 +110,18 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
         } else {
             String::new()
         };
-        if s.ok {
+        if matches!(s.verdict, ScenarioVerdict::Known | ScenarioVerdict::Fixed) {
+            let label = if s.verdict == ScenarioVerdict::Known {
+                "known"
+            } else {
+                "FIXED"
+            };
+            out.push_str(&format!(
+                "  {label:<5} {}: {}{skipped}\n",
+                s.path.display(),
+                scenario_message(s)
+            ));
+        } else if s.ok {
             out.push_str(&format!(
                 "  ok    {} on {}{skipped}\n",
                 s.path.display(),
@@ -160,12 +179,32 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                 ));
             }
         }
-        for f in &report.found {
+        if !report.baseline.classes.is_empty() {
             out.push_str(&format!(
-                "  new failure {} {} (seed {}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
+                "known classes: {} (from {})\n",
+                report.baseline.classes.len(),
+                args.known
+                    .as_ref()
+                    .map_or("files marked known_failure".to_string(), |d| d
+                        .display()
+                        .to_string())
+            ));
+        }
+        for f in &report.found {
+            let found_by = match f.seed {
+                Some(seed) => format!("seed {seed}"),
+                None => "a scenario".to_string(),
+            };
+            let label = if report.baseline.covers(&f.store) {
+                "NEW class"
+            } else {
+                "new failure"
+            };
+            out.push_str(&format!(
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
                 f.store,
+                f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
-                f.seed,
                 f.original_steps,
                 f.steps,
                 if f.one_minimal { "" } else { " (gave up early)" },

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::strategy::StrategySpec;
-use reconcile_sim::store::exec::{PIN_ENV, TIMEOUT_ENV};
+use reconcile_sim::store::exec::{PIN_ENV, STARTUP_TIMEOUT_ENV, TIMEOUT_ENV};
 use reconcile_sim::store::ExecOptions;
 use reconcile_sim::trace::shrink::Limits;
 
@@ -78,12 +78,18 @@ pub struct OutFlag {
 }
 
 /// How `exec:` stores run, from the environment: the per-message timeout
-/// (`RECONCILE_SIM_EXEC_TIMEOUT`, e.g. `500ms`) and CPU pinning (`RECONCILE_SIM_EXEC_PIN`).
+/// (`RECONCILE_SIM_EXEC_TIMEOUT`, e.g. `500ms`), the start-up timeout
+/// (`RECONCILE_SIM_EXEC_STARTUP_TIMEOUT`) and CPU pinning (`RECONCILE_SIM_EXEC_PIN`).
 pub fn exec_options() -> anyhow::Result<ExecOptions> {
     let mut options = ExecOptions::default();
-    if let Ok(text) = std::env::var(TIMEOUT_ENV) {
-        options.timeout = humantime::parse_duration(&text)
-            .map_err(|e| anyhow::anyhow!("{TIMEOUT_ENV}='{text}': {e}"))?;
+    for (var, value) in [
+        (TIMEOUT_ENV, &mut options.timeout),
+        (STARTUP_TIMEOUT_ENV, &mut options.startup_timeout),
+    ] {
+        if let Ok(text) = std::env::var(var) {
+            *value = humantime::parse_duration(&text)
+                .map_err(|e| anyhow::anyhow!("{var}='{text}': {e}"))?;
+        }
     }
     options.pin = !matches!(std::env::var(PIN_ENV).as_deref(), Ok("off" | "0" | "false"));
     Ok(options)

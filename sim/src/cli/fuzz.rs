@@ -47,6 +47,10 @@ pub struct Args {
     /// during the runs).
     #[arg(long)]
     coverage: bool,
+    /// Do not tell root-cause classes apart: report and save the first failure of each
+    /// invariant only (each failing seed then runs once, not once per class it shows).
+    #[arg(long)]
+    no_classes: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -66,10 +70,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         budget,
         jobs,
         coverage: args.coverage,
+        classes: !args.no_classes,
     };
     let started = std::time::Instant::now();
     let outcome = run_with_progress(&campaign);
-    // Shrink the first failing seed of each (store, invariant) signature and save it.
+    // Shrink the first failing seed of each (store, class) — or (store, invariant) with
+    // --no-classes — and save it.
     let mut saved = Vec::new();
     for failure in &outcome.first_failures {
         let store = *campaign
@@ -139,6 +145,8 @@ fn print_json(
             serde_json::json!({
                 "store": f.store,
                 "invariant": f.invariant,
+                "class": f.class,
+                "class_name": f.class.as_ref().map(|c| c.to_string()),
                 "seed": f.seed,
                 "path": f.path.display().to_string(),
                 "steps": f.shrunk.steps.len(),
@@ -193,7 +201,8 @@ fn print_text(
             );
         }
     }
-    for f in saved {
+    print!("{}", format_classes(report, saved));
+    for f in saved.iter().filter(|f| f.class.is_none()) {
         println!(
             "shrunk {} {} (seed {}): {} → {} steps{}: {}",
             f.store,
@@ -208,8 +217,10 @@ fn print_text(
             },
             f.replay_command()
         );
+    }
+    for f in saved {
         if let Some(why) = f.shrunk.gave_up {
-            eprintln!("warning: {why}");
+            eprintln!("warning: {why} ({})", f.path.display());
         }
     }
     for (store, c) in campaign.stores.iter().zip(&outcome.coverage) {
@@ -219,4 +230,44 @@ fn print_text(
         );
         print!("{}", c.format());
     }
+}
+
+/// One row per root-cause class: store, seeds that showed it, first seed, steps of its
+/// shrunk scenario, the class, and the replay command.
+fn format_classes(
+    report: &reconcile_sim::campaign::fuzz::CampaignReport,
+    saved: &[Finding],
+) -> String {
+    let mut out = String::new();
+    for s in report.stores.iter().filter(|s| !s.classes.is_empty()) {
+        out.push_str(&format!(
+            "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before):\n",
+            s.store,
+            s.classes.len()
+        ));
+        out.push_str(&format!(
+            "  {:>6}  {:>10}  {:>5}  class\n",
+            "seeds", "first seed", "steps"
+        ));
+        for c in &s.classes {
+            let file = saved
+                .iter()
+                .find(|f| f.store == s.store && f.class.as_ref() == Some(&c.class));
+            let steps = file.map_or("-".to_string(), |f| {
+                format!(
+                    "{}{}",
+                    f.shrunk.steps.len(),
+                    if f.shrunk.gave_up.is_some() { "+" } else { "" }
+                )
+            });
+            out.push_str(&format!(
+                "  {:>6}  {:>10}  {:>5}  {}\n",
+                c.seeds, c.first_seed, steps, c.name
+            ));
+            if let Some(f) = file {
+                out.push_str(&format!("  {:>26}replay: {}\n", "", f.replay_command()));
+            }
+        }
+    }
+    out
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use reconcile_sim::run::Outcome;
 use reconcile_sim::trace::scenario;
-use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate, Phase};
+use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate_masked, Phase};
 
 use super::flags::resolve_store;
 use super::Verdict;
@@ -44,14 +44,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     })?;
     let store = store.as_ref();
     let steps = sc.steps();
-    let n = narrate(store, sc.config.clone(), &steps);
-    // `expect` speaks about the store the file names; on another store no violation is
-    // expected.
-    let expect = if store.name() == sc.store {
-        sc.expect
-    } else {
-        None
-    };
+    let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);
+    // `expect` (and `class`) speak about the store the file names; on another store no
+    // violation is expected.
+    let own_store = store.name() == sc.store;
+    let expect = if own_store { sc.expect } else { None };
+    let expect_class = if own_store { sc.class.clone() } else { None };
     if args.json {
         let skipped: Vec<_> = n
             .lines
@@ -68,7 +66,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "store": store.name(),
             "expect": expect,
             "outcome": n.report.outcome,
-            "reproduced": n.report.outcome.invariant() == expect,
+            "class": class,
+            "class_name": class.as_ref().map(|c| c.to_string()),
+            "expect_class": expect_class,
+            "reproduced": n.report.outcome.invariant() == expect
+                && (expect_class.is_none() || class == expect_class),
             "steps": n.report.steps.len(),
             "drain_steps": n.report.drain.len(),
             "skipped": skipped,
@@ -84,6 +86,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 println!("options:");
                 print!("{}", sc.config.describe());
                 print!("{}", format_text(&n, expect));
+                if let Some(c) = &class {
+                    let agrees = match &expect_class {
+                        Some(want) if want == c => " (the file's class: reproduced)",
+                        Some(_) => " (NOT the file's class)",
+                        None => "",
+                    };
+                    println!("class: {c}{agrees}");
+                }
+                if let (Some(want), None) = (&expect_class, &class) {
+                    println!("class: the file's class ({want}) did not show");
+                }
+                if !sc.masked.is_empty() {
+                    let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
+                    println!("masked: {}", names.join("; "));
+                }
             }
             Format::Mermaid => print!("{}", format_mermaid(&n, expect)),
         }

@@ -3,6 +3,7 @@
 use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
 use reconcile_sim::run::{Outcome, RunReport};
+use reconcile_sim::trace::class::classify;
 use reconcile_sim::trace::coverage::CoverageObserver;
 use reconcile_sim::trace::timeline::TraceLines;
 
@@ -60,6 +61,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 description: None,
                 config: report.config.clone(),
                 steps: report.steps.clone(),
+                class: classify(store, report.config.clone(), &report.steps, &[]).class,
+                mask: Vec::new(),
             };
             let file = file_for(&args.out.out, &failure);
             Some(shrink_and_save(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
 use crate::model::record::{Record, StoreCrash};
 use crate::model::step::Step;
-use crate::model::store::Store;
+use crate::model::store::{Answer, CrashCause, Store};
 use crate::model::wire::{
     ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
 };
@@ -462,23 +462,43 @@ impl World {
     ) -> Result<(), StoreCrash> {
         let c = &mut self.clients[client as usize];
         let answer = catch_unwind(AssertUnwindSafe(|| c.store.handle(input)));
-        let mut failed = |message| {
-            rec.fed(input, None);
-            Err(StoreCrash { client, message })
-        };
-        let effects = match answer {
-            Ok(Ok(effects)) => effects,
-            Ok(Err(fault)) => return failed(fault.message),
-            Err(payload) => return failed(panic_message(payload.as_ref())),
+        let effects = match answer_or_cause(answer) {
+            Ok(effects) => effects,
+            Err(cause) => {
+                rec.fed(input, None);
+                return Err(StoreCrash { client, cause });
+            }
         };
         rec.fed(input, Some(&effects));
+        c.route(effects);
+        Ok(())
+    }
+}
+
+impl Client {
+    /// Queue what the store asked for: a POST for the backend, a fetch for this tab's
+    /// fetch server.
+    pub(super) fn route(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
-                Effect::Post { message_id, text } => c.posts.push_back((message_id, text)),
-                Effect::Fetch { request_id } => c.fetch_requests.push_back(request_id),
+                Effect::Post { message_id, text } => self.posts.push_back((message_id, text)),
+                Effect::Fetch { request_id } => self.fetch_requests.push_back(request_id),
             }
         }
-        Ok(())
+    }
+}
+
+/// A store's answer (caught as by `catch_unwind`): its effects, or why it crashed (a
+/// fault it reported, or a panic).
+pub(super) fn answer_or_cause(
+    answer: std::thread::Result<Answer>,
+) -> Result<Vec<Effect>, CrashCause> {
+    match answer {
+        Ok(Ok(effects)) => Ok(effects),
+        Ok(Err(fault)) => Err(fault.cause),
+        Err(payload) => Err(CrashCause::Panicked {
+            message: panic_message(payload.as_ref()),
+        }),
     }
 }
 

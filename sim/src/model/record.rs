@@ -7,6 +7,7 @@
 //! compile away), and [`StepRecord`] keeps a copy of everything.
 
 use crate::model::step::Step;
+use crate::model::store::CrashCause;
 use crate::model::wire::{
     ClientId, Effect, Event, Input, MessageId, PostOutcome, RequestId, TurnId,
 };
@@ -16,8 +17,8 @@ use crate::model::wire::{
 pub struct StoreCrash {
     /// The client whose store failed.
     pub client: ClientId,
-    /// What went wrong, in words.
-    pub message: String,
+    /// What went wrong.
+    pub cause: CrashCause,
 }
 
 /// Where the world reports what a step does, as it does it. Every method defaults to

@@ -34,13 +34,15 @@
 //!   tab is sent the agent's status as its first event; without it, a fresh tab learns the
 //!   status only from the next `status` event.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use crate::model::backend::{Backend, TurnPhase};
-use crate::model::client::Client;
+use crate::model::client::{answer_or_cause, Client};
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
 use crate::model::step::{Actor, Step};
-use crate::model::store::{Store, StoreFactory};
-use crate::model::wire::{AgentStatus, ClientId, Event, MessageId};
+use crate::model::store::{Answer, CrashCause, Store, StoreFactory, StoreFault};
+use crate::model::wire::{AgentStatus, ClientId, Event, Input, MessageId, RenderRow};
 
 /// Push `step`, then keep it only if `enabled`: no branch on `enabled`, which is close to
 /// random from one step to the next (see [`World::enabled_steps`]).
@@ -48,6 +50,37 @@ use crate::model::wire::{AgentStatus, ClientId, Event, MessageId};
 fn push_if(out: &mut Vec<Step>, enabled: bool, step: Step) {
     out.push(step);
     out.truncate(out.len() - 1 + usize::from(enabled));
+}
+
+/// A store whose [`Store::boot`] failed: its first input reports that failure as the
+/// store's crash (the run ends there).
+struct BootFailed {
+    store: Box<dyn Store>,
+    cause: Option<CrashCause>,
+}
+
+impl Store for BootFailed {
+    fn handle(&mut self, input: &Input) -> Answer {
+        match self.cause.take() {
+            Some(cause) => Err(StoreFault { cause }),
+            None => self.store.handle(input),
+        }
+    }
+    fn render(&self) -> &[RenderRow] {
+        self.store.render()
+    }
+}
+
+/// A placeholder for the moment a store is moved into its [`BootFailed`] wrapper.
+struct Booting;
+
+impl Store for Booting {
+    fn handle(&mut self, _input: &Input) -> Answer {
+        unreachable!("replaced at once")
+    }
+    fn render(&self) -> &[RenderRow] {
+        &[]
+    }
 }
 
 /// The whole simulated world.
@@ -66,12 +99,15 @@ impl World {
         World::with_stores(config, |i| stores.make(i))
     }
 
-    /// A world whose client `i` runs the store `make(i)`.
+    /// A world whose client `i` runs the store `make(i)`. Each store is booted
+    /// ([`Store::boot`]) once every store is made, in client order, and what it asks for is
+    /// queued like an input's effects; a store whose boot fails reports the failure as its
+    /// crash on its first input.
     pub fn with_stores(
         config: WorldConfig,
         mut make: impl FnMut(ClientId) -> Box<dyn Store>,
     ) -> World {
-        let clients = (0..config.clients)
+        let mut clients: Vec<Client> = (0..config.clients)
             .map(|i| {
                 let sends = if config.is_active(i) {
                     config.sends_per_client
@@ -81,6 +117,19 @@ impl World {
                 Client::new(make(i), sends, config.scrolls_per_client)
             })
             .collect();
+        for c in &mut clients {
+            let answer = catch_unwind(AssertUnwindSafe(|| c.store.boot()));
+            match answer_or_cause(answer) {
+                Ok(effects) => c.route(effects),
+                Err(cause) => {
+                    let store = std::mem::replace(&mut c.store, Box::new(Booting));
+                    c.store = Box::new(BootFailed {
+                        store,
+                        cause: Some(cause),
+                    });
+                }
+            }
+        }
         let mut world = World {
             config,
             backend: Backend::new(),
@@ -410,13 +459,64 @@ mod tests {
             record.crash,
             Some(StoreCrash {
                 client: 0,
-                message: "boom".into()
+                cause: CrashCause::Panicked {
+                    message: "boom".into()
+                }
             })
         );
         assert!(
             matches!(record.input, Some(Input::UserSend { .. })),
             "the input is recorded"
         );
+    }
+
+    /// A store's boot effects are queued when the world is made (a fetch for its tab's
+    /// fetch server); a store whose boot fails crashes on its first input, with that cause.
+    #[test]
+    fn boot_effects_are_routed_and_a_failed_boot_is_the_first_crash() {
+        use crate::model::wire::RequestId;
+        struct Booting(bool);
+        impl Store for Booting {
+            fn boot(&mut self) -> Answer {
+                if self.0 {
+                    Ok(vec![Effect::Fetch {
+                        request_id: RequestId(7),
+                    }])
+                } else {
+                    Err(StoreFault {
+                        cause: CrashCause::Io {
+                            error: "no".into(),
+                            stderr_tail: String::new(),
+                        },
+                    })
+                }
+            }
+            fn handle(&mut self, _input: &Input) -> Answer {
+                Ok(Vec::new())
+            }
+            fn render(&self) -> &[RenderRow] {
+                &[]
+            }
+        }
+        let config = crate::testing::script::scripted_config();
+        let mut world = World::with_stores(config, |c| Box::new(Booting(c == 0)));
+        let requests: Vec<_> = world.client(0).fetch_requests().copied().collect();
+        assert_eq!(requests, [RequestId(7)]);
+        let mut enabled = Vec::new();
+        world.enabled_steps(&mut enabled);
+        assert!(enabled.contains(&Step::ServeFetch { client: 0 }));
+        assert_eq!(world.client(1).fetch_requests().len(), 0);
+        let record = world.apply(Step::DeliverEvent {
+            client: 1,
+            event: 1,
+        });
+        assert!(matches!(
+            record.crash,
+            Some(StoreCrash {
+                client: 1,
+                cause: CrashCause::Io { .. }
+            })
+        ));
     }
 
     /// A step's record says what it did: the events it broadcast, what the store was

@@ -53,5 +53,6 @@ fn not_converged(
                 .join(" | ")
         ),
         seen: render_lines(rows),
+        cause: None,
     }
 }

@@ -32,6 +32,7 @@ use std::fmt;
 
 use crate::model::content::push_decimal;
 use crate::model::step::{Actor, Step};
+use crate::model::store::CrashCause;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
 
@@ -136,8 +137,13 @@ pub struct Violation {
     /// What the invariant required, in words naming the tokens concerned
     /// (`own message(s) msg:m2 visible`), printed above `seen`.
     pub expected: String,
-    /// The client's render at that moment, one line per row.
+    /// The client's render at that moment, one line per row; for a `crash`, the cause in
+    /// words and the stderr tail, one line each.
     pub seen: Vec<String>,
+    /// For a `crash`: why the store crashed (absent otherwise, and from the JSON of a run
+    /// that found none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
 }
 
 impl fmt::Display for Violation {
@@ -215,6 +221,7 @@ fn violation(
         messages,
         expected,
         seen: render_lines(rows),
+        cause: None,
     }
 }
 

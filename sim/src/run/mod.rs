@@ -9,9 +9,10 @@ use serde::{Deserialize, Serialize};
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
 use crate::model::step::Step;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
+use crate::model::wire::ClientId;
 use crate::model::world::World;
-use crate::oracle::{check_converged, check_step, Invariant, Violation};
+use crate::oracle::{check_step, converged, Invariant, Violation};
 use crate::run::strategy::Strategy;
 
 /// How a run ended.
@@ -135,6 +136,15 @@ pub trait Observer {
     fn on_skip(&mut self, _input_index: usize) {}
     /// The run is over: the world as it ended, and the outcome.
     fn on_end(&mut self, _world: &World, _outcome: &Outcome) {}
+    /// Whether the run should go on past `violation` (a tab's, just reported to
+    /// [`Observer::on_step`], or found by the convergence check). When true the tab is
+    /// excused: its later violations are not judged (its store is already wrong, and what
+    /// follows from that is the same bug), and the run goes on judging the other tabs.
+    /// Class-aware campaigns mask the root-cause classes they have seen this way
+    /// ([`crate::trace::class`]); every other observer lets a violation end the run.
+    fn excuses(&mut self, _world: &World, _violation: &Violation) -> bool {
+        false
+    }
 }
 
 /// Two observers watching one run.
@@ -157,6 +167,29 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn on_end(&mut self, world: &World, outcome: &Outcome) {
         self.0.on_end(world, outcome);
         self.1.on_end(world, outcome);
+    }
+    fn excuses(&mut self, world: &World, violation: &Violation) -> bool {
+        // Both are told (no short-circuit).
+        self.0.excuses(world, violation) | self.1.excuses(world, violation)
+    }
+}
+
+/// An observer lent for one run.
+impl<O: Observer + ?Sized> Observer for &mut O {
+    fn wants_steps(&self) -> bool {
+        (**self).wants_steps()
+    }
+    fn on_step(&mut self, world: &World, record: &StepRecord, at: StepAt, v: Option<&Violation>) {
+        (**self).on_step(world, record, at, v)
+    }
+    fn on_skip(&mut self, input_index: usize) {
+        (**self).on_skip(input_index)
+    }
+    fn on_end(&mut self, world: &World, outcome: &Outcome) {
+        (**self).on_end(world, outcome)
+    }
+    fn excuses(&mut self, world: &World, violation: &Violation) -> bool {
+        (**self).excuses(world, violation)
     }
 }
 
@@ -190,15 +223,19 @@ pub fn execute_observed<O: Observer + ?Sized>(
     let mut steps = Vec::with_capacity(120);
     let mut skipped = Vec::new();
     let mut enabled = Vec::with_capacity(32);
-    let mut record = observer
-        .wants_steps()
-        .then(|| StepRecord::new(Step::AgentSeal));
+    let mut judge = Judge {
+        record: observer
+            .wants_steps()
+            .then(|| StepRecord::new(Step::AgentSeal)),
+        excused: Vec::new(),
+        observer,
+    };
     loop {
         world.enabled_steps(&mut enabled);
         let step = match next(&world, &enabled, steps.len()) {
             Next::Stop => break,
             Next::Skip(i) => {
-                observer.on_skip(i);
+                judge.observer.on_skip(i);
                 skipped.push(i);
                 continue;
             }
@@ -206,9 +243,9 @@ pub fn execute_observed<O: Observer + ?Sized>(
         };
         steps.push(step);
         let at = (StepAt::Main(steps.len() - 1), steps.len() - 1);
-        if let Some(v) = observed_step(&mut world, step, at, &mut record, observer) {
+        if let Some(v) = judge.step(&mut world, step, at) {
             let outcome = Outcome::Fail(v);
-            observer.on_end(&world, &outcome);
+            judge.observer.on_end(&world, &outcome);
             return RunReport {
                 config,
                 steps,
@@ -220,15 +257,9 @@ pub fn execute_observed<O: Observer + ?Sized>(
     }
     let main_steps = steps.len();
     let mut drain = Vec::new();
-    let violation = drain_and_check(
-        &mut world,
-        main_steps,
-        &mut enabled,
-        &mut drain,
-        |w, s, at| observed_step(w, s, at, &mut record, observer),
-    );
+    let violation = drain_and_check(&mut world, main_steps, &mut enabled, &mut drain, &mut judge);
     let outcome = violation.map_or(Outcome::Pass, Outcome::Fail);
-    observer.on_end(&world, &outcome);
+    judge.observer.on_end(&world, &outcome);
     RunReport {
         config,
         steps,
@@ -238,24 +269,68 @@ pub fn execute_observed<O: Observer + ?Sized>(
     }
 }
 
-/// Apply `step` (the run's `index`-th) and judge it, recording it for `observer` when it
-/// wants steps.
-fn observed_step<O: Observer + ?Sized>(
-    world: &mut World,
-    step: Step,
-    (at, index): (StepAt, usize),
-    record: &mut Option<StepRecord>,
-    observer: &mut O,
-) -> Option<Violation> {
-    match record {
-        None => judge_step(world, step, index, &mut ()),
-        Some(rec) => {
-            rec.reset(step);
-            let v = judge_step(world, step, index, rec);
-            observer.on_step(world, rec, at, v.as_ref());
-            v
+/// Applies and judges the steps of one run for its observer, and keeps the tabs the
+/// observer excused ([`Observer::excuses`]).
+struct Judge<'o, O: Observer + ?Sized> {
+    /// The record of the current step, when the observer wants steps.
+    record: Option<StepRecord>,
+    /// Tabs no longer judged.
+    excused: Vec<ClientId>,
+    observer: &'o mut O,
+}
+
+impl<O: Observer + ?Sized> Judge<'_, O> {
+    /// Apply `step` (the run's `index`-th) and judge it: the violation that ends the run,
+    /// if any. The observer hears of it (and of a violation it then excuses) first.
+    fn step(
+        &mut self,
+        world: &mut World,
+        step: Step,
+        (at, index): (StepAt, usize),
+    ) -> Option<Violation> {
+        let v = match &mut self.record {
+            None => judge_step(world, step, index, &mut ()),
+            Some(rec) => {
+                rec.reset(step);
+                let v = judge_step(world, step, index, rec);
+                let v = v.filter(|v| !is_excused(&self.excused, v));
+                self.observer.on_step(world, rec, at, v.as_ref());
+                v
+            }
+        };
+        v.filter(|v| !self.excuse(world, v))
+    }
+
+    /// Whether the observer excuses `v` (a tab's): then its tab is excused from now on.
+    fn excuse(&mut self, world: &World, v: &Violation) -> bool {
+        match v.client {
+            Some(c) if self.observer.excuses(world, v) => {
+                self.excused.push(c);
+                true
+            }
+            _ => false,
         }
     }
+
+    /// Invariant 4 for every tab not excused: the first violation the observer does not
+    /// excuse.
+    fn converged(&mut self, world: &World, index: usize) -> Option<Violation> {
+        for c in 0..world.clients().len() as ClientId {
+            if self.excused.contains(&c) {
+                continue;
+            }
+            let v = converged(world, c, world.client(c).render(), index);
+            if let Some(v) = v.filter(|v| !self.excuse(world, v)) {
+                return Some(v);
+            }
+        }
+        None
+    }
+}
+
+/// Whether `v` is on a tab already excused.
+fn is_excused(excused: &[ClientId], v: &Violation) -> bool {
+    v.client.is_some_and(|c| excused.contains(&c))
 }
 
 /// Apply one enabled step, reporting it to `rec`, and judge it: a store crash, or what
@@ -281,20 +356,25 @@ fn crash_violation(crash: StoreCrash, index: usize) -> Violation {
         step_index: index,
         messages: Vec::new(),
         expected: "the store handles the input".to_string(),
-        seen: vec![format!("panicked: {}", crash.message)],
+        seen: crash.cause.lines(),
+        // An in-process panic's JSON stays as it always was: `seen` says it all.
+        cause: match crash.cause {
+            CrashCause::Panicked { .. } => None,
+            cause => Some(cause),
+        },
     }
 }
 
 /// The deterministic drain phase (invariant 4): scroll every client down, then repeatedly
 /// take the first enabled step that finishes work already started ([`drain_pick`]), until
-/// none is left; then every render must equal the DB. `step` applies and judges one drain
-/// step (`(step, drain index)`, run index `first_index + drain index`).
-fn drain_and_check(
+/// none is left; then every render must equal the DB. Drain step `n` has run index
+/// `first_index + n`.
+fn drain_and_check<O: Observer + ?Sized>(
     world: &mut World,
     first_index: usize,
     enabled: &mut Vec<Step>,
     drain: &mut Vec<Step>,
-    mut step: impl FnMut(&mut World, Step, (StepAt, usize)) -> Option<Violation>,
+    judge: &mut Judge<'_, O>,
 ) -> Option<Violation> {
     let limit = world.config().drain_steps_max as usize;
     loop {
@@ -312,17 +392,18 @@ fn drain_and_check(
                     "the world quiesces within drain_steps_max = {limit} steps (a store that keeps asking for fetches never settles)"
                 ),
                 seen: vec![format!("still enabled: {next}")],
+                cause: None,
             });
         }
         let at = StepAt::Drain(drain.len());
         drain.push(next);
-        if let Some(v) = step(world, next, (at, first_index + drain.len() - 1)) {
+        if let Some(v) = judge.step(world, next, (at, first_index + drain.len() - 1)) {
             return Some(v);
         }
     }
     debug_assert!(world.is_quiescent(), "drain ended with work left");
     let index = (first_index + drain.len()).saturating_sub(1);
-    check_converged(world, index)
+    judge.converged(world, index)
 }
 
 /// The drain phase's choice among the enabled steps: a scroll-down first (every user

@@ -73,18 +73,36 @@ pub fn names() -> Vec<&'static str> {
 /// How stores in another process (`exec:'COMMAND'`) are run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExecOptions {
-    /// How long to wait for any one answer.
+    /// How long to wait for any one answer after start-up.
     pub timeout: std::time::Duration,
+    /// How long each wait of an adapter's start-up may take (the spawn and `hello`, then
+    /// its first `reset`).
+    pub startup_timeout: std::time::Duration,
     /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
     pub pin: bool,
+    /// A fresh process for every store, never reused across runs.
+    pub isolate: bool,
 }
 
 impl Default for ExecOptions {
     fn default() -> Self {
         ExecOptions {
             timeout: exec::TIMEOUT_DEFAULT,
+            startup_timeout: exec::STARTUP_TIMEOUT_DEFAULT,
             pin: true,
+            isolate: false,
         }
+    }
+}
+
+impl ExecOptions {
+    /// `factory` set up with these options.
+    pub fn apply(&self, factory: exec::ExecFactory) -> exec::ExecFactory {
+        factory
+            .with_timeout(self.timeout)
+            .with_startup_timeout(self.startup_timeout)
+            .with_pinning(self.pin)
+            .with_isolation(self.isolate)
     }
 }
 
@@ -103,13 +121,12 @@ pub enum ResolveError {
 }
 
 /// The store `spec` names: a shipped store's name, or `exec:'COMMAND ARGS'` for a store in
-/// another process (started once now, so that a command that cannot run is an error here
-/// rather than a crash finding in every run).
+/// another process (started once now, through its handshake and a first `reset`, so that
+/// a command that cannot run or cannot start is an error here rather than a crash finding
+/// in every run).
 pub fn resolve(spec: &str, options: ExecOptions) -> Result<Box<dyn StoreFactory>, ResolveError> {
     if spec.starts_with(exec::SPEC_PREFIX) {
-        let factory = exec::ExecFactory::from_spec(spec)?
-            .with_timeout(options.timeout)
-            .with_pinning(options.pin);
+        let factory = options.apply(exec::ExecFactory::from_spec(spec)?);
         factory.probe()?;
         return Ok(Box::new(factory));
     }

@@ -86,7 +86,7 @@ impl Side {
     fn apply(&mut self, step: Step) {
         self.record = self.world.apply(step);
         if let Some(crash) = &self.record.crash {
-            self.crash = Some(format!("c{} crashed: {}", crash.client, crash.message));
+            self.crash = Some(format!("c{} crashed: {}", crash.client, crash.cause));
         }
     }
 

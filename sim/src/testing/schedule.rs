@@ -64,6 +64,7 @@ pub mod strategies {
     use crate::model::config::WorldConfig;
     use crate::model::step::{Step, StepKind};
     use crate::oracle::Invariant;
+    use crate::trace::class::{Binding, Class, Effect, Fate, RowKind, Subject, Trigger};
     use crate::trace::scenario::{Scenario, ScenarioStep, FORMAT_VERSION};
 
     /// World options in the ranges `WorldConfig::from_seed` draws from, plus a single
@@ -95,6 +96,60 @@ pub mod strategies {
             .prop_map(|(kind, client, id, interrupt)| kind.example(client, id, interrupt))
     }
 
+    /// Root-cause classes, every field drawn from what a class can hold (and arbitrary
+    /// text where a class holds text).
+    pub fn classes() -> impl Strategy<Value = Class> {
+        let effect = prop_oneof![
+            Just(Effect::Disappears),
+            Just(Effect::Lingers),
+            Just(Effect::EndsWrong),
+            ".*".prop_map(Effect::Shape),
+            ".*".prop_map(Effect::Crash),
+            Just(Effect::NeverSettles),
+        ];
+        let made = prop_oneof![Just(RowKind::Optimistic), Just(RowKind::Queued)];
+        let fate = prop_oneof![
+            Just(Fate::StartedTurn),
+            Just(Fate::Consumed),
+            Just(Fate::Waiting)
+        ];
+        let binding = prop_oneof![
+            Just(Binding::NotLive),
+            Just(Binding::Unbound),
+            Just(Binding::OwnTurn),
+            Just(Binding::OtherTurn)
+        ];
+        let subject = prop_oneof![
+            (
+                made,
+                proptest::option::of(fate),
+                proptest::option::of(binding)
+            )
+                .prop_map(|(made, fate, binding)| Subject::Message {
+                    made,
+                    fate,
+                    binding
+                }),
+            proptest::option::of(any::<bool>())
+                .prop_map(|turn_started| Subject::Stream { turn_started }),
+            Just(Subject::OtherMessage),
+            Just(Subject::Any),
+        ];
+        let trigger = prop_oneof![
+            Just(Trigger::Fetch),
+            Just(Trigger::StaleFetch),
+            ".*".prop_map(Trigger::Event),
+            ".*".prop_map(Trigger::Input),
+        ];
+        (effect, subject, proptest::option::of(trigger)).prop_map(|(effect, subject, trigger)| {
+            Class {
+                effect,
+                subject,
+                trigger,
+            }
+        })
+    }
+
     /// Whole scenario files, with arbitrary text where the format allows any.
     pub fn scenarios() -> impl Strategy<Value = Scenario> {
         world_configs().prop_flat_map(|config| {
@@ -106,22 +161,40 @@ pub mod strategies {
                 proptest::option::of(any::<u64>()),
                 proptest::option::of(".*"),
                 "[a-z][a-z0-9:./_-]{0,20}",
+                (
+                    proptest::option::of(classes()),
+                    proptest::collection::vec(classes(), 0..3),
+                    any::<bool>(),
+                ),
             )
-                .prop_map(|(config, steps, expect, seed, description, store)| {
-                    Scenario {
-                        version: FORMAT_VERSION,
+                .prop_map(
+                    |(
+                        config,
+                        steps,
+                        expect,
+                        seed,
                         description,
                         store,
-                        seed,
-                        strategy: seed.map(|_| "random".to_string()),
-                        expect,
-                        config,
-                        steps: steps
-                            .into_iter()
-                            .map(|(step, note)| ScenarioStep { step, note })
-                            .collect(),
-                    }
-                })
+                        (class, masked, known_failure),
+                    )| {
+                        Scenario {
+                            version: FORMAT_VERSION,
+                            description,
+                            store,
+                            seed,
+                            strategy: seed.map(|_| "random".to_string()),
+                            expect,
+                            class,
+                            masked,
+                            known_failure,
+                            config,
+                            steps: steps
+                                .into_iter()
+                                .map(|(step, note)| ScenarioStep { step, note })
+                                .collect(),
+                        }
+                    },
+                )
         })
     }
 }

@@ -3,15 +3,19 @@
 
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
+use crate::model::store::CrashCause;
 use crate::model::wire::{AgentStatus, Effect, Event, Input, MessageId, PostOutcome};
 
 /// What a step did, in words: what happened (`POST m1 reaches the backend (agent idle:
 /// starts t1)`), then the events it broadcast (`→ e5 turn-start t1, e6 status running`)
-/// and what the store asked for (`asks POST m2 · asks fetch f1`). A store crash is
-/// `store panicked: …` alone.
+/// and what the store asked for (`asks POST m2 · asks fetch f1`). A store crash is its
+/// cause alone (`store panicked: …`, `store crashed: the adapter process exited …`).
 pub fn note(record: &StepRecord) -> String {
     if let Some(crash) = &record.crash {
-        return format!("store panicked: {}", crash.message);
+        return match &crash.cause {
+            CrashCause::Panicked { message } => format!("store panicked: {message}"),
+            cause => format!("store crashed: {cause}"),
+        };
     }
     let mut note = what_happened(record);
     let mut extra: Vec<String> = Vec::new();

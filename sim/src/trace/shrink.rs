@@ -189,6 +189,12 @@ pub trait Failing {
         config: &WorldConfig,
         next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
     ) -> (Vec<Step>, bool);
+    /// Replay `steps` on `config` telling `observer` about each step, going as far as
+    /// [`Failing::run`] would (a property that goes on past some violations must go on
+    /// past them here too, or the shrinker's analysis of the trace stops short).
+    fn replay(&self, config: &WorldConfig, steps: &[Step], observer: &mut dyn Observer) {
+        replay_observed(self.stores(), config.clone(), steps, observer);
+    }
 }
 
 /// A run breaks `invariant` on `stores` (and `also` holds).
@@ -442,7 +448,7 @@ impl Shrinker<'_> {
             broadcaster: Default::default(),
             sends: Default::default(),
         };
-        replay_observed(self.failing.stores(), config.clone(), steps, &mut analysis);
+        self.failing.replay(config, steps, &mut analysis);
         (analysis.rel, analysis.facts)
     }
 

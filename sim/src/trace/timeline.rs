@@ -10,10 +10,11 @@ use crate::model::config::WorldConfig;
 use crate::model::record::StepRecord;
 use crate::model::step::{Actor, Step};
 use crate::model::store::StoreFactory;
-use crate::model::wire::ChunkRow;
+use crate::model::wire::{ChunkRow, ClientId};
 use crate::model::world::World;
 use crate::oracle::{render_line, Invariant, Violation};
 use crate::run::{replay_observed, Observer, Outcome, RunReport, StepAt};
+use crate::trace::class::{Class, ClassWatch};
 use crate::trace::describe;
 
 /// Which phase a timeline line belongs to.
@@ -45,8 +46,11 @@ pub struct Line {
     pub step: Step,
     /// What the step did, in words (empty for a skipped step).
     pub note: String,
-    /// The violation this step caused, if it is the breaking step.
+    /// The violation this step caused, if it is the breaking step (or a masked one).
     pub breaks: Option<Invariant>,
+    /// The violation it caused was of a masked class: its tab was excused, the run went
+    /// on (a scenario saved with `masked` classes).
+    pub masked: bool,
 }
 
 /// A replay and its narration.
@@ -61,19 +65,44 @@ pub struct Narration {
 
 /// Replay `steps` on `stores` and narrate every step, skipped ones included.
 pub fn narrate(stores: &dyn StoreFactory, config: WorldConfig, steps: &[Step]) -> Narration {
+    narrate_masked(stores, config, steps, &[]).0
+}
+
+/// [`narrate`], going on past violations of the classes in `mask` (they are marked
+/// masked), and the class of what broke.
+pub fn narrate_masked(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    mask: &[Class],
+) -> (Narration, Option<Class>) {
     let mut narrator = Narrator {
         input: steps,
         lines: Vec::new(),
         applied: Vec::new(),
         skipped: 0,
         at_break: None,
+        last_violation: None,
     };
-    let report = replay_observed(stores, config, steps, &mut narrator);
-    Narration {
-        report,
-        lines: narrator.lines,
-        at_break: narrator.at_break,
+    let mut watch = ClassWatch::new(mask);
+    let report = replay_observed(stores, config, steps, &mut (&mut narrator, &mut watch));
+    let classified = watch.finish(report);
+    let final_index = match &classified.report.outcome {
+        Outcome::Fail(v) => Some(v.step_index),
+        Outcome::Pass => None,
+    };
+    let mut lines = narrator.lines;
+    for (line, applied) in lines.iter_mut().zip(&narrator.applied) {
+        line.masked = line.breaks.is_some() && *applied != final_index;
     }
+    (
+        Narration {
+            report: classified.report,
+            lines,
+            at_break: narrator.at_break,
+        },
+        classified.class,
+    )
 }
 
 /// Builds the timeline's lines as the replay goes.
@@ -84,6 +113,8 @@ struct Narrator<'a> {
     applied: Vec<Option<usize>>,
     skipped: usize,
     at_break: Option<(Vec<ChunkRow>, Vec<String>)>,
+    /// The last violation a step caused (masked ones included), as (client, run index).
+    last_violation: Option<(Option<ClientId>, usize)>,
 }
 
 impl Observer for Narrator<'_> {
@@ -102,6 +133,7 @@ impl Observer for Narrator<'_> {
         };
         if let Some(v) = violation {
             self.at_break = Some(break_state(world, v));
+            self.last_violation = Some((v.client, v.step_index));
         }
         self.applied
             .push(Some(self.applied.iter().flatten().count()));
@@ -110,6 +142,7 @@ impl Observer for Narrator<'_> {
             step: record.step,
             note: describe::note(record),
             breaks: violation.map(|v| v.invariant),
+            masked: false,
         });
     }
 
@@ -121,6 +154,7 @@ impl Observer for Narrator<'_> {
             step: self.input[input_index],
             note: String::new(),
             breaks: None,
+            masked: false,
         });
     }
 
@@ -128,7 +162,7 @@ impl Observer for Narrator<'_> {
         let Outcome::Fail(v) = outcome else {
             return;
         };
-        if self.at_break.is_none() {
+        if self.last_violation != Some((v.client, v.step_index)) {
             // A convergence failure is judged after the last step, which it marks.
             self.at_break = Some(break_state(world, v));
             let last = self.applied.iter().position(|a| *a == Some(v.step_index));
@@ -257,8 +291,17 @@ pub fn format_text(n: &Narration, expect: Option<Invariant>) -> String {
             line.push_str(&" ".repeat(w + 2));
         }
         line.push_str(&cell(l));
-        if let Some(inv) = l.breaks {
-            let _ = write!(line, "   ◀ {inv} broken here");
+        match l.breaks {
+            Some(inv) if l.masked => {
+                let _ = write!(
+                    line,
+                    "   ◀ {inv} (masked class: its tab is excused, the run goes on)"
+                );
+            }
+            Some(inv) => {
+                let _ = write!(line, "   ◀ {inv} broken here");
+            }
+            None => {}
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -301,7 +344,7 @@ pub fn format_verdict(n: &Narration, expect: Option<Invariant>) -> String {
             let at = n
                 .lines
                 .iter()
-                .find(|l| l.breaks.is_some())
+                .find(|l| l.breaks.is_some() && !l.masked)
                 .map(|l| label(l.phase))
                 .unwrap_or_else(|| "the end of the drain".to_string());
             let _ = writeln!(out, " at step {at}");
@@ -415,7 +458,13 @@ pub fn format_mermaid(n: &Narration, expect: Option<Invariant>) -> String {
             _ => format!("Note over B: {text}"),
         };
         let _ = writeln!(out, "    {line}");
-        if let Some(inv) = l.breaks {
+        if let (Some(inv), true) = (l.breaks, l.masked) {
+            let _ = writeln!(
+                out,
+                "    Note over B: ✗ {inv} (masked class, the run goes on)"
+            );
+            out.push_str("    end\n");
+        } else if let Some(inv) = l.breaks {
             let who = match n.report.outcome {
                 Outcome::Fail(Violation {
                     client: Some(c), ..
@@ -427,7 +476,7 @@ pub fn format_mermaid(n: &Narration, expect: Option<Invariant>) -> String {
         }
     }
     if let Outcome::Fail(v) = &n.report.outcome {
-        if !n.lines.iter().any(|l| l.breaks.is_some()) {
+        if !n.lines.iter().any(|l| l.breaks.is_some() && !l.masked) {
             let _ = writeln!(out, "    Note over B: ✗ {} after the drain", v.invariant);
         }
     }

@@ -198,7 +198,8 @@ fn run_and_fuzz_save_every_failure_shrunk_with_a_replay_command() {
         dir.to_str().unwrap(),
     ]);
     assert_eq!(code(&o), 1);
-    let path = dir.join("canary-inv2-no-duplicate-seed0.json");
+    // Named by store, root-cause class and seed.
+    let path = dir.join("canary-queued-consumed-lingers-seed0.json");
     assert!(stdout(&o).contains(&format!("replay: reconcile-sim replay {}", path.display())));
     assert_eq!(code(&sim(&["replay", path.to_str().unwrap()])), 1);
 
@@ -215,19 +216,21 @@ fn run_and_fuzz_save_every_failure_shrunk_with_a_replay_command() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let saved = v["scenarios"].as_array().unwrap();
-    // One file per (store, invariant) signature that failed.
+    // One file per (store, root-cause class) that failed.
     let signatures: usize = v["stores"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["failing"].as_object().unwrap().len())
+        .map(|s| s["classes"].as_array().map_or(0, Vec::len))
         .sum();
+    assert!(signatures > 0);
     assert_eq!(saved.len(), signatures);
     assert_eq!(std::fs::read_dir(&fdir).unwrap().count(), signatures);
     for s in saved {
         let r = sim(&["replay", s["path"].as_str().unwrap(), "--json"]);
         let rv: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
         assert_eq!(rv["outcome"]["invariant"], s["invariant"], "{s}");
+        assert_eq!(rv["class"], s["class"], "{s}");
     }
 }
 
@@ -276,7 +279,7 @@ fn check_on_a_store_before_a_fix_fails_that_bug_and_writes_junit_and_failures() 
             || !text.contains("FAIL  scenarios/bug-d.json"),
         "{text}"
     );
-    assert!(text.contains("new failure naive "), "{text}");
+    assert!(text.contains("new failure on naive: "), "{text}");
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.starts_with("<?xml"));
     assert!(

@@ -1,8 +1,10 @@
 //! The exec store (`--store exec:'COMMAND'`, docs/protocol.md):
 //! - **differential**: the reference Node adapter (`adapters/node/`) agrees with the Rust
 //!   stores after every step of thousands of fuzz seeds, and reproduces the note's bugs;
-//! - **faults**: every way an adapter can misbehave is a `crash` finding with the scenario
-//!   so far and the adapter's stderr, the process is replaced, and nothing hangs;
+//! - **faults**: every way an adapter can misbehave is a `crash` finding with its own typed
+//!   cause, the scenario so far and the adapter's stderr, the process is replaced, and
+//!   nothing hangs; an adapter that cannot start is an operational error;
+//! - **extensions**: boot effects, state digests, isolation, working directories;
 //! - **CLI**: `run` and `fuzz` through the real binary.
 //!
 //! These tests need Node.js (`node` on PATH, ≥ 18). Without it they FAIL, on purpose: a
@@ -15,9 +17,14 @@ use crate::support::{code, repo, require_node, sim_env};
 use reconcile_sim::campaign::fuzz::run_one;
 use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::step::Step;
+use reconcile_sim::model::store::{CrashCause, Phase};
+use reconcile_sim::model::wire::RequestId;
+use reconcile_sim::model::world::World;
 use reconcile_sim::oracle::Invariant;
+use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
+use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
-use reconcile_sim::store::exec::ExecFactory;
+use reconcile_sim::store::exec::{ExecError, ExecFactory};
 use reconcile_sim::store::{by_name, StoreKind};
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
 use reconcile_sim::testing::script::{scripted_config, Script};
@@ -35,14 +42,20 @@ fn node_store_with(variant: &str, flags: &str) -> ExecFactory {
         "exec:node {} {flags} {variant}",
         shell_words::quote(&script.to_string_lossy())
     );
-    // A healthy adapter answers in microseconds; the generous timeout only keeps a
+    // A healthy adapter answers in microseconds; the generous timeouts only keep a
     // heavily loaded machine (node starting slowly) from turning into a false "hang".
     ExecFactory::from_spec(&spec)
         .expect("valid spec")
-        .with_timeout(Duration::from_secs(60))
+        .with_startup_timeout(GENEROUS)
+        .with_timeout(GENEROUS)
 }
 
-/// A deliberately faulty adapter (sim/tests/faulty/faulty.js) with a short timeout.
+/// A deliberately faulty adapter (sim/tests/faulty/faulty.js `MODE ARGS`).
+///
+/// Timeouts: start-up is always generous (a node start takes seconds on a loaded machine).
+/// Only the modes that wait out the per-message timeout (`hang`; `close-stdout`, whose
+/// process is given that long to exit) get a short one; everything else gets a generous
+/// one too, so that no test depends on how fast the machine is.
 fn faulty(mode: &str) -> ExecFactory {
     require_node();
     let script = repo().join("sim/tests/faulty/faulty.js");
@@ -50,21 +63,21 @@ fn faulty(mode: &str) -> ExecFactory {
         "exec:node {} {mode}",
         shell_words::quote(&script.to_string_lossy())
     );
-    // Only the hang test waits out the timeout, so only it gets a shorter one; it is still
-    // generous, because the timeout also covers the adapter's start-up and every answer
-    // before the hang, which take seconds on a loaded machine (a 400 ms timeout failed
-    // there). With a short timeout everywhere, a loaded machine could take longer than it
-    // to report a node process's exit, and the test would see "no answer" instead of
-    // "exited".
-    let timeout = if mode == "hang" {
-        Duration::from_secs(5)
+    let message = if mode == "hang" || mode == "close-stdout" {
+        SHORT
     } else {
-        Duration::from_secs(20)
+        GENEROUS
     };
     ExecFactory::from_spec(&spec)
         .expect("valid spec")
-        .with_timeout(timeout)
+        .with_startup_timeout(GENEROUS)
+        .with_timeout(message)
 }
+
+/// A timeout no healthy adapter comes near, even on a loaded machine.
+const GENEROUS: Duration = Duration::from_secs(120);
+/// The per-message timeout of the adapters that hang: short, so the tests are.
+const SHORT: Duration = Duration::from_secs(3);
 
 fn rust(name: &str) -> StoreKind {
     by_name(name).expect("shipped store")
@@ -256,13 +269,10 @@ fn the_protocol_page_example_answers_are_what_the_node_adapter_says() {
 /// Seed 1 has three clients and a `turn-start` reaches c2 at step 12 (checked below).
 const FAULT_SEED: u64 = 1;
 
-/// Run the fault seed; it must end in a crash whose message contains `fragments`.
-fn assert_crash(factory: &ExecFactory, fragments: &[&str]) -> RunReport {
-    let report = run_one(
-        factory,
-        reconcile_sim::run::strategy::StrategySpec::Random,
-        FAULT_SEED,
-    );
+/// Run the fault seed; it must end in a crash. Returns the report and its cause, and
+/// checks that the violation's text (`seen`) names the cause and quotes the stderr.
+fn crash_of(factory: &ExecFactory) -> (RunReport, CrashCause) {
+    let report = run_one(factory, StrategySpec::Random, FAULT_SEED);
     let Outcome::Fail(v) = &report.outcome else {
         panic!("{}: expected a crash, got a pass", factory_name(factory));
     };
@@ -272,11 +282,13 @@ fn assert_crash(factory: &ExecFactory, fragments: &[&str]) -> RunReport {
         report.steps.len() - 1,
         "the run stops at the crash"
     );
-    let seen = v.seen.join("\n");
-    for f in fragments {
-        assert!(seen.contains(f), "missing '{f}' in:\n{seen}");
-    }
-    report
+    let cause = v.cause.clone().expect("an exec crash carries its cause");
+    assert_eq!(v.seen, cause.lines(), "the text is the cause's");
+    assert!(
+        !v.seen.iter().any(|l| l.contains("panicked")),
+        "never 'panicked' about a process: {v}"
+    );
+    (report, cause)
 }
 
 fn factory_name(f: &ExecFactory) -> String {
@@ -284,12 +296,25 @@ fn factory_name(f: &ExecFactory) -> String {
 }
 
 /// The fault fires on the first `turn-start`: the run got that far with correct answers,
-/// and the crash is on the step that delivered it.
-fn assert_crash_on_turn_start(mode: &str, fragment: &str) {
+/// and the crash is on the step that delivered it. The cause is checked by `check`, its
+/// first line must be `text`, and the stderr tail has the adapter's last words, from this
+/// run only. The faulty process is replaced; the next run finds the same crash, to the
+/// byte.
+fn assert_crash_on_turn_start(mode: &str, text: &str, check: impl Fn(&CrashCause) -> bool) {
     let f = faulty(mode);
     let clients = WorldConfig::from_seed(FAULT_SEED).clients as usize;
-    let stderr = format!("| fault '{mode}' on turn-start t1");
-    let report = assert_crash(&f, &[fragment, &stderr]);
+    let (report, cause) = crash_of(&f);
+    assert!(check(&cause), "{mode}: {cause:?}");
+    assert_eq!(cause.to_string(), text, "{mode}");
+    let tail = cause.stderr_tail().expect("a process's crash");
+    assert!(
+        tail.contains(&format!("fault '{mode}' on turn-start t1")),
+        "{mode}: {tail:?}"
+    );
+    assert!(
+        !tail.contains("faulty adapter starting"),
+        "{mode}: only this run's stderr is quoted: {tail:?}"
+    );
     assert!(
         matches!(report.steps.last(), Some(Step::DeliverEvent { .. })),
         "{:?}",
@@ -299,41 +324,79 @@ fn assert_crash_on_turn_start(mode: &str, fragment: &str) {
         report.steps.len() > 5,
         "inputs before the fault were served"
     );
-    // The faulty process was killed; the healthy ones went back to the pool.
-    assert_eq!(f.idle_processes(), clients - 1, "{mode}");
-    // The next run restarts a process and finds the same fault at the same step.
-    let again = assert_crash(&f, &[fragment, &stderr]);
-    assert_eq!(again.steps, report.steps);
+    let healthy = if matches!(cause, CrashCause::StoreThrew { .. }) {
+        clients
+    } else {
+        clients - 1
+    };
+    assert_eq!(f.idle_processes(), healthy, "{mode}");
+    let again = run_one(&f, StrategySpec::Random, FAULT_SEED);
+    assert_eq!(again.steps, report.steps, "{mode}");
+    assert_eq!(
+        again.outcome, report.outcome,
+        "{mode}: same seed, same report"
+    );
 }
 
 #[test]
 fn fault_process_exits() {
-    assert_crash_on_turn_start("exit", "the process exited (exit status: 3)");
+    assert_crash_on_turn_start("exit", "the adapter process exited with code 3", |c| {
+        matches!(
+            c,
+            CrashCause::Exited {
+                code: Some(3),
+                signal: None,
+                ..
+            }
+        )
+    });
 }
 
 #[test]
 fn fault_process_hangs_past_the_timeout() {
-    assert_crash_on_turn_start("hang", "no answer within 5s");
+    assert_crash_on_turn_start(
+        "hang",
+        "no answer within 3s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)",
+        |c| {
+            matches!(
+                c,
+                CrashCause::TimedOut {
+                    phase: Phase::Message,
+                    waited_ms: 3000,
+                    ..
+                }
+            )
+        },
+    );
 }
 
 #[test]
 fn fault_answer_is_not_json() {
-    assert_crash_on_turn_start("garbage", "the answer is not JSON");
+    assert_crash_on_turn_start(
+        "garbage",
+        "bad answer line (not JSON: expected ident at line 1 column 2): this is not json",
+        |c| matches!(c, CrashCause::BadLine { line, .. } if line == "this is not json"),
+    );
 }
 
 #[test]
-fn fault_answer_of_the_wrong_type() {
-    assert_crash_on_turn_start("wrong-type", "expected an output, got type 'reset'");
-}
-
-#[test]
-fn fault_output_without_render() {
-    assert_crash_on_turn_start("no-render", "an output without 'render'");
-}
-
-#[test]
-fn fault_effect_outside_the_protocol() {
-    assert_crash_on_turn_start("bad-effect", "unknown variant `teleport`");
+fn fault_answers_out_of_protocol() {
+    for (mode, why) in [
+        ("wrong-type", "expected an output, got type 'reset'"),
+        ("no-render", "an output without 'render'"),
+        ("bad-effect", "unknown variant `teleport`"),
+    ] {
+        let f = faulty(mode);
+        let (_, cause) = crash_of(&f);
+        let CrashCause::BadLine { why: got, .. } = &cause else {
+            panic!("{mode}: {cause:?}");
+        };
+        assert!(got.contains(why), "{mode}: {got}");
+        assert!(
+            cause.to_string().starts_with("bad answer line ("),
+            "{cause}"
+        );
+    }
 }
 
 /// An extra answer line is caught by the id check on that process's next answer: one
@@ -341,44 +404,367 @@ fn fault_effect_outside_the_protocol() {
 #[test]
 fn fault_extra_answer_line() {
     let f = faulty("extra-line");
-    let fragment = "an extra or a missing answer line";
-    let report = assert_crash(&f, &[fragment]);
-    let again = assert_crash(&f, &[fragment]);
-    assert_eq!(again.steps, report.steps);
+    let (report, cause) = crash_of(&f);
+    let CrashCause::BadLine { why, .. } = &cause else {
+        panic!("{cause:?}");
+    };
+    assert!(why.contains("an extra or a missing answer line"), "{why}");
+    let again = run_one(&f, StrategySpec::Random, FAULT_SEED);
+    assert_eq!(again.outcome, report.outcome);
 }
 
 /// A store that throws is a crash, but the adapter stayed in protocol: its process is
-/// reused for the next run.
+/// reused for the next run. The stack is quoted, and so is what it wrote to stderr before
+/// it answered (every time: the harness reads stderr before it quotes it).
 #[test]
 fn fault_store_throws_and_the_process_is_reused() {
-    let f = faulty("throw");
-    let clients = WorldConfig::from_seed(FAULT_SEED).clients as usize;
-    assert_crash(&f, &["the store threw: TypeError"]);
-    assert_eq!(f.idle_processes(), clients);
-    assert_crash(&f, &["the store threw: TypeError"]);
-    assert_eq!(f.idle_processes(), clients, "no process was added");
+    assert_crash_on_turn_start(
+        "throw",
+        "the store threw: TypeError: cannot read properties of undefined (reading 'turnId')",
+        |c| matches!(c, CrashCause::StoreThrew { .. }),
+    );
+    let (report, cause) = crash_of(&faulty("throw"));
+    let Outcome::Fail(v) = &report.outcome else {
+        unreachable!()
+    };
+    assert_eq!(v.seen[1], "  at handleEvent (tabs.svelte.ts:42:7)", "{v}");
+    assert!(cause
+        .lines()
+        .contains(&"  | fault 'throw' on turn-start t1".to_string()));
 }
 
+/// A process that closes its stdout and lives on did not exit: the harness killed it,
+/// and says so.
+#[test]
+fn fault_process_closes_its_stdout() {
+    assert_crash_on_turn_start(
+        "close-stdout",
+        "the adapter process closed its stdout and kept running (the harness killed it)",
+        |c| matches!(c, CrashCause::ClosedPipe { pipe, .. } if pipe == "stdout"),
+    );
+}
+
+/// A grandchild holding stdout open does not turn the exit into a timeout (the generous
+/// per-message timeout is never waited out), and it is killed with the process group.
+#[test]
+fn fault_exit_with_a_grandchild_holding_stdout() {
+    let started = std::time::Instant::now();
+    let f = faulty("grandchild");
+    let (_, cause) = crash_of(&f);
+    assert!(
+        matches!(cause, CrashCause::Exited { code: Some(5), .. }),
+        "{cause:?}"
+    );
+    assert!(
+        started.elapsed() < GENEROUS,
+        "the exit was seen, not timed out"
+    );
+    let tail = cause.stderr_tail().unwrap();
+    let pid: u32 = tail
+        .lines()
+        .find_map(|l| l.strip_prefix("grandchild "))
+        .expect("the grandchild's pid")
+        .parse()
+        .unwrap();
+    // Killed: gone, or a zombie, once the signal is acted on.
+    let deadline = std::time::Instant::now() + GENEROUS;
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.is_empty() || stat.contains(") Z ") {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the grandchild lives: {stat}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Adapters that break the handshake, driven without a probe (a library caller): the
+/// first input reports the start-up's fault.
 #[test]
 fn fault_bad_handshakes() {
-    for (mode, fragment) in [
+    for (mode, text) in [
         (
             "bad-version",
-            "bad handshake: the harness speaks protocol 1, the adapter answered protocol 99",
+            "protocol error: bad handshake: the harness speaks protocol 1, the adapter answered protocol 99",
         ),
         (
             "no-hello",
-            "bad handshake: expected a hello answer, got type 'output'",
+            "protocol error: bad handshake: expected a hello answer, got type 'output'",
         ),
-        ("die-on-load", "the process exited (exit status: 1)"),
+        ("die-on-load", "the adapter process exited with code 1"),
     ] {
         let f = faulty(mode);
-        let report = assert_crash(&f, &[fragment]);
+        let (report, cause) = crash_of(&f);
+        assert_eq!(cause.to_string(), text, "{mode}");
         assert_eq!(report.steps.len(), 1, "{mode}: crash on the first input");
         assert_eq!(f.idle_processes(), 0, "{mode}: nothing broken is pooled");
     }
-    let report = assert_crash(&faulty("die-on-load"), &["| ReferenceError"]);
-    assert_eq!(report.steps.len(), 1);
+    let (_, cause) = crash_of(&faulty("die-on-load"));
+    assert!(cause
+        .lines()
+        .contains(&"  | ReferenceError: storeModule is not defined".to_string()));
+}
+
+/// An adapter that cannot get through its start-up is an operational error of the probe
+/// (the CLI exits 2), naming the command and quoting its stderr: it exits at once, exits
+/// with a usage error, breaks the handshake, or does not start in time.
+#[test]
+fn a_command_that_cannot_start_fails_the_probe() {
+    require_node();
+    let store_js = repo().join("adapters/node/store.js");
+    let store_js = shell_words::quote(&store_js.to_string_lossy()).into_owned();
+    let cases: Vec<(ExecFactory, &str, &str)> = vec![
+        (
+            ExecFactory::from_spec("exec:true").unwrap(),
+            "exec store command 'true' did not start: the adapter process exited with code 0",
+            "stderr: (empty)",
+        ),
+        (
+            ExecFactory::from_spec(&format!("exec:node {store_js} nope")).unwrap(),
+            "the adapter process exited with code 2",
+            "usage: node store.js VARIANT",
+        ),
+        (
+            faulty("die-on-load"),
+            "exited with code 1",
+            "| ReferenceError",
+        ),
+        (
+            faulty("bad-version"),
+            "bad handshake",
+            "faulty adapter starting in mode bad-version",
+        ),
+        (
+            faulty("slow-start").with_startup_timeout(Duration::from_millis(500)),
+            "the adapter did not start within 500ms (the start-up timeout",
+            "",
+        ),
+    ];
+    for (f, cause, stderr) in cases {
+        let err = f.probe().expect_err(&factory_name(&f));
+        assert!(matches!(err, ExecError::Startup { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(cause), "{text}");
+        assert!(text.contains(stderr), "{text}");
+        assert_eq!(f.idle_processes(), 0);
+    }
+}
+
+/// An adapter that takes 3 s to start is no crash with the default timeouts.
+#[test]
+fn a_slow_starting_adapter_is_not_a_crash() {
+    require_node();
+    let script = repo().join("sim/tests/faulty/faulty.js");
+    let spec = format!(
+        "exec:node {} slow-start",
+        shell_words::quote(&script.to_string_lossy())
+    );
+    let f = ExecFactory::from_spec(&spec).unwrap();
+    f.probe()
+        .expect("starts within the default start-up timeout");
+    let seed = (0..100)
+        .find(|&s| WorldConfig::from_seed(s).clients == 2)
+        .unwrap();
+    let report = run_one(&f, StrategySpec::Random, seed);
+    assert_ne!(report.outcome.invariant(), Some(Invariant::Crash));
+    assert_eq!(
+        report.outcome,
+        run_one(&rust("current"), StrategySpec::Random, seed).outcome
+    );
+}
+
+/// A process that died while idle in the pool is replaced, not reported against the next
+/// run.
+#[test]
+fn a_process_that_died_idle_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let f = faulty(&format!(
+        "pid-file {}",
+        shell_words::quote(&pid_file.to_string_lossy())
+    ));
+    f.probe().unwrap();
+    assert_eq!(f.idle_processes(), 1);
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().parse().unwrap();
+    Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    // Dead: our child, so a zombie until the pool finds it, and one that can be waited
+    // for only once all its threads are gone (node has several).
+    let dead = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let threads = std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count());
+        stat.contains(") Z ") && threads <= 1
+    };
+    while !dead() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let report = run_one(&f, StrategySpec::Random, 0);
+    assert_eq!(
+        report.outcome,
+        run_one(&rust("current"), StrategySpec::Random, 0).outcome
+    );
+}
+
+/// A store that keeps state across `reset` (the `leak` mode): a fresh process behaves,
+/// a reused one does not, so its verdict depends on the process that served the run.
+/// Isolation (a fresh process per store) makes every run a first run.
+#[test]
+fn a_state_leak_shows_on_reused_processes_and_isolation_hides_it() {
+    let seed = (0..200)
+        .find(|&s| run_one(&rust("current"), StrategySpec::Random, s).outcome == Outcome::Pass)
+        .expect("current passes some seed");
+    let pooled = faulty("leak");
+    assert_eq!(
+        run_one(&pooled, StrategySpec::Random, seed).outcome,
+        Outcome::Pass,
+        "first run: fresh processes"
+    );
+    let second = run_one(&pooled, StrategySpec::Random, seed).outcome;
+    assert!(
+        matches!(&second, Outcome::Fail(v) if v.invariant != Invariant::Crash),
+        "second run: reused processes show the leak: {second:?}"
+    );
+    let isolated = faulty("leak").with_isolation(true);
+    for _ in 0..2 {
+        assert_eq!(
+            run_one(&isolated, StrategySpec::Random, seed).outcome,
+            Outcome::Pass
+        );
+        assert_eq!(
+            isolated.idle_processes(),
+            0,
+            "isolated processes are not kept"
+        );
+    }
+}
+
+/// An adapter with the `boot` feature: each new store's fetch is queued for its tab's
+/// fetch server when the world is made, and the run goes on from there.
+#[test]
+fn boot_effects_are_routed_when_the_world_is_made() {
+    let f = faulty("boot");
+    let config = WorldConfig::from_seed(FAULT_SEED);
+    let world = World::new(config.clone(), &f);
+    for c in world.clients() {
+        assert_eq!(
+            c.fetch_requests().copied().collect::<Vec<_>>(),
+            [RequestId(1)]
+        );
+    }
+    drop(world);
+    let report = run_one(&f, StrategySpec::Random, FAULT_SEED);
+    assert_ne!(report.outcome.invariant(), Some(Invariant::Crash));
+    assert!(
+        report
+            .steps
+            .iter()
+            .chain(&report.drain)
+            .any(|s| matches!(s, Step::DeliverFetchResponse { .. })),
+        "the boot fetch is served and delivered"
+    );
+    // Effects on the reset answer of an adapter that did not announce `boot` are ignored,
+    // as harnesses before the extension ignored them.
+    let f = faulty("boot-unannounced");
+    let world = World::new(config, &f);
+    assert!(world
+        .clients()
+        .iter()
+        .all(|c| c.fetch_requests().len() == 0));
+    drop(world);
+    let report = run_one(&f, StrategySpec::Random, FAULT_SEED);
+    assert_ne!(report.outcome.invariant(), Some(Invariant::Crash));
+}
+
+/// The bytes a store feeds to `hash_state`.
+#[derive(Default)]
+struct Bytes(Vec<u8>);
+
+impl std::hash::Hasher for Bytes {
+    fn finish(&self) -> u64 {
+        0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+fn digest(world: &World, client: usize) -> Option<Vec<u8>> {
+    let mut b = Bytes::default();
+    world.clients()[client]
+        .store()
+        .hash_state(&mut b)
+        .then_some(b.0)
+}
+
+/// The reference adapter answers `state`: equal stores, equal digests; a store that took
+/// an input, another. An adapter without the feature is asked nothing.
+#[test]
+fn state_digests_through_the_reference_adapter() {
+    let f = node_store("current");
+    let mut world = World::new(scripted_config(), &f);
+    let (a, b) = (digest(&world, 0).unwrap(), digest(&world, 1).unwrap());
+    assert_eq!(a, b, "two fresh stores");
+    assert_eq!(a.len(), 64, "a SHA-256, hex");
+    world.apply(Step::DeliverEvent {
+        client: 0,
+        event: 1,
+    });
+    assert_ne!(
+        digest(&world, 0).unwrap(),
+        b,
+        "c0 learned the agent is idle"
+    );
+    assert_eq!(digest(&world, 1).unwrap(), b);
+    // Another adapter of the same store (faulty.js `state`) digests the same state alike.
+    let other = World::new(scripted_config(), &faulty("state"));
+    assert_eq!(digest(&other, 0).unwrap(), b);
+    let plain = World::new(scripted_config(), &faulty("exit"));
+    assert_eq!(digest(&plain, 0), None);
+}
+
+/// With digests, `explore` through the reference adapter merges states as it does in
+/// process: the same verdict and the same distinct full states.
+#[test]
+fn explore_through_the_adapter_caches_states_like_in_process() {
+    let mut bound = ExploreBound::small(2, 1);
+    bound.state_cache = true;
+    let inproc = explore(&rust("current"), &bound, &mut |_| {});
+    let exec = explore(&node_store("current"), &bound, &mut |_| {});
+    assert_eq!(exec.state_cache, StateCache::On);
+    assert_eq!(exec.distinct_full_states, inproc.distinct_full_states);
+    assert_eq!(exec.schedules, inproc.schedules);
+    assert_eq!(
+        exec.counterexample.map(|c| c.violation.invariant),
+        inproc.counterexample.map(|c| c.violation.invariant)
+    );
+}
+
+/// A scenario's command runs where it was recorded: relative paths resolve from the
+/// factory's working directory, and a command missing there is a spawn error naming it.
+#[test]
+fn commands_run_in_the_working_directory() {
+    require_node();
+    let f = ExecFactory::from_spec_in("exec:node store.js current", repo().join("adapters/node"))
+        .unwrap();
+    f.probe().unwrap();
+    assert_eq!(
+        run_one(&f, StrategySpec::Random, 3).outcome,
+        run_one(&rust("current"), StrategySpec::Random, 3).outcome
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let missing = ExecFactory::from_spec_in("exec:./adapter.sh --flag", dir.path()).unwrap();
+    let err = missing.probe().unwrap_err();
+    assert!(matches!(err, ExecError::Spawn { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("cannot start exec store command './adapter.sh --flag' in "),
+        "{text}"
+    );
 }
 
 // --- CLI -------------------------------------------------------------------------------
@@ -431,7 +817,7 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
 }
 
 #[test]
-fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
+fn cli_run_reports_a_fault_as_a_crash_with_its_cause_stderr_and_reproduce_line() {
     require_node();
     let spec = "exec:node sim/tests/faulty/faulty.js exit";
     let o = sim_env(&["run", "--store", spec, "--seed", "1"], &[]);
@@ -439,8 +825,12 @@ fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("trace ("), "{text}");
     assert!(text.contains("verdict: FAIL crash violated on c2 after step #12"));
-    assert!(text.contains("the process exited (exit status: 3)"));
-    assert!(text.contains("| fault 'exit' on turn-start t1"));
+    assert!(
+        text.contains("the adapter process exited with code 3"),
+        "{text}"
+    );
+    assert!(text.contains("| fault 'exit' on turn-start t1"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
     assert!(text.trim_end().ends_with(
         "reproduce: reconcile-sim run --store 'exec:node sim/tests/faulty/faulty.js exit' --seed 1"
     ));
@@ -455,6 +845,15 @@ fn cli_run_reports_a_fault_as_a_crash_with_trace_stderr_and_reproduce_line() {
         text,
         "same seed, same bytes"
     );
+    // --json: the violation carries the typed cause with the stderr tail.
+    let o = sim_env(&["run", "--store", spec, "--seed", "1", "--json"], &[]);
+    assert_eq!(code(&o), 1);
+    let json = String::from_utf8(o.stdout).unwrap();
+    let at = json.find("\"cause\"").unwrap_or_else(|| panic!("{json}"));
+    let rest = &json[at..];
+    assert!(rest.contains("\"kind\": \"exited\""), "{rest}");
+    assert!(rest.contains("\"code\": 3"), "{rest}");
+    assert!(rest.contains("fault 'exit' on turn-start t1"), "{rest}");
 }
 
 #[test]
@@ -471,39 +870,60 @@ fn cli_run_times_out_a_hanging_adapter() {
             "--max-shrink-iters",
             "2",
         ],
-        // Generous: the timeout also covers the adapter's start-up and the answers before
-        // the hang, which take seconds on a loaded machine.
-        &[("RECONCILE_SIM_EXEC_TIMEOUT", "4s")],
+        // Short per message (only the hang waits it out), generous start-up.
+        &[
+            ("RECONCILE_SIM_EXEC_TIMEOUT", "3s"),
+            ("RECONCILE_SIM_EXEC_STARTUP_TIMEOUT", "2m"),
+        ],
     );
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains("no answer within 4s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
+        text.contains("no answer within 3s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
         "{text}"
     );
 }
 
 #[test]
 fn cli_exec_store_that_cannot_start_is_bad_usage() {
-    for (spec, fragment) in [
+    require_node();
+    for (spec, fragments) in [
         (
             "exec:/nonexistent/adapter --flag",
-            "cannot start exec store command '/nonexistent/adapter --flag'",
+            &["cannot start exec store command '/nonexistent/adapter --flag'"][..],
         ),
-        ("exec:node 'unclosed", "bad exec store"),
-        ("exec:", "bad exec store 'exec:': no command"),
+        ("exec:node 'unclosed", &["bad exec store"]),
+        ("exec:", &["bad exec store 'exec:': no command"]),
+        (
+            "exec:true",
+            &["exec store command 'true' did not start: the adapter process exited with code 0"],
+        ),
+        (
+            "exec:node adapters/node/store.js nope",
+            &[
+                "exec store command 'node adapters/node/store.js nope' did not start: the adapter process exited with code 2",
+                "| usage: node store.js VARIANT",
+            ],
+        ),
     ] {
         let o = sim_env(&["run", "--store", spec, "--seed", "0"], &[]);
         assert_eq!(code(&o), 2, "{spec}");
         let err = String::from_utf8(o.stderr).unwrap();
-        assert!(err.contains(fragment), "{spec}: {err}");
+        for fragment in fragments {
+            assert!(err.contains(fragment), "{spec}: {err}");
+        }
     }
-    let o = sim_env(
-        &["run", "--store", "exec:true", "--seed", "0"],
-        &[("RECONCILE_SIM_EXEC_TIMEOUT", "soon")],
-    );
-    assert_eq!(code(&o), 2);
-    assert!(String::from_utf8(o.stderr)
-        .unwrap()
-        .contains("RECONCILE_SIM_EXEC_TIMEOUT='soon'"));
+    for var in [
+        "RECONCILE_SIM_EXEC_TIMEOUT",
+        "RECONCILE_SIM_EXEC_STARTUP_TIMEOUT",
+    ] {
+        let o = sim_env(
+            &["run", "--store", "exec:true", "--seed", "0"],
+            &[(var, "soon")],
+        );
+        assert_eq!(code(&o), 2);
+        assert!(String::from_utf8(o.stderr)
+            .unwrap()
+            .contains(&format!("{var}='soon'")));
+    }
 }

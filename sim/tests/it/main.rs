@@ -4,6 +4,7 @@
 
 mod buggy;
 mod bugs;
+mod classes;
 mod cli;
 mod cli_fuzzing;
 mod cli_scenarios;

@@ -12,6 +12,7 @@ use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
 use reconcile_sim::testing::bugs::{regression_scenario, RegressionSeed, REGRESSION_SEEDS};
+use reconcile_sim::trace::class::classify;
 use reconcile_sim::trace::scenario::{self, Scenario};
 use reconcile_sim::trace::shrink::{check_one_minimal, check_one_minimal_by};
 
@@ -128,7 +129,8 @@ fn every_committed_scenario_reproduces_its_expectation_and_is_one_minimal() {
         let sc = scenario::load(&path).unwrap();
         let store = by_name(&sc.store).unwrap();
         let steps = sc.steps();
-        let report = replay(&store, sc.config.clone(), &steps);
+        // A class witness replays with its masked classes excused (`Scenario::masked`).
+        let report = classify(&store, sc.config.clone(), &steps, &sc.masked).report;
         assert_eq!(report.outcome.invariant(), sc.expect, "{}", path.display());
         assert!(
             report.skipped.is_empty(),
@@ -139,6 +141,16 @@ fn every_committed_scenario_reproduces_its_expectation_and_is_one_minimal() {
             .iter()
             .find(|s| path.file_stem().is_some_and(|f| f == s.name));
         match (seed, sc.expect) {
+            // A class witness is 1-minimal for its class: deleting any step loses the
+            // class (the same invariant broken another way is another class).
+            (None, Some(_)) if sc.class.is_some() => assert_eq!(
+                check_one_minimal_by(&steps, |c| {
+                    classify(&store, sc.config.clone(), c, &sc.masked).class == sc.class
+                }),
+                Ok(()),
+                "{}: a step can be deleted and the run still shows its class",
+                path.display()
+            ),
             // A regression seed is 1-minimal for its whole contract: deleting any step
             // loses the violation on the buggy store or breaks the fixed one too.
             (Some(seed), _) => assert_eq!(

@@ -1,34 +1,86 @@
 //! One running adapter process and our ends of its pipes ([`Conn`]): started in a process
 //! group of its own, spoken to in the protocol one line at a time, never waited on for
-//! longer than the per-message timeout, and killed with everything it started.
+//! longer than the timeout of the phase it is in, and killed with everything it started.
 //!
-//! Both pipe ends on our side are non-blocking; every read and write that cannot proceed
-//! waits with `poll(2)` until the message's deadline. What the lines mean is
-//! [`super::protocol`]'s business; cutting stdout into lines is [`super::lines`]'s.
+//! All three pipe ends on our side are non-blocking; every read and write that cannot
+//! proceed waits with `poll(2)` until the message's deadline, on the pipe, on stderr
+//! (read as it comes, see [`super::stderr`]) and, on Linux, on a pidfd of the process, so
+//! that the exit of the process is seen when it happens, even while a grandchild holds its
+//! stdout open. What the lines mean is [`super::protocol`]'s business; cutting stdout into
+//! lines is [`super::lines`]'s.
+//!
+//! **Phases.** A process is *starting* until its first `reset` is answered (the spawn, the
+//! `hello` handshake and that reset): every wait then uses the start-up timeout. After
+//! that every message gets the per-message timeout.
+//!
+//! **How a fault ends.** [`Conn::into_cause`] decides what happened and then kills the
+//! whole process group, always (also when the leader already exited: its children may
+//! live on), before it reaps the leader (a zombie leader keeps the group's id from being
+//! reused). A closed stdout is an exit only if the process then exits (it is given the
+//! phase's timeout to do so); otherwise the process closed its stdout and lived on.
 
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
-use rustix::process::{kill_process_group, Pid, Signal};
+use rustix::process::{kill_process_group, waitid, Pid, Signal, WaitId, WaitIdOptions};
 
-use super::fault::{fault_message, Fault};
+use super::affinity;
+use super::fault::{Fault, Pipe};
 use super::lines::LineBuffer;
-use super::protocol::{Ids, Message, PROTOCOL_VERSION};
+use super::protocol::{Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
 use super::stderr::StderrTail;
+use crate::model::store::{CrashCause, Phase};
 use crate::model::wire::{Effect, Input, RenderRow};
+
+/// How long to wait for an adapter, by phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Timeouts {
+    /// Spawn, `hello` and the first `reset` answer, each wait.
+    pub startup: Duration,
+    /// Each message after that.
+    pub message: Duration,
+}
+
+/// Without a pidfd (not Linux, or an old kernel), how often a wait checks whether the
+/// process exited.
+const EXIT_CHECK: Duration = Duration::from_millis(50);
+
+/// What a wait on a pipe ended with.
+enum Ready {
+    /// The pipe is ready (or hung up or failed: the read or write that follows says).
+    Pipe,
+    /// The process (the group leader) exited.
+    LeaderExited,
+    /// The deadline passed.
+    TimedOut,
+}
 
 /// One running adapter process and our ends of its pipes.
 pub(super) struct Conn {
     child: Child,
+    /// The leader has been waited for (its id may be reused: signal nothing any more).
+    reaped: Option<Option<ExitStatus>>,
+    /// Readable once the process exits.
+    #[cfg(target_os = "linux")]
+    pidfd: Option<OwnedFd>,
     stdin: ChildStdin,
     stdout: ChildStdout,
     stderr: StderrTail,
-    timeout: Duration,
+    timeouts: Timeouts,
+    /// The first `reset` has been answered: start-up is over.
+    started: bool,
+    /// Pin the process with the current thread once start-up is over.
+    pin_on_start: bool,
+    /// What the adapter said it speaks in its `hello`.
+    features: Features,
     /// Bytes read from stdout, not yet handed out as answer lines.
     lines: LineBuffer,
     /// Scratch for the request being written.
@@ -40,36 +92,60 @@ pub(super) struct Conn {
 }
 
 impl Conn {
-    /// Start `argv` in a process group of its own, with piped, non-blocking stdin and
-    /// stdout and a reader thread on its stderr. No handshake yet.
-    pub fn spawn(argv: &[String], timeout: Duration) -> io::Result<Conn> {
-        let mut child = Command::new(&argv[0])
+    /// Start `argv` (in `dir`, when given: a relative program path with a `/` is taken
+    /// from there too) in a process group of its own, with piped, non-blocking stdin,
+    /// stdout and stderr. The process may run on any CPU ([`affinity::spawn_unpinned`]).
+    /// No handshake yet.
+    pub fn spawn(argv: &[String], dir: Option<&Path>, timeouts: Timeouts) -> io::Result<Conn> {
+        let mut command = Command::new(program(&argv[0], dir));
+        command
             .args(&argv[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Its own process group, so a fault kills whatever it started too.
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        let mut child = affinity::spawn_unpinned(|| command.spawn())?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
-        let stderr = StderrTail::spawn(child.stderr.take().expect("piped"));
-        let mut conn = Conn {
+        let stderr = child.stderr.take().expect("piped");
+        #[cfg(target_os = "linux")]
+        let pidfd = Pid::from_raw(child.id() as i32).and_then(|pid| {
+            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+        });
+        let set_up = set_nonblocking(&stdin)
+            .and_then(|_| set_nonblocking(&stdout))
+            .and_then(|_| StderrTail::new(stderr));
+        let stderr = match set_up {
+            Ok(stderr) => stderr,
+            Err(e) => {
+                if let Some(pid) = Pid::from_raw(child.id() as i32) {
+                    let _ = kill_process_group(pid, Signal::KILL);
+                }
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        Ok(Conn {
             child,
+            reaped: None,
+            #[cfg(target_os = "linux")]
+            pidfd,
             stdin,
             stdout,
             stderr,
-            timeout,
+            timeouts,
+            started: false,
+            pin_on_start: false,
+            features: Features::default(),
             lines: LineBuffer::with_capacity(1 << 16),
             wbuf: Vec::with_capacity(1 << 12),
             ids: Ids::new(),
             resets_unanswered: 0,
-        };
-        if let Err(e) = set_nonblocking(&conn.stdin).and_then(|_| set_nonblocking(&conn.stdout)) {
-            conn.kill();
-            return Err(e);
-        }
-        Ok(conn)
+        })
     }
 
     /// The process id (of the group leader), for CPU pinning.
@@ -77,32 +153,75 @@ impl Conn {
         self.child.id()
     }
 
-    /// The versioned handshake: `hello` out, `hello` with the same version back.
+    /// What the adapter said it speaks.
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// Start-up is over (the first `reset` was answered).
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Pin the process with the thread that reads its first `reset` answer, once that
+    /// happens (so that its start-up runs wherever the OS puts it).
+    pub fn pin_once_started(&mut self) {
+        self.pin_on_start = true;
+    }
+
+    /// The phase the process is in, and its timeout.
+    fn phase(&self) -> (Phase, Duration) {
+        if self.started {
+            (Phase::Message, self.timeouts.message)
+        } else {
+            (Phase::StartUp, self.timeouts.startup)
+        }
+    }
+
+    /// The versioned handshake: `hello` out, `hello` with the same version back (and the
+    /// adapter's features).
     pub fn handshake(&mut self) -> Result<(), Fault> {
         self.send(Message::Hello {
             protocol: PROTOCOL_VERSION,
         })?;
         let line = self.read_line()?;
-        self.ids.answer(&line)?.into_hello(&line)
+        self.features = self.ids.answer(&line)?.into_hello()?;
+        Ok(())
     }
 
-    /// Send `reset` without waiting for its answer, which is read with the next input's
-    /// (the pipelined reset: a run pays no round trip for it).
+    /// Start a run: send `reset` without waiting for its answer, which is read with the
+    /// next request's (the pipelined reset: a run pays no round trip for it) or by
+    /// [`Conn::boot`]. The run's crash reports quote the stderr from here on.
     pub fn request_reset(&mut self) -> Result<(), Fault> {
+        self.stderr.mark_run();
         self.send(Message::Reset)?;
         self.resets_unanswered += 1;
         Ok(())
     }
 
-    /// Read the answers to every `reset` sent so far.
-    fn settle_resets(&mut self) -> Result<(), Fault> {
+    /// Read the answers to every `reset` sent so far; the last one's is returned (earlier
+    /// ones belong to runs that never sent an input). The first answered ends start-up.
+    fn settle_resets(&mut self) -> Result<ResetAnswer, Fault> {
+        let mut last = ResetAnswer::default();
         while self.resets_unanswered > 0 {
             let line = self.read_line()?;
             let answer = self.ids.answer(&line)?;
             self.resets_unanswered -= 1;
-            answer.into_reset(&line)?;
+            last = answer.into_reset(&line, self.features)?;
+            if !self.started {
+                self.started = true;
+                if self.pin_on_start {
+                    affinity::pin_with_current_thread(self.pid());
+                }
+            }
         }
-        Ok(())
+        Ok(last)
+    }
+
+    /// The run's `reset` answer now: the new store's effects and render (an adapter with
+    /// the `boot` feature).
+    pub fn boot(&mut self) -> Result<ResetAnswer, Fault> {
+        self.settle_resets()
     }
 
     /// Send one input; return its effects and the render after it.
@@ -116,50 +235,121 @@ impl Conn {
         self.ids.answer(&line)?.into_output(&line)
     }
 
-    /// What the process has written to stderr so far, without waiting (it lives on).
-    pub fn stderr_so_far(&self) -> String {
-        self.stderr.so_far()
+    /// Ask for the digest of the store's state (an adapter with the `state` feature).
+    pub fn state(&mut self) -> Result<String, Fault> {
+        self.send(Message::State)?;
+        self.settle_resets()?;
+        let line = self.read_line()?;
+        self.ids.answer(&line)?.into_state(&line)
     }
 
-    /// Kill the process group, reap the process, and return its exit status and the tail
-    /// of its stderr.
-    pub fn kill(&mut self) -> (Option<ExitStatus>, String) {
-        let status = match self.child.try_wait() {
-            Ok(Some(s)) => Some(s),
-            _ => {
-                kill_group(&mut self.child);
-                self.child.wait().ok()
+    /// Whether an idle process can serve a run: it has not exited and has written nothing
+    /// unasked (an extra answer line, or the end of its stdout).
+    pub fn idle_and_healthy(&mut self) -> bool {
+        if self.leader_exited_now() {
+            return false;
+        }
+        if self.resets_unanswered > 0 {
+            return true; // the reset's answer may be waiting on stdout
+        }
+        let mut fds = [PollFd::new(&self.stdout, PollFlags::IN)];
+        matches!(poll(&mut fds, Some(&Timespec::default())), Ok(0))
+    }
+
+    /// The cause of the crash a store error makes: the adapter's message and what the
+    /// process wrote to stderr in this run up to its answer. The process lives on.
+    pub fn store_threw(&mut self, message: String) -> CrashCause {
+        self.stderr.drain();
+        Fault::StoreError { message }.into_cause(None, self.stderr.tail())
+    }
+
+    /// After `fault`: find out how the process ended (for a closed pipe, wait up to the
+    /// phase's timeout for it to exit), kill its whole process group, reap it, read its
+    /// stderr to the end, and return the crash's cause.
+    pub fn into_cause(mut self, fault: Fault) -> CrashCause {
+        let exited = match fault {
+            Fault::Closed { .. } => {
+                let deadline = Instant::now() + self.phase().1;
+                self.wait_for_exit(deadline)
             }
+            Fault::LeaderExited => true,
+            _ => false,
         };
-        (status, self.stderr.after_end())
+        let status = self.kill();
+        self.stderr.drain_to_end();
+        fault.into_cause(if exited { status } else { None }, self.stderr.tail())
     }
 
-    /// Kill the process after `fault` and return the text of the crash finding of store
-    /// `spec`: the fault, the exit status and the stderr tail.
-    pub fn into_fault_message(mut self, spec: &str, fault: &Fault) -> String {
-        let (status, stderr) = self.kill();
-        fault_message(spec, fault, status, &stderr)
+    /// Kill the process group (whatever the process started too) and the process, and
+    /// reap it: its exit status.
+    pub fn kill(&mut self) -> Option<ExitStatus> {
+        if let Some(status) = self.reaped {
+            return status;
+        }
+        // The group first, while the leader (alive, or a zombie) still holds its id.
+        if let Some(pid) = Pid::from_raw(self.child.id() as i32) {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+        let _ = self.child.kill(); // in case it moved itself to another group
+        let status = self.child.wait().ok();
+        self.reaped = Some(status);
+        status
     }
 
-    /// Write `message` as the next request line, waiting at most the timeout for the
-    /// process to take it.
+    /// The process (the group leader) has exited, without reaping it.
+    fn leader_exited_now(&self) -> bool {
+        let Some(pid) = Pid::from_raw(self.child.id() as i32) else {
+            return true;
+        };
+        if self.reaped.is_some() {
+            return true;
+        }
+        let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+        !matches!(waitid(WaitId::Pid(pid), options), Ok(None))
+    }
+
+    /// Wait until the process exits or `deadline` passes; true if it exited.
+    fn wait_for_exit(&mut self, deadline: Instant) -> bool {
+        loop {
+            if self.leader_exited_now() {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            #[cfg(target_os = "linux")]
+            if let Some(pidfd) = &self.pidfd {
+                let ts = timespec(left);
+                let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
+                let _ = poll(&mut fds, Some(&ts));
+                continue;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(5)));
+        }
+    }
+
+    /// Write `message` as the next request line, waiting at most the phase's timeout for
+    /// the process to take it.
     fn send(&mut self, message: Message<'_>) -> Result<(), Fault> {
         self.ids.request(&mut self.wbuf, message);
-        let deadline = Instant::now() + self.timeout;
+        let mut deadline = None;
         let mut off = 0;
         while off < self.wbuf.len() {
             match self.stdin.write(&self.wbuf[off..]) {
                 Ok(n) => off += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if !wait_for(&self.stdin, PollFlags::OUT, deadline)? {
-                        return Err(Fault::WriteTimeout {
-                            waited: self.timeout,
-                        });
+                    let (phase, waited) = self.phase();
+                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + waited);
+                    match self.wait(Pipe::Stdin, deadline)? {
+                        Ready::Pipe => {}
+                        Ready::LeaderExited => return Err(Fault::LeaderExited),
+                        Ready::TimedOut => return Err(Fault::WriteTimeout { phase, waited }),
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
-                    return Err(Fault::Exited { status: None })
+                    return Err(Fault::Closed { pipe: Pipe::Stdin })
                 }
                 Err(e) => {
                     return Err(Fault::Io {
@@ -171,24 +361,47 @@ impl Conn {
         Ok(())
     }
 
-    /// The next line from stdout (without its newline), waiting at most the timeout.
+    /// The next line from stdout (without its newline), waiting at most the phase's
+    /// timeout.
     fn read_line(&mut self) -> Result<String, Fault> {
-        let deadline = Instant::now() + self.timeout;
+        let mut deadline = None;
         loop {
             if let Some(line) = self.lines.next_line()? {
                 return Ok(line);
             }
-            if !wait_for(&self.stdout, PollFlags::IN, deadline)? {
-                return Err(Fault::Timeout {
-                    waited: self.timeout,
-                });
+            let (phase, waited) = self.phase();
+            let deadline = *deadline.get_or_insert_with(|| Instant::now() + waited);
+            match self.wait(Pipe::Stdout, deadline)? {
+                Ready::Pipe => {
+                    if self.read_stdout()? == Some(0) {
+                        return Err(Fault::Closed { pipe: Pipe::Stdout });
+                    }
+                }
+                Ready::LeaderExited => {
+                    // Whatever it wrote before it exited is in the pipe now.
+                    while let Some(1..) = self.read_stdout()? {
+                        if let Some(line) = self.lines.next_line()? {
+                            return Ok(line);
+                        }
+                    }
+                    return Err(Fault::LeaderExited);
+                }
+                Ready::TimedOut => return Err(Fault::Timeout { phase, waited }),
             }
+        }
+    }
+
+    /// One read from stdout into the line buffer: `Some(n)` bytes (0: the end), `None`
+    /// when nothing is there now.
+    fn read_stdout(&mut self) -> Result<Option<usize>, Fault> {
+        loop {
             match self.stdout.read(self.lines.spare()) {
-                Ok(0) => return Err(Fault::Exited { status: None }),
-                Ok(n) => self.lines.filled(n),
-                Err(e)
-                    if e.kind() == io::ErrorKind::WouldBlock
-                        || e.kind() == io::ErrorKind::Interrupted => {}
+                Ok(n) => {
+                    self.lines.filled(n);
+                    return Ok(Some(n));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     return Err(Fault::Io {
                         error: e.to_string(),
@@ -197,68 +410,132 @@ impl Conn {
             }
         }
     }
+
+    /// Wait until `pipe` is ready, the process exits or `deadline` passes, reading stderr
+    /// whenever it has something.
+    fn wait(&mut self, pipe: Pipe, deadline: Instant) -> Result<Ready, Fault> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(Ready::TimedOut);
+            }
+            let watching_exit = self.exit_fd().is_some();
+            let slice = if watching_exit {
+                left
+            } else {
+                left.min(EXIT_CHECK)
+            };
+            let (pipe_ready, stderr_ready, exited) = {
+                let (target, events): (BorrowedFd<'_>, _) = match pipe {
+                    Pipe::Stdin => (self.stdin.as_fd(), PollFlags::OUT),
+                    Pipe::Stdout => (self.stdout.as_fd(), PollFlags::IN),
+                };
+                // Absent fds are stood in for by the target with no events (their
+                // results are ignored), so the set has a fixed size.
+                let stderr = self.stderr.fd();
+                let exit = self.exit_fd();
+                let mut fds = [
+                    PollFd::from_borrowed_fd(target, events),
+                    match stderr {
+                        Some(fd) => PollFd::from_borrowed_fd(fd, PollFlags::IN),
+                        None => PollFd::from_borrowed_fd(target, PollFlags::empty()),
+                    },
+                    match exit {
+                        Some(fd) => PollFd::from_borrowed_fd(fd, PollFlags::IN),
+                        None => PollFd::from_borrowed_fd(target, PollFlags::empty()),
+                    },
+                ];
+                match poll(&mut fds, Some(&timespec(slice))) {
+                    Ok(_) => {}
+                    Err(rustix::io::Errno::INTR) => continue,
+                    Err(e) => {
+                        return Err(Fault::Io {
+                            error: e.to_string(),
+                        })
+                    }
+                }
+                (
+                    !fds[0].revents().is_empty(),
+                    stderr.is_some() && !fds[1].revents().is_empty(),
+                    exit.is_some() && !fds[2].revents().is_empty(),
+                )
+            };
+            if stderr_ready {
+                self.stderr.drain();
+            }
+            if pipe_ready {
+                return Ok(Ready::Pipe);
+            }
+            if exited || (!watching_exit && self.leader_exited_now()) {
+                return Ok(Ready::LeaderExited);
+            }
+        }
+    }
+
+    /// A descriptor that becomes readable when the process exits, if there is one.
+    fn exit_fd(&self) -> Option<BorrowedFd<'_>> {
+        #[cfg(target_os = "linux")]
+        if self.reaped.is_none() {
+            return self.pidfd.as_ref().map(|fd| fd.as_fd());
+        }
+        None
+    }
 }
 
 impl Drop for Conn {
     fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            kill_group(&mut self.child);
-            let _ = self.child.wait();
-        }
+        self.kill();
     }
 }
 
-/// SIGKILL the child's process group (whatever it started, too) and the child itself.
-fn kill_group(child: &mut Child) {
-    if let Some(pid) = Pid::from_raw(child.id() as i32) {
-        let _ = kill_process_group(pid, Signal::KILL);
+/// The program to run: `program` itself, or, when it is a relative path with a `/` and
+/// the process runs in `dir`, that path taken from `dir` (as the other words are).
+fn program(program: &str, dir: Option<&Path>) -> PathBuf {
+    let path = Path::new(program);
+    match dir {
+        Some(dir) if path.is_relative() && program.contains('/') => dir.join(path),
+        _ => path.to_path_buf(),
     }
-    let _ = child.kill();
+}
+
+/// `d` for `poll`, capped to something any platform takes.
+fn timespec(d: Duration) -> Timespec {
+    Timespec::try_from(d.min(Duration::from_secs(1 << 30))).expect("a capped duration")
 }
 
 /// Make our end of a pipe non-blocking, so that no read or write can hang the harness.
-fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
+pub(super) fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
     let flags = fcntl_getfl(&fd)?;
     fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;
     Ok(())
-}
-
-/// Wait until `fd` is ready for `events`; false on timeout. Hang-up and errors count as
-/// ready: the read or write that follows reports them.
-fn wait_for(fd: &impl AsFd, events: PollFlags, deadline: Instant) -> Result<bool, Fault> {
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Ok(false);
-        }
-        let ts = Timespec::try_from(left).unwrap_or(Timespec {
-            tv_sec: i64::MAX / 2,
-            tv_nsec: 0,
-        });
-        let mut fds = [PollFd::new(fd, events)];
-        match poll(&mut fds, Some(&ts)) {
-            Ok(0) => continue,
-            Ok(_) => return Ok(true),
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => {
-                return Err(Fault::Io {
-                    error: e.to_string(),
-                })
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const GENEROUS: Duration = Duration::from_secs(60);
+
+    fn sh(script: &str, message: Duration) -> Conn {
+        let argv = ["sh".to_string(), "-c".to_string(), script.to_string()];
+        let mut conn = Conn::spawn(
+            &argv,
+            None,
+            Timeouts {
+                startup: message,
+                message,
+            },
+        )
+        .unwrap();
+        conn.started = true; // these tests talk to the process directly
+        conn
+    }
+
     /// A process that stops reading its stdin cannot block the harness: a request larger
     /// than the pipe buffer times out.
     #[test]
     fn a_process_that_does_not_read_times_out_the_write() {
-        let argv = ["sleep".to_string(), "30".to_string()];
-        let mut conn = Conn::spawn(&argv, Duration::from_millis(200)).unwrap();
+        let mut conn = sh("sleep 30", Duration::from_millis(200));
         let input = Input::UserSend {
             message_id: crate::model::wire::MessageId(1),
             text: "x".repeat(1 << 20),
@@ -267,46 +544,145 @@ mod tests {
         assert_eq!(
             fault,
             Fault::WriteTimeout {
+                phase: Phase::Message,
                 waited: Duration::from_millis(200)
             }
         );
-        let (status, _) = conn.kill();
+        let status = conn.kill();
         assert!(status.is_some_and(|s| !s.success()), "killed: {status:?}");
     }
 
-    /// A process that writes nothing times out the read; one that closes its stdout has
-    /// exited, and its exit status and stderr are in the report.
+    /// A process that writes nothing times out the read.
     #[test]
-    fn silence_times_out_and_a_closed_stdout_is_an_exit() {
-        let argv = ["sleep".to_string(), "30".to_string()];
-        let mut conn = Conn::spawn(&argv, Duration::from_millis(100)).unwrap();
+    fn silence_times_out() {
+        let mut conn = sh("sleep 30", Duration::from_millis(100));
+        let fault = conn.read_line().unwrap_err();
         assert_eq!(
-            conn.read_line().unwrap_err(),
+            fault,
             Fault::Timeout {
+                phase: Phase::Message,
                 waited: Duration::from_millis(100)
             }
         );
-        conn.kill();
-        let script = "echo gone >&2; exit 3".to_string();
-        let argv = ["sh".to_string(), "-c".to_string(), script];
-        let mut conn = Conn::spawn(&argv, Duration::from_secs(20)).unwrap();
-        assert_eq!(
-            conn.read_line().unwrap_err(),
-            Fault::Exited { status: None }
+        let cause = conn.into_cause(fault);
+        assert!(matches!(cause, CrashCause::TimedOut { .. }), "{cause:?}");
+    }
+
+    /// An exit is reported with its code and the stderr, however the pipe ends.
+    #[test]
+    fn an_exit_is_an_exit_with_its_code_and_stderr() {
+        let mut conn = sh("echo gone >&2; exit 3", GENEROUS);
+        let fault = conn.read_line().unwrap_err();
+        assert!(
+            matches!(fault, Fault::Closed { .. } | Fault::LeaderExited),
+            "{fault:?}"
         );
-        let (status, stderr) = conn.kill();
-        assert_eq!(status.and_then(|s| s.code()), Some(3));
-        assert_eq!(stderr, "gone\n");
+        assert_eq!(
+            conn.into_cause(fault),
+            CrashCause::Exited {
+                code: Some(3),
+                signal: None,
+                stderr_tail: "gone\n".into()
+            }
+        );
+    }
+
+    /// A grandchild that keeps stdout open does not turn an exit into a timeout, and it
+    /// is killed with its group.
+    #[test]
+    fn a_grandchild_holding_stdout_does_not_hide_the_exit_and_dies_too() {
+        let mut conn = sh("sleep 300 & echo $! >&2; exit 4", GENEROUS);
+        let fault = conn.read_line().unwrap_err();
+        assert_eq!(fault, Fault::LeaderExited);
+        let cause = conn.into_cause(fault);
+        let CrashCause::Exited {
+            code: Some(4),
+            stderr_tail,
+            ..
+        } = &cause
+        else {
+            panic!("{cause:?}");
+        };
+        let grandchild: i32 = stderr_tail.trim().parse().unwrap();
+        // Killed (a zombie until init reaps it, then gone).
+        let deadline = Instant::now() + GENEROUS;
+        loop {
+            let stat = std::fs::read_to_string(format!("/proc/{grandchild}/stat"));
+            match stat {
+                Err(_) => break,
+                Ok(s) if s.contains(") Z ") => break,
+                Ok(_) if Instant::now() > deadline => panic!("grandchild {grandchild} lives"),
+                Ok(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    /// A process that closes its stdout and lives on did not exit: the harness killed it.
+    #[test]
+    fn a_closed_stdout_of_a_living_process_is_not_an_exit() {
+        let mut conn = sh(
+            "exec >&-; echo closing >&2; sleep 300",
+            Duration::from_millis(300),
+        );
+        let fault = conn.read_line().unwrap_err();
+        assert_eq!(fault, Fault::Closed { pipe: Pipe::Stdout });
+        let cause = conn.into_cause(fault);
+        assert_eq!(
+            cause,
+            CrashCause::ClosedPipe {
+                pipe: "stdout".into(),
+                stderr_tail: "closing\n".into()
+            }
+        );
     }
 
     /// Answers are read line by line, whatever the pipe delivers at once.
     #[test]
     fn lines_are_read_in_order() {
-        let script = "printf 'one\\ntwo\\nthr'; sleep 0.1; printf 'ee\\n'; sleep 30".to_string();
-        let argv = ["sh".to_string(), "-c".to_string(), script];
-        let mut conn = Conn::spawn(&argv, Duration::from_secs(20)).unwrap();
+        let mut conn = sh(
+            "printf 'one\\ntwo\\nthr'; sleep 0.1; printf 'ee\\n'; sleep 30",
+            GENEROUS,
+        );
         for expected in ["one", "two", "three"] {
             assert_eq!(conn.read_line().unwrap(), expected);
         }
+    }
+
+    /// The last line a process writes before it exits is still read.
+    #[test]
+    fn the_last_line_before_an_exit_is_read() {
+        let mut conn = sh("printf 'last\\n'; exit 0", GENEROUS);
+        assert_eq!(conn.read_line().unwrap(), "last");
+        let fault = conn.read_line().unwrap_err();
+        assert!(matches!(
+            conn.into_cause(fault),
+            CrashCause::Exited { code: Some(0), .. }
+        ));
+    }
+
+    /// A process that died while idle is not healthy; a living quiet one is.
+    #[test]
+    fn idle_health() {
+        let mut quiet = sh("sleep 30", GENEROUS);
+        assert!(quiet.idle_and_healthy());
+        let mut chatty = sh("echo unasked; sleep 30", GENEROUS);
+        let deadline = Instant::now() + GENEROUS;
+        while chatty.idle_and_healthy() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!chatty.idle_and_healthy(), "an unasked line");
+        let mut dead = sh("exit 0", GENEROUS);
+        assert!(dead.wait_for_exit(Instant::now() + GENEROUS));
+        assert!(!dead.idle_and_healthy());
+    }
+
+    #[test]
+    fn a_relative_program_is_taken_from_the_working_directory() {
+        let dir = Path::new("/some/dir");
+        assert_eq!(program("./a.sh", Some(dir)), dir.join("./a.sh"));
+        assert_eq!(program("bin/a", Some(dir)), dir.join("bin/a"));
+        assert_eq!(program("node", Some(dir)), Path::new("node"));
+        assert_eq!(program("/abs/a", Some(dir)), Path::new("/abs/a"));
+        assert_eq!(program("./a.sh", None), Path::new("./a.sh"));
     }
 }

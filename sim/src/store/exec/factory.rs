@@ -4,17 +4,17 @@
 //! faults of a running adapter, which are findings.
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::connection::Conn;
-use super::fault::{fault_message, Fault};
+use super::connection::{Conn, Timeouts};
 use super::pool::Pool;
-use super::{affinity, ExecStore, SPEC_PREFIX, TIMEOUT_DEFAULT};
-use crate::model::store::{Store, StoreFactory};
+use super::{affinity, ExecStore, SPEC_PREFIX, STARTUP_TIMEOUT_DEFAULT, TIMEOUT_DEFAULT};
+use crate::model::store::{CrashCause, Store, StoreFactory};
 use crate::model::wire::ClientId;
 
-/// An operational error: the command cannot be used at all. Faults of a running adapter
-/// are not errors of this kind; they are findings (see the module docs).
+/// An operational error: the command cannot be used at all (the CLI exits 2). Faults of a
+/// running adapter are not errors of this kind; they are findings (see the module docs).
 #[derive(Debug)]
 pub enum ExecError {
     /// `exec:` with nothing after it, or a command line that does not split into words.
@@ -26,10 +26,21 @@ pub enum ExecError {
     },
     /// The command could not be started.
     Spawn {
-        /// The command line, words joined by spaces.
+        /// The command line, quoted like a shell would need it.
         command: String,
+        /// The directory it was to run in, when not the harness's.
+        dir: Option<PathBuf>,
         /// Why the operating system refused.
         error: io::Error,
+    },
+    /// The command started but did not get through its start-up (the `hello` handshake and
+    /// a first `reset`): it exited (a usage error, an unknown store), hung, or answered
+    /// out of protocol.
+    Startup {
+        /// The command line, quoted like a shell would need it.
+        command: String,
+        /// What went wrong, with the process's stderr.
+        cause: CrashCause,
     },
 }
 
@@ -42,8 +53,28 @@ impl std::fmt::Display for ExecError {
                     "bad exec store '{spec}': {why} (expected exec:'COMMAND ARGS')"
                 )
             }
-            ExecError::Spawn { command, error } => {
-                write!(f, "cannot start exec store command '{command}': {error}")
+            ExecError::Spawn {
+                command,
+                dir: None,
+                error,
+            } => write!(f, "cannot start exec store command '{command}': {error}"),
+            ExecError::Spawn {
+                command,
+                dir: Some(dir),
+                error,
+            } => write!(
+                f,
+                "cannot start exec store command '{command}' in {}: {error}",
+                dir.display()
+            ),
+            ExecError::Startup { command, cause } => {
+                write!(f, "exec store command '{command}' did not start: ")?;
+                let lines = cause.lines();
+                write!(f, "{}", lines[0])?;
+                for line in &lines[1..] {
+                    write!(f, "\n  {line}")?;
+                }
+                Ok(())
             }
         }
     }
@@ -51,12 +82,17 @@ impl std::fmt::Display for ExecError {
 
 impl std::error::Error for ExecError {}
 
-/// Makes [`ExecStore`]s for one command line, reusing processes across runs.
+/// Makes [`ExecStore`]s for one command line, reusing processes across runs (unless
+/// isolated).
 pub struct ExecFactory {
     spec: String,
     argv: Vec<String>,
-    timeout: Duration,
+    /// The processes' working directory (`None`: the harness's).
+    working_dir: Option<PathBuf>,
+    timeouts: Timeouts,
     pin: bool,
+    /// A fresh process for every store, never pooled.
+    isolate: bool,
     pool: Pool,
 }
 
@@ -78,15 +114,37 @@ impl ExecFactory {
         Ok(ExecFactory {
             spec: spec.to_string(),
             argv,
-            timeout: TIMEOUT_DEFAULT,
+            working_dir: None,
+            timeouts: Timeouts {
+                startup: STARTUP_TIMEOUT_DEFAULT,
+                message: TIMEOUT_DEFAULT,
+            },
             pin: true,
+            isolate: false,
             pool: Pool::default(),
         })
     }
 
-    /// Use `timeout` for every message instead of [`TIMEOUT_DEFAULT`].
+    /// [`ExecFactory::from_spec`], run in `dir`: the processes start there, so the
+    /// command's relative paths (its program, when it has a `/`, and its arguments) are
+    /// taken from there. A scenario file's command runs in the directory it was recorded
+    /// in.
+    pub fn from_spec_in(spec: &str, dir: impl Into<PathBuf>) -> Result<ExecFactory, ExecError> {
+        let mut factory = ExecFactory::from_spec(spec)?;
+        factory.working_dir = Some(dir.into());
+        Ok(factory)
+    }
+
+    /// Use `timeout` for every message after start-up instead of [`TIMEOUT_DEFAULT`].
     pub fn with_timeout(mut self, timeout: Duration) -> ExecFactory {
-        self.timeout = timeout;
+        self.timeouts.message = timeout;
+        self
+    }
+
+    /// Use `timeout` for each wait of an adapter's start-up (the spawn and `hello`, then
+    /// the first `reset`) instead of [`STARTUP_TIMEOUT_DEFAULT`].
+    pub fn with_startup_timeout(mut self, timeout: Duration) -> ExecFactory {
+        self.timeouts.startup = timeout;
         self
     }
 
@@ -97,22 +155,50 @@ impl ExecFactory {
         self
     }
 
+    /// Give every store a fresh process, never reused (`true`), or reuse processes
+    /// across runs through `reset` (the default). Isolation is slower (a start-up per
+    /// store) and shows whether a verdict depends on what a process did before its
+    /// `reset`.
+    pub fn with_isolation(mut self, isolate: bool) -> ExecFactory {
+        self.isolate = isolate;
+        self
+    }
+
     /// The command line, split into words.
     pub fn argv(&self) -> &[String] {
         &self.argv
     }
 
-    /// Start one process now, so that a command that cannot run at all is a clear
-    /// operational error before any run. A process that starts but fails its handshake is
-    /// not an error here: that is a finding, reported by the first run. A healthy process
-    /// is kept for the first run.
+    /// The directory the processes run in, when not the harness's.
+    pub fn working_dir(&self) -> Option<&Path> {
+        self.working_dir.as_deref()
+    }
+
+    /// The command line, quoted like a shell would need it.
+    fn command(&self) -> String {
+        shell_words::join(&self.argv)
+    }
+
+    /// Start one process now and take it through its start-up (the handshake and a
+    /// first `reset`), so that a command that cannot serve at all is an operational
+    /// error before any run: one that cannot be started ([`ExecError::Spawn`]), or one
+    /// that exits, hangs or breaks the protocol while starting ([`ExecError::Startup`],
+    /// with its stderr). A healthy process is kept for the first run (unless isolated).
     pub fn probe(&self) -> Result<(), ExecError> {
-        let mut conn = Conn::spawn(&self.argv, self.timeout).map_err(|error| ExecError::Spawn {
-            command: self.argv.join(" "),
-            error,
-        })?;
-        if conn.handshake().is_ok() {
-            self.pool.give_back(conn);
+        let mut conn = self.spawn()?;
+        let started = conn
+            .handshake()
+            .and_then(|()| conn.request_reset())
+            .and_then(|()| conn.boot().map(drop));
+        match started {
+            Ok(()) if !self.isolate => self.pool.give_back(conn),
+            Ok(()) => {}
+            Err(fault) => {
+                return Err(ExecError::Startup {
+                    command: self.command(),
+                    cause: conn.into_cause(fault),
+                })
+            }
         }
         Ok(())
     }
@@ -122,33 +208,48 @@ impl ExecFactory {
         self.pool.idle()
     }
 
-    /// A process for one run, pinned with this thread and its `reset` sent; or, when there
-    /// is none, the text of the crash finding that says why.
-    fn start_run(&self) -> Result<Conn, String> {
+    /// Start a process (no handshake yet).
+    fn spawn(&self) -> Result<Conn, ExecError> {
+        Conn::spawn(&self.argv, self.working_dir.as_deref(), self.timeouts).map_err(|error| {
+            ExecError::Spawn {
+                command: self.command(),
+                dir: self.working_dir.clone(),
+                error,
+            }
+        })
+    }
+
+    /// A process for one run, its `reset` sent and pinned with this thread (a new one
+    /// once its start-up is over); or, when there is none, the crash's cause.
+    fn start_run(&self) -> Result<Conn, CrashCause> {
         let mut conn = self.checkout()?;
         if self.pin {
-            affinity::pin_with_current_thread(conn.pid());
+            if conn.started() {
+                affinity::pin_with_current_thread(conn.pid());
+            } else {
+                conn.pin_once_started();
+            }
         }
         match conn.request_reset() {
             Ok(()) => Ok(conn),
-            Err(fault) => Err(conn.into_fault_message(&self.spec, &fault)),
+            Err(fault) => Err(conn.into_cause(fault)),
         }
     }
 
     /// An idle process, or a new one with its handshake done.
-    fn checkout(&self) -> Result<Conn, String> {
-        if let Some(conn) = self.pool.take() {
-            return Ok(conn);
+    fn checkout(&self) -> Result<Conn, CrashCause> {
+        if !self.isolate {
+            if let Some(conn) = self.pool.take() {
+                return Ok(conn);
+            }
         }
-        let mut conn = Conn::spawn(&self.argv, self.timeout).map_err(|e| {
-            let fault = Fault::Spawn {
-                error: e.to_string(),
-            };
-            fault_message(&self.spec, &fault, None, "")
+        let mut conn = self.spawn().map_err(|e| CrashCause::Io {
+            error: e.to_string(),
+            stderr_tail: String::new(),
         })?;
         match conn.handshake() {
             Ok(()) => Ok(conn),
-            Err(fault) => Err(conn.into_fault_message(&self.spec, &fault)),
+            Err(fault) => Err(conn.into_cause(fault)),
         }
     }
 }
@@ -160,7 +261,8 @@ impl StoreFactory for ExecFactory {
 
     fn make(&self, _client: ClientId) -> Box<dyn Store> {
         let conn = self.start_run();
-        Box::new(ExecStore::new(self.spec.clone(), conn, self.pool.clone()))
+        let pool = (!self.isolate).then(|| self.pool.clone());
+        Box::new(ExecStore::new(conn, pool))
     }
 }
 

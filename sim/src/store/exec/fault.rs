@@ -1,89 +1,125 @@
-//! What can go wrong with a running adapter ([`Fault`]), and the text of the crash finding
-//! a fault becomes ([`fault_message`]). Faults are findings about the adapter, never
-//! errors of the harness, so their words are part of the report a person reads.
+//! What can go wrong with a running adapter ([`Fault`]), as the connection sees it, and
+//! how a fault becomes the typed [`CrashCause`] of a crash finding once the process has
+//! been dealt with (its exit status known, its stderr read). Faults are findings about the
+//! adapter, never errors of the harness.
 
+use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use super::TIMEOUT_ENV;
+use crate::model::store::{CrashCause, Phase};
 
-/// What went wrong with a running adapter. Its `Display` is the text of the crash finding.
+/// One of the adapter's pipes, as named in a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pipe {
+    Stdin,
+    Stdout,
+}
+
+/// What went wrong with a running adapter, before the process is reaped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fault {
-    /// The process closed its stdout (it exited or is exiting).
-    Exited {
-        /// How it exited, once known (filled in after the reap, for the report).
-        status: Option<String>,
+pub(super) enum Fault {
+    /// Its stdout ended, or its stdin refused a write: it exited, or closed the pipe and
+    /// lives on (told apart by waiting on the process, see [`super::connection`]).
+    Closed {
+        /// Which pipe.
+        pipe: Pipe,
     },
-    /// No (complete) answer within the timeout.
+    /// The process (the group leader) exited without finishing its answer.
+    LeaderExited,
+    /// No complete answer within the timeout of `phase`.
     Timeout {
-        /// The per-message timeout that ran out.
+        /// Starting, or answering a message.
+        phase: Phase,
+        /// The timeout that ran out.
         waited: Duration,
     },
-    /// The process stopped reading its stdin for longer than the timeout.
+    /// The process did not read its stdin within the timeout of `phase`.
     WriteTimeout {
-        /// The per-message timeout that ran out.
+        /// Starting, or answering a message.
+        phase: Phase,
+        /// The timeout that ran out.
         waited: Duration,
     },
-    /// Reading or writing the pipes failed.
+    /// Starting the process, or reading or writing its pipes, failed.
     Io {
         /// The operating system's words.
         error: String,
     },
-    /// The answer line is not JSON.
-    NotJson {
+    /// An answer line that is not JSON, not the message expected, or with another id.
+    BadLine {
         /// The line as received.
         line: String,
-        /// The parser's words.
-        error: String,
-    },
-    /// The answer is JSON but not the message the protocol expects here.
-    OutOfProtocol {
-        /// The line as received.
-        line: String,
-        /// Which rule of the protocol it breaks.
+        /// What is wrong with it.
         why: String,
     },
-    /// The adapter reported that its store threw (an `error` answer).
-    StoreError {
-        /// The adapter's `message` (ideally with the stack).
-        message: String,
+    /// A break of the protocol that is not about one line's shape: a bad handshake, a
+    /// refused reset.
+    Protocol {
+        /// Which rule.
+        why: String,
     },
-    /// The process could not be (re)started for this run.
-    Spawn {
-        /// The operating system's words.
-        error: String,
+    /// The adapter reported that its store threw (an `error` answer). The process stays
+    /// in protocol.
+    StoreError {
+        /// The adapter's `message`.
+        message: String,
     },
 }
 
-impl std::fmt::Display for Fault {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Fault::Exited { status: Some(s) } => write!(f, "the process exited ({s})"),
-            Fault::Exited { status: None } => f.write_str("the process closed its stdout"),
-            Fault::Timeout { waited } => write!(
-                f,
-                "no answer within {waited:?} (the per-message timeout; set {TIMEOUT_ENV} to change it)"
-            ),
-            Fault::WriteTimeout { waited } => write!(
-                f,
-                "the process did not read its stdin for {waited:?} (the per-message timeout; set {TIMEOUT_ENV} to change it)"
-            ),
-            Fault::Io { error } => write!(f, "pipe error: {error}"),
-            Fault::NotJson { line, error } => {
-                write!(f, "the answer is not JSON ({error}): {}", clip(line))
-            }
-            Fault::OutOfProtocol { line, why } => {
-                write!(f, "out-of-protocol answer ({why}): {}", clip(line))
-            }
-            Fault::StoreError { message } => write!(f, "the store threw: {message}"),
-            Fault::Spawn { error } => write!(f, "could not start the process: {error}"),
+impl Fault {
+    /// The crash cause of this fault, given how the process ended (`exit`: its status,
+    /// when it exited by itself; `None` when it was still running and the harness killed
+    /// it) and the tail of its stderr.
+    pub fn into_cause(self, exit: Option<ExitStatus>, stderr_tail: String) -> CrashCause {
+        let ms = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        match (self, exit) {
+            (Fault::Closed { .. } | Fault::LeaderExited, Some(status)) => CrashCause::Exited {
+                code: status.code(),
+                signal: status.signal(),
+                stderr_tail,
+            },
+            (Fault::Closed { pipe }, None) => CrashCause::ClosedPipe {
+                pipe: match pipe {
+                    Pipe::Stdin => "stdin",
+                    Pipe::Stdout => "stdout",
+                }
+                .to_string(),
+                stderr_tail,
+            },
+            // Only reached without a status if the reap failed.
+            (Fault::LeaderExited, None) => CrashCause::Exited {
+                code: None,
+                signal: None,
+                stderr_tail,
+            },
+            (Fault::Timeout { phase, waited }, _) => CrashCause::TimedOut {
+                phase,
+                waited_ms: ms(waited),
+                stderr_tail,
+            },
+            (Fault::WriteTimeout { phase, waited }, _) => CrashCause::StoppedReading {
+                phase,
+                waited_ms: ms(waited),
+                stderr_tail,
+            },
+            (Fault::Io { error }, _) => CrashCause::Io { error, stderr_tail },
+            (Fault::BadLine { line, why }, _) => CrashCause::BadLine {
+                line: clip(&line),
+                why,
+                stderr_tail,
+            },
+            (Fault::Protocol { why }, _) => CrashCause::Protocol { why, stderr_tail },
+            (Fault::StoreError { message }, _) => CrashCause::StoreThrew {
+                message,
+                stderr_tail,
+            },
         }
     }
 }
 
 /// A quoted answer line, cut to a readable length (on a character boundary).
-fn clip(line: &str) -> String {
+pub(super) fn clip(line: &str) -> String {
     const MAX: usize = 300;
     if line.len() <= MAX {
         return line.to_string();
@@ -95,93 +131,47 @@ fn clip(line: &str) -> String {
     format!("{}… ({} bytes)", &line[..end], line.len())
 }
 
-/// The text of a crash finding caused by `fault` in the adapter of store `spec`: the fault,
-/// with the exit status once the process is reaped, and the stderr tail, one quoted line
-/// per line.
-pub(super) fn fault_message(
-    spec: &str,
-    fault: &Fault,
-    status: Option<ExitStatus>,
-    stderr: &str,
-) -> String {
-    let fault = match (fault, status) {
-        (Fault::Exited { status: None }, Some(s)) => Fault::Exited {
-            status: Some(s.to_string()),
-        },
-        _ => fault.clone(),
-    };
-    let mut msg = format!("exec store '{spec}': {fault}");
-    let stderr = stderr.trim_end();
-    if stderr.is_empty() {
-        msg.push_str("; stderr: (empty)");
-    } else {
-        msg.push_str("; stderr tail:");
-        for line in stderr.lines() {
-            msg.push_str("\n    | ");
-            msg.push_str(line);
-        }
-    }
-    msg
-}
-
 #[cfg(test)]
 mod tests {
-    use std::os::unix::process::ExitStatusExt;
-
     use super::*;
 
     #[test]
-    fn fault_messages_quote_the_stderr_tail() {
-        let m = fault_message(
-            "exec:x",
-            &Fault::Exited { status: None },
-            None,
-            "line one\nline two\n",
-        );
+    fn a_closed_pipe_is_an_exit_only_when_the_process_exited() {
+        let exited = Fault::Closed { pipe: Pipe::Stdout }
+            .into_cause(Some(ExitStatus::from_raw(3 << 8)), "gone\n".into());
         assert_eq!(
-            m,
-            "exec store 'exec:x': the process closed its stdout; stderr tail:\n    | line one\n    | line two"
+            exited,
+            CrashCause::Exited {
+                code: Some(3),
+                signal: None,
+                stderr_tail: "gone\n".into()
+            }
         );
-    }
-
-    #[test]
-    fn an_exit_names_the_status_once_the_process_is_reaped() {
-        let m = fault_message(
-            "exec:x",
-            &Fault::Exited { status: None },
-            Some(ExitStatus::from_raw(3 << 8)),
-            " \n",
-        );
+        assert_eq!(exited.to_string(), "the adapter process exited with code 3");
+        let lives = Fault::Closed { pipe: Pipe::Stdout }.into_cause(None, String::new());
         assert_eq!(
-            m,
-            "exec store 'exec:x': the process exited (exit status: 3); stderr: (empty)"
+            lives.to_string(),
+            "the adapter process closed its stdout and kept running (the harness killed it)"
         );
-        // Only an exit takes the status: any other fault is reported as it is.
-        let m = fault_message(
-            "exec:x",
-            &Fault::StoreError {
-                message: "boom".into(),
-            },
-            Some(ExitStatus::from_raw(3 << 8)),
-            "",
-        );
+        let signalled = Fault::LeaderExited.into_cause(Some(ExitStatus::from_raw(11)), "".into());
         assert_eq!(
-            m,
-            "exec store 'exec:x': the store threw: boom; stderr: (empty)"
+            signalled.to_string(),
+            "the adapter process was killed by signal 11 (SIGSEGV)"
         );
     }
 
     #[test]
     fn long_answer_lines_are_clipped_on_a_char_boundary() {
         let line = format!("{}é{}", "a".repeat(299), "b".repeat(100));
-        let fault = Fault::NotJson {
-            line: line.clone(),
-            error: "e".into(),
-        };
+        let cause = Fault::BadLine {
+            line,
+            why: "not JSON: e".into(),
+        }
+        .into_cause(None, String::new());
         assert_eq!(
-            fault.to_string(),
+            cause.to_string(),
             format!(
-                "the answer is not JSON (e): {}… (401 bytes)",
+                "bad answer line (not JSON: e): {}… (401 bytes)",
                 "a".repeat(299)
             )
         );
@@ -189,13 +179,24 @@ mod tests {
     }
 
     #[test]
-    fn timeouts_name_the_setting_that_changes_them() {
+    fn timeouts_name_their_phase_and_the_setting_that_changes_them() {
         let t = Fault::Timeout {
+            phase: Phase::Message,
             waited: Duration::from_millis(300),
-        };
+        }
+        .into_cause(None, String::new());
         assert_eq!(
             t.to_string(),
             "no answer within 300ms (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"
+        );
+        let w = Fault::WriteTimeout {
+            phase: Phase::StartUp,
+            waited: Duration::from_secs(60),
+        }
+        .into_cause(None, String::new());
+        assert_eq!(
+            w.to_string(),
+            "the adapter process did not read its stdin for 1m (the start-up timeout; set RECONCILE_SIM_EXEC_STARTUP_TIMEOUT to change it)"
         );
     }
 }

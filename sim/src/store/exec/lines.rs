@@ -48,7 +48,7 @@ impl LineBuffer {
         self.scanned = self.end;
         if self.end - self.start > ANSWER_BYTES_MAX {
             let line = String::from_utf8_lossy(&self.buf[self.start..self.end]).into_owned();
-            return Err(Fault::OutOfProtocol {
+            return Err(Fault::BadLine {
                 line,
                 why: format!("an answer line longer than {ANSWER_BYTES_MAX} bytes"),
             });
@@ -146,7 +146,7 @@ mod tests {
             }
         }
         match lines.next_line() {
-            Err(Fault::OutOfProtocol { line, why }) => {
+            Err(Fault::BadLine { line, why }) => {
                 assert_eq!(line.len(), ANSWER_BYTES_MAX + 1);
                 assert_eq!(why, "an answer line longer than 16777216 bytes");
             }

@@ -17,10 +17,18 @@ impl Pool {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// An idle process, the one given back last (any would do: every run starts with a
-    /// `reset`).
+    /// An idle process that is still fit to serve, the one given back last (any would
+    /// do: every run starts with a `reset`). One that died while idle, or wrote something
+    /// nobody asked for, is killed and replaced by the next: its fault happened between
+    /// runs, and must not be reported against the next run.
     pub fn take(&self) -> Option<Conn> {
-        self.lock().pop()
+        loop {
+            let mut conn = self.lock().pop()?;
+            if conn.idle_and_healthy() {
+                return Some(conn);
+            }
+            // Dropping it kills its process group.
+        }
     }
 
     /// Keep `conn` for a later run. It must be in protocol (no fault but a store error).

@@ -29,6 +29,26 @@ pub(super) enum Message<'a> {
     Hello { protocol: u32 },
     Reset,
     Input { input: &'a Input },
+    State,
+}
+
+/// The optional parts of the protocol an adapter says it speaks (the `features` of its
+/// `hello` answer; unknown names are ignored).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Features {
+    /// `boot`: the `reset` answer carries the new store's `effects` (and `render`), and
+    /// the harness reads it when the world boots its stores.
+    pub boot: bool,
+    /// `state`: the adapter answers `state` requests with a digest of its store's state.
+    pub state: bool,
+}
+
+/// What a `reset` answer carries: nothing (the plain answer), or, from an adapter that
+/// boots, the new store's effects and render.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct ResetAnswer {
+    pub effects: Vec<Effect>,
+    pub render: Option<Vec<RenderRow>>,
 }
 
 /// An answer line, adapter to harness. One flat struct rather than a tagged enum so that a
@@ -47,6 +67,10 @@ pub(super) struct Answer {
     effects: Option<Vec<Effect>>,
     #[serde(default)]
     render: Option<Vec<RenderRow>>,
+    #[serde(default)]
+    features: Option<Vec<String>>,
+    #[serde(default)]
+    digest: Option<String>,
 }
 
 /// The ids of one process's conversation: requests are numbered from 1, and the answers
@@ -87,36 +111,43 @@ pub(super) fn request_line(line: &mut Vec<u8>, message: Message<'_>, id: u64) {
     line.push(b'\n');
 }
 
-/// Parse an answer line that must answer request `expected`. Bad JSON is
-/// [`Fault::NotJson`]; JSON of the wrong shape, or with another id, is out of protocol.
+/// Parse an answer line that must answer request `expected`. Bad JSON, JSON of the wrong
+/// shape and an answer with another id are all [`Fault::BadLine`], each saying which.
 pub(super) fn parse_answer(line: &str, expected: u64) -> Result<Answer, Fault> {
     match serde_json::from_str::<Answer>(line) {
         Ok(a) if a.id == Some(expected) => Ok(a),
-        Ok(a) => Err(Fault::OutOfProtocol {
-            why: match a.id {
+        Ok(a) => Err(bad_line(
+            line,
+            match a.id {
                 None => format!("an answer without an id; expected id {expected}"),
                 Some(id) => format!(
                     "the answer has id {id} where {expected} was expected (an extra or a missing answer line)"
                 ),
             },
-            line: line.to_string(),
-        }),
-        Err(e) if e.classify() == serde_json::error::Category::Data => Err(Fault::OutOfProtocol {
-            line: line.to_string(),
-            why: e.to_string(),
-        }),
-        Err(e) => Err(Fault::NotJson {
-            line: line.to_string(),
-            error: e.to_string(),
-        }),
+        )),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            Err(bad_line(line, e.to_string()))
+        }
+        Err(e) => Err(bad_line(line, format!("not JSON: {e}"))),
     }
 }
 
 impl Answer {
-    /// The answer to `hello`: the same protocol version back, or a bad handshake.
-    pub fn into_hello(self, line: &str) -> Result<(), Fault> {
+    /// The answer to `hello`: the same protocol version back (and the features the adapter
+    /// speaks), or a bad handshake.
+    pub fn into_hello(self) -> Result<Features, Fault> {
         let why = match self.kind.as_str() {
-            "hello" if self.protocol == Some(PROTOCOL_VERSION) => return Ok(()),
+            "hello" if self.protocol == Some(PROTOCOL_VERSION) => {
+                let mut features = Features::default();
+                for f in self.features.iter().flatten() {
+                    match f.as_str() {
+                        "boot" => features.boot = true,
+                        "state" => features.state = true,
+                        _ => {} // a feature this harness does not know: ignored
+                    }
+                }
+                return Ok(features);
+            }
             "hello" => format!(
                 "bad handshake: the harness speaks protocol {PROTOCOL_VERSION}, the adapter answered {}",
                 self.protocol
@@ -128,21 +159,48 @@ impl Answer {
             ),
             other => format!("bad handshake: expected a hello answer, got type '{other}'"),
         };
-        Err(out_of_protocol(line, why))
+        Err(Fault::Protocol { why })
     }
 
-    /// The answer to `reset`: a `reset`, or the adapter is out of protocol (even an
-    /// `error`: an adapter that cannot make a fresh store cannot serve a run).
-    pub fn into_reset(self, line: &str) -> Result<(), Fault> {
-        let why = match self.kind.as_str() {
-            "reset" => return Ok(()),
-            "error" => format!(
-                "the adapter refused reset: {}",
-                self.message.unwrap_or_default()
-            ),
-            other => format!("expected the answer to reset, got type '{other}'"),
-        };
-        Err(out_of_protocol(line, why))
+    /// The answer to `reset`: a `reset` (with the new store's effects and render from an
+    /// adapter with the `boot` feature), or the adapter is out of protocol (even an
+    /// `error`: an adapter that cannot make a fresh store cannot serve a run). An adapter
+    /// without `boot` gets its answer's `effects` and `render` ignored, as harnesses
+    /// before the extension did (unknown fields are ignored): its answer is read with the
+    /// first input's, too late to route them.
+    pub fn into_reset(self, line: &str, features: Features) -> Result<ResetAnswer, Fault> {
+        match self.kind.as_str() {
+            "reset" if features.boot => Ok(ResetAnswer {
+                effects: self.effects.unwrap_or_default(),
+                render: self.render,
+            }),
+            "reset" => Ok(ResetAnswer::default()),
+            "error" => Err(Fault::Protocol {
+                why: format!(
+                    "the adapter refused reset: {}",
+                    self.message.unwrap_or_default()
+                ),
+            }),
+            other => Err(bad_line(
+                line,
+                format!("expected the answer to reset, got type '{other}'"),
+            )),
+        }
+    }
+
+    /// The answer to `state`: the digest, the store's `error`, or out of protocol.
+    pub fn into_state(self, line: &str) -> Result<String, Fault> {
+        match (self.kind.as_str(), self.digest) {
+            ("state", Some(digest)) => Ok(digest),
+            ("state", None) => Err(bad_line(line, "a state answer without 'digest'".into())),
+            ("error", _) => Err(Fault::StoreError {
+                message: self.message.unwrap_or_default(),
+            }),
+            (other, _) => Err(bad_line(
+                line,
+                format!("expected the answer to state, got type '{other}'"),
+            )),
+        }
     }
 
     /// The answer to an `input`: the effects and the render, or the store's `error`
@@ -151,13 +209,13 @@ impl Answer {
         match self.kind.as_str() {
             "output" => match (self.effects, self.render) {
                 (Some(effects), Some(render)) => Ok((effects, render)),
-                (None, _) => Err(out_of_protocol(line, "an output without 'effects'".into())),
-                (_, None) => Err(out_of_protocol(line, "an output without 'render'".into())),
+                (None, _) => Err(bad_line(line, "an output without 'effects'".into())),
+                (_, None) => Err(bad_line(line, "an output without 'render'".into())),
             },
             "error" => Err(Fault::StoreError {
                 message: self.message.unwrap_or_default(),
             }),
-            other => Err(out_of_protocol(
+            other => Err(bad_line(
                 line,
                 format!("expected an output, got type '{other}'"),
             )),
@@ -166,8 +224,8 @@ impl Answer {
 }
 
 /// The fault of an answer `line` that breaks the protocol's rule `why`.
-fn out_of_protocol(line: &str, why: String) -> Fault {
-    Fault::OutOfProtocol {
+fn bad_line(line: &str, why: String) -> Fault {
+    Fault::BadLine {
         line: line.to_string(),
         why,
     }
@@ -215,14 +273,13 @@ mod tests {
         let answers: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("< ")).collect();
         assert!(answers.len() >= 10, "example exchange not found");
         let mut ids = Ids::new();
-        ids.answer(answers[0])
+        let features = ids.answer(answers[0]).unwrap().into_hello().unwrap();
+        let reset = ids
+            .answer(answers[1])
             .unwrap()
-            .into_hello(answers[0])
+            .into_reset(answers[1], features)
             .unwrap();
-        ids.answer(answers[1])
-            .unwrap()
-            .into_reset(answers[1])
-            .unwrap();
+        assert_eq!(reset, ResetAnswer::default());
         let mut effects = 0;
         for line in &answers[2..] {
             effects += ids.answer(line).unwrap().into_output(line).unwrap().0.len();
@@ -232,8 +289,8 @@ mod tests {
 
     fn why(fault: Fault) -> String {
         match fault {
-            Fault::OutOfProtocol { why, .. } => why,
-            other => panic!("expected out of protocol, got {other:?}"),
+            Fault::BadLine { why, .. } | Fault::Protocol { why } => why,
+            other => panic!("expected a bad line or a protocol fault, got {other:?}"),
         }
     }
 
@@ -259,12 +316,9 @@ mod tests {
     fn not_json_and_wrong_shape_are_different_faults() {
         for line in ["this is not json", "", r#"{"type":"output""#] {
             match parse_answer(line, 1) {
-                Err(Fault::NotJson {
-                    line: quoted,
-                    error,
-                }) => {
+                Err(Fault::BadLine { line: quoted, why }) => {
                     assert_eq!(quoted, line);
-                    assert!(!error.is_empty());
+                    assert!(why.starts_with("not JSON: "), "{why}");
                 }
                 other => panic!("{line}: {:?}", other.err()),
             }
@@ -279,8 +333,25 @@ mod tests {
 
     #[test]
     fn handshake_answers() {
-        let check = |line: &str| parse_answer(line, 1).unwrap().into_hello(line);
-        assert!(check(r#"{"type":"hello","protocol":1,"name":"x","id":1}"#).is_ok());
+        let check = |line: &str| parse_answer(line, 1).unwrap().into_hello();
+        assert_eq!(
+            check(r#"{"type":"hello","protocol":1,"name":"x","id":1}"#),
+            Ok(Features::default())
+        );
+        assert_eq!(
+            check(r#"{"type":"hello","protocol":1,"features":["state","teleport"],"id":1}"#),
+            Ok(Features {
+                boot: false,
+                state: true
+            })
+        );
+        assert_eq!(
+            check(r#"{"type":"hello","protocol":1,"features":["boot","state"],"id":1}"#),
+            Ok(Features {
+                boot: true,
+                state: true
+            })
+        );
         for (line, expected) in [
             (
                 r#"{"type":"hello","protocol":99,"id":1}"#,
@@ -305,8 +376,23 @@ mod tests {
 
     #[test]
     fn reset_answers() {
-        let check = |line: &str| parse_answer(line, 2).unwrap().into_reset(line);
+        let plain = Features::default();
+        let check = |line: &str| parse_answer(line, 2).unwrap().into_reset(line, plain);
         assert!(check(r#"{"type":"reset","id":2}"#).is_ok());
+        // Effects only from an adapter that said it boots; ignored from others.
+        let fetch =
+            r#"{"type":"reset","effects":[{"effect":"fetch","request_id":1}],"render":[],"id":2}"#;
+        assert_eq!(check(fetch), Ok(ResetAnswer::default()));
+        let boot = Features {
+            boot: true,
+            state: false,
+        };
+        let booted = parse_answer(fetch, 2)
+            .unwrap()
+            .into_reset(fetch, boot)
+            .unwrap();
+        assert_eq!(booted.effects.len(), 1);
+        assert_eq!(booted.render, Some(Vec::new()));
         assert_eq!(
             why(check(r#"{"type":"error","message":"no","id":2}"#).unwrap_err()),
             "the adapter refused reset: no"
@@ -348,5 +434,29 @@ mod tests {
         );
         // Unknown fields are ignored (additive changes need no new version).
         assert!(check(r#"{"type":"output","effects":[],"render":[],"id":3,"new":1}"#).is_ok());
+    }
+
+    #[test]
+    fn state_answers() {
+        let check = |line: &str| parse_answer(line, 4).unwrap().into_state(line);
+        assert_eq!(
+            check(r#"{"type":"state","digest":"abc","id":4}"#),
+            Ok("abc".to_string())
+        );
+        assert_eq!(
+            why(check(r#"{"type":"state","id":4}"#).unwrap_err()),
+            "a state answer without 'digest'"
+        );
+        assert_eq!(
+            why(check(r#"{"type":"output","effects":[],"render":[],"id":4}"#).unwrap_err()),
+            "expected the answer to state, got type 'output'"
+        );
+        assert!(matches!(
+            check(r#"{"type":"error","message":"no","id":4}"#),
+            Err(Fault::StoreError { .. })
+        ));
+        let mut line = Vec::new();
+        request_line(&mut line, Message::State, 9);
+        assert_eq!(line, b"{\"type\":\"state\",\"id\":9}\n");
     }
 }

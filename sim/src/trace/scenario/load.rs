@@ -62,6 +62,12 @@ struct RawScenario<'a> {
     strategy: Option<String>,
     #[serde(borrow, default)]
     expect: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    class: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    masked: Option<&'a RawValue>,
+    #[serde(default)]
+    known_failure: bool,
     #[serde(borrow)]
     config: &'a RawValue,
     #[serde(borrow)]
@@ -91,6 +97,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         seed: raw.seed,
         strategy: raw.strategy,
         expect,
+        class: p.class(raw.class, "class")?,
+        masked: p.class(raw.masked, "masked")?.unwrap_or_default(),
+        known_failure: raw.known_failure,
         config,
         steps,
     })
@@ -205,6 +214,28 @@ impl<'a> Parser<'a> {
             ),
         };
         Err(self.err(self.at(version.get()), message))
+    }
+
+    /// A class (or list of classes) field, parsed where it stands in the file.
+    fn class<T: serde::de::DeserializeOwned>(
+        &self,
+        raw: Option<&RawValue>,
+        field: &str,
+    ) -> Result<Option<T>, ScenarioError> {
+        let Some(raw) = raw else { return Ok(None) };
+        serde_json::from_str(raw.get()).map(Some).map_err(|e| {
+            let mut err = self.at_json(e, Some(raw.get()));
+            let what = if field == "masked" {
+                "a list of classes"
+            } else {
+                "a class"
+            };
+            err.message = format!(
+                "field `{field}`: {} ({what} as `reconcile-sim` writes it: effect, subject, trigger; see docs/model.md, \"Root-cause classes\")",
+                err.message
+            );
+            err
+        })
     }
 
     fn expect(&self, raw: Option<&RawValue>) -> Result<Option<Invariant>, ScenarioError> {

@@ -26,6 +26,7 @@ use crate::model::world::World;
 use crate::oracle::Invariant;
 use crate::oracle::Violation;
 use crate::run::{replay_observed, Observer, StepAt};
+use crate::trace::class::{Class, ClassWatch};
 use crate::trace::describe;
 
 mod load;
@@ -63,6 +64,21 @@ pub struct Scenario {
     /// the scenario is expected to pass.
     #[serde(default)]
     pub expect: Option<Invariant>,
+    /// The root-cause class the scenario witnesses on `store` ([`crate::trace::class`]),
+    /// when it was saved by a class-aware campaign: `check --known` reads it as the class
+    /// this file stands for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    /// Classes excused on replay before `class` shows (a run goes on past a violation of
+    /// one of these on the tab it happened in). Empty for most files: shrinking usually
+    /// removes whatever made the masked class happen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<Class>,
+    /// A known failure of `store`: `check --store` replaying it on that store accepts it
+    /// failing with its `class` (and counts the class as known) instead of requiring a
+    /// pass. `check --known DIR` treats every file in DIR this way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub known_failure: bool,
     /// Every option of the simulated world.
     pub config: WorldConfig,
     /// The main-phase steps, in order. The deterministic drain phase follows on replay and
@@ -132,6 +148,9 @@ impl Scenario {
             seed: None,
             strategy: None,
             expect,
+            class: None,
+            masked: Vec::new(),
+            known_failure: false,
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
         };
@@ -178,7 +197,13 @@ impl Scenario {
             skipped: 0,
             crashed: false,
         };
-        replay_observed(stores, self.config.clone(), &self.steps(), &mut notes);
+        let mut watch = ClassWatch::new(&self.masked);
+        replay_observed(
+            stores,
+            self.config.clone(),
+            &self.steps(),
+            &mut (&mut notes, &mut watch),
+        );
         let not_reached = if notes.crashed {
             "not reached: the store crashed earlier"
         } else {

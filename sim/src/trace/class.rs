@@ -1,0 +1,829 @@
+//! Root-cause classes: what distinguishes one bug from another, beyond the invariant that
+//! noticed it.
+//!
+//! A failure's invariant says how it was noticed, not what went wrong: the same lingering
+//! `queued-` row is a duplicate (invariant 2) when a fetch settles the tab and a failure to
+//! converge (invariant 4) at the end of the run, and the same invariant 3 holds a stale
+//! fetch response rolling `chunks` back and a delta that overtook its `turn-start`. A
+//! [`Class`] describes the failure by what happened to which row and what made it happen,
+//! read off a run of the failing trace. A store decides four things the note's bugs get
+//! wrong: which row a send makes, when a live row is bound to a turn, what a reconcile
+//! drops, and whether a fetch response is applied at all; a class names the row and the
+//! moment, so each wrong decision gets its own class:
+//!
+//! - the **effect**: shown content disappears (invariants 1 and 3: a message or streamed
+//!   content), a row lingers (sealed content still live, or live rows left at the end:
+//!   invariants 2 and 4 together), the render has the wrong shape (by clause), the store
+//!   crashes (by cause), or the world never settles;
+//! - the **subject**, the row involved and where it came from: for a message, the row the
+//!   note's store makes for it (optimistic when the tab believed the agent idle, queued
+//!   otherwise, including before any `status` reached the tab), what the backend did with
+//!   it (started a turn, was consumed into one, or is still waiting) and, for a
+//!   disappearance, how the store had bound the row just before (to no turn, to the
+//!   message's own turn, to another turn); for streamed content, whether its turn's
+//!   `turn-start` had reached the tab;
+//! - the **trigger**, for disappearances: the input that made the row go (a fetch
+//!   response, an event by type). A fetch response older than one the tab already applied
+//!   is its own trigger, and then the subject is not distinguished: rolling `chunks` back
+//!   is one bug whatever it takes with it. A lingering row has no trigger: it is noticed,
+//!   not caused, where the oracle looks.
+//!
+//! Two failures have the same class exactly when these are equal. Nothing in a class
+//! names a seed, an id, a client or a step index, so it is stable across seeds and across
+//! interleavings of the same bug, and renumbering ids or tabs leaves it unchanged.
+//! Campaigns shrink a failure keeping its class ([`HasClass`]), so the saved scenario is a
+//! 1-minimal witness of the class, and mask the classes a run has shown to find the
+//! others ([`every_class`]). `docs/model.md` ("Root-cause classes") argues the choice and
+//! lists the merges and splits it makes.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::config::WorldConfig;
+use crate::model::content::{for_each_token, TokenKey};
+use crate::model::record::StepRecord;
+use crate::model::step::{Step, StepKind};
+use crate::model::store::StoreFactory;
+use crate::model::wire::{
+    AgentStatus, ClientId, Event, Input, MessageId, PostOutcome, RenderRow, Role, TurnId,
+};
+use crate::model::world::World;
+use crate::oracle::{Invariant, Violation};
+use crate::run::{execute_observed, replay_observed, Next, Observer, Outcome, RunReport, StepAt};
+use crate::trace::shrink::Failing;
+
+/// A root-cause class (see the module doc).
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct Class {
+    /// What went wrong.
+    pub effect: Effect,
+    /// The row involved, and where it came from.
+    pub subject: Subject,
+    /// The input that made it happen (disappearances only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<Trigger>,
+}
+
+/// What went wrong.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Effect {
+    /// Content the tab showed (its user's message, or streamed content that reached it) is
+    /// no longer shown (invariants 1 and 3).
+    Disappears,
+    /// A row lingers: sealed content also live, or live rows left once everything is done
+    /// (invariants 2 and 4).
+    Lingers,
+    /// Once everything is done the tab shows no live row but not the DB either (invariant
+    /// 4): sealed rows missing or out of date, with no stale fetch response to blame.
+    EndsWrong,
+    /// The render has the wrong order or shape (invariant 5), by clause.
+    Shape(String),
+    /// The store failed (a panic, or an adapter fault), by cause.
+    Crash(String),
+    /// The world never quiesced (a store that keeps asking for fetches).
+    NeverSettles,
+}
+
+/// The row the note's store makes for a send: what the tab believed about the agent then
+/// (the last `status` delivered to it).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKind {
+    /// The tab believed the agent idle: an optimistic row.
+    Optimistic,
+    /// The tab believed it running, or had no `status` yet (a fresh tab believes it
+    /// running): a queued row.
+    Queued,
+}
+
+/// What the backend did with a message, by the time of the failure.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fate {
+    /// Its POST started a turn.
+    StartedTurn,
+    /// It was consumed into a turn (folded into a tool result, or drained as trailing
+    /// history).
+    Consumed,
+    /// Neither yet: queued, or its POST not yet processed.
+    Waiting,
+}
+
+/// How a store had bound a message's row just before it disappeared (its `turn_id`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Binding {
+    /// No live row showed it then (it was shown sealed, or folded).
+    NotLive,
+    /// Shown live, bound to no turn.
+    Unbound,
+    /// Bound to the turn the message started or was consumed into.
+    OwnTurn,
+    /// Bound to another turn.
+    OtherTurn,
+}
+
+/// The row involved.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(tag = "row", rename_all = "kebab-case")]
+pub enum Subject {
+    /// A message of the tab's user.
+    Message {
+        /// The row the note's store makes for it.
+        made: RowKind,
+        /// For a lingering row, what the backend did with the message (what the store
+        /// should have dropped the row on).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fate: Option<Fate>,
+        /// For a disappearance, how the row was bound just before (what the store dropped
+        /// it for; the message's fate then is incidental).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        binding: Option<Binding>,
+    },
+    /// Streamed content (text, a tool call or result).
+    Stream {
+        /// Whether its turn's `turn-start` had reached the tab: for content a reconcile
+        /// dropped (a store that drops rows not yet bound to a turn drops exactly those
+        /// before their `turn-start`) and for lingering content; not distinguished
+        /// (`None`) for content that disappears at any other input.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_started: Option<bool>,
+    },
+    /// Another tab's message, shown live where it should not be.
+    OtherMessage,
+    /// Not distinguished: whatever the failure involved (a stale fetch response rolling
+    /// content back, a render's shape, a crash).
+    Any,
+}
+
+/// The input that made content disappear.
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trigger {
+    /// A fetch response no older than any the tab applied: a reconcile.
+    Fetch,
+    /// A fetch response older than one the tab already applied.
+    StaleFetch,
+    /// A WebSocket event, by type.
+    Event(String),
+    /// Another input (`user-send`, `scroll`, `post-response`), by name.
+    Input(String),
+}
+
+impl fmt::Display for Class {
+    /// One line a person reads: `optimistic row (message started a turn; bound to another
+    /// turn) disappears at a fetch response`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.subject {
+            Subject::Message {
+                made,
+                fate,
+                binding,
+            } => {
+                write!(f, "{} row", kebab(made))?;
+                if let Some(fate) = fate {
+                    write!(f, " (message {})", fate_words(*fate))?;
+                }
+                if let Some(b) = binding {
+                    write!(f, " ({})", binding_words(*b))?;
+                }
+            }
+            Subject::Stream { turn_started } => match turn_started {
+                Some(true) => f.write_str("streamed content (its turn-start seen)")?,
+                Some(false) => f.write_str("streamed content (before its turn-start)")?,
+                None => f.write_str("streamed content")?,
+            },
+            Subject::OtherMessage => f.write_str("another tab's message")?,
+            Subject::Any => match self.effect {
+                Effect::Disappears | Effect::Lingers => f.write_str("shown content")?,
+                _ => f.write_str("render")?,
+            },
+        }
+        match &self.effect {
+            Effect::Disappears => f.write_str(" disappears")?,
+            Effect::Lingers => f.write_str(" lingers")?,
+            Effect::EndsWrong => f.write_str(" ends different from the DB")?,
+            Effect::Shape(clause) => write!(f, " has the wrong shape: {clause}")?,
+            Effect::Crash(cause) => write!(f, ": the store crashes ({cause})")?,
+            Effect::NeverSettles => f.write_str(": the world never settles")?,
+        }
+        match &self.trigger {
+            Some(Trigger::Fetch) => f.write_str(" at a fetch response"),
+            Some(Trigger::StaleFetch) => f.write_str(" at a stale fetch response"),
+            Some(Trigger::Event(e)) => write!(f, " at {e}"),
+            Some(Trigger::Input(i)) => write!(f, " at {i}"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn fate_words(fate: Fate) -> &'static str {
+    match fate {
+        Fate::StartedTurn => "started a turn",
+        Fate::Consumed => "consumed into a turn",
+        Fate::Waiting => "waiting",
+    }
+}
+
+fn binding_words(b: Binding) -> &'static str {
+    match b {
+        Binding::NotLive => "not live then",
+        Binding::Unbound => "bound to no turn",
+        Binding::OwnTurn => "bound to its own turn",
+        Binding::OtherTurn => "bound to another turn",
+    }
+}
+
+fn kebab<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Class {
+    /// The class of a failure known only by its invariant (subject not distinguished).
+    pub fn bare(invariant: Invariant) -> Class {
+        let effect = match invariant {
+            Invariant::NoLoss | Invariant::NewerTurnPreserved => Effect::Disappears,
+            Invariant::NoDuplicate | Invariant::Converges => Effect::Lingers,
+            Invariant::RenderShape => Effect::Shape(String::new()),
+            Invariant::Crash => Effect::Crash(String::new()),
+        };
+        Class {
+            effect,
+            subject: Subject::Any,
+            trigger: None,
+        }
+    }
+
+    /// A short file-name-safe key: `optimistic-other-turn-gone-at-fetch`,
+    /// `queued-started-turn-lingers`, `content-gone-at-stale-fetch`.
+    pub fn key(&self) -> String {
+        let subject = match &self.subject {
+            Subject::Message {
+                made,
+                fate,
+                binding,
+            } => {
+                let mut k = kebab(made);
+                if let Some(f) = fate {
+                    k.push('-');
+                    k.push_str(&kebab(f));
+                }
+                if let Some(b) = binding {
+                    k.push('-');
+                    k.push_str(&kebab(b));
+                }
+                k
+            }
+            Subject::Stream {
+                turn_started: Some(true),
+            } => "stream-after-turn-start".into(),
+            Subject::Stream {
+                turn_started: Some(false),
+            } => "stream-before-turn-start".into(),
+            Subject::Stream { turn_started: None } => "stream".into(),
+            Subject::OtherMessage => "other-tabs-message".into(),
+            Subject::Any => "content".into(),
+        };
+        let trigger = match &self.trigger {
+            Some(Trigger::Fetch) => "fetch".to_string(),
+            Some(Trigger::StaleFetch) => "stale-fetch".to_string(),
+            Some(Trigger::Event(e)) | Some(Trigger::Input(e)) => slug(e, 24),
+            None => String::new(),
+        };
+        match &self.effect {
+            Effect::Disappears => format!("{subject}-gone-at-{trigger}"),
+            Effect::Lingers => format!("{subject}-lingers"),
+            Effect::EndsWrong => format!("{subject}-ends-wrong"),
+            Effect::Shape(clause) => format!("shape-{}", slug(clause, 40)),
+            Effect::Crash(cause) => format!("crash-{}", slug(cause, 40)),
+            Effect::NeverSettles => "never-settles".into(),
+        }
+    }
+}
+
+/// `text` lowercased, runs of anything but letters and digits made one `-`, at most `max`
+/// characters.
+fn slug(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if out.len() >= max {
+            break;
+        }
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+/// What a run showed, class by class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classified {
+    /// The class of the violation that ended the run, `None` if it passed.
+    pub class: Option<Class>,
+    /// The masked classes it showed first, in order (each excused its tab).
+    pub masked: Vec<Class>,
+    /// The run.
+    pub report: RunReport,
+}
+
+/// Replay `steps` on `stores` (on `config`), going on past violations of a class in
+/// `mask` (see [`Observer::excuses`]): the class of the first other violation.
+pub fn classify(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    mask: &[Class],
+) -> Classified {
+    let mut watch = ClassWatch::new(mask);
+    let report = replay_observed(stores, config, steps, &mut watch);
+    watch.finish(report)
+}
+
+/// Run the steps `next` picks on `config` (as [`crate::run::execute`] does), masking the
+/// classes in `mask`, and classify what broke.
+pub fn classify_run(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    next: impl FnMut(&World, &[Step], usize) -> Next,
+    mask: &[Class],
+) -> Classified {
+    let mut watch = ClassWatch::new(mask);
+    let report = execute_observed(stores, config, next, &mut watch);
+    watch.finish(report)
+}
+
+/// Every class a run reaches: run it (`run(mask)`), mask the class it ends on, run it
+/// again, and so on until it passes or ends on something that cannot be masked (a
+/// whole-world failure, or a class seen already). Each run is a pure function of its
+/// mask, so the result does not depend on anything but the run. Returns the classes in the
+/// order found, each with the run that found it and the mask it was found under.
+pub fn every_class(
+    mut run: impl FnMut(&[Class]) -> Classified,
+) -> Vec<(Class, Vec<Class>, RunReport)> {
+    let mut found: Vec<(Class, Vec<Class>, RunReport)> = Vec::new();
+    let mut mask: Vec<Class> = Vec::new();
+    loop {
+        let c = run(&mask);
+        let Some(class) = c.class else { break };
+        if mask.contains(&class) {
+            break;
+        }
+        let whole_world = matches!(c.report.outcome, Outcome::Fail(ref v) if v.client.is_none());
+        mask.push(class.clone());
+        found.push((class, c.masked, c.report));
+        if whole_world {
+            break;
+        }
+    }
+    found
+}
+
+fn effect_of(v: &Violation) -> Effect {
+    match v.invariant {
+        Invariant::NoLoss | Invariant::NewerTurnPreserved => Effect::Disappears,
+        Invariant::NoDuplicate => Effect::Lingers,
+        Invariant::Converges if v.client.is_none() => Effect::NeverSettles,
+        Invariant::Converges => Effect::Lingers,
+        Invariant::RenderShape => Effect::Shape(shape_clause(&v.expected)),
+        Invariant::Crash => Effect::Crash(crash_kind(v)),
+    }
+}
+
+/// The clause of invariant 5 a violation broke: the first words of its `expected`.
+fn shape_clause(expected: &str) -> String {
+    expected
+        .split([';', '('])
+        .next()
+        .unwrap_or(expected)
+        .trim()
+        .to_string()
+}
+
+/// The kind of a crash: a panic, or the adapter fault's first words.
+fn crash_kind(v: &Violation) -> String {
+    let seen = v.seen.first().map(String::as_str).unwrap_or("");
+    if seen.starts_with("panicked: exec store") || seen.starts_with("exec store") {
+        let fault = seen.split("': ").nth(1).unwrap_or(seen);
+        fault
+            .split([';', '(', ':'])
+            .next()
+            .unwrap_or(fault)
+            .trim()
+            .to_string()
+    } else {
+        "panic".to_string()
+    }
+}
+
+/// What the classifier tracks per tab as the run goes.
+#[derive(Clone, Default)]
+struct Tab {
+    belief: Option<AgentStatus>,
+    /// Own messages: id, and the row the note's store makes for it.
+    sent: Vec<(MessageId, RowKind)>,
+    turn_starts: Vec<TurnId>,
+    max_snapshot: Option<u32>,
+    /// A fetch response older than one already delivered reached the tab.
+    stale_delivered: bool,
+    /// The render before the current step.
+    previous: Vec<RenderRow>,
+}
+
+/// Watches a run and classifies its violations, excusing those of a class in its mask
+/// (see [`Observer::excuses`]). [`classify`] and [`classify_run`] use it; anything that
+/// replays a scenario found under a mask watches with it too.
+pub struct ClassWatch<'m> {
+    mask: &'m [Class],
+    tabs: Vec<Tab>,
+    /// Which turn each message started or was consumed into.
+    turn_of: Vec<(MessageId, TurnId, Fate)>,
+    /// The class of the violation the last step caused, until it is excused or not.
+    pending: Option<Class>,
+    /// Masked classes seen, in order.
+    masked: Vec<Class>,
+    /// The class of the violation that ended the run.
+    class: Option<Class>,
+}
+
+impl<'m> ClassWatch<'m> {
+    /// A watch masking `mask`.
+    pub fn new(mask: &'m [Class]) -> Self {
+        ClassWatch {
+            mask,
+            tabs: Vec::new(),
+            turn_of: Vec::new(),
+            pending: None,
+            masked: Vec::new(),
+            class: None,
+        }
+    }
+
+    /// What the run it watched showed.
+    pub fn finish(self, report: RunReport) -> Classified {
+        let class = self.class.or_else(|| match &report.outcome {
+            Outcome::Fail(v) => Some(Class {
+                effect: effect_of(v),
+                subject: Subject::Any,
+                trigger: None,
+            }),
+            Outcome::Pass => None,
+        });
+        Classified {
+            class,
+            masked: self.masked,
+            report,
+        }
+    }
+}
+
+impl Observer for ClassWatch<'_> {
+    fn on_step(&mut self, world: &World, record: &StepRecord, _: StepAt, v: Option<&Violation>) {
+        if self.tabs.is_empty() {
+            self.tabs = vec![Tab::default(); world.clients().len()];
+        }
+        self.note_backend(record);
+        if let (Some(v), Some(c)) = (v, v.and_then(|v| v.client)) {
+            self.pending = Some(self.classify_step(world, record, v, c));
+        }
+        if let Some(c) = record.step.client().filter(|_| record.input.is_some()) {
+            self.note_client(world, c, record);
+        }
+    }
+
+    fn excuses(&mut self, world: &World, v: &Violation) -> bool {
+        let class = match (self.pending.take(), v.client) {
+            (Some(class), _) => class,
+            // The convergence check: no step caused it.
+            (None, Some(c)) => self.lingering(world, c),
+            (None, None) => return false,
+        };
+        if self.mask.contains(&class) {
+            self.masked.push(class);
+            true
+        } else {
+            self.class = Some(class);
+            false
+        }
+    }
+}
+
+impl ClassWatch<'_> {
+    /// The class of a tab whose render is not the DB at the end: a lingering row (the
+    /// first live one is the subject); with none, a stale fetch response's rollback if
+    /// one reached the tab, or else a render that just ends wrong.
+    fn lingering(&self, world: &World, c: ClientId) -> Class {
+        let live = world.client(c).render().iter().find(|r| r.is_live());
+        match live {
+            Some(r) => Class {
+                effect: Effect::Lingers,
+                subject: self.subject_of_row(world, c, r),
+                trigger: None,
+            },
+            None if self.tabs.get(c as usize).is_some_and(|t| t.stale_delivered) => Class {
+                effect: Effect::Disappears,
+                subject: Subject::Any,
+                trigger: Some(Trigger::StaleFetch),
+            },
+            None => Class {
+                effect: Effect::EndsWrong,
+                subject: Subject::Any,
+                trigger: None,
+            },
+        }
+    }
+
+    fn note_backend(&mut self, record: &StepRecord) {
+        if let Some((m, PostOutcome::Started { turn_id })) = record.posted {
+            self.turn_of.push((m, turn_id, Fate::StartedTurn));
+        }
+        if let (Some(ids), Some(turn)) = (record.consumed(), record.turn) {
+            for id in ids {
+                self.turn_of.push((*id, turn, Fate::Consumed));
+            }
+        }
+    }
+
+    fn note_client(&mut self, world: &World, c: ClientId, record: &StepRecord) {
+        let tab = &mut self.tabs[c as usize];
+        match &record.input {
+            Some(Input::UserSend { message_id, .. }) => {
+                let made = match tab.belief {
+                    Some(AgentStatus::Idle) => RowKind::Optimistic,
+                    _ => RowKind::Queued,
+                };
+                tab.sent.push((*message_id, made))
+            }
+            Some(Input::Event {
+                event: Event::Status { status },
+            }) => tab.belief = Some(*status),
+            Some(Input::Event {
+                event: Event::TurnStart { turn_id },
+            }) => tab.turn_starts.push(*turn_id),
+            Some(Input::FetchResponse { snapshot_seq, .. }) => {
+                tab.stale_delivered |= tab.max_snapshot.is_some_and(|m| *snapshot_seq < m);
+                tab.max_snapshot = tab.max_snapshot.max(Some(*snapshot_seq))
+            }
+            _ => {}
+        }
+        tab.previous.clear();
+        tab.previous.extend_from_slice(world.client(c).render());
+    }
+
+    /// The class of violation `v` on client `c`, broken by the step `record` shows.
+    fn classify_step(
+        &self,
+        world: &World,
+        record: &StepRecord,
+        v: &Violation,
+        c: ClientId,
+    ) -> Class {
+        let effect = effect_of(v);
+        if effect != Effect::Disappears {
+            let subject = match v.invariant {
+                Invariant::NoDuplicate => self.duplicate_row(world, c, v),
+                _ => Subject::Any,
+            };
+            return Class {
+                effect,
+                subject,
+                trigger: None,
+            };
+        }
+        let trigger = self.trigger(c, record);
+        let subject = match (&trigger, v.invariant) {
+            (Trigger::StaleFetch, _) => Subject::Any,
+            (_, Invariant::NoLoss) => self.lost_message(world, c, v),
+            (t, _) => {
+                let by_reconcile = *t == Trigger::Fetch;
+                self.wiped_stream(c, v, by_reconcile)
+            }
+        };
+        Class {
+            effect,
+            subject,
+            trigger: Some(trigger),
+        }
+    }
+
+    fn trigger(&self, c: ClientId, record: &StepRecord) -> Trigger {
+        match &record.input {
+            Some(Input::FetchResponse { snapshot_seq, .. }) => {
+                // `max_snapshot` is still the one before this step.
+                if self.tabs[c as usize]
+                    .max_snapshot
+                    .is_some_and(|m| *snapshot_seq < m)
+                {
+                    Trigger::StaleFetch
+                } else {
+                    Trigger::Fetch
+                }
+            }
+            Some(Input::Event { event }) => Trigger::Event(event_kind(event).to_string()),
+            Some(Input::UserSend { .. }) => Trigger::Input("user-send".into()),
+            Some(Input::Scroll { .. }) => Trigger::Input("scroll".into()),
+            Some(Input::PostResponse { .. }) => Trigger::Input("post-response".into()),
+            None => Trigger::Input(StepKind::name(record.step.kind()).into()),
+        }
+    }
+
+    /// The first lost message of the violation, by its text.
+    fn lost_message(&self, world: &World, c: ClientId, v: &Violation) -> Subject {
+        let lost = v.messages.first().map(String::as_str).unwrap_or("");
+        match self.own_message(world, c, lost) {
+            Some(id) => {
+                let tab = &self.tabs[c as usize];
+                let row = tab
+                    .previous
+                    .iter()
+                    .find(|r| r.is_live() && r.role == Role::User && r.text == lost);
+                let own = self.turn_of.iter().rev().find(|(m, _, _)| *m == id);
+                let binding = match row {
+                    None => Binding::NotLive,
+                    Some(r) => match (r.turn_id, own) {
+                        (None, _) => Binding::Unbound,
+                        (Some(t), Some((_, turn, _))) if t == *turn => Binding::OwnTurn,
+                        (Some(_), _) => Binding::OtherTurn,
+                    },
+                };
+                Subject::Message {
+                    made: self.row_made(c, id),
+                    fate: None,
+                    binding: Some(binding),
+                }
+            }
+            None => Subject::Any,
+        }
+    }
+
+    /// The id of the tab's message with this text (the first, when texts collide).
+    fn own_message(&self, world: &World, c: ClientId, text: &str) -> Option<MessageId> {
+        let client = world.client(c);
+        client
+            .sent()
+            .iter()
+            .zip(client.sent_texts())
+            .find(|(_, t)| *t == text)
+            .map(|(id, _)| *id)
+    }
+
+    /// The row the note's store makes for message `id` of tab `c`.
+    fn row_made(&self, c: ClientId, id: MessageId) -> RowKind {
+        self.tabs[c as usize]
+            .sent
+            .iter()
+            .find(|(m, _)| *m == id)
+            .map_or(RowKind::Queued, |(_, k)| *k)
+    }
+
+    /// The first wiped content of the violation (whether its turn had started only when
+    /// `by_reconcile`).
+    fn wiped_stream(&self, c: ClientId, v: &Violation, by_reconcile: bool) -> Subject {
+        let text = v.messages.first().map(String::as_str).unwrap_or("");
+        let mut key = None;
+        for_each_token(text, |_, k| key = key.or(Some(k)));
+        let turn = match key {
+            Some(TokenKey::Txt(t, _) | TokenKey::Call(t, _) | TokenKey::Result(t, _)) => t,
+            _ => return Subject::Any,
+        };
+        Subject::Stream {
+            turn_started: by_reconcile
+                .then(|| self.tabs[c as usize].turn_starts.contains(&TurnId(turn))),
+        }
+    }
+
+    /// The row a duplicate stands in: the first live row holding duplicated content.
+    fn duplicate_row(&self, world: &World, c: ClientId, v: &Violation) -> Subject {
+        let rows = world.client(c).render();
+        let dup = v.messages.first().map(String::as_str).unwrap_or("");
+        rows.iter()
+            .find(|r| r.is_live() && (r.text == dup || r.text.contains(dup)))
+            .map(|r| self.subject_of_row(world, c, r))
+            .unwrap_or(Subject::Any)
+    }
+
+    /// Where a live row comes from: one of the tab's own messages (by text), another
+    /// tab's, or streamed content.
+    fn subject_of_row(&self, world: &World, c: ClientId, row: &RenderRow) -> Subject {
+        if row.role == Role::User {
+            return match self.own_message(world, c, &row.text) {
+                Some(id) => Subject::Message {
+                    made: self.row_made(c, id),
+                    fate: Some(
+                        self.turn_of
+                            .iter()
+                            .rev()
+                            .find(|(m, _, _)| *m == id)
+                            .map_or(Fate::Waiting, |(_, _, f)| *f),
+                    ),
+                    binding: None,
+                },
+                None => Subject::OtherMessage,
+            };
+        }
+        Subject::Stream {
+            turn_started: Some(
+                row.turn_id
+                    .is_some_and(|t| self.tabs[c as usize].turn_starts.contains(&t)),
+            ),
+        }
+    }
+}
+
+fn event_kind(e: &Event) -> &'static str {
+    match e {
+        Event::TurnStart { .. } => "turn-start",
+        Event::TextDelta { .. } => "text-delta",
+        Event::ToolCall { .. } => "tool-call",
+        Event::ToolResult { .. } => "tool-result",
+        Event::MessageQueued { .. } => "message-queued",
+        Event::MessageConsumed { .. } => "message-consumed",
+        Event::Status { .. } => "status",
+        Event::TurnSealed { .. } => "turn-sealed",
+    }
+}
+
+/// A run still shows `class` (with `mask` masked): the shrinker's property for a class,
+/// so the shrunk scenario witnesses the same bug, not whichever is easiest to reach.
+pub struct HasClass<'a> {
+    /// The store.
+    pub stores: &'a dyn StoreFactory,
+    /// The class to keep.
+    pub class: &'a Class,
+    /// Classes masked on the way to it.
+    pub mask: &'a [Class],
+}
+
+impl Failing for HasClass<'_> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.stores
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+    ) -> (Vec<Step>, bool) {
+        let c = classify_run(self.stores, config.clone(), next, self.mask);
+        (c.report.steps, c.class.as_ref() == Some(self.class))
+    }
+    fn replay(&self, config: &WorldConfig, steps: &[Step], observer: &mut dyn Observer) {
+        let mut watch = ClassWatch::new(self.mask);
+        replay_observed(
+            self.stores,
+            config.clone(),
+            steps,
+            &mut (observer, &mut watch),
+        );
+    }
+}
