@@ -14,3 +14,4 @@ mod node_durable;
 mod scenarios;
 mod strategies_cli;
 mod support;
+mod verbatim;
