@@ -15,3 +15,4 @@ mod robust;
 mod scenarios;
 mod strategies_cli;
 mod support;
+mod verbatim;
