@@ -32,11 +32,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError};
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
+use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
@@ -68,7 +69,7 @@ pub fn seed_start_from(s: &str) -> u64 {
 }
 
 /// What a scenario must do in this check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Requirement {
     /// Replayed on the store it names: must break exactly `expect` (or pass if null).
@@ -80,7 +81,7 @@ pub enum Requirement {
 }
 
 /// What came of one scenario's replay.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScenarioVerdict {
     /// It did what it had to.
@@ -136,7 +137,7 @@ pub struct ScenarioCase<'a> {
 }
 
 /// How one scenario did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// The scenario file: the JUnit testcase's name.
     pub path: PathBuf,
@@ -215,7 +216,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
 }
 
 /// The known classes of each store under test: the classes of its known failures.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Baseline {
     /// (store name, class, the file that stands for it).
     pub classes: Vec<(String, Class, PathBuf)>,
@@ -237,7 +238,7 @@ impl Baseline {
 }
 
 /// One fuzz batch of one store.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuzzBatch {
     /// The store fuzzed, by the name `--store` took.
     pub store: String,
@@ -254,7 +255,7 @@ pub struct FuzzBatch {
 }
 
 /// A class in a fuzz batch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchClass {
     /// The class.
     pub class: Class,
@@ -294,12 +295,38 @@ pub fn fuzz_batches(
     jobs: usize,
     known: &Baseline,
 ) -> (Vec<FuzzBatch>, Vec<Failure>) {
+    fuzz_batches_shard(
+        stores,
+        strategy,
+        seed_start,
+        seeds,
+        jobs,
+        known,
+        Shard::WHOLE,
+    )
+}
+
+/// [`fuzz_batches`] over the batches of one shard ([`crate::campaign::shard`]: batch `b`
+/// of every store belongs to shard `b mod N + 1`).
+pub fn fuzz_batches_shard(
+    stores: &[&dyn StoreFactory],
+    strategy: StrategySpec,
+    seed_start: u64,
+    seeds: u64,
+    jobs: usize,
+    known: &Baseline,
+    shard: Shard,
+) -> (Vec<FuzzBatch>, Vec<Failure>) {
     let mut batches = Vec::new();
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
         while start < seed_start + seeds {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
+            if !shard.owns((start - seed_start) / BATCH_SEEDS) {
+                start += n;
+                continue;
+            }
             let outcome = run_campaign(
                 &Campaign {
                     stores: vec![*store],
@@ -348,7 +375,7 @@ pub fn fuzz_batches(
 }
 
 /// A failure the fuzzer found, shrunk and saved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {
     /// The store.
     pub store: String,
@@ -421,6 +448,10 @@ pub struct CheckRequest<'a> {
     /// A directory of known failures (`--known`): scenario files, each a known class of
     /// the store it names.
     pub known: Option<PathBuf>,
+    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios (every
+    /// shard loads them and computes the baseline). [`Shard::WHOLE`] runs everything.
+    pub shard: Shard,
 }
 
 /// Resolves the store a scenario names (a name, or `exec:`).
@@ -460,18 +491,24 @@ pub fn run_check(
             (store_cases(&loaded, stores), baseline)
         }
     };
+    let cases = if request.shard.index == 1 {
+        cases
+    } else {
+        Vec::new()
+    };
     let scenarios = replay_scenarios(&cases, &baseline);
     let fuzzed = request.under_test.clone().unwrap_or_default();
     let (batches, mut failures) = if request.seeds == 0 {
         (Vec::new(), Vec::new())
     } else {
-        fuzz_batches(
+        fuzz_batches_shard(
             &fuzzed,
             request.strategy,
             request.seed_start,
             request.seeds,
             request.jobs,
             &baseline,
+            request.shard,
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
@@ -641,7 +678,7 @@ fn own_store_cases(
 }
 
 /// The whole check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckReport {
     /// Every scenario's replay, by file, for each store it was replayed on.
     pub scenarios: Vec<ScenarioResult>,

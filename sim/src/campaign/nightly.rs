@@ -18,8 +18,9 @@ use serde::{Deserialize, Serialize};
 use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{file_for, shrink_and_save, Failure};
-use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignReport};
+use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
 use crate::campaign::libfuzzer::{artifact_failure, run_target, TargetSummary};
+use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
@@ -53,6 +54,13 @@ pub struct NightlyConfig {
     /// Stores the `interleavings` target is run against, one libFuzzer run each (fixed
     /// with `RECONCILE_SIM_STORE`): the stores under test, not the known-broken history.
     pub fuzz_stores: Vec<String>,
+    /// The part of the in-process seeds this night runs ([`crate::campaign::shard`]); the
+    /// cargo-fuzz phase runs in every shard (libFuzzer's own randomness makes the shards'
+    /// runs differ). [`Shard::WHOLE`] for an unsharded night.
+    pub shard: Shard,
+    /// Where to write the night's mergeable result ([`crate::campaign::merge`]), if
+    /// anywhere: written with the summary, also when the night is interrupted.
+    pub result: Option<PathBuf>,
 }
 
 /// One in-process campaign's results.
@@ -71,6 +79,9 @@ pub struct Finding {
     pub store: String,
     /// The invariant that noticed it (for a new finding, the one its saved file breaks).
     pub invariant: Invariant,
+    /// The first seed that showed it in its in-process campaign (none for cargo-fuzz).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Its root-cause class; with `store`, the signature that decides `new`.
     pub class: Class,
     /// The class as a person reads it.
@@ -155,6 +166,7 @@ pub fn run_nightly(
     let scenarios_dir = cfg.night_dir.join("scenarios");
     std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
     let known = known_signatures(&cfg.known_dirs);
+    let known_before = known.clone();
     let mut night = Night {
         cfg,
         progress,
@@ -183,6 +195,14 @@ pub fn run_nightly(
     summary.interrupted = cancel.load(Ordering::Relaxed);
     summary.elapsed_seconds = night.started.elapsed().as_secs_f64();
     write_summary(&cfg.night_dir, &summary)?;
+    if let Some(path) = &cfg.result {
+        let result = crate::campaign::merge::NightlyResult::of_night(cfg, &known_before, &summary)?;
+        crate::campaign::merge::ResultFile::new(
+            crate::campaign::merge::Shards::one(cfg.shard),
+            result,
+        )
+        .save(path)?;
+    }
     Ok(summary)
 }
 
@@ -231,7 +251,12 @@ impl Night<'_> {
                 classes: true,
             };
             let t = Instant::now();
-            let outcome = run_campaign(&campaign, &|d| self.progress.runs(d), self.cancel);
+            let outcome = run_campaign_shard(
+                &campaign,
+                cfg.shard,
+                &|d| self.progress.runs(d),
+                self.cancel,
+            );
             let runs = outcome.report.seeds * stores.len() as u64;
             let secs = t.elapsed().as_secs_f64().max(1e-9);
             for failure in &outcome.first_failures {
@@ -361,6 +386,7 @@ fn record_finding(
     let mut finding = Finding {
         store: sig.0.clone(),
         invariant: failure.invariant,
+        seed: failure.seed,
         class: sig.1.clone(),
         class_name: sig.1.to_string(),
         source,

@@ -14,9 +14,11 @@ mod explore;
 mod flags;
 mod from_fuzz;
 mod fuzz;
+mod merge;
 mod nightly;
 mod replay;
 mod run;
+mod sharding;
 mod shrink;
 mod stores;
 
@@ -75,6 +77,9 @@ enum Command {
     /// Measure harness throughput, time to first failure per (store, strategy), and
     /// explore's reduction; print Markdown tables (or JSON).
     Bench(bench::Args),
+    /// Add up the `--result` files of the shards of one `fuzz`, `check` or `nightly` run
+    /// (`--shard I/N`) into what the unsharded run prints and writes.
+    Merge(merge::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -92,6 +97,7 @@ pub fn main() -> ExitCode {
         Command::Nightly(args) => nightly::main(args),
         Command::Explore(args) => explore::main(args),
         Command::Bench(args) => bench::main(args),
+        Command::Merge(args) => merge::main(args),
     };
     match result {
         Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),
