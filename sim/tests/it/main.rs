@@ -12,5 +12,6 @@ mod exec;
 mod laws;
 mod node_durable;
 mod scenarios;
+mod shard;
 mod strategies_cli;
 mod support;

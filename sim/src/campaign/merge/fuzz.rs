@@ -328,3 +328,145 @@ fn first_per_signature(
     });
     out.into_iter().map(|(_, s)| s).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::campaign::findings::file_for;
+    use crate::campaign::fuzz::run_campaign_shard;
+    use crate::campaign::merge::{merge_texts, Merged, ResultFile};
+    use crate::model::store::StoreFactory;
+    use crate::store::by_name;
+    use crate::trace::scenario::Scenario;
+
+    /// Shard `shard` of a campaign over `stores`, as a result file whose scenarios are the
+    /// first failing runs unshrunk (shrinking is the same function of the same run in
+    /// every shard; what is tested here is which run each signature keeps).
+    fn result_of(
+        stores: &[&dyn StoreFactory],
+        seeds: u64,
+        classes: bool,
+        shard: Shard,
+    ) -> ResultFile<FuzzResult> {
+        let campaign = Campaign {
+            stores: stores.to_vec(),
+            strategy: StrategySpec::Random,
+            seed_start: 11,
+            budget: Budget::Seeds(seeds),
+            jobs: 2,
+            coverage: true,
+            classes,
+        };
+        let outcome = run_campaign_shard(&campaign, shard, &|_| {}, &AtomicBool::new(false));
+        let scenarios = outcome
+            .first_failures
+            .iter()
+            .map(|f| {
+                let store = stores.iter().find(|s| s.name() == f.store).unwrap();
+                let mut sc =
+                    Scenario::record(*store, f.config.clone(), &f.steps, Some(f.invariant));
+                sc.seed = f.seed;
+                sc.class = f.class.clone();
+                FuzzScenario {
+                    store: f.store.clone(),
+                    invariant: f.invariant,
+                    class: f.class.clone(),
+                    seed: f.seed.unwrap(),
+                    saved: SavedScenario {
+                        file: file_for(&PathBuf::new(), f).display().to_string(),
+                        steps: f.steps.len(),
+                        original_steps: f.steps.len(),
+                        gave_up: None,
+                        scenario: serde_json::from_str(&sc.to_json()).unwrap(),
+                    },
+                }
+            })
+            .collect();
+        ResultFile::new(
+            Shards::one(shard),
+            FuzzResult {
+                config: FuzzConfig::of(&campaign, Limits::default()),
+                covered: vec![ShardSeeds {
+                    shard: shard.index,
+                    seeds: outcome.report.seeds,
+                }],
+                report: outcome.report,
+                scenarios,
+                coverage: outcome.coverage,
+            },
+        )
+    }
+
+    fn merge_all(parts: &[ResultFile<FuzzResult>]) -> ResultFile<FuzzResult> {
+        let texts: Vec<(PathBuf, String)> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (PathBuf::from(format!("part-{i}.result.json")), p.to_json()))
+            .collect();
+        match merge_texts(&texts, false).unwrap() {
+            Merged::Fuzz(r) => r,
+            _ => panic!("a fuzz result"),
+        }
+    }
+
+    /// The merged shards equal the whole campaign field for field, counts, classes, first
+    /// seeds, kept runs and coverage, in any order of the parts, with and without classes.
+    #[test]
+    fn shards_merge_to_the_whole_campaign() {
+        let current = by_name("current").unwrap();
+        let canary = by_name("canary").unwrap();
+        let naive = by_name("naive").unwrap();
+        let stores: Vec<&dyn StoreFactory> = vec![&current, &canary, &naive];
+        let seeds = 5 * CHUNK_SEEDS + 10;
+        for classes in [true, false] {
+            let whole = result_of(&stores, seeds, classes, Shard::WHOLE);
+            assert!(whole.result.report.any_failure());
+            assert!(whole.result.scenarios.len() >= 3);
+            for count in [1, 2, 3, 7] {
+                let mut parts: Vec<ResultFile<FuzzResult>> = (1..=count)
+                    .map(|i| result_of(&stores, seeds, classes, Shard::new(i, count).unwrap()))
+                    .collect();
+                let sum: u64 = parts.iter().map(|p| p.result.report.seeds).sum();
+                assert_eq!(sum, seeds, "the shards run every seed once");
+                let mut merged = merge_all(&parts);
+                // The merged result holds every shard; only `covered` tells them apart.
+                assert_eq!(merged.shards.done, (1..=count).collect::<Vec<_>>());
+                assert!(merged.result.contiguous(&merged.shards));
+                merged.result.covered = whole.result.covered.clone();
+                merged.shards = whole.shards.clone();
+                assert_eq!(merged, whole, "{count} shards, classes {classes}");
+                parts.reverse();
+                let mut again = merge_all(&parts);
+                again.result.covered = whole.result.covered.clone();
+                again.shards = whole.shards.clone();
+                assert_eq!(again, whole, "{count} shards reversed");
+            }
+        }
+    }
+
+    /// Merging merges: (1+2)+3 equals 1+2+3.
+    #[test]
+    fn merged_parts_merge_again() {
+        let canary = by_name("canary").unwrap();
+        let current = by_name("current").unwrap();
+        let stores: Vec<&dyn StoreFactory> = vec![&canary, &current];
+        let parts: Vec<_> = (1..=3)
+            .map(|i| result_of(&stores, 400, true, Shard::new(i, 3).unwrap()))
+            .collect();
+        let texts: Vec<(PathBuf, String)> = parts[..2]
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (PathBuf::from(format!("p{i}")), p.to_json()))
+            .collect();
+        let Merged::Fuzz(first_two) = merge_texts(&texts, true).unwrap() else {
+            panic!()
+        };
+        assert_eq!(first_two.shards.missing(), vec![3]);
+        assert!(!first_two.result.contiguous(&first_two.shards));
+        let two_step = merge_all(&[first_two, parts[2].clone()]);
+        assert_eq!(two_step, merge_all(&parts));
+    }
+}
