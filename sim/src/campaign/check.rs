@@ -29,13 +29,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError};
+use crate::campaign::findings::{shrink_and_save_all, Failure, FindingError};
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
 use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
@@ -168,6 +167,8 @@ pub struct ScenarioResult {
 pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<ScenarioResult> {
     cases
         .iter()
+        // Ctrl-C: the scenarios not replayed yet are left out (the report says so).
+        .take_while(|_| !crate::run::interrupt::requested())
         .map(|c| {
             let store = c.store.get();
             let sc = &c.scenario;
@@ -195,7 +196,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                     _ => ScenarioVerdict::Fixed,
                 },
             };
-            let mut replay = format!("reconcile-sim replay {}", c.path.display());
+            let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
             }
@@ -321,7 +322,7 @@ pub fn fuzz_batches_shard(
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
-        while start < seed_start + seeds {
+        while start < seed_start + seeds && !crate::run::interrupt::requested() {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
             if !shard.owns((start - seed_start) / BATCH_SEEDS) {
                 start += n;
@@ -338,13 +339,18 @@ pub fn fuzz_batches_shard(
                     classes: true,
                 },
                 &|_| {},
-                &AtomicBool::new(false),
+                crate::run::interrupt::flag(),
             );
             let s = &outcome.report.stores[0];
+            if outcome.report.seeds == 0 {
+                // Interrupted before its first seed.
+                break;
+            }
             batches.push(FuzzBatch {
                 store: s.store.clone(),
                 seed_start: start,
-                seeds: n,
+                // All n, unless Ctrl-C cut the batch short.
+                seeds: outcome.report.seeds,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
                 classes: s
@@ -396,35 +402,39 @@ pub struct Found {
     /// Why shrinking stopped early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
+    /// Why the file could not be written, if it could not (the check then fails with it,
+    /// after reporting everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
 }
 
-/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`.
+/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`; each
+/// with its scenario file's contents (written, or not if it has a write error).
 pub fn save_failures(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
-) -> Result<Vec<Found>, FindingError> {
-    let mut found = Vec::new();
-    for f in failures {
-        let store = *stores
-            .iter()
-            .find(|s| s.name() == f.store)
-            .expect("a failure names a fuzzed store");
-        let finding = shrink_and_save(store, f, &file_for(out_dir, f), limits)?;
-        found.push(Found {
-            store: finding.store,
-            invariant: finding.invariant,
-            class: finding.class,
-            seed: finding.seed,
-            path: finding.path,
-            steps: finding.shrunk.steps.len(),
-            original_steps: finding.shrunk.original_steps,
-            one_minimal: finding.shrunk.gave_up.is_none(),
-            gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
-        });
-    }
-    Ok(found)
+) -> Result<Vec<(Found, String)>, FindingError> {
+    let saved = shrink_and_save_all(stores, failures, out_dir, limits, None, &|_, _| {})?;
+    Ok(saved
+        .into_iter()
+        .map(|finding| {
+            let found = Found {
+                store: finding.store,
+                invariant: finding.invariant,
+                class: finding.class,
+                seed: finding.seed,
+                path: finding.path,
+                steps: finding.shrunk.steps.len(),
+                original_steps: finding.shrunk.original_steps,
+                one_minimal: finding.shrunk.gave_up.is_none(),
+                gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
+                write_error: finding.write_error,
+            };
+            (found, finding.text)
+        })
+        .collect())
 }
 
 /// What a check runs (see the module doc).
@@ -452,6 +462,9 @@ pub struct CheckRequest<'a> {
     /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios (every
     /// shard loads them and computes the baseline). [`Shard::WHOLE`] runs everything.
     pub shard: Shard,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
 }
 
 /// Resolves the store a scenario names (a name, or `exec:`).
@@ -465,6 +478,16 @@ pub fn run_check(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<CheckReport, CampaignError> {
+    run_check_saving(request, resolve).map(|(report, _)| report)
+}
+
+/// [`run_check`], also returning the contents of each of `report.found`'s scenario files,
+/// in order (for a `--result` file, which carries them even when a file could not be
+/// written).
+pub fn run_check_saving(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<(CheckReport, Vec<String>), CampaignError> {
     let known_dir = match &request.known {
         Some(dir) => Some(load_all(dir)?),
         None => None,
@@ -478,6 +501,12 @@ pub fn run_check(
         .into_iter()
         .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
         .collect();
+    if loaded.is_empty() && known_dir.as_ref().is_none_or(Vec::is_empty) && !request.allow_empty {
+        return Err(CampaignError::BadInput(format!(
+            "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
+            request.scenarios_dir.display()
+        )));
+    }
     if let Some(known) = known_dir {
         loaded.extend(known.into_iter().map(|(p, mut sc)| {
             sc.known_failure = true;
@@ -512,15 +541,19 @@ pub fn run_check(
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let found = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
-    Ok(CheckReport {
+    let (found, texts) = save_failures(&fuzzed, &failures, &request.out, request.limits)?
+        .into_iter()
+        .unzip();
+    let report = CheckReport {
         scenarios,
         strategy: request.strategy,
         seed_start: request.seed_start,
         batches,
         baseline,
         found,
-    })
+        interrupted: crate::run::interrupt::requested(),
+    };
+    Ok((report, texts))
 }
 
 /// Every scenario on every store under test: a known failure of that store must show its
@@ -693,6 +726,8 @@ pub struct CheckReport {
     pub baseline: Baseline,
     /// The first failure of each new class, shrunk and saved under `--out`.
     pub found: Vec<Found>,
+    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
+    pub interrupted: bool,
 }
 
 impl CheckReport {
@@ -740,12 +775,12 @@ pub fn junit_xml(report: &CheckReport) -> String {
                             .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
                 }) {
                     text.push_str(&format!(
-                        "\nnew class: {} (seed {}): reconcile-sim replay {}",
+                        "\nnew class: {} (seed {}): {}",
                         f.class
                             .as_ref()
                             .map_or(f.invariant.to_string(), |c| c.to_string()),
                         f.seed.unwrap_or_default(),
-                        f.path.display()
+                        crate::campaign::findings::replay_command(&f.path)
                     ));
                 }
                 st.set_description(text);

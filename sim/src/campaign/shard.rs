@@ -62,6 +62,24 @@ impl Shard {
         block % self.count == self.index - 1
     }
 
+    /// How many of a `seeds`-seed campaign's seeds, in blocks of `block`, are this
+    /// shard's (what its progress bar counts to).
+    pub fn seeds_of(self, seeds: u64, block: u64) -> u64 {
+        let block = block.max(1);
+        let blocks = seeds.div_ceil(block);
+        let first = self.index - 1;
+        if blocks <= first {
+            return 0;
+        }
+        let owned = (blocks - first).div_ceil(self.count);
+        let short = match seeds % block {
+            0 => 0,
+            r if self.owns(blocks - 1) => block - r,
+            _ => 0,
+        };
+        (owned * block).saturating_sub(short)
+    }
+
     /// The campaign-wide number of this shard's `local`-th block (0-based).
     pub fn block(self, local: u64) -> u64 {
         local
@@ -160,6 +178,25 @@ pub fn format_ranges(ranges: &[Range<u64>], max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seeds_of_counts_the_seeds_of_owned_blocks() {
+        for count in 1..=7 {
+            for seeds in [0u64, 1, 63, 64, 65, 640, 1000, 12_345] {
+                let mut total = 0;
+                for index in 1..=count {
+                    let shard = Shard::new(index, count).unwrap();
+                    let by_block: u64 = (0..seeds.div_ceil(64))
+                        .filter(|&b| shard.owns(b))
+                        .map(|b| 64.min(seeds - b * 64))
+                        .sum();
+                    assert_eq!(shard.seeds_of(seeds, 64), by_block, "{shard} of {seeds}");
+                    total += by_block;
+                }
+                assert_eq!(total, seeds);
+            }
+        }
+    }
 
     #[test]
     fn shards_parse_and_range_check() {

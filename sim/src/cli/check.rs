@@ -5,15 +5,18 @@
 use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
+    batch_message, junit_xml, run_check_saving, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
+use reconcile_sim::campaign::findings::replay_command;
 use reconcile_sim::campaign::merge::check::CheckConfig;
 use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::scenario;
 
-use super::flags::{exec_options, resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    exec_options, resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
 use super::sharding::ShardFlags;
 use super::Verdict;
 
@@ -49,6 +52,10 @@ pub struct Args {
     /// fixed.
     #[arg(long, value_name = "DIR", requires = "store")]
     known: Option<PathBuf>,
+    /// Pass even when the scenarios directory holds no scenario file (by default that is
+    /// an error: a gate that replays nothing proves nothing).
+    #[arg(long)]
+    allow_empty: bool,
     /// Where failures of new classes are written, shrunk (one file per class).
     #[command(flatten)]
     out: OutFlag,
@@ -61,6 +68,7 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
+    seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
     let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
     let exec = exec_options()?;
     let request = CheckRequest {
@@ -76,34 +84,54 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         limits: args.limits.limits(),
         known: args.known.clone(),
         shard: args.sharding.shard(),
+        allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
-    let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
+    let (report, texts) =
+        run_check_saving(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
     let result = ResultFile::new(
         Shards::one(request.shard),
-        CheckResult::of_run(&request, &args.seed, &report)?,
+        CheckResult::of_run(&request, &args.seed, &report, &texts)?,
     );
-    if let Some(path) = &args.sharding.result {
-        result.save(path)?;
-    }
-    let verdict = output(&result, &report, args.junit.as_deref(), args.json)?;
-    if !args.json {
-        eprintln!("(check took {:.1?})", started.elapsed());
-    }
-    Ok(verdict)
+    // A result file that cannot be written fails the check (exit 2) after the report, as
+    // every other file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
+    output(
+        &result,
+        &report,
+        args.junit.as_deref(),
+        args.json,
+        result_error.into_iter().collect(),
+        Some(started),
+    )
 }
 
 /// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
-/// `result`'s with the found failures' paths where they were written.
+/// `result`'s with the found failures' paths where they were written (and `started`'s
+/// time taken on stderr after the text, if given). Every file that could not be written
+/// (`write_errors`, a found failure's, the JUnit file) fails the check (exit 2), after
+/// the report.
 pub(super) fn output(
     result: &ResultFile<CheckResult>,
     report: &CheckReport,
     junit: Option<&Path>,
     json: bool,
+    others: Vec<String>,
+    started: Option<std::time::Instant>,
 ) -> anyhow::Result<Verdict> {
+    let mut write_errors: Vec<String> = report
+        .found
+        .iter()
+        .filter_map(|f| f.write_error.clone())
+        .chain(others)
+        .collect();
     if let Some(path) = junit {
-        scenario::write_atomically(path, junit_xml(report).as_bytes())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if let Err(e) = scenario::write_atomically(path, junit_xml(report).as_bytes()) {
+            write_errors.push(format!("cannot write {}: {e}", path.display()));
+        }
     }
     if json {
         let mut value = serde_json::to_value(report)?;
@@ -115,6 +143,15 @@ pub(super) fn output(
         print!(
             "{}",
             format_text(report, &result.result.config, &result.shards)
+        );
+        if let Some(started) = started {
+            eprintln!("(check took {:.1?})", started.elapsed());
+        }
+    }
+    if !write_errors.is_empty() {
+        anyhow::bail!(
+            "the check could not write its results (they are reported above):\n  {}",
+            write_errors.join("\n  ")
         );
     }
     Ok(if report.ok() {
@@ -179,7 +216,9 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> S
         }
     }
     out.push_str(&format_fuzz(report, config));
-    out.push_str(if report.ok() {
+    out.push_str(if report.interrupted {
+        "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
+    } else if report.ok() {
         "check: PASS\n"
     } else {
         "check: FAIL\n"
@@ -242,14 +281,21 @@ fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
                 "new failure"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
                 f.store,
                 f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
                 f.original_steps,
                 f.steps,
-                if f.one_minimal { "" } else { " (gave up early)" },
-                f.path.display()
+                if f.one_minimal {
+                    ""
+                } else {
+                    " (gave up early)"
+                },
+                match &f.write_error {
+                    Some(e) => format!("NOT SAVED: {e}"),
+                    None => format!("replay: {}", replay_command(&f.path)),
+                }
             ));
             if let Some(why) = &f.gave_up {
                 out.push_str(&format!("        warning: {why}\n"));

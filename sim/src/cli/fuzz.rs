@@ -1,20 +1,18 @@
 //! `reconcile-sim fuzz --store NAME|all (--seeds N | --time DURATION) [--jobs J] [--json]`
 
-use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
-use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::campaign::findings::replay_command;
-use reconcile_sim::campaign::findings::{file_for, shrink_and_save};
+use reconcile_sim::campaign::findings::{replay_command, shrink_and_save_all, Finding};
 use reconcile_sim::campaign::fuzz::{
-    format_table, run_campaign_shard, Budget, Campaign, CampaignOutcome, CHUNK_SEEDS,
+    format_table, run_campaign_shard, Budget, Campaign, CHUNK_SEEDS,
 };
 use reconcile_sim::campaign::merge::{FuzzResult, ResultFile, Shards};
-use reconcile_sim::campaign::shard::{format_ranges, Shard};
+use reconcile_sim::campaign::shard::format_ranges;
 use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::interrupt;
 
-use super::flags::{resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::progress::{Measure, Progress};
 use super::sharding::ShardFlags;
 use super::Verdict;
 
@@ -30,7 +28,7 @@ pub struct Args {
     seeds: Option<u64>,
     /// Run for this long (e.g. `10s`, `5m`); the report covers every seed finished by
     /// every store, from the first one up.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = super::flags::duration)]
     time: Option<std::time::Duration>,
     /// The first seed.
     #[arg(long, default_value_t = 0)]
@@ -64,9 +62,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let owned = resolve_stores(&args.store)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
+    let limits = args.limits.limits();
     let budget = match (args.seeds, args.time) {
-        (Some(n), _) => Budget::Seeds(n),
-        (None, Some(t)) => Budget::Time(t),
+        (Some(n), _) => {
+            seed_range(args.seed_start, n, "--seed-start + --seeds")?;
+            Budget::Seeds(n)
+        }
+        // The whole run, shrinking included, fits in --time: once something fails, the
+        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
+        // shrink it in.
+        (None, Some(t)) => Budget::TimeWithShrinking {
+            total: t,
+            reserve: limits.time_max.min(t / 4),
+        },
         (None, None) => unreachable!("clap requires one"),
     };
     let jobs = args.jobs.jobs()?;
@@ -81,31 +89,52 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         classes: !args.no_classes,
     };
     let started = std::time::Instant::now();
-    let outcome = run_with_progress(&campaign, shard);
+    let deadline = args.time.map(|t| started + t);
+    let progress = Progress::start(match (args.seeds, args.time) {
+        (Some(n), _) => Measure::Runs(
+            shard
+                .seeds_of(n, CHUNK_SEEDS)
+                .saturating_mul(campaign.stores.len() as u64),
+        ),
+        (None, t) => Measure::Time(t.unwrap_or_default()),
+    });
+    let outcome = run_campaign_shard(
+        &campaign,
+        shard,
+        &|done| progress.runs(done),
+        interrupt::flag(),
+    );
     // Shrink the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes — and save it.
-    let mut saved = Vec::new();
-    for failure in &outcome.first_failures {
-        let store = *campaign
-            .stores
-            .iter()
-            .find(|s| s.name() == failure.store)
-            .expect("a campaign store");
-        let file = file_for(&args.out.out, failure);
-        saved.push(shrink_and_save(
-            store,
-            failure,
-            &file,
-            args.limits.limits(),
-        )?);
-    }
+    // --no-classes — and save it, all within --time; after Ctrl-C, save them unshrunk.
+    let count = outcome.first_failures.len();
+    let saved = shrink_and_save_all(
+        &campaign.stores,
+        &outcome.first_failures,
+        &args.out.out,
+        limits,
+        deadline,
+        &|i, f| {
+            progress.say(format!(
+                "shrinking {}/{count}: {} {}",
+                i + 1,
+                f.store,
+                f.class
+                    .as_ref()
+                    .map_or(f.invariant.to_string(), |c| c.to_string())
+            ))
+        },
+    )?;
+    progress.finish();
     let result = ResultFile::new(
         Shards::one(shard),
-        FuzzResult::of_run(&campaign, shard, args.limits.limits(), &outcome, &saved)?,
+        FuzzResult::of_run(&campaign, shard, limits, &outcome, &saved)?,
     );
-    if let Some(path) = &args.sharding.result {
-        result.save(path)?;
-    }
+    // A result file that cannot be written fails the run (exit 2) after the table, as a
+    // scenario file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
     if args.json {
         print_json(&result, &args.out.out)?;
     } else {
@@ -123,6 +152,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             eprintln!("{w}");
         }
     }
+    not_written(&result, result_error)?;
     Ok(verdict(&result))
 }
 
@@ -135,34 +165,54 @@ pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
     }
 }
 
-/// Run the campaign, with a progress bar on a terminal.
-fn run_with_progress(campaign: &Campaign<'_>, shard: Shard) -> CampaignOutcome {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = match campaign.budget {
-            Budget::Seeds(n) => ProgressBar::new(n * campaign.stores.len() as u64),
-            Budget::Time(_) => ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar
-    });
-    let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            if done.is_multiple_of(256) {
-                bar.set_position(done);
-            }
-        }
-    };
-    let outcome = run_campaign_shard(campaign, shard, &progress, &AtomicBool::new(false));
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
+/// An error naming every file that could not be written, for after everything was
+/// printed: the findings were reported but not kept, so the command fails (exit 2).
+pub fn unsaved(saved: &[Finding]) -> anyhow::Result<()> {
+    let errors: Vec<&str> = saved
+        .iter()
+        .filter_map(|f| f.write_error.as_deref())
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
     }
-    outcome
+    anyhow::bail!(
+        "{} of {} findings could not be saved (they are reported above):\n  {}",
+        errors.len(),
+        saved.len(),
+        errors.join("\n  ")
+    )
+}
+
+/// [`unsaved`] for a result (what `fuzz` and `merge` print from): every scenario that
+/// could not be written, and `result_error` (the `--result` file's), after the table.
+pub(super) fn not_written(
+    result: &ResultFile<FuzzResult>,
+    result_error: Option<String>,
+) -> anyhow::Result<()> {
+    let scenarios = &result.result.scenarios;
+    let unsaved: Vec<&str> = scenarios
+        .iter()
+        .filter_map(|f| f.saved.write_error.as_deref())
+        .collect();
+    let mut errors = Vec::new();
+    if !unsaved.is_empty() {
+        errors.push(format!(
+            "{} of {} findings could not be saved (they are reported above):\n  {}",
+            unsaved.len(),
+            scenarios.len(),
+            unsaved.join("\n  ")
+        ));
+    }
+    if let Some(e) = result_error {
+        errors.push(format!(
+            "the result file could not be written (the results are reported above): {e}"
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", errors.join("\n"))
+    }
 }
 
 /// The JSON `fuzz --json` prints; scenario paths under `out`. A result that is not one
@@ -186,6 +236,7 @@ pub(super) fn print_json(result: &ResultFile<FuzzResult>, out: &Path) -> anyhow:
                 "steps": f.saved.steps,
                 "one_minimal": f.saved.gave_up.is_none(),
                 "replay": replay_command(&path),
+                "write_error": f.saved.write_error,
             })
         })
         .collect();
@@ -280,7 +331,11 @@ pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, Stri
             } else {
                 ""
             },
-            replay_command(&out.join(&f.saved.file))
+            if f.saved.write_error.is_some() {
+                "NOT SAVED (see the error below)".to_string()
+            } else {
+                replay_command(&out.join(&f.saved.file))
+            }
         ));
     }
     for (store, c) in r.config.stores.iter().zip(&r.coverage) {
@@ -338,12 +393,16 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
-            if let Some(f) = file {
-                text.push_str(&format!(
+            match file {
+                Some(f) if f.saved.write_error.is_some() => {
+                    text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
+                }
+                Some(f) => text.push_str(&format!(
                     "  {:>26}replay: {}\n",
                     "",
                     replay_command(&out.join(&f.saved.file))
-                ));
+                )),
+                None => {}
             }
         }
     }

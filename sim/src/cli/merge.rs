@@ -47,14 +47,18 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
     }
     match merged {
-        Merged::Fuzz(r) => {
+        Merged::Fuzz(mut r) => {
             let out = args.out.unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-            for s in &r.result.scenarios {
-                s.saved.write(&out, source)?;
+            // Every scenario is written again here: a file this merge cannot write is
+            // reported NOT SAVED after the table (exit 2), as `fuzz` reports it.
+            for s in &mut r.result.scenarios {
+                s.saved.file_text(source)?;
+                s.saved.write_error = s.saved.write(&out, source).err().map(|e| e.to_string());
             }
-            if let Some(path) = &args.result {
-                r.save(path)?;
-            }
+            let result_error = match &args.result {
+                Some(path) => r.save(path).err().map(|e| e.to_string()),
+                None => None,
+            };
             if args.json {
                 super::fuzz::print_json(&r, &out)?;
             } else {
@@ -64,16 +68,25 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     eprintln!("{w}");
                 }
             }
+            super::fuzz::not_written(&r, result_error)?;
             Ok(super::fuzz::verdict(&r))
         }
         Merged::Check(mut r) => {
             let out = args.out.unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
             r.result.write_saved(&out, source)?;
             r.result.report = r.result.report_under(&out);
-            if let Some(path) = &args.result {
-                r.save(path)?;
-            }
-            super::check::output(&r, &r.result.report, args.junit.as_deref(), args.json)
+            let result_error = match &args.result {
+                Some(path) => r.save(path).err().map(|e| e.to_string()),
+                None => None,
+            };
+            super::check::output(
+                &r,
+                &r.result.report,
+                args.junit.as_deref(),
+                args.json,
+                result_error.into_iter().collect(),
+                None,
+            )
         }
         Merged::Nightly(r) => {
             let out = args.out.unwrap_or_else(|| PathBuf::from("nightly"));
@@ -81,7 +94,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| today().0);
-            let night_dir = fresh_night_dir(&out, &name);
+            let night_dir = fresh_night_dir(&out, &name)?;
             let summary = r.result.write_night(&night_dir, &r.shards, source)?;
             if let Some(path) = &args.result {
                 let mut again = r.clone();

@@ -419,6 +419,9 @@ fn nightly_shards_merge_into_one_night_folder() {
                 "--time",
                 "3s",
                 "--no-cargo-fuzz",
+                // The note's buggy stores (not run unless named) have new classes.
+                "--stores",
+                "all",
                 "--scenarios",
                 scenarios.to_str().unwrap(),
                 "--out",
@@ -491,5 +494,55 @@ fn nightly_shards_merge_into_one_night_folder() {
     assert_eq!(
         std::fs::read_dir(night.join("scenarios")).unwrap().count(),
         new
+    );
+}
+
+/// A shard whose `--out` cannot be written prints its table with every class NOT SAVED
+/// and exits 2, yet its result carries the scenarios, so `merge` writes exactly the
+/// unsharded run's files and prints its text. A `--result` that cannot be written is
+/// reported after the table (exit 2), the scenario files still written.
+#[test]
+fn unwritable_files_of_a_shard_are_reported_and_its_result_keeps_the_scenarios() {
+    let base = tmp("shard-unwritable");
+    let fuzz = [
+        "fuzz", "--store", "current", "--seeds", "300", "--jobs", "1",
+    ];
+    let whole = base.join("whole");
+    let expected = run(&whole, &[&fuzz[..], &["--out", "failures"]].concat());
+    assert!(!files(&whole.join("failures")).is_empty());
+
+    let part = base.join("part");
+    std::fs::create_dir_all(&part).unwrap();
+    std::fs::write(part.join("not-a-dir"), "x").unwrap();
+    let result = part.join("part.result.json");
+    let result = result.to_str().unwrap();
+    let extra = ["--shard", "1/1", "--out", "not-a-dir", "--result", result];
+    let o = sim_in(&part, &[&fuzz[..], &extra[..]].concat());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stdout(&o).contains("classes of current"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("NOT SAVED"), "{}", stdout(&o));
+    assert!(stderr(&o).contains("could not be saved"), "{}", stderr(&o));
+
+    let merged = base.join("merged");
+    let m = run(&merged, &["merge", result, "--out", "failures"]);
+    assert_eq!(stdout(&m), stdout(&expected));
+    assert_eq!(
+        files(&merged.join("failures")),
+        files(&whole.join("failures"))
+    );
+
+    let bad = part.join("not-a-dir").join("x.result.json");
+    let extra = ["--out", "failures", "--result", bad.to_str().unwrap()];
+    let o = sim_in(&part, &[&fuzz[..], &extra[..]].concat());
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&expected));
+    assert!(
+        stderr(&o).contains("the result file could not be written"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        files(&part.join("failures")),
+        files(&whole.join("failures"))
     );
 }

@@ -9,7 +9,7 @@
 //! shards that loaded different scenarios refuse to merge.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -77,20 +77,31 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    /// The result of a check run as `request` says (`--seed` given as `seed`), reading back
-    /// each scenario file it saved.
+    /// The result of a check run as `request` says (`--seed` given as `seed`), with the
+    /// contents `texts` of each scenario file it saved (or could not save) in
+    /// `report.found`'s order ([`crate::campaign::check::run_check_saving`]).
     pub fn of_run(
         request: &CheckRequest<'_>,
         seed: &str,
         report: &CheckReport,
+        texts: &[String],
     ) -> Result<CheckResult, CampaignError> {
+        if texts.len() != report.found.len() {
+            return Err(CampaignError::BadInput(format!(
+                "{} failures found but {} scenario files given",
+                report.found.len(),
+                texts.len()
+            )));
+        }
         let mut saved = Vec::new();
-        for f in &report.found {
-            saved.push(SavedScenario::read(
+        for (f, text) in report.found.iter().zip(texts) {
+            saved.push(SavedScenario::of_text(
                 &f.path,
+                text,
                 f.steps,
                 f.original_steps,
                 f.gave_up.clone(),
+                f.write_error.clone(),
             )?);
         }
         Ok(CheckResult {
@@ -110,9 +121,16 @@ impl CheckResult {
         report
     }
 
-    /// Write every saved scenario under `out`; `result` names the result in errors.
-    pub fn write_saved(&self, out: &Path, result: &Path) -> Result<Vec<PathBuf>, CampaignError> {
-        self.saved.iter().map(|s| s.write(out, result)).collect()
+    /// Write every saved scenario under `out`, each found failure's write error then being
+    /// this write's (none if it worked), as an unsharded check reports it; `result` names
+    /// the result in errors (a scenario that does not load is one, not a write error).
+    pub fn write_saved(&mut self, out: &Path, result: &Path) -> Result<(), CampaignError> {
+        for (f, s) in self.report.found.iter_mut().zip(&mut self.saved) {
+            s.file_text(result)?;
+            s.write_error = s.write(out, result).err().map(|e| e.to_string());
+            f.write_error = s.write_error.clone();
+        }
+        Ok(())
     }
 }
 
@@ -149,6 +167,7 @@ impl ShardResult for CheckResult {
         for part in parts {
             total.report.scenarios.extend(part.report.scenarios);
             total.report.batches.extend(part.report.batches);
+            total.report.interrupted |= part.report.interrupted;
             found.extend(part.report.found.into_iter().zip(part.saved));
         }
         let stores = total.config.stores.clone().unwrap_or_default();

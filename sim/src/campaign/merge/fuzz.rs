@@ -47,7 +47,11 @@ impl BudgetConfig {
     pub fn of(budget: Budget) -> BudgetConfig {
         match budget {
             Budget::Seeds(n) => BudgetConfig::Seeds(n),
-            Budget::Time(t) => BudgetConfig::Time(humantime::format_duration(t).to_string()),
+            // The reserve for shrinking follows from the total and --max-shrink-time,
+            // which the config holds too.
+            Budget::Time(t) | Budget::TimeWithShrinking { total: t, .. } => {
+                BudgetConfig::Time(humantime::format_duration(t).to_string())
+            }
         }
     }
 
@@ -141,7 +145,8 @@ pub struct FuzzResult {
 
 impl FuzzResult {
     /// The result of shard `shard` of `campaign`, from its outcome and the findings it
-    /// saved (shrunk within `limits`), reading back each scenario file.
+    /// saved (shrunk within `limits`), each scenario as it was written (or, when it could
+    /// not be, as it would have been, with its write error).
     pub fn of_run(
         campaign: &Campaign<'_>,
         shard: Shard,
@@ -156,11 +161,13 @@ impl FuzzResult {
                 invariant: f.invariant,
                 class: f.class.clone(),
                 seed: f.seed.unwrap_or_default(),
-                saved: SavedScenario::read(
+                saved: SavedScenario::of_text(
                     &f.path,
+                    &f.text,
                     f.shrunk.steps.len(),
                     f.shrunk.original_steps,
                     f.shrunk.gave_up.map(|g| g.to_string()),
+                    f.write_error.clone(),
                 )?,
             });
         }
@@ -207,6 +214,7 @@ impl FuzzResult {
             replays_max: self.config.max_shrink_iters,
             time_max: humantime::parse_duration(&self.config.max_shrink_time)
                 .unwrap_or(Duration::from_secs(60)),
+            ..Limits::default()
         }
     }
 }
@@ -380,6 +388,7 @@ mod tests {
                         steps: f.steps.len(),
                         original_steps: f.steps.len(),
                         gave_up: None,
+                        write_error: None,
                         scenario: serde_json::from_str(&sc.to_json()).unwrap(),
                     },
                 }

@@ -436,6 +436,11 @@ pub struct SavedScenario {
     /// Why shrinking stopped early, if it did (then the scenario may not be 1-minimal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
+    /// Why the run could not write the file, if it could not (it is then reported NOT
+    /// SAVED, and the run exits 2). The scenario is here all the same; `merge` writes
+    /// every file again and sets this to its own error, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
     /// The scenario file, as JSON.
     pub scenario: serde_json::Value,
 }
@@ -449,7 +454,20 @@ impl SavedScenario {
         gave_up: Option<String>,
     ) -> Result<SavedScenario, CampaignError> {
         let text = std::fs::read_to_string(path).map_err(CampaignError::io("read", path))?;
-        let scenario = serde_json::from_str(&text)
+        SavedScenario::of_text(path, &text, steps, original_steps, gave_up, None)
+    }
+
+    /// The scenario file `path` with contents `text`, as shrinking made it; `write_error`
+    /// if the run could not write it (the result still carries it, so nothing is lost).
+    pub fn of_text(
+        path: &Path,
+        text: &str,
+        steps: usize,
+        original_steps: usize,
+        gave_up: Option<String>,
+        write_error: Option<String>,
+    ) -> Result<SavedScenario, CampaignError> {
+        let scenario = serde_json::from_str(text)
             .map_err(|e| CampaignError::BadInput(format!("{}: not JSON: {e}", path.display())))?;
         let file = path
             .file_name()
@@ -460,6 +478,7 @@ impl SavedScenario {
             steps,
             original_steps,
             gave_up,
+            write_error,
             scenario,
         })
     }

@@ -29,7 +29,6 @@ use crate::campaign::nightly::{
 use crate::campaign::shard::covered_ranges;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
-use crate::store::STORES;
 use crate::trace::class::Class;
 
 /// The `kind` of a nightly result.
@@ -123,7 +122,10 @@ impl NightlyResult {
             config: NightConfig {
                 budget_seconds: cfg.budget.as_secs(),
                 seed_start: cfg.seed_start,
-                stores: STORES.iter().map(|k| k.name.to_string()).collect(),
+                stores: crate::campaign::nightly::stores_named(&cfg.stores)?
+                    .iter()
+                    .map(|k| k.name.to_string())
+                    .collect(),
                 strategies: StrategySpec::ALL.to_vec(),
                 in_process_permille: if cargo_fuzz {
                     (cfg.in_process_share.clamp(0.0, 1.0) * 1000.0).round() as u64
@@ -268,6 +270,9 @@ impl ShardResult for NightlyResult {
             cargo_fuzz: Vec::new(),
             findings: Vec::new(),
             problems: Vec::new(),
+            // The merge writes every file afresh (write_night): a shard's write errors do
+            // not carry over.
+            write_errors: Vec::new(),
         };
         let mut covered = Vec::new();
         // Candidates for each finding: (finding, its shard's scenario if it saved one).
