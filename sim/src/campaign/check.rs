@@ -31,11 +31,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{shrink_and_save_all, Failure, FindingError};
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
+use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
@@ -67,7 +68,7 @@ pub fn seed_start_from(s: &str) -> u64 {
 }
 
 /// What a scenario must do in this check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Requirement {
     /// Replayed on the store it names: must break exactly `expect` (or pass if null).
@@ -79,7 +80,7 @@ pub enum Requirement {
 }
 
 /// What came of one scenario's replay.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScenarioVerdict {
     /// It did what it had to.
@@ -135,7 +136,7 @@ pub struct ScenarioCase<'a> {
 }
 
 /// How one scenario did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// The scenario file: the JUnit testcase's name.
     pub path: PathBuf,
@@ -216,7 +217,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
 }
 
 /// The known classes of each store under test: the classes of its known failures.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Baseline {
     /// (store name, class, the file that stands for it).
     pub classes: Vec<(String, Class, PathBuf)>,
@@ -238,7 +239,7 @@ impl Baseline {
 }
 
 /// One fuzz batch of one store.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuzzBatch {
     /// The store fuzzed, by the name `--store` took.
     pub store: String,
@@ -255,7 +256,7 @@ pub struct FuzzBatch {
 }
 
 /// A class in a fuzz batch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchClass {
     /// The class.
     pub class: Class,
@@ -295,12 +296,38 @@ pub fn fuzz_batches(
     jobs: usize,
     known: &Baseline,
 ) -> (Vec<FuzzBatch>, Vec<Failure>) {
+    fuzz_batches_shard(
+        stores,
+        strategy,
+        seed_start,
+        seeds,
+        jobs,
+        known,
+        Shard::WHOLE,
+    )
+}
+
+/// [`fuzz_batches`] over the batches of one shard ([`crate::campaign::shard`]: batch `b`
+/// of every store belongs to shard `b mod N + 1`).
+pub fn fuzz_batches_shard(
+    stores: &[&dyn StoreFactory],
+    strategy: StrategySpec,
+    seed_start: u64,
+    seeds: u64,
+    jobs: usize,
+    known: &Baseline,
+    shard: Shard,
+) -> (Vec<FuzzBatch>, Vec<Failure>) {
     let mut batches = Vec::new();
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
         while start < seed_start + seeds && !crate::run::interrupt::requested() {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
+            if !shard.owns((start - seed_start) / BATCH_SEEDS) {
+                start += n;
+                continue;
+            }
             let outcome = run_campaign(
                 &Campaign {
                     stores: vec![*store],
@@ -354,7 +381,7 @@ pub fn fuzz_batches(
 }
 
 /// A failure the fuzzer found, shrunk and saved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {
     /// The store.
     pub store: String,
@@ -381,27 +408,31 @@ pub struct Found {
     pub write_error: Option<String>,
 }
 
-/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`.
+/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`; each
+/// with its scenario file's contents (written, or not if it has a write error).
 pub fn save_failures(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
-) -> Result<Vec<Found>, FindingError> {
+) -> Result<Vec<(Found, String)>, FindingError> {
     let saved = shrink_and_save_all(stores, failures, out_dir, limits, None, &|_, _| {})?;
     Ok(saved
         .into_iter()
-        .map(|finding| Found {
-            store: finding.store,
-            invariant: finding.invariant,
-            class: finding.class,
-            seed: finding.seed,
-            path: finding.path,
-            steps: finding.shrunk.steps.len(),
-            original_steps: finding.shrunk.original_steps,
-            one_minimal: finding.shrunk.gave_up.is_none(),
-            gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
-            write_error: finding.write_error,
+        .map(|finding| {
+            let found = Found {
+                store: finding.store,
+                invariant: finding.invariant,
+                class: finding.class,
+                seed: finding.seed,
+                path: finding.path,
+                steps: finding.shrunk.steps.len(),
+                original_steps: finding.shrunk.original_steps,
+                one_minimal: finding.shrunk.gave_up.is_none(),
+                gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
+                write_error: finding.write_error,
+            };
+            (found, finding.text)
         })
         .collect())
 }
@@ -427,6 +458,10 @@ pub struct CheckRequest<'a> {
     /// A directory of known failures (`--known`): scenario files, each a known class of
     /// the store it names.
     pub known: Option<PathBuf>,
+    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios (every
+    /// shard loads them and computes the baseline). [`Shard::WHOLE`] runs everything.
+    pub shard: Shard,
     /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
     /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
     pub allow_empty: bool,
@@ -443,6 +478,16 @@ pub fn run_check(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<CheckReport, CampaignError> {
+    run_check_saving(request, resolve).map(|(report, _)| report)
+}
+
+/// [`run_check`], also returning the contents of each of `report.found`'s scenario files,
+/// in order (for a `--result` file, which carries them even when a file could not be
+/// written).
+pub fn run_check_saving(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<(CheckReport, Vec<String>), CampaignError> {
     let known_dir = match &request.known {
         Some(dir) => Some(load_all(dir)?),
         None => None,
@@ -475,23 +520,31 @@ pub fn run_check(
             (store_cases(&loaded, stores), baseline)
         }
     };
+    let cases = if request.shard.index == 1 {
+        cases
+    } else {
+        Vec::new()
+    };
     let scenarios = replay_scenarios(&cases, &baseline);
     let fuzzed = request.under_test.clone().unwrap_or_default();
     let (batches, mut failures) = if request.seeds == 0 {
         (Vec::new(), Vec::new())
     } else {
-        fuzz_batches(
+        fuzz_batches_shard(
             &fuzzed,
             request.strategy,
             request.seed_start,
             request.seeds,
             request.jobs,
             &baseline,
+            request.shard,
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let found = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
-    Ok(CheckReport {
+    let (found, texts) = save_failures(&fuzzed, &failures, &request.out, request.limits)?
+        .into_iter()
+        .unzip();
+    let report = CheckReport {
         scenarios,
         strategy: request.strategy,
         seed_start: request.seed_start,
@@ -499,7 +552,8 @@ pub fn run_check(
         baseline,
         found,
         interrupted: crate::run::interrupt::requested(),
-    })
+    };
+    Ok((report, texts))
 }
 
 /// Every scenario on every store under test: a known failure of that store must show its
@@ -657,7 +711,7 @@ fn own_store_cases(
 }
 
 /// The whole check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckReport {
     /// Every scenario's replay, by file, for each store it was replayed on.
     pub scenarios: Vec<ScenarioResult>,

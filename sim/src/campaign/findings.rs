@@ -56,6 +56,10 @@ pub struct Finding {
     /// finding is still returned, so that the caller prints it and then fails: a full disk
     /// or a bad `--out` must not lose what was found.
     pub write_error: Option<String>,
+    /// The scenario file's contents: what was written as `path`, or would have been. A
+    /// `--result` file embeds it from here, so it holds the scenario even when the file
+    /// could not be written.
+    pub text: String,
 }
 
 impl Finding {
@@ -180,6 +184,7 @@ pub fn shrink_and_save(
         shrunk,
         class: failure.class.clone(),
         write_error: save(&scenario, file),
+        text: scenario.to_json(),
     })
 }
 
@@ -228,6 +233,7 @@ pub fn save_unshrunk(failure: &Failure, file: &Path, why: GaveUp) -> Finding {
         },
         class: failure.class.clone(),
         write_error: save(&scenario, file),
+        text: scenario.to_json(),
     }
 }
 

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
+use crate::campaign::shard::Shard;
 use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
@@ -309,6 +310,19 @@ pub fn run_campaign(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> CampaignOutcome {
+    run_campaign_shard(campaign, Shard::WHOLE, progress, cancel)
+}
+
+/// [`run_campaign`] over the seeds of one shard ([`crate::campaign::shard`]): its chunks
+/// are the shard's blocks, taken in order, so the report covers the longest prefix of the
+/// shard's own seeds that every store finished, and `seeds` counts them. Shard 1/1 is the
+/// whole campaign.
+pub fn run_campaign_shard(
+    campaign: &Campaign<'_>,
+    shard: Shard,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> CampaignOutcome {
     let started = Instant::now();
     let seeds_total = match campaign.budget {
         Budget::Seeds(n) => n,
@@ -344,7 +358,7 @@ pub fn run_campaign(
         for _ in 0..campaign.jobs.max(1) {
             scope.spawn(|| loop {
                 let index = next_chunk.fetch_add(1, Ordering::Relaxed);
-                let first = index.saturating_mul(CHUNK_SEEDS);
+                let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
                 if first >= seeds_total || stop() {
                     break;
                 }

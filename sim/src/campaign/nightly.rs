@@ -25,8 +25,9 @@ use serde::{Deserialize, Serialize};
 use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure};
-use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignReport};
+use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
 use crate::campaign::libfuzzer::{artifact_failure, run_target, TargetSummary};
+use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
@@ -64,6 +65,13 @@ pub struct NightlyConfig {
     /// Stores the `interleavings` target is run against, one libFuzzer run each (fixed
     /// with `RECONCILE_SIM_STORE`): the stores under test, not the known-broken history.
     pub fuzz_stores: Vec<String>,
+    /// The part of the in-process seeds this night runs ([`crate::campaign::shard`]); the
+    /// cargo-fuzz phase runs in every shard (libFuzzer's own randomness makes the shards'
+    /// runs differ). [`Shard::WHOLE`] for an unsharded night.
+    pub shard: Shard,
+    /// Where to write the night's mergeable result ([`crate::campaign::merge`]), if
+    /// anywhere: written with the summary, also when the night is interrupted.
+    pub result: Option<PathBuf>,
 }
 
 /// One in-process campaign's results.
@@ -82,6 +90,9 @@ pub struct Finding {
     pub store: String,
     /// The invariant that noticed it (for a new finding, the one its saved file breaks).
     pub invariant: Invariant,
+    /// The first seed that showed it in its in-process campaign (none for cargo-fuzz).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Its root-cause class; with `store`, the signature that decides `new`.
     pub class: Class,
     /// The class as a person reads it.
@@ -170,6 +181,7 @@ pub fn run_nightly(
     let scenarios_dir = cfg.night_dir.join("scenarios");
     std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
     let known = known_signatures(&cfg.known_dirs);
+    let known_before = known.clone();
     let mut night = Night {
         cfg,
         progress,
@@ -201,6 +213,26 @@ pub fn run_nightly(
     // A summary that cannot be written (a full disk) is still returned, to be printed.
     if let Err(e) = write_summary(&cfg.night_dir, &summary) {
         summary.write_errors.push(e.to_string());
+    }
+    if let Some(path) = &cfg.result {
+        // Nor is a result file that cannot be written (or cannot read back a scenario
+        // the night failed to save) allowed to lose the night: it is reported with the
+        // other files not written, and the summary is written again to say so.
+        let saved = crate::campaign::merge::NightlyResult::of_night(cfg, &known_before, &summary)
+            .and_then(|result| {
+                crate::campaign::merge::ResultFile::new(
+                    crate::campaign::merge::Shards::one(cfg.shard),
+                    result,
+                )
+                .save(path)
+            });
+        if let Err(e) = saved {
+            summary
+                .write_errors
+                .push(format!("the result file {}: {e}", path.display()));
+            // Should this fail, the first summary stays; what is printed lists everything.
+            let _ = write_summary(&cfg.night_dir, &summary);
+        }
     }
     Ok(summary)
 }
@@ -268,7 +300,12 @@ impl Night<'_> {
                 classes: true,
             };
             let t = Instant::now();
-            let outcome = run_campaign(&campaign, &|d| self.progress.runs(d), self.cancel);
+            let outcome = run_campaign_shard(
+                &campaign,
+                cfg.shard,
+                &|d| self.progress.runs(d),
+                self.cancel,
+            );
             let runs = outcome.report.seeds * stores.len() as u64;
             let secs = t.elapsed().as_secs_f64().max(1e-9);
             for failure in &outcome.first_failures {
@@ -405,6 +442,7 @@ fn record_finding(
     let mut finding = Finding {
         store: sig.0.clone(),
         invariant: failure.invariant,
+        seed: failure.seed,
         class: sig.1.clone(),
         class_name: sig.1.to_string(),
         source,

@@ -2,19 +2,22 @@
 //! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::campaign::check`
 //! for what a scenario must do with and without `--store`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
+    batch_message, junit_xml, run_check_saving, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
 use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::campaign::merge::check::CheckConfig;
+use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::scenario;
 
 use super::flags::{
     exec_options, resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
 };
+use super::sharding::ShardFlags;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -58,6 +61,8 @@ pub struct Args {
     out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    sharding: ShardFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -78,26 +83,70 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         out: args.out.out.clone(),
         limits: args.limits.limits(),
         known: args.known.clone(),
+        shard: args.sharding.shard(),
         allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
-    let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
-    // Every file that could not be written fails the check (exit 2), after the report.
+    let (report, texts) =
+        run_check_saving(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
+    let result = ResultFile::new(
+        Shards::one(request.shard),
+        CheckResult::of_run(&request, &args.seed, &report, &texts)?,
+    );
+    // A result file that cannot be written fails the check (exit 2) after the report, as
+    // every other file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
+    output(
+        &result,
+        &report,
+        args.junit.as_deref(),
+        args.json,
+        result_error.into_iter().collect(),
+        Some(started),
+    )
+}
+
+/// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
+/// `result`'s with the found failures' paths where they were written (and `started`'s
+/// time taken on stderr after the text, if given). Every file that could not be written
+/// (`write_errors`, a found failure's, the JUnit file) fails the check (exit 2), after
+/// the report.
+pub(super) fn output(
+    result: &ResultFile<CheckResult>,
+    report: &CheckReport,
+    junit: Option<&Path>,
+    json: bool,
+    others: Vec<String>,
+    started: Option<std::time::Instant>,
+) -> anyhow::Result<Verdict> {
     let mut write_errors: Vec<String> = report
         .found
         .iter()
         .filter_map(|f| f.write_error.clone())
+        .chain(others)
         .collect();
-    if let Some(path) = &args.junit {
-        if let Err(e) = scenario::write_atomically(path, junit_xml(&report).as_bytes()) {
+    if let Some(path) = junit {
+        if let Err(e) = scenario::write_atomically(path, junit_xml(report).as_bytes()) {
             write_errors.push(format!("cannot write {}: {e}", path.display()));
         }
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    if json {
+        let mut value = serde_json::to_value(report)?;
+        if !result.shards.complete() {
+            value["shards"] = serde_json::to_value(&result.shards)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", format_text(&report, &args, under_test.is_some()));
-        eprintln!("(check took {:.1?})", started.elapsed());
+        print!(
+            "{}",
+            format_text(report, &result.result.config, &result.shards)
+        );
+        if let Some(started) = started {
+            eprintln!("(check took {:.1?})", started.elapsed());
+        }
     }
     if !write_errors.is_empty() {
         anyhow::bail!(
@@ -112,13 +161,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     })
 }
 
-fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
+fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> String {
     let mut out = String::new();
+    let has_store = config.stores.is_some();
+    if !shards.complete() {
+        out.push_str(&format!(
+            "{} of the check: shard 1 replays the scenarios; each shard fuzzes one batch in {}\n",
+            super::fuzz::shards_label(shards),
+            shards.count
+        ));
+    }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
     out.push_str(&format!(
         "scenarios: {} replayed from {}, {} failed{}\n",
         report.scenarios.len(),
-        args.scenarios.display(),
+        config.scenarios,
         failed,
         if has_store {
             " (each must break nothing on the store under test)"
@@ -158,7 +215,7 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             ));
         }
     }
-    out.push_str(&format_fuzz(report, args, has_store));
+    out.push_str(&format_fuzz(report, config));
     out.push_str(if report.interrupted {
         "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
     } else if report.ok() {
@@ -170,18 +227,18 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
 }
 
 /// The fuzzing part of the text report.
-fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
+fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
     let mut out = String::new();
-    if !has_store {
+    if config.stores.is_none() {
         out.push_str("fuzz: skipped (no --store: pass --store NAME to fuzz a store under test)\n");
-    } else if args.seeds == 0 {
+    } else if config.seeds == 0 {
         out.push_str("fuzz: skipped (--seeds 0)\n");
     } else {
         out.push_str(&format!(
             "fuzz: {} seeds per store from {} (--seed {}), strategy {}, batches of {}\n",
-            args.seeds,
+            config.seeds,
             report.seed_start,
-            args.seed,
+            config.seed,
             report.strategy,
             reconcile_sim::campaign::check::BATCH_SEEDS
         ));
@@ -207,11 +264,10 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
             out.push_str(&format!(
                 "known classes: {} (from {})\n",
                 report.baseline.classes.len(),
-                args.known
-                    .as_ref()
-                    .map_or("files marked known_failure".to_string(), |d| d
-                        .display()
-                        .to_string())
+                config
+                    .known
+                    .clone()
+                    .unwrap_or_else(|| "files marked known_failure".to_string())
             ));
         }
         for f in &report.found {

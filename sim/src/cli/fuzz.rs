@@ -1,14 +1,19 @@
 //! `reconcile-sim fuzz --store NAME|all (--seeds N | --time DURATION) [--jobs J] [--json]`
 
-use reconcile_sim::campaign::findings::{shrink_and_save_all, Finding};
+use std::path::Path;
+
+use reconcile_sim::campaign::findings::{replay_command, shrink_and_save_all, Finding};
 use reconcile_sim::campaign::fuzz::{
-    format_table, run_campaign, Budget, Campaign, CampaignOutcome,
+    format_table, run_campaign_shard, Budget, Campaign, CHUNK_SEEDS,
 };
+use reconcile_sim::campaign::merge::{FuzzResult, ResultFile, Shards};
+use reconcile_sim::campaign::shard::format_ranges;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::interrupt;
 
 use super::flags::{resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
 use super::progress::{Measure, Progress};
+use super::sharding::ShardFlags;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -49,6 +54,8 @@ pub struct Args {
     /// invariant only (each failing seed then runs once, not once per class it shows).
     #[arg(long)]
     no_classes: bool,
+    #[command(flatten)]
+    sharding: ShardFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -71,6 +78,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         (None, None) => unreachable!("clap requires one"),
     };
     let jobs = args.jobs.jobs()?;
+    let shard = args.sharding.shard();
     let campaign = Campaign {
         stores,
         strategy,
@@ -83,10 +91,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let started = std::time::Instant::now();
     let deadline = args.time.map(|t| started + t);
     let progress = Progress::start(match (args.seeds, args.time) {
-        (Some(n), _) => Measure::Runs(n.saturating_mul(campaign.stores.len() as u64)),
+        (Some(n), _) => Measure::Runs(
+            shard
+                .seeds_of(n, CHUNK_SEEDS)
+                .saturating_mul(campaign.stores.len() as u64),
+        ),
         (None, t) => Measure::Time(t.unwrap_or_default()),
     });
-    let outcome = run_campaign(&campaign, &|done| progress.runs(done), interrupt::flag());
+    let outcome = run_campaign_shard(
+        &campaign,
+        shard,
+        &|done| progress.runs(done),
+        interrupt::flag(),
+    );
     // Shrink the first failing seed of each (store, class) — or (store, invariant) with
     // --no-classes — and save it, all within --time; after Ctrl-C, save them unshrunk.
     let count = outcome.first_failures.len();
@@ -108,17 +125,44 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         },
     )?;
     progress.finish();
+    let result = ResultFile::new(
+        Shards::one(shard),
+        FuzzResult::of_run(&campaign, shard, limits, &outcome, &saved)?,
+    );
+    // A result file that cannot be written fails the run (exit 2) after the table, as a
+    // scenario file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
     if args.json {
-        print_json(&outcome, &campaign, &saved)?;
+        print_json(&result, &args.out.out)?;
     } else {
-        print_text(&outcome, &campaign, &saved, started.elapsed());
+        let (table, details) = text(&result, &args.out.out);
+        print!("{table}");
+        eprintln!(
+            "({} runs in {:.1?} on {} thread{})",
+            outcome.report.seeds * campaign.stores.len() as u64,
+            started.elapsed(),
+            campaign.jobs,
+            if campaign.jobs == 1 { "" } else { "s" }
+        );
+        print!("{details}");
+        for w in warnings(&result, &args.out.out) {
+            eprintln!("{w}");
+        }
     }
-    unsaved(&saved)?;
-    Ok(if outcome.report.any_failure() {
+    not_written(&result, result_error)?;
+    Ok(verdict(&result))
+}
+
+/// Exit 1 when any store failed any seed.
+pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
+    if result.result.report.any_failure() {
         Verdict::Violation
     } else {
         Verdict::Clean
-    })
+    }
 }
 
 /// An error naming every file that could not be written, for after everything was
@@ -139,150 +183,228 @@ pub fn unsaved(saved: &[Finding]) -> anyhow::Result<()> {
     )
 }
 
-fn print_json(
-    outcome: &CampaignOutcome,
-    campaign: &Campaign<'_>,
-    saved: &[Finding],
+/// [`unsaved`] for a result (what `fuzz` and `merge` print from): every scenario that
+/// could not be written, and `result_error` (the `--result` file's), after the table.
+pub(super) fn not_written(
+    result: &ResultFile<FuzzResult>,
+    result_error: Option<String>,
 ) -> anyhow::Result<()> {
-    let mut value = serde_json::to_value(&outcome.report)?;
-    value["scenarios"] = saved
+    let scenarios = &result.result.scenarios;
+    let unsaved: Vec<&str> = scenarios
+        .iter()
+        .filter_map(|f| f.saved.write_error.as_deref())
+        .collect();
+    let mut errors = Vec::new();
+    if !unsaved.is_empty() {
+        errors.push(format!(
+            "{} of {} findings could not be saved (they are reported above):\n  {}",
+            unsaved.len(),
+            scenarios.len(),
+            unsaved.join("\n  ")
+        ));
+    }
+    if let Some(e) = result_error {
+        errors.push(format!(
+            "the result file could not be written (the results are reported above): {e}"
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", errors.join("\n"))
+    }
+}
+
+/// The JSON `fuzz --json` prints; scenario paths under `out`. A result that is not one
+/// range of seeds from the first (a shard, or shards with gaps between them) also says
+/// which ranges it covers (`covered`) and which shards it holds (`shards`).
+pub(super) fn print_json(result: &ResultFile<FuzzResult>, out: &Path) -> anyhow::Result<()> {
+    let r = &result.result;
+    let mut value = serde_json::to_value(&r.report)?;
+    value["scenarios"] = r
+        .scenarios
         .iter()
         .map(|f| {
+            let path = out.join(&f.saved.file);
             serde_json::json!({
                 "store": f.store,
                 "invariant": f.invariant,
                 "class": f.class,
                 "class_name": f.class.as_ref().map(|c| c.to_string()),
                 "seed": f.seed,
-                "path": f.path.display().to_string(),
-                "steps": f.shrunk.steps.len(),
-                "one_minimal": f.shrunk.gave_up.is_none(),
-                "replay": f.replay_command(),
-                "write_error": f.write_error,
+                "path": path.display().to_string(),
+                "steps": f.saved.steps,
+                "one_minimal": f.saved.gave_up.is_none(),
+                "replay": replay_command(&path),
+                "write_error": f.saved.write_error,
             })
         })
         .collect();
-    if campaign.coverage {
+    if r.config.coverage {
         value["coverage"] = serde_json::to_value(
-            campaign
+            r.config
                 .stores
                 .iter()
-                .map(|s| s.name())
-                .zip(outcome.coverage.iter().cloned())
+                .cloned()
+                .zip(r.coverage.iter().cloned())
                 .collect::<std::collections::BTreeMap<_, _>>(),
         )?;
+    }
+    if !r.contiguous(&result.shards) {
+        value["covered"] = serde_json::to_value(
+            r.seed_ranges(&result.shards)
+                .iter()
+                .map(|x| [x.start, x.end])
+                .collect::<Vec<_>>(),
+        )?;
+    }
+    if !result.shards.complete() {
+        value["shards"] = serde_json::to_value(&result.shards)?;
     }
     println!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
 }
 
-fn print_text(
-    outcome: &CampaignOutcome,
-    campaign: &Campaign<'_>,
-    saved: &[Finding],
-    elapsed: std::time::Duration,
-) {
-    let report = &outcome.report;
-    println!(
-        "fuzz · strategy {} · seeds {}..{} ({} per store)",
-        report.strategy,
-        report.seed_start,
-        report.seed_start + report.seeds,
-        report.seeds
-    );
-    print!("{}", format_table(report));
-    eprintln!(
-        "({} runs in {:.1?} on {} thread{})",
-        report.seeds * report.stores.len() as u64,
-        elapsed,
-        campaign.jobs,
-        if campaign.jobs == 1 { "" } else { "s" }
-    );
+/// `shard 2/3`, `shards 1, 3 of 3`.
+pub(super) fn shards_label(shards: &Shards) -> String {
+    match shards.done.as_slice() {
+        [one] => format!("shard {one}/{}", shards.count),
+        many => format!(
+            "shards {} of {}",
+            many.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            shards.count
+        ),
+    }
+}
+
+/// The text `fuzz` prints: the header and table, then the rest (reproduce commands,
+/// classes, shrunk files, coverage); scenario paths under `out`.
+pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
+    let r = &result.result;
+    let report = &r.report;
+    let mut table = if r.contiguous(&result.shards) {
+        format!(
+            "fuzz · strategy {} · seeds {}..{} ({} per store)\n",
+            report.strategy,
+            report.seed_start,
+            report.seed_start + report.seeds,
+            report.seeds
+        )
+    } else {
+        format!(
+            "fuzz · strategy {} · {}: {} of every {} blocks of {CHUNK_SEEDS} seeds from {} · seeds {} ({} per store)\n",
+            report.strategy,
+            shards_label(&result.shards),
+            result.shards.done.len(),
+            result.shards.count,
+            report.seed_start,
+            format_ranges(&r.seed_ranges(&result.shards), 6),
+            report.seeds
+        )
+    };
+    table.push_str(&format_table(report));
+    let mut details = String::new();
     for s in &report.stores {
         if let Some((seed, _)) = s.first_failure() {
-            println!(
-                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}",
+            details.push_str(&format!(
+                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}\n",
                 s.store,
                 shell_words::quote(&s.store),
                 report.strategy.flags()
-            );
+            ));
         }
     }
-    print!("{}", format_classes(report, saved));
-    for f in saved.iter().filter(|f| f.class.is_none()) {
-        println!(
-            "shrunk {} {} (seed {}): {} → {} steps{}: {}",
+    details.push_str(&format_classes(r, out));
+    for f in r.scenarios.iter().filter(|f| f.class.is_none()) {
+        details.push_str(&format!(
+            "shrunk {} {} (seed {}): {} → {} steps{}: {}\n",
             f.store,
             f.invariant,
-            f.seed.unwrap_or_default(),
-            f.shrunk.original_steps,
-            f.shrunk.steps.len(),
-            if f.shrunk.gave_up.is_some() {
+            f.seed,
+            f.saved.original_steps,
+            f.saved.steps,
+            if f.saved.gave_up.is_some() {
                 " (gave up early)"
             } else {
                 ""
             },
-            if f.write_error.is_some() {
+            if f.saved.write_error.is_some() {
                 "NOT SAVED (see the error below)".to_string()
             } else {
-                f.replay_command()
+                replay_command(&out.join(&f.saved.file))
             }
-        );
+        ));
     }
-    for f in saved {
-        if let Some(why) = f.shrunk.gave_up {
-            eprintln!("warning: {why} ({})", f.path.display());
-        }
+    for (store, c) in r.config.stores.iter().zip(&r.coverage) {
+        details.push_str(&format!(
+            "coverage {store} (runs reaching each ordering, counted per occurrence):\n"
+        ));
+        details.push_str(&c.format());
     }
-    for (store, c) in campaign.stores.iter().zip(&outcome.coverage) {
-        println!(
-            "coverage {} (runs reaching each ordering, counted per occurrence):",
-            store.name()
-        );
-        print!("{}", c.format());
-    }
+    (table, details)
+}
+
+/// The warnings `fuzz` prints on stderr: scenarios whose shrinking gave up early.
+pub(super) fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<String> {
+    result
+        .result
+        .scenarios
+        .iter()
+        .filter_map(|f| {
+            let why = f.saved.gave_up.as_ref()?;
+            Some(format!(
+                "warning: {why} ({})",
+                out.join(&f.saved.file).display()
+            ))
+        })
+        .collect()
 }
 
 /// One row per root-cause class: store, seeds that showed it, first seed, steps of its
 /// shrunk scenario, the class, and the replay command.
-fn format_classes(
-    report: &reconcile_sim::campaign::fuzz::CampaignReport,
-    saved: &[Finding],
-) -> String {
-    let mut out = String::new();
-    for s in report.stores.iter().filter(|s| !s.classes.is_empty()) {
-        out.push_str(&format!(
+fn format_classes(r: &FuzzResult, out: &Path) -> String {
+    let mut text = String::new();
+    for s in r.report.stores.iter().filter(|s| !s.classes.is_empty()) {
+        text.push_str(&format!(
             "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before):\n",
             s.store,
             s.classes.len()
         ));
-        out.push_str(&format!(
+        text.push_str(&format!(
             "  {:>6}  {:>10}  {:>5}  class\n",
             "seeds", "first seed", "steps"
         ));
         for c in &s.classes {
-            let file = saved
+            let file = r
+                .scenarios
                 .iter()
                 .find(|f| f.store == s.store && f.class.as_ref() == Some(&c.class));
             let steps = file.map_or("-".to_string(), |f| {
                 format!(
                     "{}{}",
-                    f.shrunk.steps.len(),
-                    if f.shrunk.gave_up.is_some() { "+" } else { "" }
+                    f.saved.steps,
+                    if f.saved.gave_up.is_some() { "+" } else { "" }
                 )
             });
-            out.push_str(&format!(
+            text.push_str(&format!(
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
             match file {
-                Some(f) if f.write_error.is_some() => {
-                    out.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
+                Some(f) if f.saved.write_error.is_some() => {
+                    text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
                 }
-                Some(f) => out.push_str(&format!("  {:>26}replay: {}\n", "", f.replay_command())),
+                Some(f) => text.push_str(&format!(
+                    "  {:>26}replay: {}\n",
+                    "",
+                    replay_command(&out.join(&f.saved.file))
+                )),
                 None => {}
             }
         }
     }
-    out
+    text
 }

@@ -17,10 +17,12 @@ mod flags;
 mod from_fuzz;
 mod fuzz;
 mod interrupt;
+mod merge;
 mod nightly;
 mod progress;
 mod replay;
 mod run;
+mod sharding;
 mod shrink;
 mod stores;
 
@@ -79,6 +81,9 @@ enum Command {
     /// Measure harness throughput, time to first failure per (store, strategy), and
     /// explore's reduction; print Markdown tables (or JSON).
     Bench(bench::Args),
+    /// Add up the `--result` files of the shards of one `fuzz`, `check` or `nightly` run
+    /// (`--shard I/N`) into what the unsharded run prints and writes.
+    Merge(merge::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -105,6 +110,7 @@ pub fn main() -> ExitCode {
         Command::Nightly(args) => nightly::main(args),
         Command::Explore(args) => explore::main(args),
         Command::Bench(args) => bench::main(args),
+        Command::Merge(args) => merge::main(args),
     };
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.

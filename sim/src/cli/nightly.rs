@@ -9,6 +9,7 @@ use reconcile_sim::campaign::nightly::{
 
 use super::flags::JobsFlag;
 use super::progress::{Measure, Progress};
+use super::sharding::ShardFlags;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -46,6 +47,11 @@ pub struct Args {
     /// Worker threads and libFuzzer fork jobs (default: every core).
     #[command(flatten)]
     jobs: JobsFlag,
+    /// With `--shard I/N`, the in-process phase runs shard I's seeds (each shard for the
+    /// whole budget) and the cargo-fuzz phase runs in every shard; `reconcile-sim merge`
+    /// adds the shards' `--result` files up into one night folder.
+    #[command(flatten)]
+    sharding: ShardFlags,
 }
 
 /// The night's progress line ([`Progress`]: drawn on its own thread, so a stalled
@@ -101,6 +107,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         corpus_dir: args.corpus.clone(),
         in_process_share: 0.6,
         fuzz_stores: args.fuzz_stores.clone(),
+        shard: args.sharding.shard(),
+        result: args.sharding.result.clone(),
     };
     let progress = Bars(Progress::start(Measure::Time(args.time)));
     let summary = run_nightly(&cfg, &progress, reconcile_sim::run::interrupt::flag());
@@ -117,10 +125,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         "summary: {}/summary.md and summary.json",
         night_dir.display()
     );
+    Ok(verdict(&summary))
+}
+
+/// Exit 1 when the night found a new signature or had a problem.
+pub(super) fn verdict(summary: &reconcile_sim::campaign::nightly::NightlySummary) -> Verdict {
     let new = summary.findings.iter().filter(|f| f.new).count();
-    Ok(if new > 0 || !summary.problems.is_empty() {
+    if new > 0 || !summary.problems.is_empty() {
         Verdict::Violation
     } else {
         Verdict::Clean
-    })
+    }
 }

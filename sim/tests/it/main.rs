@@ -13,6 +13,7 @@ mod laws;
 mod node_durable;
 mod robust;
 mod scenarios;
+mod shard;
 mod strategies_cli;
 mod support;
 mod verbatim;
