@@ -29,13 +29,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError};
+use crate::campaign::findings::{shrink_and_save_all, Failure, FindingError};
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
@@ -167,6 +166,8 @@ pub struct ScenarioResult {
 pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<ScenarioResult> {
     cases
         .iter()
+        // Ctrl-C: the scenarios not replayed yet are left out (the report says so).
+        .take_while(|_| !crate::run::interrupt::requested())
         .map(|c| {
             let store = c.store.get();
             let sc = &c.scenario;
@@ -194,7 +195,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                     _ => ScenarioVerdict::Fixed,
                 },
             };
-            let mut replay = format!("reconcile-sim replay {}", c.path.display());
+            let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
             }
@@ -298,7 +299,7 @@ pub fn fuzz_batches(
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
-        while start < seed_start + seeds {
+        while start < seed_start + seeds && !crate::run::interrupt::requested() {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
             let outcome = run_campaign(
                 &Campaign {
@@ -311,13 +312,18 @@ pub fn fuzz_batches(
                     classes: true,
                 },
                 &|_| {},
-                &AtomicBool::new(false),
+                crate::run::interrupt::flag(),
             );
             let s = &outcome.report.stores[0];
+            if outcome.report.seeds == 0 {
+                // Interrupted before its first seed.
+                break;
+            }
             batches.push(FuzzBatch {
                 store: s.store.clone(),
                 seed_start: start,
-                seeds: n,
+                // All n, unless Ctrl-C cut the batch short.
+                seeds: outcome.report.seeds,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
                 classes: s
@@ -369,6 +375,10 @@ pub struct Found {
     /// Why shrinking stopped early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
+    /// Why the file could not be written, if it could not (the check then fails with it,
+    /// after reporting everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
 }
 
 /// Shrink and save each failure (on the store of `stores` it names) under `out_dir`.
@@ -378,14 +388,10 @@ pub fn save_failures(
     out_dir: &Path,
     limits: Limits,
 ) -> Result<Vec<Found>, FindingError> {
-    let mut found = Vec::new();
-    for f in failures {
-        let store = *stores
-            .iter()
-            .find(|s| s.name() == f.store)
-            .expect("a failure names a fuzzed store");
-        let finding = shrink_and_save(store, f, &file_for(out_dir, f), limits)?;
-        found.push(Found {
+    let saved = shrink_and_save_all(stores, failures, out_dir, limits, None, &|_, _| {})?;
+    Ok(saved
+        .into_iter()
+        .map(|finding| Found {
             store: finding.store,
             invariant: finding.invariant,
             class: finding.class,
@@ -395,9 +401,9 @@ pub fn save_failures(
             original_steps: finding.shrunk.original_steps,
             one_minimal: finding.shrunk.gave_up.is_none(),
             gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
-        });
-    }
-    Ok(found)
+            write_error: finding.write_error,
+        })
+        .collect())
 }
 
 /// What a check runs (see the module doc).
@@ -421,6 +427,9 @@ pub struct CheckRequest<'a> {
     /// A directory of known failures (`--known`): scenario files, each a known class of
     /// the store it names.
     pub known: Option<PathBuf>,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
 }
 
 /// Resolves the store a scenario names (a name, or `exec:`).
@@ -447,6 +456,12 @@ pub fn run_check(
         .into_iter()
         .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
         .collect();
+    if loaded.is_empty() && known_dir.as_ref().is_none_or(Vec::is_empty) && !request.allow_empty {
+        return Err(CampaignError::BadInput(format!(
+            "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
+            request.scenarios_dir.display()
+        )));
+    }
     if let Some(known) = known_dir {
         loaded.extend(known.into_iter().map(|(p, mut sc)| {
             sc.known_failure = true;
@@ -483,6 +498,7 @@ pub fn run_check(
         batches,
         baseline,
         found,
+        interrupted: crate::run::interrupt::requested(),
     })
 }
 
@@ -656,6 +672,8 @@ pub struct CheckReport {
     pub baseline: Baseline,
     /// The first failure of each new class, shrunk and saved under `--out`.
     pub found: Vec<Found>,
+    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
+    pub interrupted: bool,
 }
 
 impl CheckReport {
@@ -703,12 +721,12 @@ pub fn junit_xml(report: &CheckReport) -> String {
                             .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
                 }) {
                     text.push_str(&format!(
-                        "\nnew class: {} (seed {}): reconcile-sim replay {}",
+                        "\nnew class: {} (seed {}): {}",
                         f.class
                             .as_ref()
                             .map_or(f.invariant.to_string(), |c| c.to_string()),
                         f.seed.unwrap_or_default(),
-                        f.path.display()
+                        crate::campaign::findings::replay_command(&f.path)
                     ));
                 }
                 st.set_description(text);

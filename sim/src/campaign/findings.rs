@@ -3,6 +3,7 @@
 //! `fuzz`, `check`, `nightly` and `from-fuzz` all go through [`shrink_and_save`].
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
@@ -10,7 +11,7 @@ use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::trace::class::{classify, Class, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, Limits, Shrunk};
+use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Shrunk};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +52,10 @@ pub struct Finding {
     pub shrunk: Shrunk,
     /// Its root-cause class, if it was shrunk for one.
     pub class: Option<Class>,
+    /// Why the file could not be written (`cannot write PATH: …`), if it could not. The
+    /// finding is still returned, so that the caller prints it and then fails: a full disk
+    /// or a bad `--out` must not lose what was found.
+    pub write_error: Option<String>,
 }
 
 impl Finding {
@@ -62,7 +67,10 @@ impl Finding {
 
 /// `reconcile-sim replay PATH`, quoted for a shell.
 pub fn replay_command(path: &Path) -> String {
-    format!("reconcile-sim replay {}", path.display())
+    format!(
+        "reconcile-sim replay {}",
+        shell_words::quote(&path.display().to_string())
+    )
 }
 
 /// Why a failure could not become a finding.
@@ -72,14 +80,6 @@ pub enum FindingError {
     /// store) is not deterministic.
     #[error("internal error: a recorded failure did not replay: {0}")]
     DoesNotReplay(DoesNotFail),
-    /// The scenario file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
 }
 
 impl FindingError {
@@ -153,18 +153,23 @@ pub fn shrink_and_save(
             Vec::new(),
         ),
     };
-    let mut scenario = scenario_of(store, &shrunk, failure.seed, failure.strategy.clone());
+    let mut scenario = Scenario::unannotated(
+        store.name(),
+        shrunk.config.clone(),
+        &shrunk.steps,
+        Some(shrunk.invariant),
+    );
+    scenario.seed = failure.seed;
+    scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
+    // Set before the notes are written: a masked replay's notes reach past the masked
+    // violations.
     scenario.masked = masked;
-    if !scenario.masked.is_empty() {
-        // The notes of a masked replay reach past the masked violations.
+    scenario.description = failure.description.clone();
+    if !out_of_time(limits) {
+        // One more replay, for the notes; a campaign out of time saves the steps alone.
         scenario.annotate(store);
     }
-    scenario.description = failure.description.clone();
-    scenario.save(file).map_err(|source| FindingError::Write {
-        path: file.to_path_buf(),
-        source,
-    })?;
     Ok(Finding {
         store: failure.store.clone(),
         // What the saved file breaks: shrinking for a class may trade the invariant that
@@ -174,7 +179,95 @@ pub fn shrink_and_save(
         path: file.to_path_buf(),
         shrunk,
         class: failure.class.clone(),
+        write_error: save(&scenario, file),
     })
+}
+
+/// Whether shrinking must not replay any more: past `limits`' deadline, or after Ctrl-C.
+fn out_of_time(limits: Limits) -> bool {
+    limits.deadline.is_some_and(|d| Instant::now() >= d) || crate::run::interrupt::requested()
+}
+
+/// Save `scenario` as `file`; the error in words if that failed.
+fn save(scenario: &Scenario, file: &Path) -> Option<String> {
+    scenario
+        .save(file)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", file.display()))
+}
+
+/// Save `failure` as found, without shrinking or replaying it (its steps carry no notes):
+/// what a campaign does with a failure when its `--time` budget, or Ctrl-C, leaves no time
+/// to shrink it. The file replays like any other (it keeps the class and the classes
+/// masked when it was found).
+pub fn save_unshrunk(failure: &Failure, file: &Path, why: GaveUp) -> Finding {
+    let mut scenario = Scenario::unannotated(
+        failure.store.clone(),
+        failure.config.clone(),
+        &failure.steps,
+        Some(failure.invariant),
+    );
+    scenario.seed = failure.seed;
+    scenario.strategy = failure.strategy.clone();
+    scenario.class = failure.class.clone();
+    scenario.masked = failure.mask.clone();
+    scenario.description = failure.description.clone();
+    Finding {
+        store: failure.store.clone(),
+        invariant: failure.invariant,
+        seed: failure.seed,
+        path: file.to_path_buf(),
+        shrunk: Shrunk {
+            config: failure.config.clone(),
+            steps: failure.steps.clone(),
+            invariant: failure.invariant,
+            original_steps: failure.steps.len(),
+            replays: 0,
+            elapsed: Duration::ZERO,
+            gave_up: Some(why),
+        },
+        class: failure.class.clone(),
+        write_error: save(&scenario, file),
+    }
+}
+
+/// Shrink and save each of `failures` under `out_dir` (on the store of `stores` it names),
+/// one after another, all of them by `deadline` if there is one: each gets `limits` and
+/// no more than an equal share of the time left, so one slow shrink cannot starve the
+/// others, and a failure reached after the deadline (or after Ctrl-C) is saved as found
+/// ([`save_unshrunk`]). `progress` hears of each failure before its turn.
+pub fn shrink_and_save_all(
+    stores: &[&dyn StoreFactory],
+    failures: &[Failure],
+    out_dir: &Path,
+    limits: Limits,
+    deadline: Option<Instant>,
+    progress: &dyn Fn(usize, &Failure),
+) -> Result<Vec<Finding>, FindingError> {
+    let mut saved = Vec::new();
+    for (i, failure) in failures.iter().enumerate() {
+        progress(i, failure);
+        let file = file_for(out_dir, failure);
+        let now = Instant::now();
+        if crate::run::interrupt::requested() {
+            saved.push(save_unshrunk(failure, &file, GaveUp::Interrupted(0)));
+            continue;
+        }
+        let limits = match deadline {
+            Some(d) if now >= d => {
+                saved.push(save_unshrunk(failure, &file, GaveUp::Deadline(0)));
+                continue;
+            }
+            Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
+            None => limits,
+        };
+        let store = *stores
+            .iter()
+            .find(|s| s.name() == failure.store)
+            .expect("a failure names one of the stores");
+        saved.push(shrink_and_save(store, failure, &file, limits)?);
+    }
+    Ok(saved)
 }
 
 /// Shrink `failure` keeping its class `class` (under the failure's mask), then drop the
@@ -203,9 +296,34 @@ fn shrink_class(
         &keeps,
         failure.config.clone(),
         failure.steps.len(),
-        first.report.steps,
+        first.report.steps.clone(),
         limits,
     );
+    let stopped = matches!(
+        r.gave_up,
+        Some(GaveUp::Deadline(_) | GaveUp::Interrupted(_))
+    );
+    if stopped && r.steps == first.report.steps && r.config == failure.config {
+        // Out of time before anything was cut: the trace found, under the mask it was
+        // found with, is what there is to save; no more replays.
+        let masked = first.masked.clone();
+        return Ok((
+            Shrunk {
+                config: r.config,
+                steps: r.steps,
+                invariant: first
+                    .report
+                    .outcome
+                    .invariant()
+                    .unwrap_or(failure.invariant),
+                original_steps: r.original_steps,
+                replays: r.replays,
+                elapsed: r.elapsed,
+                gave_up: r.gave_up,
+            },
+            masked,
+        ));
+    }
     let unmasked = classify(store, r.config.clone(), &r.steps, &[]);
     let (last, masked) = if unmasked.class.as_ref() == Some(class) {
         (unmasked, Vec::new())

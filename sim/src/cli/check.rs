@@ -8,10 +8,13 @@ use reconcile_sim::campaign::check::{
     batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
+use reconcile_sim::campaign::findings::replay_command;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::scenario;
 
-use super::flags::{exec_options, resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    exec_options, resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -46,6 +49,10 @@ pub struct Args {
     /// fixed.
     #[arg(long, value_name = "DIR", requires = "store")]
     known: Option<PathBuf>,
+    /// Pass even when the scenarios directory holds no scenario file (by default that is
+    /// an error: a gate that replays nothing proves nothing).
+    #[arg(long)]
+    allow_empty: bool,
     /// Where failures of new classes are written, shrunk (one file per class).
     #[command(flatten)]
     out: OutFlag,
@@ -56,6 +63,7 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
+    seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
     let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
     let exec = exec_options()?;
     let request = CheckRequest {
@@ -70,18 +78,32 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         out: args.out.out.clone(),
         limits: args.limits.limits(),
         known: args.known.clone(),
+        allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
     let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
+    // Every file that could not be written fails the check (exit 2), after the report.
+    let mut write_errors: Vec<String> = report
+        .found
+        .iter()
+        .filter_map(|f| f.write_error.clone())
+        .collect();
     if let Some(path) = &args.junit {
-        scenario::write_atomically(path, junit_xml(&report).as_bytes())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if let Err(e) = scenario::write_atomically(path, junit_xml(&report).as_bytes()) {
+            write_errors.push(format!("cannot write {}: {e}", path.display()));
+        }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", format_text(&report, &args, under_test.is_some()));
         eprintln!("(check took {:.1?})", started.elapsed());
+    }
+    if !write_errors.is_empty() {
+        anyhow::bail!(
+            "the check could not write its results (they are reported above):\n  {}",
+            write_errors.join("\n  ")
+        );
     }
     Ok(if report.ok() {
         Verdict::Clean
@@ -137,7 +159,9 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
         }
     }
     out.push_str(&format_fuzz(report, args, has_store));
-    out.push_str(if report.ok() {
+    out.push_str(if report.interrupted {
+        "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
+    } else if report.ok() {
         "check: PASS\n"
     } else {
         "check: FAIL\n"
@@ -201,14 +225,21 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                 "new failure"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
                 f.store,
                 f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
                 f.original_steps,
                 f.steps,
-                if f.one_minimal { "" } else { " (gave up early)" },
-                f.path.display()
+                if f.one_minimal {
+                    ""
+                } else {
+                    " (gave up early)"
+                },
+                match &f.write_error {
+                    Some(e) => format!("NOT SAVED: {e}"),
+                    None => format!("replay: {}", replay_command(&f.path)),
+                }
             ));
             if let Some(why) = &f.gave_up {
                 out.push_str(&format!("        warning: {why}\n"));

@@ -90,6 +90,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             value["scenario"] = f.path.display().to_string().into();
             value["scenario_steps"] = f.shrunk.steps.len().into();
             value["replay"] = f.replay_command().into();
+            if let Some(e) = &f.write_error {
+                value["write_error"] = e.clone().into();
+            }
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
@@ -110,6 +113,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         println!("coverage (interesting orderings reached):");
         print!("{}", coverage.format());
     }
+    super::fuzz::unsaved(saved.as_slice())?;
     Ok(match report.outcome {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
@@ -135,7 +139,7 @@ fn print_verdict(report: &RunReport, trace: &[String], saved: Option<&Finding>, 
             }
             print!("verdict: FAIL {v}");
             if let Some(f) = saved {
-                print!("{}", summary(&f.shrunk, &f.path));
+                print!("{}", summary(&f.shrunk, &f.path, f.write_error.as_deref()));
             }
             println!("reproduce: {reproduce}");
         }

@@ -310,6 +310,7 @@ fn check_known(
             out: tmp(&format!("{label}-out")),
             limits: Limits::default(),
             known: Some(repo().join("scenarios/known/current")),
+            allow_empty: false,
         },
         &|name| reconcile_sim::store::resolve(name, Default::default()),
     )

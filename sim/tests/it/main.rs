@@ -11,6 +11,7 @@ mod cli_scenarios;
 mod exec;
 mod laws;
 mod node_durable;
+mod robust;
 mod scenarios;
 mod strategies_cli;
 mod support;
