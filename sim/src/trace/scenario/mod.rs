@@ -54,6 +54,12 @@ pub struct Scenario {
     /// use it unless `--store` says otherwise.
     #[schemars(length(min = 1))]
     pub store: String,
+    /// For an `exec:` store: the directory its command ran in, relative to this file's
+    /// directory (or absolute). Replay runs the command there (with `--allow-exec`), so its
+    /// relative paths mean what they meant when it was recorded, from any working
+    /// directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_dir: Option<String>,
     /// The seed of the run it came from, if any. Informational: the steps are the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -145,6 +151,9 @@ impl Scenario {
             version: FORMAT_VERSION,
             description: None,
             store: stores.name(),
+            store_dir: stores
+                .command_dir()
+                .map(|d| d.to_string_lossy().into_owned()),
             seed: None,
             strategy: None,
             expect,
@@ -225,9 +234,45 @@ impl Scenario {
     }
 
     /// Write the file atomically: a temp file in the same directory, then a rename, so a
-    /// reader (or a crash) never sees half a scenario. Creates the directory if needed.
+    /// reader (or a crash) never sees half a scenario. Creates the directory if needed. An
+    /// absolute `store_dir` is written relative to the file's directory, so that a
+    /// repository's scenario replays from any checkout.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        write_atomically(path, self.to_json().as_bytes())
+        let absolute = self
+            .store_dir
+            .as_deref()
+            .filter(|d| Path::new(d).is_absolute());
+        let Some(dir) = absolute else {
+            return write_atomically(path, self.to_json().as_bytes());
+        };
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent)?;
+        let mut copy = self.clone();
+        if let Ok(base) = parent.canonicalize() {
+            copy.store_dir = Some(relative_path(&base, Path::new(dir)));
+        }
+        write_atomically(path, copy.to_json().as_bytes())
+    }
+}
+
+/// `target` relative to `base` (both absolute): `..`, `../tools`, `.` when equal.
+fn relative_path(base: &Path, target: &Path) -> String {
+    let b: Vec<_> = base.components().collect();
+    let t: Vec<_> = target.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
     }
 }
 
