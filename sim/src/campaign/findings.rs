@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
+use crate::run::Outcome;
 use crate::trace::class::{classify, Class, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, Limits, Shrunk};
@@ -34,6 +35,19 @@ pub struct Failure {
     pub class: Option<Class>,
     /// The classes masked in the run that found it.
     pub mask: Vec<Class>,
+    /// For a `crash`: why the store crashed in the run that found it (with the adapter's
+    /// stderr tail), which reports quote.
+    pub cause: Option<CrashCause>,
+}
+
+impl Failure {
+    /// The cause of the crash `outcome` ends in, if it is one.
+    pub fn cause_of(outcome: &Outcome) -> Option<CrashCause> {
+        match outcome {
+            Outcome::Fail(v) => v.cause.clone(),
+            Outcome::Pass => None,
+        }
+    }
 }
 
 /// A failure, shrunk and saved.
@@ -51,18 +65,31 @@ pub struct Finding {
     pub shrunk: Shrunk,
     /// Its root-cause class, if it was shrunk for one.
     pub class: Option<Class>,
+    /// For a `crash`: why the store crashed in the run that found it, with the adapter's
+    /// stderr tail.
+    pub cause: Option<CrashCause>,
 }
 
 impl Finding {
     /// The command that replays the saved scenario.
     pub fn replay_command(&self) -> String {
-        replay_command(&self.path)
+        replay_command_for(&self.store, &self.path)
     }
 }
 
 /// `reconcile-sim replay PATH`, quoted for a shell.
 pub fn replay_command(path: &Path) -> String {
     format!("reconcile-sim replay {}", path.display())
+}
+
+/// [`replay_command`] of a scenario recorded on `store`: with `--allow-exec` when the store
+/// is a command (replay runs a file's command only when asked).
+pub fn replay_command_for(store: &str, path: &Path) -> String {
+    let mut command = replay_command(path);
+    if store.starts_with(crate::store::exec::SPEC_PREFIX) {
+        command.push_str(" --allow-exec");
+    }
+    command
 }
 
 /// Why a failure could not become a finding.
@@ -119,7 +146,7 @@ pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
 }
 
 /// `store` with anything but letters, digits, `-`, `_` and `.` made `_`.
-fn safe_name(store: &str) -> String {
+pub(crate) fn safe_name(store: &str) -> String {
     store
         .chars()
         .map(|c| {
@@ -174,6 +201,7 @@ pub fn shrink_and_save(
         path: file.to_path_buf(),
         shrunk,
         class: failure.class.clone(),
+        cause: failure.cause.clone(),
     })
 }
 

@@ -436,6 +436,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: t.run.steps,
                     class: Some(class),
                     mask: t.mask,
+                    cause: Failure::cause_of(&t.run.outcome),
                 });
             }
         } else {
@@ -450,6 +451,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: run.steps,
                     class: None,
                     mask: Vec::new(),
+                    cause: Failure::cause_of(&run.outcome),
                 });
             }
         }

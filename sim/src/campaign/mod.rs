@@ -10,3 +10,4 @@ pub mod fuzz;
 pub mod fuzz_input;
 pub mod libfuzzer;
 pub mod nightly;
+pub mod recheck;

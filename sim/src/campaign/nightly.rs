@@ -84,6 +84,10 @@ pub struct Finding {
     pub scenario: Option<String>,
     /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
+    /// For a crash: why the store crashed in the run that found it (an in-process store's
+    /// panic; an adapter's fault with its stderr tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<crate::model::store::CrashCause>,
 }
 
 /// Everything the night did; written as `summary.json` and `summary.md`.
@@ -367,6 +371,7 @@ fn record_finding(
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
+        cause: failure.cause.clone(),
     };
     if finding.new {
         let file = file_for(scenarios_dir, failure);
@@ -455,6 +460,14 @@ fn new_signatures_md(s: &NightlySummary) -> String {
         ));
     }
     out.push('\n');
+    for f in new.iter().filter(|f| f.cause.is_some()) {
+        out.push_str(&format!("Crash of {} ({}):\n\n```\n", f.store, f.source));
+        for line in f.cause.as_ref().map(|c| c.lines()).unwrap_or_default() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("```\n\n");
+    }
     out
 }
 

@@ -8,10 +8,14 @@ use reconcile_sim::campaign::check::{
     batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::campaign::findings::replay_command_for;
+use reconcile_sim::campaign::recheck::format_suspects;
+use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::trace::scenario;
 
-use super::flags::{exec_options, resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    resolve_stores, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -51,13 +55,38 @@ pub struct Args {
     out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
+    /// Run the first seeds of the store under test again (twice on its processes, then in
+    /// fresh ones) and compare every effect and render: a store whose runs differ fails
+    /// the check as `nondeterministic` or `state-leak`. On by default for `exec:` stores.
+    #[arg(long, overrides_with = "no_check_determinism")]
+    check_determinism: bool,
+    /// Do not run seeds again to compare them (the default for in-process stores).
+    #[arg(long)]
+    no_check_determinism: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
-    let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
-    let exec = exec_options()?;
+    let under_test = args
+        .store
+        .as_deref()
+        .map(|s| resolve_stores(s, args.exec))
+        .transpose()?;
+    let exec = args.exec.options()?;
+    let determinism = if args.no_check_determinism {
+        false
+    } else {
+        args.check_determinism
+            || args
+                .store
+                .as_deref()
+                .is_some_and(|s| s.starts_with(reconcile_sim::store::exec::SPEC_PREFIX))
+    };
     let request = CheckRequest {
         scenarios_dir: args.scenarios.clone(),
         under_test: under_test
@@ -70,9 +99,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         out: args.out.out.clone(),
         limits: args.limits.limits(),
         known: args.known.clone(),
+        determinism,
     };
     let started = std::time::Instant::now();
-    let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
+    let allow_exec = args.allow.allow_exec;
+    let report = run_check(&request, &|path, sc| {
+        reconcile_sim::store::recorded::resolve_recorded(
+            &sc.store,
+            path,
+            sc.store_dir.as_deref(),
+            exec,
+            allow_exec,
+        )
+    })?;
     if let Some(path) = &args.junit {
         scenario::write_atomically(path, junit_xml(&report).as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
@@ -129,14 +168,28 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             ));
         } else {
             out.push_str(&format!(
-                "  FAIL  {}: {}{skipped}\n        replay: {}\n",
+                "  FAIL  {}: {}{skipped}\n",
                 s.path.display(),
                 scenario_message(s),
-                s.replay
             ));
+            push_cause(&mut out, s.cause.as_ref(), "        ");
+            out.push_str(&format!("        replay: {}\n", s.replay));
         }
     }
     out.push_str(&format_fuzz(report, args, has_store));
+    if report.determinism_seeds > 0 {
+        out.push_str(&format!(
+            "determinism: seeds {}..{} run again (twice on the store's processes, then in fresh ones): {}\n",
+            report.seed_start,
+            report.seed_start + report.determinism_seeds,
+            if report.suspects.is_empty() {
+                "identical"
+            } else {
+                "see below"
+            }
+        ));
+    }
+    out.push_str(&format_suspects(&report.suspects));
     out.push_str(if report.ok() {
         "check: PASS\n"
     } else {
@@ -177,6 +230,10 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                     b.seed_start + b.seeds,
                     batch_message(b)
                 ));
+                for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                    out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
+                    push_cause(&mut out, c.cause.as_ref(), "          ");
+                }
             }
         }
         if !report.baseline.classes.is_empty() {
@@ -201,19 +258,29 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                 "new failure"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: {}\n",
                 f.store,
                 f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
                 f.original_steps,
                 f.steps,
                 if f.one_minimal { "" } else { " (gave up early)" },
-                f.path.display()
+                replay_command_for(&f.store, &f.path)
             ));
+            push_cause(&mut out, f.cause.as_ref(), "        ");
             if let Some(why) = &f.gave_up {
                 out.push_str(&format!("        warning: {why}\n"));
             }
         }
     }
     out
+}
+
+/// A crash's cause and stderr tail, one line each, indented by `indent`.
+fn push_cause(out: &mut String, cause: Option<&CrashCause>, indent: &str) {
+    for line in cause.map(CrashCause::lines).unwrap_or_default() {
+        out.push_str(indent);
+        out.push_str(&line);
+        out.push('\n');
+    }
 }

@@ -63,6 +63,6 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         failure.steps.len()
     );
     let finding = shrink_and_save(&store, &failure, &args.out, args.limits.limits())?;
-    print!("{}", summary(&finding.shrunk, &args.out));
+    print!("{}", summary(&finding.shrunk, &finding.store, &args.out));
     Ok(Verdict::Violation)
 }

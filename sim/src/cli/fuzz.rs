@@ -4,13 +4,16 @@ use std::io::IsTerminal;
 use std::sync::atomic::AtomicBool;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Finding};
+use reconcile_sim::campaign::findings::{file_for, Failure, Finding};
 use reconcile_sim::campaign::fuzz::{
     format_table, run_campaign, Budget, Campaign, CampaignOutcome,
 };
+use reconcile_sim::campaign::recheck::{
+    check_determinism, format_suspects, settle, Suspect, DETERMINISM_SEEDS,
+};
 use reconcile_sim::model::store::StoreFactory;
 
-use super::flags::{resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{resolve_stores, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -51,11 +54,19 @@ pub struct Args {
     /// invariant only (each failing seed then runs once, not once per class it shows).
     #[arg(long)]
     no_classes: bool,
+    /// Also run the first seeds again (twice on the campaign's processes and, for an
+    /// `exec:` store, in fresh ones) and compare every effect and render: a store
+    /// whose runs differ is reported `nondeterministic`, one whose runs on reused
+    /// processes differ from fresh ones `state-leak`.
+    #[arg(long)]
+    check_determinism: bool,
+    #[command(flatten)]
+    exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
-    let owned = resolve_stores(&args.store)?;
+    let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let budget = match (args.seeds, args.time) {
         (Some(n), _) => Budget::Seeds(n),
@@ -74,29 +85,35 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let started = std::time::Instant::now();
     let outcome = run_with_progress(&campaign);
-    // Shrink the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes — and save it.
-    let mut saved = Vec::new();
-    for failure in &outcome.first_failures {
-        let store = *campaign
-            .stores
-            .iter()
-            .find(|s| s.name() == failure.store)
-            .expect("a campaign store");
-        let file = file_for(&args.out.out, failure);
-        saved.push(shrink_and_save(
-            store,
-            failure,
-            &file,
-            args.limits.limits(),
+    // Recheck the first failing seed of each (store, class) — or (store, invariant) with
+    // --no-classes —, then shrink and save it; one that does not happen again is a
+    // suspect (flaky, or a state leak), saved as found.
+    let out = &args.out.out;
+    let settled = settle(
+        &campaign.stores,
+        &outcome.first_failures,
+        out,
+        &|f| file_for(out, f),
+        args.limits.limits(),
+    )?;
+    let saved = settled.findings;
+    let mut suspects = settled.suspects;
+    if args.check_determinism {
+        let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
+        let start = outcome.report.seed_start;
+        suspects.extend(check_determinism(
+            &campaign.stores,
+            strategy,
+            start..start + seeds,
+            out,
         )?);
     }
     if args.json {
-        print_json(&outcome, &campaign, &saved)?;
+        print_json(&outcome, &campaign, &saved, &suspects)?;
     } else {
-        print_text(&outcome, &campaign, &saved, started.elapsed());
+        print_text(&outcome, &campaign, &saved, &suspects, started.elapsed());
     }
-    Ok(if outcome.report.any_failure() {
+    Ok(if outcome.report.any_failure() || !suspects.is_empty() {
         Verdict::Violation
     } else {
         Verdict::Clean
@@ -137,6 +154,7 @@ fn print_json(
     outcome: &CampaignOutcome,
     campaign: &Campaign<'_>,
     saved: &[Finding],
+    suspects: &[Suspect],
 ) -> anyhow::Result<()> {
     let mut value = serde_json::to_value(&outcome.report)?;
     value["scenarios"] = saved
@@ -152,9 +170,21 @@ fn print_json(
                 "steps": f.shrunk.steps.len(),
                 "one_minimal": f.shrunk.gave_up.is_none(),
                 "replay": f.replay_command(),
+                "cause": f.cause,
             })
         })
         .collect();
+    value["crashes"] = crashes(&outcome.first_failures)
+        .map(|f| {
+            serde_json::json!({
+                "store": f.store,
+                "seed": f.seed,
+                "cause_text": f.cause.as_ref().map(|c| c.to_string()),
+                "cause": f.cause,
+            })
+        })
+        .collect();
+    value["suspects"] = serde_json::to_value(suspects)?;
     if campaign.coverage {
         value["coverage"] = serde_json::to_value(
             campaign
@@ -173,6 +203,7 @@ fn print_text(
     outcome: &CampaignOutcome,
     campaign: &Campaign<'_>,
     saved: &[Finding],
+    suspects: &[Suspect],
     elapsed: std::time::Duration,
 ) {
     let report = &outcome.report;
@@ -201,7 +232,19 @@ fn print_text(
             );
         }
     }
+    for f in crashes(&outcome.first_failures) {
+        let cause = f.cause.as_ref().expect("a crash with a cause");
+        println!(
+            "crash of {} (seed {}):",
+            f.store,
+            f.seed.map_or("-".to_string(), |s| s.to_string())
+        );
+        for line in cause.lines() {
+            println!("  {line}");
+        }
+    }
     print!("{}", format_classes(report, saved));
+    print!("{}", format_suspects(suspects));
     for f in saved.iter().filter(|f| f.class.is_none()) {
         println!(
             "shrunk {} {} (seed {}): {} → {} steps{}: {}",
@@ -230,6 +273,12 @@ fn print_text(
         );
         print!("{}", c.format());
     }
+}
+
+/// The kept failures that are crashes with a cause, one per (store, cause kind): what the
+/// report quotes (the cause and the adapter's stderr tail).
+fn crashes(failures: &[Failure]) -> impl Iterator<Item = &Failure> {
+    failures.iter().filter(|f| f.cause.is_some())
 }
 
 /// One row per root-cause class: store, seeds that showed it, first seed, steps of its
