@@ -376,13 +376,23 @@ fn run_chunk(
             } else {
                 (run_one(*store, campaign.strategy, seed + n), None)
             };
-            let failed = report.outcome.invariant().is_some();
+            // A failing seed is run again for its classes. When none of those runs fails
+            // (a store whose runs do not repeat), the failure is kept under its own
+            // violation's class, so that it is reported (and rechecked: flaky) rather than
+            // counted and lost.
+            let fallback = match (&report.outcome, campaign.classes) {
+                (crate::run::Outcome::Fail(v), true) => {
+                    Some((Class::of_violation(v), report.clone()))
+                }
+                _ => None,
+            };
             tally.add_run(seed + n, report, coverage);
-            if failed && campaign.classes {
-                tally.add_classes(
-                    seed + n,
-                    classes_of_seed(*store, campaign.strategy, seed + n),
-                );
+            if let Some((class, run)) = fallback {
+                let mut found = classes_of_seed(*store, campaign.strategy, seed + n);
+                if found.is_empty() {
+                    found.push((class, Vec::new(), run));
+                }
+                tally.add_classes(seed + n, found);
             }
             ran();
         }

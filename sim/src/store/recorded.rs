@@ -122,6 +122,11 @@ fn choose_dir(
         None => candidates.push(None),
     }
     candidates.push(Some(file_dir));
+    // Shown in messages and used as the working directory: absolute and without `..`.
+    let candidates: Vec<Option<PathBuf>> = candidates
+        .into_iter()
+        .map(|d| d.map(|d| d.canonicalize().unwrap_or(d)))
+        .collect();
     let missing_in = |dir: &Option<PathBuf>| -> Vec<String> {
         let base = dir.clone().unwrap_or_else(|| PathBuf::from("."));
         path_words(argv)
@@ -196,8 +201,9 @@ mod tests {
 
     #[test]
     fn the_recorded_directory_wins_then_the_files_own() {
-        let root = tempfile::tempdir().unwrap();
-        let repo = root.path().join("repo");
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        let repo = root.join("repo");
         let scenarios = repo.join("out");
         std::fs::create_dir_all(repo.join("adapters")).unwrap();
         std::fs::create_dir_all(&scenarios).unwrap();
@@ -207,7 +213,7 @@ mod tests {
         // Recorded relative to the file: found there.
         assert_eq!(
             choose_dir(&argv, &file, Some("..")),
-            (Some(scenarios.join("..")), Vec::new())
+            (Some(repo.clone()), Vec::new())
         );
         // Recorded somewhere that lacks it: the file's directory, when it has it.
         std::fs::create_dir_all(scenarios.join("adapters")).unwrap();
@@ -217,17 +223,14 @@ mod tests {
             (Some(scenarios.clone()), Vec::new())
         );
         // Nowhere: the recorded directory if it exists, with the missing words.
-        let elsewhere = root.path().join("elsewhere.json");
+        let elsewhere = root.join("elsewhere.json");
         assert_eq!(
             choose_dir(&argv, &elsewhere, Some("repo")),
-            (Some(root.path().join("repo")), Vec::new(),)
+            (Some(repo.clone()), Vec::new())
         );
         assert_eq!(
             choose_dir(&argv, &elsewhere, Some(".")),
-            (
-                Some(root.path().join(".")),
-                vec!["adapters/a.js".to_string()]
-            )
+            (Some(root.clone()), vec!["adapters/a.js".to_string()])
         );
     }
 }

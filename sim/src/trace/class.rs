@@ -303,6 +303,17 @@ impl Class {
         }
     }
 
+    /// The class of violation `v` as far as the violation alone tells it (the effect; the
+    /// subject and trigger need the run's history, so they are not distinguished): for a
+    /// crash, exactly the class a run would give it.
+    pub fn of_violation(v: &Violation) -> Class {
+        Class {
+            effect: effect_of(v),
+            subject: Subject::Any,
+            trigger: None,
+        }
+    }
+
     /// A short file-name-safe key: `optimistic-other-turn-gone-at-fetch`,
     /// `queued-started-turn-lingers`, `content-gone-at-stale-fetch`.
     pub fn key(&self) -> String {
