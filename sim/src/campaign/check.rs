@@ -499,8 +499,8 @@ pub fn run_check(
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
     let (found, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
-    let determinism_seeds = if request.determinism && !fuzzed.is_empty() {
-        let n = DETERMINISM_SEEDS.min(request.seeds.max(1));
+    let determinism_seeds = if request.determinism && !fuzzed.is_empty() && request.seeds > 0 {
+        let n = DETERMINISM_SEEDS.min(request.seeds);
         suspects.extend(check_determinism(
             &fuzzed,
             request.strategy,
