@@ -29,13 +29,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::Serialize;
 
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, Failure, FindingError};
+use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
 use crate::campaign::recheck::{check_determinism, settle, Suspect, DETERMINISM_SEEDS};
 use crate::model::store::{CrashCause, StoreFactory};
@@ -171,6 +170,8 @@ pub struct ScenarioResult {
 pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<ScenarioResult> {
     cases
         .iter()
+        // Ctrl-C: the scenarios not replayed yet are left out (the report says so).
+        .take_while(|_| !crate::run::interrupt::requested())
         .map(|c| {
             let store = c.store.get();
             let sc = &c.scenario;
@@ -198,7 +199,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                     _ => ScenarioVerdict::Fixed,
                 },
             };
-            let mut replay = format!("reconcile-sim replay {}", c.path.display());
+            let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
             } else if sc.store.starts_with(crate::store::exec::SPEC_PREFIX) {
@@ -308,7 +309,7 @@ pub fn fuzz_batches(
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
-        while start < seed_start + seeds {
+        while start < seed_start + seeds && !crate::run::interrupt::requested() {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
             let outcome = run_campaign(
                 &Campaign {
@@ -321,13 +322,18 @@ pub fn fuzz_batches(
                     classes: true,
                 },
                 &|_| {},
-                &AtomicBool::new(false),
+                crate::run::interrupt::flag(),
             );
             let s = &outcome.report.stores[0];
+            if outcome.report.seeds == 0 {
+                // Interrupted before its first seed.
+                break;
+            }
             batches.push(FuzzBatch {
                 store: s.store.clone(),
                 seed_start: start,
-                seeds: n,
+                // All n, unless Ctrl-C cut the batch short.
+                seeds: outcome.report.seeds,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
                 classes: s
@@ -387,6 +393,10 @@ pub struct Found {
     /// For a crash: the cause in the run that found it, with the adapter's stderr tail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<CrashCause>,
+    /// Why the file could not be written, if it could not (the check then fails with it,
+    /// after reporting everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
 }
 
 /// Recheck each failure (on the store of `stores` it names), then shrink and save those
@@ -397,8 +407,8 @@ pub fn save_failures(
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
-) -> Result<(Vec<Found>, Vec<Suspect>), FindingError> {
-    let settled = settle(stores, failures, out_dir, &|f| file_for(out_dir, f), limits)?;
+) -> (Vec<Found>, Vec<Suspect>) {
+    let settled = settle(stores, failures, out_dir, limits, None, &|_, _| {});
     let mut found = Vec::new();
     for finding in settled.findings {
         found.push(Found {
@@ -412,9 +422,10 @@ pub fn save_failures(
             one_minimal: finding.shrunk.gave_up.is_none(),
             gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
             cause: finding.cause,
+            write_error: finding.write_error,
         });
     }
-    Ok((found, settled.suspects))
+    (found, settled.suspects)
 }
 
 /// What a check runs (see the module doc).
@@ -442,6 +453,9 @@ pub struct CheckRequest<'a> {
     /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
     /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
     pub determinism: bool,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
 }
 
 /// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
@@ -470,6 +484,12 @@ pub fn run_check(
         .into_iter()
         .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
         .collect();
+    if loaded.is_empty() && known_dir.as_ref().is_none_or(Vec::is_empty) && !request.allow_empty {
+        return Err(CampaignError::BadInput(format!(
+            "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
+            request.scenarios_dir.display()
+        )));
+    }
     if let Some(known) = known_dir {
         loaded.extend(known.into_iter().map(|(p, mut sc)| {
             sc.known_failure = true;
@@ -498,15 +518,19 @@ pub fn run_check(
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let (found, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
-    let determinism_seeds = if request.determinism && !fuzzed.is_empty() && request.seeds > 0 {
+    let (found, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let determinism_seeds = if request.determinism
+        && !fuzzed.is_empty()
+        && request.seeds > 0
+        && !crate::run::interrupt::requested()
+    {
         let n = DETERMINISM_SEEDS.min(request.seeds);
         suspects.extend(check_determinism(
             &fuzzed,
             request.strategy,
             request.seed_start..request.seed_start + n,
             &request.out,
-        )?);
+        ));
         n
     } else {
         0
@@ -520,6 +544,7 @@ pub fn run_check(
         found,
         determinism_seeds,
         suspects,
+        interrupted: crate::run::interrupt::requested(),
     })
 }
 
@@ -713,6 +738,8 @@ pub struct CheckReport {
     /// process that served them (`state-leak`) or on nothing in their input
     /// (`nondeterministic`): each fails the check.
     pub suspects: Vec<Suspect>,
+    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
+    pub interrupted: bool,
 }
 
 impl CheckReport {

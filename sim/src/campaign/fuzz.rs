@@ -42,6 +42,15 @@ pub enum Budget {
     Seeds(u64),
     /// As many seeds as fit in this time.
     Time(Duration),
+    /// As many seeds as fit in `total`, shrinking included: once a run has failed, the
+    /// campaign ends `reserve` early, leaving that time to shrink what it found (`fuzz
+    /// --time`; see [`crate::campaign::findings::shrink_and_save_all`]).
+    TimeWithShrinking {
+        /// The whole budget.
+        total: Duration,
+        /// What is kept for shrinking once there is something to shrink.
+        reserve: Duration,
+    },
 }
 
 /// What a campaign runs.
@@ -300,15 +309,24 @@ pub fn run_campaign(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> CampaignOutcome {
+    let started = Instant::now();
     let seeds_total = match campaign.budget {
         Budget::Seeds(n) => n,
-        Budget::Time(_) => u64::MAX - campaign.seed_start,
+        Budget::Time(_) | Budget::TimeWithShrinking { .. } => u64::MAX - campaign.seed_start,
     };
-    let deadline = match campaign.budget {
-        Budget::Time(d) => Some(Instant::now() + d),
-        Budget::Seeds(_) => None,
+    let (deadline, reserve) = match campaign.budget {
+        Budget::Time(d) => (Some(started + d), Duration::ZERO),
+        Budget::TimeWithShrinking { total, reserve } => (Some(started + total), reserve),
+        Budget::Seeds(_) => (None, Duration::ZERO),
     };
-    let stop = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+    let failed = AtomicBool::new(false);
+    let stop = || {
+        cancel.load(Ordering::Relaxed)
+            || deadline.is_some_and(|d| {
+                let now = Instant::now();
+                now >= d || (failed.load(Ordering::Relaxed) && now + reserve >= d)
+            })
+    };
     let next_chunk = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let merger = Mutex::new(Merger {
@@ -332,7 +350,10 @@ pub fn run_campaign(
                 }
                 let seeds = CHUNK_SEEDS.min(seeds_total - first);
                 let seed = campaign.seed_start + first;
-                let chunk = run_chunk(campaign, seed, seeds, &stop, &|| {
+                let chunk = run_chunk(campaign, seed, seeds, &stop, &|run_failed| {
+                    if run_failed {
+                        failed.store(true, Ordering::Relaxed);
+                    }
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1)
                 });
                 let complete = chunk.complete;
@@ -353,7 +374,7 @@ fn run_chunk(
     seed: u64,
     seeds: u64,
     stop: &dyn Fn() -> bool,
-    ran: &dyn Fn(),
+    ran: &dyn Fn(bool),
 ) -> ChunkResult {
     let mut tallies: Vec<StoreTally> = campaign
         .stores
@@ -386,6 +407,7 @@ fn run_chunk(
                 }
                 _ => None,
             };
+            let failed = report.outcome.invariant().is_some();
             tally.add_run(seed + n, report, coverage);
             if let Some((class, run)) = fallback {
                 let mut found = classes_of_seed(*store, campaign.strategy, seed + n);
@@ -394,7 +416,7 @@ fn run_chunk(
                 }
                 tally.add_classes(seed + n, found);
             }
-            ran();
+            ran(failed);
         }
     }
     ChunkResult {

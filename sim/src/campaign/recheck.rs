@@ -25,10 +25,13 @@
 //! for `exec:` stores in `check`).
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::campaign::findings::{shrink_and_save, Failure, Finding, FindingError};
+use crate::campaign::findings::{
+    file_for, save_unshrunk, shrink_and_save, Failure, Finding, FindingError,
+};
 use crate::campaign::fuzz::run_one_observed;
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
@@ -40,7 +43,7 @@ use crate::run::strategy::StrategySpec;
 use crate::run::{Observer, Outcome, RunReport, StepAt};
 use crate::trace::class::{classify, Class};
 use crate::trace::scenario::Scenario;
-use crate::trace::shrink::Limits;
+use crate::trace::shrink::{GaveUp, Limits};
 
 /// How many seeds [`check_determinism`] runs again by default, from a campaign's first
 /// seed: three runs each (two on the campaign's processes, one in fresh ones, which start
@@ -99,6 +102,10 @@ pub struct Suspect {
     /// The first run's trace, saved as a scenario (not shrunk: shrinking needs a failure
     /// that happens again).
     pub scenario: Option<PathBuf>,
+    /// Why that file could not be written, if it could not (the command reports the
+    /// suspect, then fails with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
 }
 
 impl Suspect {
@@ -130,23 +137,49 @@ pub struct Settled {
 }
 
 /// Recheck each failure (see [`recheck`]), then shrink and save those that happen again
-/// (as [`shrink_and_save`] does, to `file(failure)`), and save the first run's trace of
-/// those that do not, under `out_dir`, as suspects. Each failure names one of `stores`.
+/// (as [`shrink_and_save`] does, to [`file_for`]), and save the first run's trace of those
+/// that do not, under `out_dir`, as suspects. Each failure names one of `stores`.
+///
+/// All of it by `deadline`, if there is one: each failure gets `limits` and no more than an
+/// equal share of the time left, so one slow shrink cannot starve the others, and a
+/// failure reached after the deadline (or after Ctrl-C) is saved as found, neither
+/// rechecked nor shrunk ([`save_unshrunk`]). `progress` hears of each failure before its
+/// turn.
 pub fn settle(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
-    file: &dyn Fn(&Failure) -> PathBuf,
     limits: Limits,
-) -> Result<Settled, FindingError> {
+    deadline: Option<Instant>,
+    progress: &dyn Fn(usize, &Failure),
+) -> Settled {
     let mut settled = Settled::default();
-    for failure in failures {
+    for (i, failure) in failures.iter().enumerate() {
+        progress(i, failure);
         let store = *stores
             .iter()
             .find(|s| s.name() == failure.store)
             .expect("a failure names one of the stores");
+        let file = file_for(out_dir, failure);
+        let now = Instant::now();
+        if crate::run::interrupt::requested() {
+            settled
+                .findings
+                .push(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
+            continue;
+        }
+        let limits = match deadline {
+            Some(d) if now >= d => {
+                settled
+                    .findings
+                    .push(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
+                continue;
+            }
+            Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
+            None => limits,
+        };
         let second = match recheck(store, failure) {
-            None => match shrink_and_save(store, failure, &file(failure), limits) {
+            None => match shrink_and_save(store, failure, &file, limits) {
                 Ok(finding) => {
                     settled.findings.push(finding);
                     continue;
@@ -156,7 +189,6 @@ pub fn settle(
                     SuspectKind::Flaky,
                     format!("it failed again when rechecked, but not when shrinking began ({e})"),
                 ),
-                Err(e) => return Err(e),
             },
             Some(second) => second,
         };
@@ -166,9 +198,9 @@ pub fn settle(
             Some(failure.invariant),
             second,
             out_dir,
-        )?);
+        ));
     }
-    Ok(settled)
+    settled
 }
 
 /// Replay `failure` on `store` (its processes, reused) and on [`StoreFactory::fresh`] (a
@@ -264,7 +296,7 @@ fn save_suspect(
     expect: Option<Invariant>,
     (kind, why): (SuspectKind, String),
     out_dir: &Path,
-) -> Result<Suspect, FindingError> {
+) -> Suspect {
     let mut scenario = Scenario::record(store, failure.config.clone(), &failure.steps, expect);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
@@ -277,11 +309,11 @@ fn save_suspect(
             .map_or(String::new(), |d| format!("; {d}"))
     ));
     let path = suspect_file(out_dir, kind, &failure.store, failure.seed, failure);
-    scenario.save(&path).map_err(|source| FindingError::Write {
-        path: path.clone(),
-        source,
-    })?;
-    Ok(Suspect {
+    let write_error = scenario
+        .save(&path)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", path.display()));
+    Suspect {
         kind,
         store: failure.store.clone(),
         seed: failure.seed,
@@ -290,7 +322,8 @@ fn save_suspect(
         cause: failure.cause.clone(),
         why,
         scenario: Some(path),
-    })
+        write_error,
+    }
 }
 
 /// `<store>-<kind>-seed<N>.json` (or `…-<strategy>.json` without a seed).
@@ -531,7 +564,7 @@ pub fn check_determinism(
     strategy: StrategySpec,
     seeds: impl Iterator<Item = u64> + Clone,
     out_dir: &Path,
-) -> Result<Vec<Suspect>, FindingError> {
+) -> Vec<Suspect> {
     let mut suspects = Vec::new();
     for store in stores {
         for seed in seeds.clone() {
@@ -559,12 +592,12 @@ pub fn check_determinism(
                 report.outcome.invariant(),
                 (kind, why),
                 out_dir,
-            )?;
+            );
             suspects.push(suspect);
             break; // one seed is enough to name the store
         }
     }
-    Ok(suspects)
+    suspects
 }
 
 /// Suspects grouped by store and kind, each with its seeds, for a text report:
@@ -603,8 +636,12 @@ pub fn format_suspects(suspects: &[Suspect]) -> String {
                     out.push_str(&format!("    {line}\n"));
                 }
             }
-            if let Some(path) = &s.scenario {
-                out.push_str(&format!("    first run's trace: {}\n", path.display()));
+            match (&s.scenario, &s.write_error) {
+                (_, Some(e)) => out.push_str(&format!("    first run's trace NOT SAVED: {e}\n")),
+                (Some(path), None) => {
+                    out.push_str(&format!("    first run's trace: {}\n", path.display()))
+                }
+                (None, None) => {}
             }
         }
     }

@@ -14,7 +14,8 @@ use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::trace::scenario;
 
 use super::flags::{
-    resolve_stores, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+    resolve_stores, seed_range, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag,
+    StrategyFlags,
 };
 use super::Verdict;
 
@@ -50,6 +51,10 @@ pub struct Args {
     /// fixed.
     #[arg(long, value_name = "DIR", requires = "store")]
     known: Option<PathBuf>,
+    /// Pass even when the scenarios directory holds no scenario file (by default that is
+    /// an error: a gate that replays nothing proves nothing).
+    #[arg(long)]
+    allow_empty: bool,
     /// Where failures of new classes are written, shrunk (one file per class).
     #[command(flatten)]
     out: OutFlag,
@@ -72,6 +77,7 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
+    seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
     let under_test = args
         .store
         .as_deref()
@@ -100,6 +106,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         limits: args.limits.limits(),
         known: args.known.clone(),
         determinism,
+        allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
@@ -112,15 +119,29 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             allow_exec,
         )
     })?;
+    // Every file that could not be written fails the check (exit 2), after the report.
+    let mut write_errors: Vec<String> = report
+        .found
+        .iter()
+        .filter_map(|f| f.write_error.clone())
+        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
+        .collect();
     if let Some(path) = &args.junit {
-        scenario::write_atomically(path, junit_xml(&report).as_bytes())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        if let Err(e) = scenario::write_atomically(path, junit_xml(&report).as_bytes()) {
+            write_errors.push(format!("cannot write {}: {e}", path.display()));
+        }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", format_text(&report, &args, under_test.is_some()));
         eprintln!("(check took {:.1?})", started.elapsed());
+    }
+    if !write_errors.is_empty() {
+        anyhow::bail!(
+            "the check could not write its results (they are reported above):\n  {}",
+            write_errors.join("\n  ")
+        );
     }
     Ok(if report.ok() {
         Verdict::Clean
@@ -190,7 +211,9 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
         ));
     }
     out.push_str(&format_suspects(&report.suspects));
-    out.push_str(if report.ok() {
+    out.push_str(if report.interrupted {
+        "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
+    } else if report.ok() {
         "check: PASS\n"
     } else {
         "check: FAIL\n"
@@ -258,14 +281,21 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                 "new failure"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: {}\n",
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
                 f.store,
                 f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
                 f.original_steps,
                 f.steps,
-                if f.one_minimal { "" } else { " (gave up early)" },
-                replay_command_for(&f.store, &f.path)
+                if f.one_minimal {
+                    ""
+                } else {
+                    " (gave up early)"
+                },
+                match &f.write_error {
+                    Some(e) => format!("NOT SAVED: {e}"),
+                    None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
+                }
             ));
             push_cause(&mut out, f.cause.as_ref(), "        ");
             if let Some(why) = &f.gave_up {

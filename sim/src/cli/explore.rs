@@ -68,6 +68,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let started = std::time::Instant::now();
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
+    let mut write_error = None;
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
         let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
@@ -81,17 +82,24 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "found by `reconcile-sim explore` within {}",
             report.bound
         ));
-        scenario
-            .save(path)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        println!("scenario: {}", path.display());
-        println!("replay: {}", replay_command(path));
+        // A file that cannot be written fails the command after the counterexample is
+        // printed (it is in the output, steps as JSON included), not before.
+        match scenario.save(path) {
+            Ok(()) => {
+                println!("scenario: {}", path.display());
+                println!("replay: {}", replay_command(path));
+            }
+            Err(e) => write_error = Some(format!("cannot write {}: {e}", path.display())),
+        }
     }
     if args.json {
         let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print_text(store, &bound, &report, elapsed)?;
+    }
+    if let Some(e) = write_error {
+        anyhow::bail!(e);
     }
     Ok(if report.counterexample.is_some() {
         Verdict::Violation
@@ -104,6 +112,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
+    }
+    let clients_max = reconcile_sim::trace::scenario::CLIENTS_MAX;
+    if args.clients > clients_max {
+        anyhow::bail!(
+            "--clients {} is too many: at most {clients_max} (what a scenario file holds)",
+            args.clients
+        );
     }
     let mut bound = ExploreBound::small(args.clients, args.sends);
     bound.config.passive_observer = false;

@@ -1,10 +1,6 @@
 //! `reconcile-sim fuzz --store NAME|all (--seeds N | --time DURATION) [--jobs J] [--json]`
 
-use std::io::IsTerminal;
-use std::sync::atomic::AtomicBool;
-
-use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::campaign::findings::{file_for, Failure, Finding};
+use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::{
     format_table, run_campaign, Budget, Campaign, CampaignOutcome,
 };
@@ -12,8 +8,12 @@ use reconcile_sim::campaign::recheck::{
     check_determinism, format_suspects, settle, Suspect, DETERMINISM_SEEDS,
 };
 use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::interrupt;
 
-use super::flags::{resolve_stores, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    resolve_stores, seed_range, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
+use super::progress::{Measure, Progress};
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -28,7 +28,7 @@ pub struct Args {
     seeds: Option<u64>,
     /// Run for this long (e.g. `10s`, `5m`); the report covers every seed finished by
     /// every store, from the first one up.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = super::flags::duration)]
     time: Option<std::time::Duration>,
     /// The first seed.
     #[arg(long, default_value_t = 0)]
@@ -68,9 +68,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
+    let limits = args.limits.limits();
     let budget = match (args.seeds, args.time) {
-        (Some(n), _) => Budget::Seeds(n),
-        (None, Some(t)) => Budget::Time(t),
+        (Some(n), _) => {
+            seed_range(args.seed_start, n, "--seed-start + --seeds")?;
+            Budget::Seeds(n)
+        }
+        // The whole run, shrinking included, fits in --time: once something fails, the
+        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
+        // shrink it in.
+        (None, Some(t)) => Budget::TimeWithShrinking {
+            total: t,
+            reserve: limits.time_max.min(t / 4),
+        },
         (None, None) => unreachable!("clap requires one"),
     };
     let jobs = args.jobs.jobs()?;
@@ -84,21 +94,40 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         classes: !args.no_classes,
     };
     let started = std::time::Instant::now();
-    let outcome = run_with_progress(&campaign);
+    let deadline = args.time.map(|t| started + t);
+    let progress = Progress::start(match (args.seeds, args.time) {
+        (Some(n), _) => Measure::Runs(n.saturating_mul(campaign.stores.len() as u64)),
+        (None, t) => Measure::Time(t.unwrap_or_default()),
+    });
+    let outcome = run_campaign(&campaign, &|done| progress.runs(done), interrupt::flag());
     // Recheck the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes —, then shrink and save it; one that does not happen again is a
-    // suspect (flaky, or a state leak), saved as found.
+    // --no-classes —, then shrink and save it, all within --time; one that does not
+    // happen again is a suspect (flaky, or a state leak), saved as found; after Ctrl-C,
+    // they are saved unshrunk.
+    let count = outcome.first_failures.len();
     let out = &args.out.out;
     let settled = settle(
         &campaign.stores,
         &outcome.first_failures,
         out,
-        &|f| file_for(out, f),
-        args.limits.limits(),
-    )?;
+        limits,
+        deadline,
+        &|i, f| {
+            progress.say(format!(
+                "checking and shrinking {}/{count}: {} {}",
+                i + 1,
+                f.store,
+                f.class
+                    .as_ref()
+                    .map_or(f.invariant.to_string(), |c| c.to_string())
+            ))
+        },
+    );
     let saved = settled.findings;
     let mut suspects = settled.suspects;
-    if args.check_determinism {
+    let in_time = deadline.is_none_or(|d| std::time::Instant::now() < d);
+    if args.check_determinism && in_time && !interrupt::requested() {
+        progress.say("running the first seeds again (--check-determinism)".to_string());
         let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
         let start = outcome.report.seed_start;
         suspects.extend(check_determinism(
@@ -106,13 +135,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             strategy,
             start..start + seeds,
             out,
-        )?);
+        ));
     }
+    progress.finish();
     if args.json {
         print_json(&outcome, &campaign, &saved, &suspects)?;
     } else {
         print_text(&outcome, &campaign, &saved, &suspects, started.elapsed());
     }
+    unsaved(&saved, &suspects)?;
     Ok(if outcome.report.any_failure() || !suspects.is_empty() {
         Verdict::Violation
     } else {
@@ -120,34 +151,23 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     })
 }
 
-/// Run the campaign, with a progress bar on a terminal.
-fn run_with_progress(campaign: &Campaign<'_>) -> CampaignOutcome {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = match campaign.budget {
-            Budget::Seeds(n) => ProgressBar::new(n * campaign.stores.len() as u64),
-            Budget::Time(_) => ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar
-    });
-    let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            if done.is_multiple_of(256) {
-                bar.set_position(done);
-            }
-        }
-    };
-    let outcome = run_campaign(campaign, &progress, &AtomicBool::new(false));
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
+/// An error naming every file that could not be written, for after everything was
+/// printed: the findings were reported but not kept, so the command fails (exit 2).
+pub fn unsaved(saved: &[Finding], suspects: &[Suspect]) -> anyhow::Result<()> {
+    let errors: Vec<&str> = saved
+        .iter()
+        .filter_map(|f| f.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
     }
-    outcome
+    anyhow::bail!(
+        "{} of {} findings could not be saved (they are reported above):\n  {}",
+        errors.len(),
+        saved.len() + suspects.len(),
+        errors.join("\n  ")
+    )
 }
 
 fn print_json(
@@ -171,6 +191,7 @@ fn print_json(
                 "one_minimal": f.shrunk.gave_up.is_none(),
                 "replay": f.replay_command(),
                 "cause": f.cause,
+                "write_error": f.write_error,
             })
         })
         .collect();
@@ -258,7 +279,11 @@ fn print_text(
             } else {
                 ""
             },
-            f.replay_command()
+            if f.write_error.is_some() {
+                "NOT SAVED (see the error below)".to_string()
+            } else {
+                f.replay_command()
+            }
         );
     }
     for f in saved {
@@ -313,8 +338,12 @@ fn format_classes(
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
-            if let Some(f) = file {
-                out.push_str(&format!("  {:>26}replay: {}\n", "", f.replay_command()));
+            match file {
+                Some(f) if f.write_error.is_some() => {
+                    out.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
+                }
+                Some(f) => out.push_str(&format!("  {:>26}replay: {}\n", "", f.replay_command())),
+                None => {}
             }
         }
     }

@@ -82,7 +82,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     } else {
         match args.format {
             Format::Text => {
-                println!("scenario {} · store {}", args.file.display(), store.name());
+                println!(
+                    "scenario {} · store {}",
+                    scenario::printable(&args.file.display().to_string()),
+                    scenario::printable(&store.name())
+                );
                 if let Some(d) = &sc.description {
                     println!("{d}");
                 }

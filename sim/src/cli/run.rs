@@ -1,6 +1,6 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::campaign::findings::{file_for, Failure, Finding};
+use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
 use reconcile_sim::campaign::recheck::{format_suspects, settle};
 use reconcile_sim::run::{Outcome, RunReport};
@@ -74,9 +74,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 &[store],
                 &[failure],
                 out,
-                &|f| file_for(out, f),
                 args.limits.limits(),
-            )?;
+                None,
+                &|_, _| {},
+            );
             Some(settled)
         }
     };
@@ -99,6 +100,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             value["scenario"] = f.path.display().to_string().into();
             value["scenario_steps"] = f.shrunk.steps.len().into();
             value["replay"] = f.replay_command().into();
+            if let Some(e) = &f.write_error {
+                value["write_error"] = e.clone().into();
+            }
         }
         if let Some(s) = &suspect {
             value["suspect"] = serde_json::to_value(s)?;
@@ -125,6 +129,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         println!("coverage (interesting orderings reached):");
         print!("{}", coverage.format());
     }
+    super::fuzz::unsaved(saved.as_slice(), suspect.as_slice())?;
     Ok(match report.outcome {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
@@ -150,7 +155,10 @@ fn print_verdict(report: &RunReport, trace: &[String], saved: Option<&Finding>, 
             }
             print!("verdict: FAIL {v}");
             if let Some(f) = saved {
-                print!("{}", summary(&f.shrunk, &f.store, &f.path));
+                print!(
+                    "{}",
+                    summary(&f.shrunk, &f.store, &f.path, f.write_error.as_deref())
+                );
             }
             println!("reproduce: {reproduce}");
         }

@@ -61,16 +61,28 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let mut out = scenario_of(store, &result, sc.seed, sc.strategy.clone());
     out.description = sc.description.clone();
-    out.save(&args.out)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
-    print!("{}", summary(&result, &store.name(), &args.out));
+    let write_error = out
+        .save(&args.out)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", args.out.display()));
+    print!(
+        "{}",
+        summary(&result, &store.name(), &args.out, write_error.as_deref())
+    );
     // Wall time goes to stderr: stdout is the same bytes on every run.
     eprintln!("(shrinking took {:.2?})", result.elapsed);
+    if let Some(e) = write_error {
+        // The work is not lost: the scenario goes to stdout instead.
+        println!("the shrunk scenario, which could not be written:");
+        print!("{}", out.to_json());
+        anyhow::bail!(e);
+    }
     Ok(Verdict::Violation)
 }
 
-/// What shrinking did, where the file is, and how to replay it (a scenario of `store`).
-pub fn summary(r: &Shrunk, store: &str, path: &Path) -> String {
+/// What shrinking did, where the file is (or why it could not be written), and how to
+/// replay it (a scenario of `store`).
+pub fn summary(r: &Shrunk, store: &str, path: &Path, write_error: Option<&str>) -> String {
     let mut out = format!(
         "shrunk {} → {} steps ({}) in {} replays\n",
         r.original_steps,
@@ -85,7 +97,12 @@ pub fn summary(r: &Shrunk, store: &str, path: &Path) -> String {
     if let Some(why) = r.gave_up {
         out.push_str(&format!("warning: {why}\n"));
     }
-    out.push_str(&format!("scenario: {}\n", path.display()));
-    out.push_str(&format!("replay: {}\n", replay_command_for(store, path)));
+    match write_error {
+        Some(e) => out.push_str(&format!("scenario: NOT SAVED ({e})\n")),
+        None => {
+            out.push_str(&format!("scenario: {}\n", path.display()));
+            out.push_str(&format!("replay: {}\n", replay_command_for(store, path)));
+        }
+    }
     out
 }

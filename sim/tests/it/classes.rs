@@ -311,6 +311,7 @@ fn check_known(
             limits: Limits::default(),
             known: Some(repo().join("scenarios/known/current")),
             determinism: false,
+            allow_empty: false,
         },
         &|path, sc| {
             reconcile_sim::store::recorded::resolve_recorded(

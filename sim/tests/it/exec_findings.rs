@@ -78,6 +78,7 @@ fn reports(label: &str, mode: &str, seeds: &str) -> Reports {
         "1".into(),
         "--scenarios".into(),
         empty.to_string_lossy().into_owned(),
+        "--allow-empty".into(),
         "--json".into(),
         "--junit".into(),
         junit.to_string_lossy().into_owned(),

@@ -39,6 +39,34 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The most clients a scenario may declare (the model uses 2–3; shrinking may go to 1).
 pub const CLIENTS_MAX: u8 = 16;
 
+/// The largest scenario file read, in bytes (32 MiB: a thousand times the longest run's
+/// file). Larger files are refused before they are read, naming the file and the limit.
+pub const FILE_BYTES_MAX: u64 = 32 << 20;
+
+/// The most steps a scenario may hold (a fuzzed run has a few hundred at most; this
+/// leaves room for hand-written and generated files, and bounds a replay's work).
+pub const STEPS_MAX: usize = 200_000;
+
+/// `text` with every control character (escape sequences, carriage returns, newlines…)
+/// written as its escape (`\u{1b}`), so that text from a file cannot move the cursor,
+/// recolour or clear a terminal it is printed to. Printable text is unchanged.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// One scenario file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -147,13 +175,33 @@ impl Scenario {
         steps: &[Step],
         expect: Option<Invariant>,
     ) -> Scenario {
-        let mut s = Scenario {
+        let mut s = Scenario::unannotated(stores.name(), config, steps, expect);
+        s.record_dir(stores);
+        s.annotate(stores);
+        s
+    }
+
+    /// Record where `stores`' command runs (`store_dir`), for a store that runs one, so that
+    /// the file replays the same from any working directory.
+    pub fn record_dir(&mut self, stores: &dyn StoreFactory) {
+        self.store_dir = stores
+            .command_dir()
+            .map(|d| d.to_string_lossy().into_owned());
+    }
+
+    /// A scenario of `steps` on the store named `store`, without notes: nothing is
+    /// replayed (for a failure saved when there is no time left to replay it).
+    pub fn unannotated(
+        store: String,
+        config: WorldConfig,
+        steps: &[Step],
+        expect: Option<Invariant>,
+    ) -> Scenario {
+        Scenario {
             version: FORMAT_VERSION,
             description: None,
-            store: stores.name(),
-            store_dir: stores
-                .command_dir()
-                .map(|d| d.to_string_lossy().into_owned()),
+            store,
+            store_dir: None,
             seed: None,
             strategy: None,
             expect,
@@ -162,9 +210,7 @@ impl Scenario {
             known_failure: false,
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
-        };
-        s.annotate(stores);
-        s
+        }
     }
 
     /// The steps alone.
@@ -249,13 +295,33 @@ impl Scenario {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        std::fs::create_dir_all(&parent)?;
+        // The directory may not exist yet (write_atomically makes it): then it is taken
+        // as written, made absolute.
+        let base = parent.canonicalize().ok().or_else(|| {
+            let cwd = std::env::current_dir().ok()?;
+            Some(normalize(&cwd.join(&parent)))
+        });
         let mut copy = self.clone();
-        if let Ok(base) = parent.canonicalize() {
+        if let Some(base) = base {
             copy.store_dir = Some(relative_path(&base, Path::new(dir)));
         }
         write_atomically(path, copy.to_json().as_bytes())
     }
+}
+
+/// `path` without `.` and `..` components (lexically).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// `target` relative to `base` (both absolute): `..`, `../tools`, `.` when equal.
@@ -277,14 +343,49 @@ fn relative_path(base: &Path, target: &Path) -> String {
 }
 
 /// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
+///
+/// The file gets the mode a plain `create` would (0666 less the umask), not the temp
+/// file's 0600. A path that exists and is not a regular file (`/dev/stdout`, a FIFO,
+/// `/dev/full`) is written in place: renaming over it would replace the device. Errors
+/// name what went wrong in words: a parent that is not a directory, a directory that
+/// cannot be created.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_dir() {
+            return Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory, not a file", path.display()),
+            ));
+        }
+        if !meta.is_file() {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            return f.write_all(bytes).and_then(|()| f.flush());
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    tmp.write_all(bytes)?;
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        let not_a_dir = std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir());
+        return Err(if not_a_dir {
+            Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is not a directory", dir.display()),
+            )
+        } else {
+            Error::new(
+                e.kind(),
+                format!("cannot create the directory {}: {e}", dir.display()),
+            )
+        });
+    }
+    let mut tmp = tempfile::Builder::new()
+        .permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666))
+        .tempfile_in(&dir)?;
+    // Through the file itself: the temp file's own errors name its random path.
+    tmp.as_file_mut().write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
