@@ -34,13 +34,14 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{shrink_and_save_all, Failure, FindingError};
+use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
+use crate::campaign::recheck::{check_determinism, settle, Suspect, DETERMINISM_SEEDS};
 use crate::campaign::shard::Shard;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
-use crate::store::ResolveError;
+use crate::store::recorded::RecordedError;
 use crate::trace::class::{classify, Class};
 use crate::trace::scenario::Scenario;
 use crate::trace::shrink::Limits;
@@ -151,6 +152,9 @@ pub struct ScenarioResult {
     /// The root-cause class of what broke, if anything did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
+    /// For a crash: why the store crashed, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
     /// Steps skipped because they were not enabled.
     pub skipped: usize,
     /// What came of it.
@@ -199,6 +203,8 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
             let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
+            } else if sc.store.starts_with(crate::store::exec::SPEC_PREFIX) {
+                replay.push_str(" --allow-exec");
             }
             ScenarioResult {
                 path: c.path.clone(),
@@ -207,6 +213,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                 expect: sc.expect,
                 got,
                 class: r.class,
+                cause: Failure::cause_of(&r.report.outcome),
                 skipped: r.report.skipped.len(),
                 verdict,
                 ok: verdict.ok(),
@@ -268,6 +275,9 @@ pub struct BatchClass {
     pub first_seed: u64,
     /// In the store's known baseline.
     pub known: bool,
+    /// For a crash class: the first seed's cause, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
 }
 
 impl FuzzBatch {
@@ -362,6 +372,11 @@ pub fn fuzz_batches_shard(
                         seeds: c.seeds,
                         first_seed: c.first_seed,
                         known: known.holds(&s.store, &c.class),
+                        cause: outcome
+                            .first_failures
+                            .iter()
+                            .find(|f| f.class.as_ref() == Some(&c.class))
+                            .and_then(|f| f.cause.clone()),
                     })
                     .collect(),
             });
@@ -402,22 +417,27 @@ pub struct Found {
     /// Why shrinking stopped early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
+    /// For a crash: the cause in the run that found it, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
     /// Why the file could not be written, if it could not (the check then fails with it,
     /// after reporting everything).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_error: Option<String>,
 }
 
-/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`; each
-/// with its scenario file's contents (written, or not if it has a write error).
+/// Recheck each failure (on the store of `stores` it names), then shrink and save those
+/// that happen again under `out_dir`; those that do not are suspects (flaky, or a state
+/// leak), their trace saved as found.
 pub fn save_failures(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
-) -> Result<Vec<(Found, String)>, FindingError> {
-    let saved = shrink_and_save_all(stores, failures, out_dir, limits, None, &|_, _| {})?;
-    Ok(saved
+) -> (Vec<(Found, String)>, Vec<Suspect>) {
+    let settled = settle(stores, failures, out_dir, limits, None, &|_, _| {});
+    let found = settled
+        .findings
         .into_iter()
         .map(|finding| {
             let found = Found {
@@ -430,11 +450,13 @@ pub fn save_failures(
                 original_steps: finding.shrunk.original_steps,
                 one_minimal: finding.shrunk.gave_up.is_none(),
                 gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
+                cause: finding.cause,
                 write_error: finding.write_error,
             };
             (found, finding.text)
         })
-        .collect())
+        .collect();
+    (found, settled.suspects)
 }
 
 /// What a check runs (see the module doc).
@@ -459,16 +481,23 @@ pub struct CheckRequest<'a> {
     /// the store it names.
     pub known: Option<PathBuf>,
     /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
-    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios (every
-    /// shard loads them and computes the baseline). [`Shard::WHOLE`] runs everything.
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios and runs
+    /// the determinism check (every shard loads the scenarios and computes the baseline).
+    /// [`Shard::WHOLE`] runs everything.
     pub shard: Shard,
+    /// Run the first seeds of each store under test again and compare (see
+    /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
+    /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
+    pub determinism: bool,
     /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
     /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
     pub allow_empty: bool,
 }
 
-/// Resolves the store a scenario names (a name, or `exec:`).
-pub type Resolver<'a> = &'a dyn Fn(&str) -> Result<Box<dyn StoreFactory>, ResolveError>;
+/// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
+/// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
+pub type Resolver<'a> =
+    &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
 
 /// Run the check: load every scenario (one bad file stops the check before anything
 /// runs, naming every bad file), replay each as `request` says, then fuzz the stores
@@ -541,9 +570,25 @@ pub fn run_check_saving(
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let (found, texts) = save_failures(&fuzzed, &failures, &request.out, request.limits)?
-        .into_iter()
-        .unzip();
+    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let (found, texts) = saved.into_iter().unzip();
+    let determinism_seeds = if request.determinism
+        && request.shard.index == 1
+        && !fuzzed.is_empty()
+        && request.seeds > 0
+        && !crate::run::interrupt::requested()
+    {
+        let n = DETERMINISM_SEEDS.min(request.seeds);
+        suspects.extend(check_determinism(
+            &fuzzed,
+            request.strategy,
+            request.seed_start..request.seed_start + n,
+            &request.out,
+        ));
+        n
+    } else {
+        0
+    };
     let report = CheckReport {
         scenarios,
         strategy: request.strategy,
@@ -551,6 +596,8 @@ pub fn run_check_saving(
         batches,
         baseline,
         found,
+        determinism_seeds,
+        suspects,
         interrupted: crate::run::interrupt::requested(),
     };
     Ok((report, texts))
@@ -648,6 +695,7 @@ fn new_class_failures(
             steps: c.scenario.steps(),
             class: Some(class.clone()),
             mask: c.scenario.masked.clone(),
+            cause: r.cause.clone(),
         });
     }
     out
@@ -682,14 +730,26 @@ fn own_store_cases(
     loaded: &[(PathBuf, Scenario)],
     resolve: Resolver<'_>,
 ) -> Result<Vec<ScenarioCase<'static>>, CampaignError> {
-    let mut own: Vec<(String, std::sync::Arc<dyn StoreFactory>)> = Vec::new();
+    // A store is resolved once per name and recorded directory (an `exec:` command
+    // recorded in two places may mean two programs).
+    type Key = (String, Option<String>, Option<PathBuf>);
+    let key = |path: &Path, sc: &Scenario| -> Key {
+        let dir = sc
+            .store
+            .starts_with(crate::store::exec::SPEC_PREFIX)
+            .then(|| path.parent().map(Path::to_path_buf))
+            .flatten();
+        (sc.store.clone(), sc.store_dir.clone(), dir)
+    };
+    let mut own: Vec<(Key, std::sync::Arc<dyn StoreFactory>)> = Vec::new();
     let mut errors = Vec::new();
     for (path, sc) in loaded {
-        if own.iter().any(|(n, _)| *n == sc.store) {
+        let k = key(path, sc);
+        if own.iter().any(|(n, _)| *n == k) {
             continue;
         }
-        match resolve(&sc.store) {
-            Ok(s) => own.push((sc.store.clone(), std::sync::Arc::from(s))),
+        match resolve(path, sc) {
+            Ok(s) => own.push((k, std::sync::Arc::from(s))),
             Err(e) => errors.push(format!("{}: field `store`: {e}", path.display())),
         }
     }
@@ -699,7 +759,8 @@ fn own_store_cases(
     Ok(loaded
         .iter()
         .map(|(path, sc)| {
-            let store = own.iter().find(|(n, _)| *n == sc.store).expect("resolved");
+            let k = key(path, sc);
+            let store = own.iter().find(|(n, _)| *n == k).expect("resolved");
             ScenarioCase {
                 path: path.clone(),
                 scenario: sc.clone(),
@@ -726,14 +787,23 @@ pub struct CheckReport {
     pub baseline: Baseline,
     /// The first failure of each new class, shrunk and saved under `--out`.
     pub found: Vec<Found>,
+    /// Seeds of each store under test run again by the determinism check (0: not run).
+    pub determinism_seeds: u64,
+    /// Failures that did not happen again (`flaky`), and stores whose runs depend on the
+    /// process that served them (`state-leak`) or on nothing in their input
+    /// (`nondeterministic`): each fails the check.
+    pub suspects: Vec<Suspect>,
     /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
     pub interrupted: bool,
 }
 
 impl CheckReport {
-    /// The verdict: every scenario met its requirement and every batch passed (exit 0).
+    /// The verdict: every scenario met its requirement, every batch passed and no second
+    /// look found a store unstable (exit 0).
     pub fn ok(&self) -> bool {
-        self.scenarios.iter().all(|s| s.ok) && self.batches.iter().all(FuzzBatch::ok)
+        self.scenarios.iter().all(|s| s.ok)
+            && self.batches.iter().all(FuzzBatch::ok)
+            && self.suspects.is_empty()
     }
 }
 
@@ -749,7 +819,10 @@ pub fn junit_xml(report: &CheckReport) -> String {
         } else {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             st.set_message(scenario_message(s));
-            st.set_description(format!("{}\nreplay: {}", scenario_message(s), s.replay));
+            let mut text = scenario_message(s);
+            push_cause(&mut text, s.cause.as_ref());
+            text.push_str(&format!("\nreplay: {}", s.replay));
+            st.set_description(text);
             st
         };
         let mut tc = TestCase::new(name, status);
@@ -769,6 +842,10 @@ pub fn junit_xml(report: &CheckReport) -> String {
                 let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 st.set_message(batch_message(b));
                 let mut text = batch_message(b);
+                for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                    text.push_str(&format!("\n{} (seed {}):", c.name, c.first_seed));
+                    push_cause(&mut text, c.cause.as_ref());
+                }
                 for f in report.found.iter().filter(|f| {
                     f.store == b.store
                         && f.seed
@@ -780,7 +857,7 @@ pub fn junit_xml(report: &CheckReport) -> String {
                             .as_ref()
                             .map_or(f.invariant.to_string(), |c| c.to_string()),
                         f.seed.unwrap_or_default(),
-                        crate::campaign::findings::replay_command(&f.path)
+                        crate::campaign::findings::replay_command_for(&f.store, &f.path)
                     ));
                 }
                 st.set_description(text);
@@ -792,7 +869,51 @@ pub fn junit_xml(report: &CheckReport) -> String {
         }
         junit.add_test_suite(suite);
     }
+    let mut suspects_by_store: Vec<&str> =
+        report.suspects.iter().map(|s| s.store.as_str()).collect();
+    if report.determinism_seeds > 0 {
+        suspects_by_store.extend(report.batches.iter().map(|b| b.store.as_str()));
+    }
+    suspects_by_store.sort();
+    suspects_by_store.dedup();
+    if !suspects_by_store.is_empty() {
+        let mut suite = TestSuite::new("stability");
+        for store in suspects_by_store {
+            let mine: Vec<&Suspect> = report
+                .suspects
+                .iter()
+                .filter(|s| s.store == store)
+                .collect();
+            let status = if mine.is_empty() {
+                TestCaseStatus::success()
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                let mut kinds: Vec<String> = mine.iter().map(|s| s.kind.to_string()).collect();
+                kinds.dedup();
+                st.set_message(format!("{store}: {}", kinds.join(", ")));
+                st.set_description(crate::campaign::recheck::format_suspects(
+                    &mine.into_iter().cloned().collect::<Vec<_>>(),
+                ));
+                st
+            };
+            let mut tc = TestCase::new(
+                format!("{store} answers by its inputs alone (replayed failures, repeated seeds, fresh processes)"),
+                status,
+            );
+            tc.set_classname(format!("stability.{store}"));
+            suite.add_test_case(tc);
+        }
+        junit.add_test_suite(suite);
+    }
     junit.to_string().expect("JUnit XML serialises")
+}
+
+/// A crash's cause and stderr tail, one line each, after `text`.
+fn push_cause(text: &mut String, cause: Option<&CrashCause>) {
+    for line in cause.map(CrashCause::lines).unwrap_or_default() {
+        text.push_str("\n  ");
+        text.push_str(&line);
+    }
 }
 
 /// One line about a scenario's result.

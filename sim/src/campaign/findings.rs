@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
+use crate::run::Outcome;
 use crate::trace::class::{classify, Class, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Shrunk};
@@ -35,6 +36,19 @@ pub struct Failure {
     pub class: Option<Class>,
     /// The classes masked in the run that found it.
     pub mask: Vec<Class>,
+    /// For a `crash`: why the store crashed in the run that found it (with the adapter's
+    /// stderr tail), which reports quote.
+    pub cause: Option<CrashCause>,
+}
+
+impl Failure {
+    /// The cause of the crash `outcome` ends in, if it is one.
+    pub fn cause_of(outcome: &Outcome) -> Option<CrashCause> {
+        match outcome {
+            Outcome::Fail(v) => v.cause.clone(),
+            Outcome::Pass => None,
+        }
+    }
 }
 
 /// A failure, shrunk and saved.
@@ -52,6 +66,9 @@ pub struct Finding {
     pub shrunk: Shrunk,
     /// Its root-cause class, if it was shrunk for one.
     pub class: Option<Class>,
+    /// For a `crash`: why the store crashed in the run that found it, with the adapter's
+    /// stderr tail.
+    pub cause: Option<CrashCause>,
     /// Why the file could not be written (`cannot write PATH: …`), if it could not. The
     /// finding is still returned, so that the caller prints it and then fails: a full disk
     /// or a bad `--out` must not lose what was found.
@@ -65,7 +82,7 @@ pub struct Finding {
 impl Finding {
     /// The command that replays the saved scenario.
     pub fn replay_command(&self) -> String {
-        replay_command(&self.path)
+        replay_command_for(&self.store, &self.path)
     }
 }
 
@@ -75,6 +92,16 @@ pub fn replay_command(path: &Path) -> String {
         "reconcile-sim replay {}",
         shell_words::quote(&path.display().to_string())
     )
+}
+
+/// [`replay_command`] of a scenario recorded on `store`: with `--allow-exec` when the store
+/// is a command (replay runs a file's command only when asked).
+pub fn replay_command_for(store: &str, path: &Path) -> String {
+    let mut command = replay_command(path);
+    if store.starts_with(crate::store::exec::SPEC_PREFIX) {
+        command.push_str(" --allow-exec");
+    }
+    command
 }
 
 /// Why a failure could not become a finding.
@@ -123,7 +150,7 @@ pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
 }
 
 /// `store` with anything but letters, digits, `-`, `_` and `.` made `_`.
-fn safe_name(store: &str) -> String {
+pub(crate) fn safe_name(store: &str) -> String {
     store
         .chars()
         .map(|c| {
@@ -163,6 +190,7 @@ pub fn shrink_and_save(
         &shrunk.steps,
         Some(shrunk.invariant),
     );
+    scenario.record_dir(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
@@ -183,6 +211,7 @@ pub fn shrink_and_save(
         path: file.to_path_buf(),
         shrunk,
         class: failure.class.clone(),
+        cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
     })
@@ -205,13 +234,19 @@ fn save(scenario: &Scenario, file: &Path) -> Option<String> {
 /// what a campaign does with a failure when its `--time` budget, or Ctrl-C, leaves no time
 /// to shrink it. The file replays like any other (it keeps the class and the classes
 /// masked when it was found).
-pub fn save_unshrunk(failure: &Failure, file: &Path, why: GaveUp) -> Finding {
+pub fn save_unshrunk(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: &Path,
+    why: GaveUp,
+) -> Finding {
     let mut scenario = Scenario::unannotated(
         failure.store.clone(),
         failure.config.clone(),
         &failure.steps,
         Some(failure.invariant),
     );
+    scenario.record_dir(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
@@ -232,48 +267,10 @@ pub fn save_unshrunk(failure: &Failure, file: &Path, why: GaveUp) -> Finding {
             gave_up: Some(why),
         },
         class: failure.class.clone(),
+        cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
     }
-}
-
-/// Shrink and save each of `failures` under `out_dir` (on the store of `stores` it names),
-/// one after another, all of them by `deadline` if there is one: each gets `limits` and
-/// no more than an equal share of the time left, so one slow shrink cannot starve the
-/// others, and a failure reached after the deadline (or after Ctrl-C) is saved as found
-/// ([`save_unshrunk`]). `progress` hears of each failure before its turn.
-pub fn shrink_and_save_all(
-    stores: &[&dyn StoreFactory],
-    failures: &[Failure],
-    out_dir: &Path,
-    limits: Limits,
-    deadline: Option<Instant>,
-    progress: &dyn Fn(usize, &Failure),
-) -> Result<Vec<Finding>, FindingError> {
-    let mut saved = Vec::new();
-    for (i, failure) in failures.iter().enumerate() {
-        progress(i, failure);
-        let file = file_for(out_dir, failure);
-        let now = Instant::now();
-        if crate::run::interrupt::requested() {
-            saved.push(save_unshrunk(failure, &file, GaveUp::Interrupted(0)));
-            continue;
-        }
-        let limits = match deadline {
-            Some(d) if now >= d => {
-                saved.push(save_unshrunk(failure, &file, GaveUp::Deadline(0)));
-                continue;
-            }
-            Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
-            None => limits,
-        };
-        let store = *stores
-            .iter()
-            .find(|s| s.name() == failure.store)
-            .expect("a failure names one of the stores");
-        saved.push(shrink_and_save(store, failure, &file, limits)?);
-    }
-    Ok(saved)
 }
 
 /// Shrink `failure` keeping its class `class` (under the failure's mask), then drop the

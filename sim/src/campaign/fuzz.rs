@@ -411,13 +411,24 @@ fn run_chunk(
             } else {
                 (run_one(*store, campaign.strategy, seed + n), None)
             };
+            // A failing seed is run again for its classes. When none of those runs fails
+            // (a store whose runs do not repeat), the failure is kept under its own
+            // violation's class, so that it is reported (and rechecked: flaky) rather than
+            // counted and lost.
+            let fallback = match (&report.outcome, campaign.classes) {
+                (crate::run::Outcome::Fail(v), true) => {
+                    Some((Class::of_violation(v), report.clone()))
+                }
+                _ => None,
+            };
             let failed = report.outcome.invariant().is_some();
             tally.add_run(seed + n, report, coverage);
-            if failed && campaign.classes {
-                tally.add_classes(
-                    seed + n,
-                    classes_of_seed(*store, campaign.strategy, seed + n),
-                );
+            if let Some((class, run)) = fallback {
+                let mut found = classes_of_seed(*store, campaign.strategy, seed + n);
+                if found.is_empty() {
+                    found.push((class, Vec::new(), run));
+                }
+                tally.add_classes(seed + n, found);
             }
             ran(failed);
         }
@@ -471,6 +482,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: t.run.steps,
                     class: Some(class),
                     mask: t.mask,
+                    cause: Failure::cause_of(&t.run.outcome),
                 });
             }
         } else {
@@ -485,6 +497,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: run.steps,
                     class: None,
                     mask: Vec::new(),
+                    cause: Failure::cause_of(&run.outcome),
                 });
             }
         }

@@ -11,4 +11,5 @@ pub mod fuzz_input;
 pub mod libfuzzer;
 pub mod merge;
 pub mod nightly;
+pub mod recheck;
 pub mod shard;

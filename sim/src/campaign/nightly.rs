@@ -106,6 +106,14 @@ pub struct Finding {
     pub scenario: Option<String>,
     /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
+    /// For a crash: why the store crashed in the run that found it (an in-process store's
+    /// panic; an adapter's fault with its stderr tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<crate::model::store::CrashCause>,
+    /// The failure did not happen again when shrinking began (a flaky store, or state
+    /// that leaks across runs): its scenario is the run as found, unshrunk.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub did_not_replay: bool,
 }
 
 /// Everything the night did; written as `summary.json` and `summary.md`.
@@ -449,15 +457,27 @@ fn record_finding(
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
+        cause: failure.cause.clone(),
+        did_not_replay: false,
     };
     let mut write_error = None;
     if finding.new {
         let file = file_for(scenarios_dir, failure);
         let saved = if cancelled {
             // Ctrl-C: saved as found, at once.
-            save_unshrunk(failure, &file, GaveUp::Interrupted(0))
+            save_unshrunk(store, failure, &file, GaveUp::Interrupted(0))
         } else {
-            shrink_and_save(store, failure, &file, Limits::default())?
+            match shrink_and_save(store, failure, &file, Limits::default()) {
+                Ok(saved) => saved,
+                // A flaky store (or one that leaks state across runs) must not end the
+                // night: the run as found is saved, and the summary says it did not
+                // replay.
+                Err(e) => {
+                    progress.note(&format!("did not replay: {} {} ({e})", sig.0, sig.1));
+                    finding.did_not_replay = true;
+                    save_unshrunk(store, failure, &file, GaveUp::DidNotReplay)
+                }
+            }
         };
         let found_by = match failure.seed {
             Some(seed) => format!("seed {seed}, {}", failure.strategy.as_deref().unwrap_or("")),
@@ -545,11 +565,23 @@ fn new_signatures_md(s: &NightlySummary) -> String {
             f.class_name,
             f.invariant,
             f.source,
-            f.steps.map_or("-".into(), |n| n.to_string()),
+            match f.steps {
+                Some(n) if f.did_not_replay => format!("{n} (did not replay: flaky?)"),
+                Some(n) => n.to_string(),
+                None => "-".into(),
+            },
             f.scenario.as_deref().unwrap_or("-")
         ));
     }
     out.push('\n');
+    for f in new.iter().filter(|f| f.cause.is_some()) {
+        out.push_str(&format!("Crash of {} ({}):\n\n```\n", f.store, f.source));
+        for line in f.cause.as_ref().map(|c| c.lines()).unwrap_or_default() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("```\n\n");
+    }
     out
 }
 

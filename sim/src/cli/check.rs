@@ -8,14 +8,16 @@ use reconcile_sim::campaign::check::{
     batch_message, junit_xml, run_check_saving, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
-use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::campaign::findings::replay_command_for;
 use reconcile_sim::campaign::merge::check::CheckConfig;
 use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::campaign::recheck::format_suspects;
+use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::trace::scenario;
 
 use super::flags::{
-    exec_options, resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+    resolve_stores, seed_range, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag,
+    StrategyFlags,
 };
 use super::sharding::ShardFlags;
 use super::Verdict;
@@ -63,14 +65,40 @@ pub struct Args {
     limits: LimitFlags,
     #[command(flatten)]
     sharding: ShardFlags,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
+    /// Run the first seeds of the store under test again (twice on its processes, then in
+    /// fresh ones) and compare every effect and render: a store whose runs differ fails
+    /// the check as `nondeterministic` or `state-leak`. On by default for `exec:` stores.
+    /// (With `--shard`, shard 1 runs it.)
+    #[arg(long, overrides_with = "no_check_determinism")]
+    check_determinism: bool,
+    /// Do not run seeds again to compare them (the default for in-process stores).
+    #[arg(long)]
+    no_check_determinism: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
     seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
-    let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
-    let exec = exec_options()?;
+    let under_test = args
+        .store
+        .as_deref()
+        .map(|s| resolve_stores(s, args.exec))
+        .transpose()?;
+    let exec = args.exec.options()?;
+    let determinism = if args.no_check_determinism {
+        false
+    } else {
+        args.check_determinism
+            || args
+                .store
+                .as_deref()
+                .is_some_and(|s| s.starts_with(reconcile_sim::store::exec::SPEC_PREFIX))
+    };
     let request = CheckRequest {
         scenarios_dir: args.scenarios.clone(),
         under_test: under_test
@@ -84,11 +112,20 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         limits: args.limits.limits(),
         known: args.known.clone(),
         shard: args.sharding.shard(),
+        determinism,
         allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
-    let (report, texts) =
-        run_check_saving(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
+    let allow_exec = args.allow.allow_exec;
+    let (report, texts) = run_check_saving(&request, &|path, sc| {
+        reconcile_sim::store::recorded::resolve_recorded(
+            &sc.store,
+            path,
+            sc.store_dir.as_deref(),
+            exec,
+            allow_exec,
+        )
+    })?;
     let result = ResultFile::new(
         Shards::one(request.shard),
         CheckResult::of_run(&request, &args.seed, &report, &texts)?,
@@ -112,8 +149,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 /// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
 /// `result`'s with the found failures' paths where they were written (and `started`'s
 /// time taken on stderr after the text, if given). Every file that could not be written
-/// (`write_errors`, a found failure's, the JUnit file) fails the check (exit 2), after
-/// the report.
+/// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
+/// (exit 2), after the report.
 pub(super) fn output(
     result: &ResultFile<CheckResult>,
     report: &CheckReport,
@@ -126,6 +163,7 @@ pub(super) fn output(
         .found
         .iter()
         .filter_map(|f| f.write_error.clone())
+        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
         .chain(others)
         .collect();
     if let Some(path) = junit {
@@ -208,14 +246,28 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> S
             ));
         } else {
             out.push_str(&format!(
-                "  FAIL  {}: {}{skipped}\n        replay: {}\n",
+                "  FAIL  {}: {}{skipped}\n",
                 s.path.display(),
                 scenario_message(s),
-                s.replay
             ));
+            push_cause(&mut out, s.cause.as_ref(), "        ");
+            out.push_str(&format!("        replay: {}\n", s.replay));
         }
     }
     out.push_str(&format_fuzz(report, config));
+    if report.determinism_seeds > 0 {
+        out.push_str(&format!(
+            "determinism: seeds {}..{} run again (twice on the store's processes, then in fresh ones): {}\n",
+            report.seed_start,
+            report.seed_start + report.determinism_seeds,
+            if report.suspects.is_empty() {
+                "identical"
+            } else {
+                "see below"
+            }
+        ));
+    }
+    out.push_str(&format_suspects(&report.suspects));
     out.push_str(if report.interrupted {
         "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
     } else if report.ok() {
@@ -258,6 +310,10 @@ fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
                     b.seed_start + b.seeds,
                     batch_message(b)
                 ));
+                for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                    out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
+                    push_cause(&mut out, c.cause.as_ref(), "          ");
+                }
             }
         }
         if !report.baseline.classes.is_empty() {
@@ -294,13 +350,23 @@ fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
                 },
                 match &f.write_error {
                     Some(e) => format!("NOT SAVED: {e}"),
-                    None => format!("replay: {}", replay_command(&f.path)),
+                    None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
                 }
             ));
+            push_cause(&mut out, f.cause.as_ref(), "        ");
             if let Some(why) = &f.gave_up {
                 out.push_str(&format!("        warning: {why}\n"));
             }
         }
     }
     out
+}
+
+/// A crash's cause and stderr tail, one line each, indented by `indent`.
+fn push_cause(out: &mut String, cause: Option<&CrashCause>, indent: &str) {
+    for line in cause.map(CrashCause::lines).unwrap_or_default() {
+        out.push_str(indent);
+        out.push_str(&line);
+        out.push('\n');
+    }
 }

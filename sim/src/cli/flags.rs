@@ -131,12 +131,70 @@ pub fn exec_options() -> anyhow::Result<ExecOptions> {
     Ok(options)
 }
 
+/// `--isolate`: how the processes of an `exec:` store are used.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct ExecFlags {
+    /// Give every run of an `exec:` store fresh adapter processes, never reused across runs
+    /// (slower: a start-up per tab per run). A verdict that changes with it depends on what
+    /// a process served before its `reset` (a state leak).
+    #[arg(long)]
+    pub isolate: bool,
+}
+
+impl ExecFlags {
+    /// [`exec_options`] with these flags.
+    pub fn options(&self) -> anyhow::Result<ExecOptions> {
+        let mut options = exec_options()?;
+        options.isolate = self.isolate;
+        Ok(options)
+    }
+}
+
 /// Resolve `--store NAME` (a shipped store or `exec:'COMMAND ARGS'`).
 pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
-    Ok(reconcile_sim::store::resolve(name, exec_options()?)?)
+    resolve_store_with(name, ExecFlags::default())
+}
+
+/// [`resolve_store`] with `--isolate`.
+pub fn resolve_store_with(name: &str, flags: ExecFlags) -> anyhow::Result<Box<dyn StoreFactory>> {
+    Ok(reconcile_sim::store::resolve(name, flags.options()?)?)
 }
 
 /// Resolve `--store NAME|all`.
-pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
-    Ok(reconcile_sim::store::resolve_all(name, exec_options()?)?)
+pub fn resolve_stores(name: &str, flags: ExecFlags) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
+    Ok(reconcile_sim::store::resolve_all(name, flags.options()?)?)
+}
+
+/// `--allow-exec`: consent to run the `exec:` command a scenario file names.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct AllowExecFlag {
+    /// Run the `exec:` command a scenario file names, in the directory recorded with it.
+    /// Without it such a file is an error naming the command: a file from elsewhere (a
+    /// pull request, an artifact) never runs a program you did not choose. `--store
+    /// exec:'…'` runs a command of your choosing instead.
+    #[arg(long)]
+    pub allow_exec: bool,
+}
+
+/// The store to replay scenario `file` (`sc`) on: `--store NAME` when given (the user's
+/// choice, run in the working directory), else the store the file names, whose `exec:`
+/// command runs only with `--allow-exec`.
+pub fn resolve_scenario_store(
+    file: &std::path::Path,
+    sc: &reconcile_sim::trace::scenario::Scenario,
+    store: Option<&str>,
+    exec: ExecFlags,
+    allow: AllowExecFlag,
+) -> anyhow::Result<Box<dyn StoreFactory>> {
+    if let Some(name) = store {
+        return resolve_store_with(name, exec);
+    }
+    reconcile_sim::store::recorded::resolve_recorded(
+        &sc.store,
+        file,
+        sc.store_dir.as_deref(),
+        exec.options()?,
+        allow.allow_exec,
+    )
+    .map_err(|e| anyhow::anyhow!("{}: field `store`: {e}", file.display()))
 }

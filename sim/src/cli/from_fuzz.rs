@@ -65,8 +65,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let finding = shrink_and_save(&store, &failure, &args.out, args.limits.limits())?;
     print!(
         "{}",
-        summary(&finding.shrunk, &args.out, finding.write_error.as_deref())
+        summary(
+            &finding.shrunk,
+            &finding.store,
+            &args.out,
+            finding.write_error.as_deref()
+        )
     );
-    super::fuzz::unsaved(std::slice::from_ref(&finding))?;
+    super::fuzz::unsaved(std::slice::from_ref(&finding), &[])?;
     Ok(Verdict::Violation)
 }

@@ -2,16 +2,21 @@
 
 use std::path::Path;
 
-use reconcile_sim::campaign::findings::{replay_command, shrink_and_save_all, Finding};
+use reconcile_sim::campaign::findings::{replay_command_for, Finding};
 use reconcile_sim::campaign::fuzz::{
     format_table, run_campaign_shard, Budget, Campaign, CHUNK_SEEDS,
 };
 use reconcile_sim::campaign::merge::{FuzzResult, ResultFile, Shards};
+use reconcile_sim::campaign::recheck::{
+    check_determinism, format_suspects, settle, Suspect, DETERMINISM_SEEDS,
+};
 use reconcile_sim::campaign::shard::format_ranges;
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::run::interrupt;
 
-use super::flags::{resolve_stores, seed_range, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    resolve_stores, seed_range, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
 use super::progress::{Measure, Progress};
 use super::sharding::ShardFlags;
 use super::Verdict;
@@ -56,11 +61,19 @@ pub struct Args {
     no_classes: bool,
     #[command(flatten)]
     sharding: ShardFlags,
+    /// Also run the first seeds again (twice on the campaign's processes and, for an
+    /// `exec:` store, in fresh ones) and compare every effect and render: a store
+    /// whose runs differ is reported `nondeterministic`, one whose runs on reused
+    /// processes differ from fresh ones `state-leak`. (With `--shard`, shard 1 runs it.)
+    #[arg(long)]
+    check_determinism: bool,
+    #[command(flatten)]
+    exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
-    let owned = resolve_stores(&args.store)?;
+    let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let limits = args.limits.limits();
     let budget = match (args.seeds, args.time) {
@@ -104,13 +117,16 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         &|done| progress.runs(done),
         interrupt::flag(),
     );
-    // Shrink the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes — and save it, all within --time; after Ctrl-C, save them unshrunk.
+    // Recheck the first failing seed of each (store, class) — or (store, invariant) with
+    // --no-classes —, then shrink and save it, all within --time; one that does not
+    // happen again is a suspect (flaky, or a state leak), saved as found; after Ctrl-C,
+    // they are saved unshrunk.
     let count = outcome.first_failures.len();
-    let saved = shrink_and_save_all(
+    let out = &args.out.out;
+    let settled = settle(
         &campaign.stores,
         &outcome.first_failures,
-        &args.out.out,
+        out,
         limits,
         deadline,
         &|i, f| {
@@ -123,11 +139,25 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     .map_or(f.invariant.to_string(), |c| c.to_string())
             ))
         },
-    )?;
+    );
+    let saved = settled.findings;
+    let mut suspects = settled.suspects;
+    let in_time = deadline.is_none_or(|d| std::time::Instant::now() < d);
+    if args.check_determinism && shard.index == 1 && in_time && !interrupt::requested() {
+        progress.say("running the first seeds again (--check-determinism)".to_string());
+        let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
+        let start = outcome.report.seed_start;
+        suspects.extend(check_determinism(
+            &campaign.stores,
+            strategy,
+            start..start + seeds,
+            out,
+        ));
+    }
     progress.finish();
     let result = ResultFile::new(
         Shards::one(shard),
-        FuzzResult::of_run(&campaign, shard, limits, &outcome, &saved)?,
+        FuzzResult::of_run(&campaign, shard, limits, &outcome, &saved, suspects)?,
     );
     // A result file that cannot be written fails the run (exit 2) after the table, as a
     // scenario file does.
@@ -156,9 +186,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     Ok(verdict(&result))
 }
 
-/// Exit 1 when any store failed any seed.
+/// Exit 1 when any store failed any seed, or a second look found a store unstable.
 pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
-    if result.result.report.any_failure() {
+    if result.result.report.any_failure() || !result.result.suspects.is_empty() {
         Verdict::Violation
     } else {
         Verdict::Clean
@@ -167,10 +197,11 @@ pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
 
 /// An error naming every file that could not be written, for after everything was
 /// printed: the findings were reported but not kept, so the command fails (exit 2).
-pub fn unsaved(saved: &[Finding]) -> anyhow::Result<()> {
+pub fn unsaved(saved: &[Finding], suspects: &[Suspect]) -> anyhow::Result<()> {
     let errors: Vec<&str> = saved
         .iter()
         .filter_map(|f| f.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
         .collect();
     if errors.is_empty() {
         return Ok(());
@@ -178,7 +209,7 @@ pub fn unsaved(saved: &[Finding]) -> anyhow::Result<()> {
     anyhow::bail!(
         "{} of {} findings could not be saved (they are reported above):\n  {}",
         errors.len(),
-        saved.len(),
+        saved.len() + suspects.len(),
         errors.join("\n  ")
     )
 }
@@ -190,16 +221,18 @@ pub(super) fn not_written(
     result_error: Option<String>,
 ) -> anyhow::Result<()> {
     let scenarios = &result.result.scenarios;
+    let suspects = &result.result.suspects;
     let unsaved: Vec<&str> = scenarios
         .iter()
         .filter_map(|f| f.saved.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
         .collect();
     let mut errors = Vec::new();
     if !unsaved.is_empty() {
         errors.push(format!(
             "{} of {} findings could not be saved (they are reported above):\n  {}",
             unsaved.len(),
-            scenarios.len(),
+            scenarios.len() + suspects.len(),
             unsaved.join("\n  ")
         ));
     }
@@ -235,11 +268,23 @@ pub(super) fn print_json(result: &ResultFile<FuzzResult>, out: &Path) -> anyhow:
                 "path": path.display().to_string(),
                 "steps": f.saved.steps,
                 "one_minimal": f.saved.gave_up.is_none(),
-                "replay": replay_command(&path),
+                "replay": replay_command_for(&f.store, &path),
+                "cause": f.cause,
                 "write_error": f.saved.write_error,
             })
         })
         .collect();
+    value["crashes"] = crashes(r)
+        .map(|(store, seed, cause)| {
+            serde_json::json!({
+                "store": store,
+                "seed": seed,
+                "cause_text": cause.to_string(),
+                "cause": cause,
+            })
+        })
+        .collect();
+    value["suspects"] = serde_json::to_value(&r.suspects)?;
     if r.config.coverage {
         value["coverage"] = serde_json::to_value(
             r.config
@@ -317,7 +362,17 @@ pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, Stri
             ));
         }
     }
+    for (store, seed, cause) in crashes(r) {
+        details.push_str(&format!(
+            "crash of {store} (seed {}):\n",
+            seed.map_or("-".to_string(), |s| s.to_string())
+        ));
+        for line in cause.lines() {
+            details.push_str(&format!("  {line}\n"));
+        }
+    }
     details.push_str(&format_classes(r, out));
+    details.push_str(&format_suspects(&r.suspects));
     for f in r.scenarios.iter().filter(|f| f.class.is_none()) {
         details.push_str(&format!(
             "shrunk {} {} (seed {}): {} → {} steps{}: {}\n",
@@ -334,7 +389,7 @@ pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, Stri
             if f.saved.write_error.is_some() {
                 "NOT SAVED (see the error below)".to_string()
             } else {
-                replay_command(&out.join(&f.saved.file))
+                replay_command_for(&f.store, &out.join(&f.saved.file))
             }
         ));
     }
@@ -361,6 +416,20 @@ pub(super) fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<Strin
             ))
         })
         .collect()
+}
+
+/// The kept failures (saved, or suspects) that are crashes with a cause, as (store,
+/// seed, cause): what the report quotes (the cause and the adapter's stderr tail).
+fn crashes(r: &FuzzResult) -> impl Iterator<Item = (&str, Option<u64>, &CrashCause)> {
+    let saved = r
+        .scenarios
+        .iter()
+        .filter_map(|f| Some((f.store.as_str(), Some(f.seed), f.cause.as_ref()?)));
+    let suspects = r
+        .suspects
+        .iter()
+        .filter_map(|s| Some((s.store.as_str(), s.seed, s.cause.as_ref()?)));
+    saved.chain(suspects)
 }
 
 /// One row per root-cause class: store, seeds that showed it, first seed, steps of its
@@ -400,7 +469,7 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 Some(f) => text.push_str(&format!(
                     "  {:>26}replay: {}\n",
                     "",
-                    replay_command(&out.join(&f.saved.file))
+                    replay_command_for(&f.store, &out.join(&f.saved.file))
                 )),
                 None => {}
             }

@@ -6,7 +6,7 @@ use reconcile_sim::run::Outcome;
 use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate_masked, Phase};
 
-use super::flags::resolve_store;
+use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags};
 use super::Verdict;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -27,6 +27,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
     /// How to draw the replay.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -34,14 +38,13 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let sc = scenario::load(&args.file)?;
-    let store_name = args.store.clone().unwrap_or_else(|| sc.store.clone());
-    let store = resolve_store(&store_name).map_err(|e| {
-        if args.store.is_none() {
-            anyhow::anyhow!("{}: field `store`: {e:#}", args.file.display())
-        } else {
-            e
-        }
-    })?;
+    let store = resolve_scenario_store(
+        &args.file,
+        &sc,
+        args.store.as_deref(),
+        args.exec,
+        args.allow,
+    )?;
     let store = store.as_ref();
     let steps = sc.steps();
     let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);

@@ -77,6 +77,9 @@ pub enum GaveUp {
     Deadline(u64),
     /// Ctrl-C, after this many replays ([`crate::run::interrupt`]).
     Interrupted(u64),
+    /// The failure did not happen again when shrinking began: a flaky store, or one
+    /// whose state leaks across runs ([`crate::campaign::recheck`]); saved as found.
+    DidNotReplay,
 }
 
 impl std::fmt::Display for GaveUp {
@@ -106,6 +109,10 @@ impl std::fmt::Display for GaveUp {
             GaveUp::Interrupted(n) => write!(
                 f,
                 "shrinking interrupted (Ctrl-C) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `reconcile-sim shrink`"
+            ),
+            GaveUp::DidNotReplay => write!(
+                f,
+                "not shrunk: the failure did not happen again when replayed (a flaky store, or state that leaks across runs); the scenario is the failing run as found"
             ),
         }
     }

@@ -9,6 +9,7 @@ mod cli;
 mod cli_fuzzing;
 mod cli_scenarios;
 mod exec;
+mod exec_findings;
 mod laws;
 mod node_durable;
 mod robust;

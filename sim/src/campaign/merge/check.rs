@@ -5,7 +5,9 @@
 //! scenario results are shard 1's, the batches are every shard's in the unsharded order
 //! (store by store, by first seed), and of the failures of new classes one is kept per
 //! (store, class): the one of the lowest seed, or, when no shard's fuzzing found the class,
-//! the one a scenario showed. The baseline of known classes is part of the config, so
+//! the one a scenario showed. Suspects (failures that did not happen again, seeds whose
+//! runs differed: shard 1 runs the determinism check) are every shard's, by store and
+//! seed; their files stay where each shard wrote them. The baseline of known classes is part of the config, so
 //! shards that loaded different scenarios refuse to merge.
 
 use std::collections::BTreeMap;
@@ -168,6 +170,11 @@ impl ShardResult for CheckResult {
             total.report.scenarios.extend(part.report.scenarios);
             total.report.batches.extend(part.report.batches);
             total.report.interrupted |= part.report.interrupted;
+            total.report.determinism_seeds = total
+                .report
+                .determinism_seeds
+                .max(part.report.determinism_seeds);
+            total.report.suspects.extend(part.report.suspects);
             found.extend(part.report.found.into_iter().zip(part.saved));
         }
         let stores = total.config.stores.clone().unwrap_or_default();
@@ -176,6 +183,10 @@ impl ShardResult for CheckResult {
             .report
             .batches
             .sort_by_key(|b| (position(&b.store), b.seed_start));
+        total
+            .report
+            .suspects
+            .sort_by_key(|s| (position(&s.store), s.seed, s.kind));
         let found = first_per_class(found, &position);
         (total.report.found, total.saved) = found.into_iter().unzip();
         Ok(total)

@@ -22,7 +22,9 @@ use crate::campaign::fuzz::{
     Budget, Campaign, CampaignOutcome, CampaignReport, ClassSummary, StoreSummary, CHUNK_SEEDS,
 };
 use crate::campaign::merge::{SavedScenario, ShardResult, Shards};
+use crate::campaign::recheck::Suspect;
 use crate::campaign::shard::{covered_ranges, Shard};
+use crate::model::store::CrashCause;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::trace::class::Class;
@@ -123,6 +125,9 @@ pub struct FuzzScenario {
     pub class: Option<Class>,
     /// The first seed of its signature.
     pub seed: u64,
+    /// For a crash: its cause, with the adapter's stderr tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
     /// The file.
     pub saved: SavedScenario,
 }
@@ -141,18 +146,25 @@ pub struct FuzzResult {
     /// Per store (config order), the orderings reached; empty without `--coverage`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coverage: Vec<Coverage>,
+    /// Failures that did not happen again when rechecked, and seeds whose runs differed
+    /// (`--check-determinism`): findings about the store ([`crate::campaign::recheck`]),
+    /// by store (config order), then seed. Their files stay where the shard that found
+    /// them wrote them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suspects: Vec<Suspect>,
 }
 
 impl FuzzResult {
-    /// The result of shard `shard` of `campaign`, from its outcome and the findings it
+    /// The result of shard `shard` of `campaign`, from its outcome, the findings it
     /// saved (shrunk within `limits`), each scenario as it was written (or, when it could
-    /// not be, as it would have been, with its write error).
+    /// not be, as it would have been, with its write error), and its suspects.
     pub fn of_run(
         campaign: &Campaign<'_>,
         shard: Shard,
         limits: Limits,
         outcome: &CampaignOutcome,
         saved: &[Finding],
+        suspects: Vec<Suspect>,
     ) -> Result<FuzzResult, CampaignError> {
         let mut scenarios = Vec::new();
         for f in saved {
@@ -161,6 +173,7 @@ impl FuzzResult {
                 invariant: f.invariant,
                 class: f.class.clone(),
                 seed: f.seed.unwrap_or_default(),
+                cause: f.cause.clone(),
                 saved: SavedScenario::of_text(
                     &f.path,
                     &f.text,
@@ -180,6 +193,7 @@ impl FuzzResult {
             report: outcome.report.clone(),
             scenarios,
             coverage: outcome.coverage.clone(),
+            suspects,
         })
     }
 
@@ -258,6 +272,7 @@ impl ShardResult for FuzzResult {
             }
             total.report.seeds += part.report.seeds;
             total.scenarios.extend(part.scenarios);
+            total.suspects.extend(part.suspects);
             for (mine, theirs) in total.coverage.iter_mut().zip(&part.coverage) {
                 mine.merge(theirs);
             }
@@ -267,6 +282,17 @@ impl ShardResult for FuzzResult {
             s.classes
                 .sort_by(|a, b| (a.first_seed, &a.class).cmp(&(b.first_seed, &b.class)));
         }
+        let position = |store: &str| {
+            total
+                .config
+                .stores
+                .iter()
+                .position(|n| n == store)
+                .unwrap_or(usize::MAX)
+        };
+        let mut suspects = std::mem::take(&mut total.suspects);
+        suspects.sort_by_key(|s| (position(&s.store), s.seed, s.kind));
+        total.suspects = suspects;
         total.scenarios = first_per_signature(
             std::mem::take(&mut total.scenarios),
             &total.config.stores,
@@ -383,6 +409,7 @@ mod tests {
                     invariant: f.invariant,
                     class: f.class.clone(),
                     seed: f.seed.unwrap(),
+                    cause: f.cause.clone(),
                     saved: SavedScenario {
                         file: file_for(&PathBuf::new(), f).display().to_string(),
                         steps: f.steps.len(),
@@ -405,6 +432,7 @@ mod tests {
                 report: outcome.report,
                 scenarios,
                 coverage: outcome.coverage,
+                suspects: Vec::new(),
             },
         )
     }

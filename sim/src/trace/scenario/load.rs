@@ -81,6 +81,7 @@ struct RawScenario<'a> {
     version: Value,
     description: Option<String>,
     store: String,
+    store_dir: Option<String>,
     seed: Option<u64>,
     strategy: Option<String>,
     #[serde(borrow, default)]
@@ -126,6 +127,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         version: FORMAT_VERSION,
         description: raw.description,
         store: raw.store,
+        store_dir: raw.store_dir,
         seed: raw.seed,
         strategy: raw.strategy,
         expect,

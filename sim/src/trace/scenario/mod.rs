@@ -84,6 +84,12 @@ pub struct Scenario {
     /// use it unless `--store` says otherwise.
     #[schemars(length(min = 1))]
     pub store: String,
+    /// For an `exec:` store: the directory its command ran in, relative to this file's
+    /// directory (or absolute). Replay runs the command there (with `--allow-exec`), so its
+    /// relative paths mean what they meant when it was recorded, from any working
+    /// directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_dir: Option<String>,
     /// The seed of the run it came from, if any. Informational: the steps are the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -172,8 +178,17 @@ impl Scenario {
         expect: Option<Invariant>,
     ) -> Scenario {
         let mut s = Scenario::unannotated(stores.name(), config, steps, expect);
+        s.record_dir(stores);
         s.annotate(stores);
         s
+    }
+
+    /// Record where `stores`' command runs (`store_dir`), for a store that runs one, so that
+    /// the file replays the same from any working directory.
+    pub fn record_dir(&mut self, stores: &dyn StoreFactory) {
+        self.store_dir = stores
+            .command_dir()
+            .map(|d| d.to_string_lossy().into_owned());
     }
 
     /// A scenario of `steps` on the store named `store`, without notes: nothing is
@@ -188,6 +203,7 @@ impl Scenario {
             version: FORMAT_VERSION,
             description: None,
             store,
+            store_dir: None,
             seed: None,
             strategy: None,
             expect,
@@ -266,9 +282,65 @@ impl Scenario {
     }
 
     /// Write the file atomically: a temp file in the same directory, then a rename, so a
-    /// reader (or a crash) never sees half a scenario. Creates the directory if needed.
+    /// reader (or a crash) never sees half a scenario. Creates the directory if needed. An
+    /// absolute `store_dir` is written relative to the file's directory, so that a
+    /// repository's scenario replays from any checkout.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        write_atomically(path, self.to_json().as_bytes())
+        let absolute = self
+            .store_dir
+            .as_deref()
+            .filter(|d| Path::new(d).is_absolute());
+        let Some(dir) = absolute else {
+            return write_atomically(path, self.to_json().as_bytes());
+        };
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        // The directory may not exist yet (write_atomically makes it): then it is taken
+        // as written, made absolute.
+        let base = parent.canonicalize().ok().or_else(|| {
+            let cwd = std::env::current_dir().ok()?;
+            Some(normalize(&cwd.join(&parent)))
+        });
+        let mut copy = self.clone();
+        if let Some(base) = base {
+            copy.store_dir = Some(relative_path(&base, Path::new(dir)));
+        }
+        write_atomically(path, copy.to_json().as_bytes())
+    }
+}
+
+/// `path` without `.` and `..` components (lexically).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `target` relative to `base` (both absolute): `..`, `../tools`, `.` when equal.
+fn relative_path(base: &Path, target: &Path) -> String {
+    let b: Vec<_> = base.components().collect();
+    let t: Vec<_> = target.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
     }
 }
 
