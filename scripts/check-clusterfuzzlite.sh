@@ -8,7 +8,8 @@
 #      from an empty corpus within 60 s, and the crash file converts with
 #      `reconcile-sim from-fuzz ARTIFACT --store canary` into a scenario that replays it;
 #   3. `interleavings` with RECONCILE_SIM_STORE=durable (what the cflite workflows fix) does
-#      not crash on its zipped seed corpus;
+#      not crash on its zipped seed corpus, nor does `interleavings_durable` (durable built
+#      in) on its own (corpus/interleavings/), even with RECONCILE_SIM_STORE=canary set;
 #   4. `scenario_parser` runs ~10 s on its zipped seed corpus without a crash.
 #
 # Usage: scripts/check-clusterfuzzlite.sh
@@ -96,7 +97,7 @@ else
 fi
 
 # --- what $OUT holds -----------------------------------------------------------------
-for target in interleavings scenario_parser; do
+for target in interleavings interleavings_durable scenario_parser; do
   bin="$OUT/$target"
   if [ -f "$bin" ] && [ -x "$bin" ]; then
     ok "\$OUT/$target exists ($(du -h "$bin" | cut -f1))"
@@ -118,7 +119,10 @@ for target in interleavings scenario_parser; do
     fi
   fi
   zip="$OUT/${target}_seed_corpus.zip"
-  want=$(find "corpus/$target" -maxdepth 1 -type f | wc -l)
+  # A variant of interleavings with its store built in shares interleavings' seeds (build.sh).
+  seeds_dir="corpus/$target"
+  case "$target" in interleavings_*) [ -d "$seeds_dir" ] || seeds_dir=corpus/interleavings ;; esac
+  want=$(find "$seeds_dir" -maxdepth 1 -type f | wc -l)
   if [ ! -f "$zip" ]; then
     fail "\$OUT/${target}_seed_corpus.zip is missing"
     continue
@@ -129,10 +133,10 @@ for target in interleavings scenario_parser; do
     continue
   fi
   got=$(find "$tmp/seeds/$target" -type f | wc -l)
-  if [ "$got" -eq "$want" ] && diff -r -q "corpus/$target" "$tmp/seeds/$target" >/dev/null; then
-    ok "\$OUT/${target}_seed_corpus.zip holds corpus/$target/ ($got files, identical)"
+  if [ "$got" -eq "$want" ] && diff -r -q "$seeds_dir" "$tmp/seeds/$target" >/dev/null; then
+    ok "\$OUT/${target}_seed_corpus.zip holds $seeds_dir/ ($got files, identical)"
   else
-    fail "\$OUT/${target}_seed_corpus.zip holds $got files that differ from corpus/$target/ ($want files)"
+    fail "\$OUT/${target}_seed_corpus.zip holds $got files that differ from $seeds_dir/ ($want files)"
   fi
 done
 if [ "$failures" -ne 0 ]; then
@@ -195,6 +199,19 @@ if [ "$rc" -eq 0 ]; then
 else
   tail -n 30 "$tmp/durable.log"
   fail "interleavings crashed on its seed corpus with RECONCILE_SIM_STORE=durable (exit $rc)"
+fi
+
+echo "== interleavings_durable (durable built in), RECONCILE_SIM_STORE=canary set, on its seed corpus (-runs=0)"
+set +e
+RECONCILE_SIM_STORE=canary "$OUT/interleavings_durable" "${fuzzer_args[@]}" -runs=0 \
+  -artifact_prefix="$tmp/durable-builtin-" "$tmp/seeds/interleavings_durable" >"$tmp/durable-builtin.log" 2>&1
+rc=$?
+set -e
+if [ "$rc" -eq 0 ]; then
+  ok "no crash on the $(find "$tmp/seeds/interleavings_durable" -type f | wc -l) seeds: the store is durable whatever the environment says"
+else
+  tail -n 30 "$tmp/durable-builtin.log"
+  fail "interleavings_durable crashed on its seed corpus (exit $rc)"
 fi
 
 # --- the parser target ---------------------------------------------------------------

@@ -14,7 +14,10 @@
 // 3. A snapshot older than one already applied (`snapshot_seq` smaller) is ignored.
 // 4. Reconcile is triggered by `turn-sealed` and deferred while scrolled up.
 // 5. A turn's text streams into its current row in place (`currentAssistantId`) until a
-//    tool event (of any turn) ends the segment.
+//    tool event (of any turn) ends the segment. A new assistant row's id is `a-t<T>-<n>`,
+//    n the number of live rows the store had created before it, so no two rows ever share
+//    an id (numbering by the current row count reused ids once a snapshot retired more live
+//    rows than it added chunks; see durable.rs).
 //
 // `turn-start`, `message-queued`, `message-consumed`, `status` and `post-response` change
 // nothing that decides keep/drop.
@@ -52,6 +55,8 @@ class DurableStore {
     /** `currentAssistantId`: the live row the turn's text streams into, and its turn. */
     this.currentAssistantId = null;
     this.currentAssistantTurn = null;
+    /** Live rows created so far (never goes down): numbers assistant row ids (rule 5). */
+    this.liveRowsCreated = 0;
   }
 
   /** Handle one input (the protocol's `input` object); return the effects, in order. */
@@ -134,6 +139,7 @@ class DurableStore {
   pushLive(key, id, role, text) {
     const turnId = key.turn; // undefined for a user row: not bound to a turn
     this.live.push({ id, role, turnId, text, key });
+    this.liveRowsCreated++;
   }
 
   /** Fetch now, or defer while the user is scrolled up. */
@@ -183,8 +189,8 @@ class DurableStore {
       current.text += " " + text;
       return;
     }
-    // Row ids mirror durable.rs: the number is the total row count (chunks + live).
-    const id = `a-${turnName(turnId)}-${this.chunks.length + this.live.length}`;
+    // Row ids mirror durable.rs: the number is the live rows created before this one.
+    const id = `a-${turnName(turnId)}-${this.liveRowsCreated}`;
     this.pushLive({ turn: turnId }, id, "assistant", text);
     this.currentAssistantId = id;
     this.currentAssistantTurn = turnId;

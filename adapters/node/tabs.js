@@ -145,6 +145,14 @@ class TabStore {
     /** `currentAssistantId`: the live row the in-flight turn streams into, and its turn. */
     this.currentAssistantId = null;
     this.currentAssistantTurn = null;
+    /** Live rows created so far (never goes down): numbers assistant row ids, as tab.rs. */
+    this.liveRowsCreated = 0;
+  }
+
+  /** Add a row to `live`, counting it (assistant row ids are numbered by that count). */
+  pushLive(row) {
+    this.live.push(row);
+    this.liveRowsCreated++;
   }
 
   /** Handle one input (the protocol's `input` object); return the effects, in order. */
@@ -154,10 +162,10 @@ class TabStore {
       case "user-send": {
         const { message_id: messageId, text } = input;
         if (this.agentStatus === "running") {
-          this.live.push({ id: QUEUED_PREFIX + messageName(messageId), role: "user", turnId: undefined, text });
+          this.pushLive({ id: QUEUED_PREFIX + messageName(messageId), role: "user", turnId: undefined, text });
           this.queuedMessages.push(messageId);
         } else {
-          this.live.push({ id: messageName(messageId), role: "user", turnId: undefined, text });
+          this.pushLive({ id: messageName(messageId), role: "user", turnId: undefined, text });
         }
         effects.push({ effect: "post", message_id: messageId, text });
         break;
@@ -222,10 +230,10 @@ class TabStore {
         if (current !== undefined) {
           current.text += " " + event.text;
         } else {
-          // Row ids mirror tab.rs: n is the total row count (chunks + live) at creation.
-          const n = this.chunks.length + this.live.length;
-          const id = `a-${turnName(event.turn_id)}-${n}`;
-          this.live.push({ id, role: "assistant", turnId: event.turn_id, text: event.text });
+          // Row ids mirror tab.rs: the number is the live rows created before this one (the
+          // current row count went down at a reconcile and reused ids).
+          const id = `a-${turnName(event.turn_id)}-${this.liveRowsCreated}`;
+          this.pushLive({ id, role: "assistant", turnId: event.turn_id, text: event.text });
           this.currentAssistantId = id;
           this.currentAssistantTurn = event.turn_id;
         }
@@ -233,11 +241,11 @@ class TabStore {
       }
       case "tool-call":
         this.endSegment();
-        this.live.push({ id: `call-${turnName(event.turn_id)}-${event.call}`, role: "tool-call", turnId: event.turn_id, text: event.text });
+        this.pushLive({ id: `call-${turnName(event.turn_id)}-${event.call}`, role: "tool-call", turnId: event.turn_id, text: event.text });
         break;
       case "tool-result":
         this.endSegment();
-        this.live.push({ id: `result-${turnName(event.turn_id)}-${event.call}`, role: "tool-result", turnId: event.turn_id, text: event.text });
+        this.pushLive({ id: `result-${turnName(event.turn_id)}-${event.call}`, role: "tool-result", turnId: event.turn_id, text: event.text });
         break;
       case "message-queued": {
         const m = this.live.find((r) => r.id === messageName(event.message_id));

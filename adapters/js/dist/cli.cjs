@@ -767,6 +767,13 @@ var AdapterRuntime = class {
   deltaPrefix;
   /** Errors raised outside any request (reported with the next answer). */
   strayErrors = [];
+  /**
+   * The first run, made when `hello` is answered (to learn which extensions the mapping
+   * speaks), with its `reset` answer: the first `reset` hands it out instead of making
+   * another store. Nothing runs between the two (the clock is fake, every microtask ran),
+   * so the answer is the one that `reset` would give.
+   */
+  prepared = null;
   options;
   constructor(options) {
     this.options = { ...options };
@@ -800,7 +807,7 @@ var AdapterRuntime = class {
     if (m.type === "hello") {
       if (m.protocol !== PROTOCOL) return fail(`unsupported protocol ${JSON.stringify(m.protocol)}; this adapter speaks ${PROTOCOL}`);
       this.greeted = true;
-      return { type: "hello", protocol: PROTOCOL, name: this.options.name, id };
+      return this.hello(id);
     }
     if (!this.greeted) return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
     switch (m.type) {
@@ -816,7 +823,32 @@ var AdapterRuntime = class {
         return fail(`unknown request type ${JSON.stringify(m.type)}`);
     }
   }
+  /**
+   * The handshake. The extensions (docs/protocol.md, "Extensions") are announced for what
+   * the mapping does, which only a store shows: so the first run's store is made now (see
+   * `prepared`). `boot`: its `reset` answer carries effects (a `boot()` hook, or a factory
+   * that fetches at once), which a harness routes only when announced. `state`: it has
+   * `snapshot()`. A mapping that fails to make a store announces nothing; the first `reset`
+   * reports why.
+   */
+  async hello(id) {
+    this.prepared = null;
+    const answer = await this.reset(null);
+    const run = this.run;
+    this.run = null;
+    this.prepared = { run, answer };
+    const features = [];
+    if (answer.type === "reset" && (run.mapping?.boot !== void 0 || (answer.effects?.length ?? 0) > 0)) features.push("boot");
+    if (answer.type === "reset" && run.mapping?.snapshot !== void 0) features.push("state");
+    return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...features.length > 0 ? { features } : {}, id };
+  }
   async reset(id) {
+    const prepared = this.prepared;
+    this.prepared = null;
+    if (prepared !== null && this.strayErrors.length === 0) {
+      this.run = prepared.run;
+      return { ...prepared.answer, id };
+    }
     this.lastDigest = null;
     this.world.reset();
     const run = new Run(this, this.options.args ?? []);
@@ -1149,7 +1181,7 @@ async function main() {
   runtime.setName(cli.name ?? options.name ?? `js:${(0, import_node_path2.basename)(cli.load.map)}`);
   if (options.translateIds === false) runtime.setTranslateIds(false);
   if (cli.command === "build") {
-    runtime.respond({ type: "hello", protocol: 1, id: 1 });
+    await runtime.respond({ type: "hello", protocol: 1, id: 1 });
     const answer = await runtime.respond({ type: "reset", id: 2 });
     if (answer.type === "error") throw new Error(`the mapping failed to make a store:
 ${answer.message}`);

@@ -72,6 +72,13 @@ export declare class AdapterRuntime {
     private readonly deltaPrefix;
     /** Errors raised outside any request (reported with the next answer). */
     private strayErrors;
+    /**
+     * The first run, made when `hello` is answered (to learn which extensions the mapping
+     * speaks), with its `reset` answer: the first `reset` hands it out instead of making
+     * another store. Nothing runs between the two (the clock is fake, every microtask ran),
+     * so the answer is the one that `reset` would give.
+     */
+    private prepared;
     private readonly options;
     constructor(options: RuntimeOptions);
     setName(name: string): void;
@@ -81,6 +88,15 @@ export declare class AdapterRuntime {
     private recordError;
     /** The answer to one parsed request line. */
     respond(msg: unknown): Answer | Promise<Answer>;
+    /**
+     * The handshake. The extensions (docs/protocol.md, "Extensions") are announced for what
+     * the mapping does, which only a store shows: so the first run's store is made now (see
+     * `prepared`). `boot`: its `reset` answer carries effects (a `boot()` hook, or a factory
+     * that fetches at once), which a harness routes only when announced. `state`: it has
+     * `snapshot()`. A mapping that fails to make a store announces nothing; the first `reset`
+     * reports why.
+     */
+    private hello;
     private reset;
     private input;
     private beginInput;

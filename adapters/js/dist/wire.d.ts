@@ -111,6 +111,7 @@ export type Answer = {
     type: "hello";
     protocol: number;
     name?: string;
+    features?: string[];
     id: number | null;
 } | {
     type: "reset";

@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   if (cli.command === "build") {
     // Load it and make one store now: a broken mapping fails here, not in the first
     // adapter process, and V8's code cache then covers what the first run compiles.
-    runtime.respond({ type: "hello", protocol: 1, id: 1 });
+    await runtime.respond({ type: "hello", protocol: 1, id: 1 });
     const answer = await runtime.respond({ type: "reset", id: 2 });
     if (answer.type === "error") throw new Error(`the mapping failed to make a store:\n${answer.message}`);
     compiled.saveCodeCache(true);

@@ -231,6 +231,13 @@ export class AdapterRuntime {
   private readonly deltaPrefix: string;
   /** Errors raised outside any request (reported with the next answer). */
   private strayErrors: unknown[] = [];
+  /**
+   * The first run, made when `hello` is answered (to learn which extensions the mapping
+   * speaks), with its `reset` answer: the first `reset` hands it out instead of making
+   * another store. Nothing runs between the two (the clock is fake, every microtask ran),
+   * so the answer is the one that `reset` would give.
+   */
+  private prepared: { run: Run; answer: Answer } | null = null;
 
   private readonly options: RuntimeOptions;
 
@@ -271,7 +278,7 @@ export class AdapterRuntime {
     if (m.type === "hello") {
       if (m.protocol !== PROTOCOL) return fail(`unsupported protocol ${JSON.stringify(m.protocol)}; this adapter speaks ${PROTOCOL}`);
       this.greeted = true;
-      return { type: "hello", protocol: PROTOCOL, name: this.options.name, id };
+      return this.hello(id);
     }
     if (!this.greeted) return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
     switch (m.type) {
@@ -288,7 +295,33 @@ export class AdapterRuntime {
     }
   }
 
+  /**
+   * The handshake. The extensions (docs/protocol.md, "Extensions") are announced for what
+   * the mapping does, which only a store shows: so the first run's store is made now (see
+   * `prepared`). `boot`: its `reset` answer carries effects (a `boot()` hook, or a factory
+   * that fetches at once), which a harness routes only when announced. `state`: it has
+   * `snapshot()`. A mapping that fails to make a store announces nothing; the first `reset`
+   * reports why.
+   */
+  private async hello(id: number | null): Promise<Answer> {
+    this.prepared = null;
+    const answer = await this.reset(null);
+    const run = this.run!;
+    this.run = null;
+    this.prepared = { run, answer };
+    const features: string[] = [];
+    if (answer.type === "reset" && (run.mapping?.boot !== undefined || (answer.effects?.length ?? 0) > 0)) features.push("boot");
+    if (answer.type === "reset" && run.mapping?.snapshot !== undefined) features.push("state");
+    return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...(features.length > 0 ? { features } : {}), id };
+  }
+
   private async reset(id: number | null): Promise<Answer> {
+    const prepared = this.prepared;
+    this.prepared = null;
+    if (prepared !== null && this.strayErrors.length === 0) {
+      this.run = prepared.run;
+      return { ...prepared.answer, id };
+    }
     this.lastDigest = null;
     this.world.reset();
     const run = new Run(this, this.options.args ?? []);

@@ -60,7 +60,7 @@ export type Request =
   | { type: "state"; id: number };
 
 export type Answer =
-  | { type: "hello"; protocol: number; name?: string; id: number | null }
+  | { type: "hello"; protocol: number; name?: string; features?: string[]; id: number | null }
   | { type: "reset"; effects?: Effect[]; render?: RenderRow[]; id: number | null }
   | { type: "output"; effects: Effect[]; render: RenderRow[]; id: number | null }
   | { type: "state"; digest: string; id: number | null }

@@ -14,6 +14,35 @@ test("hello answers the protocol and the mapping's name; a wrong version is an e
   assert.equal(await a.close(), 0);
 });
 
+test("hello announces the extensions the mapping speaks: boot when a new store asks for something, state with snapshot()", async () => {
+  const features = async (args) => {
+    const a = new Adapter([fixture("chat.mjs"), ...args]);
+    const hello = await a.request({ type: "hello", protocol: 1, id: 1 });
+    // The first reset answers what a new store asks for, as every later one does.
+    const first = await a.request({ type: "reset", id: 2 });
+    const second = await a.request({ type: "reset", id: 3 });
+    assert.deepEqual({ ...first, id: 3 }, second);
+    await a.close();
+    return hello.features;
+  };
+  assert.equal(await features([]), undefined);
+  assert.deepEqual(await features(["boot"]), ["boot"]);
+  assert.deepEqual(await features(["open-in-factory"]), ["boot"]);
+  assert.deepEqual(await features(["snapshot"]), ["state"]);
+  assert.deepEqual(await features(["boot", "snapshot"]), ["boot", "state"]);
+});
+
+test("a mapping that cannot make a store announces nothing, and the first reset says why", async () => {
+  const a = new Adapter([fixture("chat.mjs"), "throw-in-factory"]);
+  const hello = await a.request({ type: "hello", protocol: 1, id: 1 });
+  assert.equal(hello.type, "hello");
+  assert.equal(hello.features, undefined);
+  const reset = await a.request({ type: "reset", id: 2 });
+  assert.equal(reset.type, "error");
+  assert.match(reset.message, /factory failed on purpose/);
+  await a.close();
+});
+
 test("requests before hello or reset, unknown types and non-JSON lines are errors; blank lines are ignored", async () => {
   const a = new Adapter([fixture("chat.mjs")]);
   assert.equal((await a.request({ type: "reset", id: 1 })).type, "error");

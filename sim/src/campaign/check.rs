@@ -29,18 +29,19 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, shrink_and_save, Failure, FindingError};
+use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
-use crate::model::store::StoreFactory;
+use crate::campaign::recheck::{check_determinism, settle, Suspect, DETERMINISM_SEEDS};
+use crate::campaign::shard::Shard;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
-use crate::store::ResolveError;
+use crate::store::recorded::RecordedError;
 use crate::trace::class::{classify, Class};
 use crate::trace::scenario::Scenario;
 use crate::trace::shrink::Limits;
@@ -68,7 +69,7 @@ pub fn seed_start_from(s: &str) -> u64 {
 }
 
 /// What a scenario must do in this check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Requirement {
     /// Replayed on the store it names: must break exactly `expect` (or pass if null).
@@ -80,7 +81,7 @@ pub enum Requirement {
 }
 
 /// What came of one scenario's replay.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScenarioVerdict {
     /// It did what it had to.
@@ -136,7 +137,7 @@ pub struct ScenarioCase<'a> {
 }
 
 /// How one scenario did.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// The scenario file: the JUnit testcase's name.
     pub path: PathBuf,
@@ -151,6 +152,9 @@ pub struct ScenarioResult {
     /// The root-cause class of what broke, if anything did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
+    /// For a crash: why the store crashed, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
     /// Steps skipped because they were not enabled.
     pub skipped: usize,
     /// What came of it.
@@ -167,6 +171,8 @@ pub struct ScenarioResult {
 pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<ScenarioResult> {
     cases
         .iter()
+        // Ctrl-C: the scenarios not replayed yet are left out (the report says so).
+        .take_while(|_| !crate::run::interrupt::requested())
         .map(|c| {
             let store = c.store.get();
             let sc = &c.scenario;
@@ -194,9 +200,11 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                     _ => ScenarioVerdict::Fixed,
                 },
             };
-            let mut replay = format!("reconcile-sim replay {}", c.path.display());
+            let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
+            } else if sc.store.starts_with(crate::store::exec::SPEC_PREFIX) {
+                replay.push_str(" --allow-exec");
             }
             ScenarioResult {
                 path: c.path.clone(),
@@ -205,6 +213,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
                 expect: sc.expect,
                 got,
                 class: r.class,
+                cause: Failure::cause_of(&r.report.outcome),
                 skipped: r.report.skipped.len(),
                 verdict,
                 ok: verdict.ok(),
@@ -215,7 +224,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
 }
 
 /// The known classes of each store under test: the classes of its known failures.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Baseline {
     /// (store name, class, the file that stands for it).
     pub classes: Vec<(String, Class, PathBuf)>,
@@ -237,7 +246,7 @@ impl Baseline {
 }
 
 /// One fuzz batch of one store.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FuzzBatch {
     /// The store fuzzed, by the name `--store` took.
     pub store: String,
@@ -254,7 +263,7 @@ pub struct FuzzBatch {
 }
 
 /// A class in a fuzz batch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BatchClass {
     /// The class.
     pub class: Class,
@@ -266,6 +275,9 @@ pub struct BatchClass {
     pub first_seed: u64,
     /// In the store's known baseline.
     pub known: bool,
+    /// For a crash class: the first seed's cause, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
 }
 
 impl FuzzBatch {
@@ -294,12 +306,38 @@ pub fn fuzz_batches(
     jobs: usize,
     known: &Baseline,
 ) -> (Vec<FuzzBatch>, Vec<Failure>) {
+    fuzz_batches_shard(
+        stores,
+        strategy,
+        seed_start,
+        seeds,
+        jobs,
+        known,
+        Shard::WHOLE,
+    )
+}
+
+/// [`fuzz_batches`] over the batches of one shard ([`crate::campaign::shard`]: batch `b`
+/// of every store belongs to shard `b mod N + 1`).
+pub fn fuzz_batches_shard(
+    stores: &[&dyn StoreFactory],
+    strategy: StrategySpec,
+    seed_start: u64,
+    seeds: u64,
+    jobs: usize,
+    known: &Baseline,
+    shard: Shard,
+) -> (Vec<FuzzBatch>, Vec<Failure>) {
     let mut batches = Vec::new();
     let mut first: Vec<Failure> = Vec::new();
     for store in stores {
         let mut start = seed_start;
-        while start < seed_start + seeds {
+        while start < seed_start + seeds && !crate::run::interrupt::requested() {
             let n = BATCH_SEEDS.min(seed_start + seeds - start);
+            if !shard.owns((start - seed_start) / BATCH_SEEDS) {
+                start += n;
+                continue;
+            }
             let outcome = run_campaign(
                 &Campaign {
                     stores: vec![*store],
@@ -311,13 +349,18 @@ pub fn fuzz_batches(
                     classes: true,
                 },
                 &|_| {},
-                &AtomicBool::new(false),
+                crate::run::interrupt::flag(),
             );
             let s = &outcome.report.stores[0];
+            if outcome.report.seeds == 0 {
+                // Interrupted before its first seed.
+                break;
+            }
             batches.push(FuzzBatch {
                 store: s.store.clone(),
                 seed_start: start,
-                seeds: n,
+                // All n, unless Ctrl-C cut the batch short.
+                seeds: outcome.report.seeds,
                 failing: s.failing.clone(),
                 first_failing_seed: s.first_failing_seed.clone(),
                 classes: s
@@ -329,6 +372,11 @@ pub fn fuzz_batches(
                         seeds: c.seeds,
                         first_seed: c.first_seed,
                         known: known.holds(&s.store, &c.class),
+                        cause: outcome
+                            .first_failures
+                            .iter()
+                            .find(|f| f.class.as_ref() == Some(&c.class))
+                            .and_then(|f| f.cause.clone()),
                     })
                     .collect(),
             });
@@ -348,7 +396,7 @@ pub fn fuzz_batches(
 }
 
 /// A failure the fuzzer found, shrunk and saved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Found {
     /// The store.
     pub store: String,
@@ -369,35 +417,46 @@ pub struct Found {
     /// Why shrinking stopped early, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_up: Option<String>,
+    /// For a crash: the cause in the run that found it, with the adapter's stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
+    /// Why the file could not be written, if it could not (the check then fails with it,
+    /// after reporting everything).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
 }
 
-/// Shrink and save each failure (on the store of `stores` it names) under `out_dir`.
+/// Recheck each failure (on the store of `stores` it names), then shrink and save those
+/// that happen again under `out_dir`; those that do not are suspects (flaky, or a state
+/// leak), their trace saved as found.
 pub fn save_failures(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
-) -> Result<Vec<Found>, FindingError> {
-    let mut found = Vec::new();
-    for f in failures {
-        let store = *stores
-            .iter()
-            .find(|s| s.name() == f.store)
-            .expect("a failure names a fuzzed store");
-        let finding = shrink_and_save(store, f, &file_for(out_dir, f), limits)?;
-        found.push(Found {
-            store: finding.store,
-            invariant: finding.invariant,
-            class: finding.class,
-            seed: finding.seed,
-            path: finding.path,
-            steps: finding.shrunk.steps.len(),
-            original_steps: finding.shrunk.original_steps,
-            one_minimal: finding.shrunk.gave_up.is_none(),
-            gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
-        });
-    }
-    Ok(found)
+) -> (Vec<(Found, String)>, Vec<Suspect>) {
+    let settled = settle(stores, failures, out_dir, limits, None, &|_, _| {});
+    let found = settled
+        .findings
+        .into_iter()
+        .map(|finding| {
+            let found = Found {
+                store: finding.store,
+                invariant: finding.invariant,
+                class: finding.class,
+                seed: finding.seed,
+                path: finding.path,
+                steps: finding.shrunk.steps.len(),
+                original_steps: finding.shrunk.original_steps,
+                one_minimal: finding.shrunk.gave_up.is_none(),
+                gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
+                cause: finding.cause,
+                write_error: finding.write_error,
+            };
+            (found, finding.text)
+        })
+        .collect();
+    (found, settled.suspects)
 }
 
 /// What a check runs (see the module doc).
@@ -421,10 +480,24 @@ pub struct CheckRequest<'a> {
     /// A directory of known failures (`--known`): scenario files, each a known class of
     /// the store it names.
     pub known: Option<PathBuf>,
+    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios and runs
+    /// the determinism check (every shard loads the scenarios and computes the baseline).
+    /// [`Shard::WHOLE`] runs everything.
+    pub shard: Shard,
+    /// Run the first seeds of each store under test again and compare (see
+    /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
+    /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
+    pub determinism: bool,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
 }
 
-/// Resolves the store a scenario names (a name, or `exec:`).
-pub type Resolver<'a> = &'a dyn Fn(&str) -> Result<Box<dyn StoreFactory>, ResolveError>;
+/// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
+/// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
+pub type Resolver<'a> =
+    &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
 
 /// Run the check: load every scenario (one bad file stops the check before anything
 /// runs, naming every bad file), replay each as `request` says, then fuzz the stores
@@ -434,6 +507,16 @@ pub fn run_check(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<CheckReport, CampaignError> {
+    run_check_saving(request, resolve).map(|(report, _)| report)
+}
+
+/// [`run_check`], also returning the contents of each of `report.found`'s scenario files,
+/// in order (for a `--result` file, which carries them even when a file could not be
+/// written).
+pub fn run_check_saving(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<(CheckReport, Vec<String>), CampaignError> {
     let known_dir = match &request.known {
         Some(dir) => Some(load_all(dir)?),
         None => None,
@@ -447,6 +530,12 @@ pub fn run_check(
         .into_iter()
         .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
         .collect();
+    if loaded.is_empty() && known_dir.as_ref().is_none_or(Vec::is_empty) && !request.allow_empty {
+        return Err(CampaignError::BadInput(format!(
+            "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
+            request.scenarios_dir.display()
+        )));
+    }
     if let Some(known) = known_dir {
         loaded.extend(known.into_iter().map(|(p, mut sc)| {
             sc.known_failure = true;
@@ -460,30 +549,58 @@ pub fn run_check(
             (store_cases(&loaded, stores), baseline)
         }
     };
+    let cases = if request.shard.index == 1 {
+        cases
+    } else {
+        Vec::new()
+    };
     let scenarios = replay_scenarios(&cases, &baseline);
     let fuzzed = request.under_test.clone().unwrap_or_default();
     let (batches, mut failures) = if request.seeds == 0 {
         (Vec::new(), Vec::new())
     } else {
-        fuzz_batches(
+        fuzz_batches_shard(
             &fuzzed,
             request.strategy,
             request.seed_start,
             request.seeds,
             request.jobs,
             &baseline,
+            request.shard,
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let found = save_failures(&fuzzed, &failures, &request.out, request.limits)?;
-    Ok(CheckReport {
+    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let (found, texts) = saved.into_iter().unzip();
+    let determinism_seeds = if request.determinism
+        && request.shard.index == 1
+        && !fuzzed.is_empty()
+        && request.seeds > 0
+        && !crate::run::interrupt::requested()
+    {
+        let n = DETERMINISM_SEEDS.min(request.seeds);
+        suspects.extend(check_determinism(
+            &fuzzed,
+            request.strategy,
+            request.seed_start..request.seed_start + n,
+            &request.out,
+        ));
+        n
+    } else {
+        0
+    };
+    let report = CheckReport {
         scenarios,
         strategy: request.strategy,
         seed_start: request.seed_start,
         batches,
         baseline,
         found,
-    })
+        determinism_seeds,
+        suspects,
+        interrupted: crate::run::interrupt::requested(),
+    };
+    Ok((report, texts))
 }
 
 /// Every scenario on every store under test: a known failure of that store must show its
@@ -578,6 +695,7 @@ fn new_class_failures(
             steps: c.scenario.steps(),
             class: Some(class.clone()),
             mask: c.scenario.masked.clone(),
+            cause: r.cause.clone(),
         });
     }
     out
@@ -612,14 +730,26 @@ fn own_store_cases(
     loaded: &[(PathBuf, Scenario)],
     resolve: Resolver<'_>,
 ) -> Result<Vec<ScenarioCase<'static>>, CampaignError> {
-    let mut own: Vec<(String, std::sync::Arc<dyn StoreFactory>)> = Vec::new();
+    // A store is resolved once per name and recorded directory (an `exec:` command
+    // recorded in two places may mean two programs).
+    type Key = (String, Option<String>, Option<PathBuf>);
+    let key = |path: &Path, sc: &Scenario| -> Key {
+        let dir = sc
+            .store
+            .starts_with(crate::store::exec::SPEC_PREFIX)
+            .then(|| path.parent().map(Path::to_path_buf))
+            .flatten();
+        (sc.store.clone(), sc.store_dir.clone(), dir)
+    };
+    let mut own: Vec<(Key, std::sync::Arc<dyn StoreFactory>)> = Vec::new();
     let mut errors = Vec::new();
     for (path, sc) in loaded {
-        if own.iter().any(|(n, _)| *n == sc.store) {
+        let k = key(path, sc);
+        if own.iter().any(|(n, _)| *n == k) {
             continue;
         }
-        match resolve(&sc.store) {
-            Ok(s) => own.push((sc.store.clone(), std::sync::Arc::from(s))),
+        match resolve(path, sc) {
+            Ok(s) => own.push((k, std::sync::Arc::from(s))),
             Err(e) => errors.push(format!("{}: field `store`: {e}", path.display())),
         }
     }
@@ -629,7 +759,8 @@ fn own_store_cases(
     Ok(loaded
         .iter()
         .map(|(path, sc)| {
-            let store = own.iter().find(|(n, _)| *n == sc.store).expect("resolved");
+            let k = key(path, sc);
+            let store = own.iter().find(|(n, _)| *n == k).expect("resolved");
             ScenarioCase {
                 path: path.clone(),
                 scenario: sc.clone(),
@@ -641,7 +772,7 @@ fn own_store_cases(
 }
 
 /// The whole check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckReport {
     /// Every scenario's replay, by file, for each store it was replayed on.
     pub scenarios: Vec<ScenarioResult>,
@@ -656,12 +787,23 @@ pub struct CheckReport {
     pub baseline: Baseline,
     /// The first failure of each new class, shrunk and saved under `--out`.
     pub found: Vec<Found>,
+    /// Seeds of each store under test run again by the determinism check (0: not run).
+    pub determinism_seeds: u64,
+    /// Failures that did not happen again (`flaky`), and stores whose runs depend on the
+    /// process that served them (`state-leak`) or on nothing in their input
+    /// (`nondeterministic`): each fails the check.
+    pub suspects: Vec<Suspect>,
+    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
+    pub interrupted: bool,
 }
 
 impl CheckReport {
-    /// The verdict: every scenario met its requirement and every batch passed (exit 0).
+    /// The verdict: every scenario met its requirement, every batch passed and no second
+    /// look found a store unstable (exit 0).
     pub fn ok(&self) -> bool {
-        self.scenarios.iter().all(|s| s.ok) && self.batches.iter().all(FuzzBatch::ok)
+        self.scenarios.iter().all(|s| s.ok)
+            && self.batches.iter().all(FuzzBatch::ok)
+            && self.suspects.is_empty()
     }
 }
 
@@ -677,7 +819,10 @@ pub fn junit_xml(report: &CheckReport) -> String {
         } else {
             let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
             st.set_message(scenario_message(s));
-            st.set_description(format!("{}\nreplay: {}", scenario_message(s), s.replay));
+            let mut text = scenario_message(s);
+            push_cause(&mut text, s.cause.as_ref());
+            text.push_str(&format!("\nreplay: {}", s.replay));
+            st.set_description(text);
             st
         };
         let mut tc = TestCase::new(name, status);
@@ -697,18 +842,22 @@ pub fn junit_xml(report: &CheckReport) -> String {
                 let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 st.set_message(batch_message(b));
                 let mut text = batch_message(b);
+                for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                    text.push_str(&format!("\n{} (seed {}):", c.name, c.first_seed));
+                    push_cause(&mut text, c.cause.as_ref());
+                }
                 for f in report.found.iter().filter(|f| {
                     f.store == b.store
                         && f.seed
                             .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
                 }) {
                     text.push_str(&format!(
-                        "\nnew class: {} (seed {}): reconcile-sim replay {}",
+                        "\nnew class: {} (seed {}): {}",
                         f.class
                             .as_ref()
                             .map_or(f.invariant.to_string(), |c| c.to_string()),
                         f.seed.unwrap_or_default(),
-                        f.path.display()
+                        crate::campaign::findings::replay_command_for(&f.store, &f.path)
                     ));
                 }
                 st.set_description(text);
@@ -720,7 +869,51 @@ pub fn junit_xml(report: &CheckReport) -> String {
         }
         junit.add_test_suite(suite);
     }
+    let mut suspects_by_store: Vec<&str> =
+        report.suspects.iter().map(|s| s.store.as_str()).collect();
+    if report.determinism_seeds > 0 {
+        suspects_by_store.extend(report.batches.iter().map(|b| b.store.as_str()));
+    }
+    suspects_by_store.sort();
+    suspects_by_store.dedup();
+    if !suspects_by_store.is_empty() {
+        let mut suite = TestSuite::new("stability");
+        for store in suspects_by_store {
+            let mine: Vec<&Suspect> = report
+                .suspects
+                .iter()
+                .filter(|s| s.store == store)
+                .collect();
+            let status = if mine.is_empty() {
+                TestCaseStatus::success()
+            } else {
+                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                let mut kinds: Vec<String> = mine.iter().map(|s| s.kind.to_string()).collect();
+                kinds.dedup();
+                st.set_message(format!("{store}: {}", kinds.join(", ")));
+                st.set_description(crate::campaign::recheck::format_suspects(
+                    &mine.into_iter().cloned().collect::<Vec<_>>(),
+                ));
+                st
+            };
+            let mut tc = TestCase::new(
+                format!("{store} answers by its inputs alone (replayed failures, repeated seeds, fresh processes)"),
+                status,
+            );
+            tc.set_classname(format!("stability.{store}"));
+            suite.add_test_case(tc);
+        }
+        junit.add_test_suite(suite);
+    }
     junit.to_string().expect("JUnit XML serialises")
+}
+
+/// A crash's cause and stderr tail, one line each, after `text`.
+fn push_cause(text: &mut String, cause: Option<&CrashCause>) {
+    for line in cause.map(CrashCause::lines).unwrap_or_default() {
+        text.push_str("\n  ");
+        text.push_str(&line);
+    }
 }
 
 /// One line about a scenario's result.

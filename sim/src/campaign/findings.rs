@@ -3,14 +3,16 @@
 //! `fuzz`, `check`, `nightly` and `from-fuzz` all go through [`shrink_and_save`].
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
-use crate::model::store::StoreFactory;
+use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
+use crate::run::Outcome;
 use crate::trace::class::{classify, Class, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, Limits, Shrunk};
+use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Shrunk};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +36,19 @@ pub struct Failure {
     pub class: Option<Class>,
     /// The classes masked in the run that found it.
     pub mask: Vec<Class>,
+    /// For a `crash`: why the store crashed in the run that found it (with the adapter's
+    /// stderr tail), which reports quote.
+    pub cause: Option<CrashCause>,
+}
+
+impl Failure {
+    /// The cause of the crash `outcome` ends in, if it is one.
+    pub fn cause_of(outcome: &Outcome) -> Option<CrashCause> {
+        match outcome {
+            Outcome::Fail(v) => v.cause.clone(),
+            Outcome::Pass => None,
+        }
+    }
 }
 
 /// A failure, shrunk and saved.
@@ -51,18 +66,42 @@ pub struct Finding {
     pub shrunk: Shrunk,
     /// Its root-cause class, if it was shrunk for one.
     pub class: Option<Class>,
+    /// For a `crash`: why the store crashed in the run that found it, with the adapter's
+    /// stderr tail.
+    pub cause: Option<CrashCause>,
+    /// Why the file could not be written (`cannot write PATH: …`), if it could not. The
+    /// finding is still returned, so that the caller prints it and then fails: a full disk
+    /// or a bad `--out` must not lose what was found.
+    pub write_error: Option<String>,
+    /// The scenario file's contents: what was written as `path`, or would have been. A
+    /// `--result` file embeds it from here, so it holds the scenario even when the file
+    /// could not be written.
+    pub text: String,
 }
 
 impl Finding {
     /// The command that replays the saved scenario.
     pub fn replay_command(&self) -> String {
-        replay_command(&self.path)
+        replay_command_for(&self.store, &self.path)
     }
 }
 
 /// `reconcile-sim replay PATH`, quoted for a shell.
 pub fn replay_command(path: &Path) -> String {
-    format!("reconcile-sim replay {}", path.display())
+    format!(
+        "reconcile-sim replay {}",
+        shell_words::quote(&path.display().to_string())
+    )
+}
+
+/// [`replay_command`] of a scenario recorded on `store`: with `--allow-exec` when the store
+/// is a command (replay runs a file's command only when asked).
+pub fn replay_command_for(store: &str, path: &Path) -> String {
+    let mut command = replay_command(path);
+    if store.starts_with(crate::store::exec::SPEC_PREFIX) {
+        command.push_str(" --allow-exec");
+    }
+    command
 }
 
 /// Why a failure could not become a finding.
@@ -72,14 +111,6 @@ pub enum FindingError {
     /// store) is not deterministic.
     #[error("internal error: a recorded failure did not replay: {0}")]
     DoesNotReplay(DoesNotFail),
-    /// The scenario file could not be written.
-    #[error("cannot write {}: {source}", path.display())]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
 }
 
 impl FindingError {
@@ -119,7 +150,7 @@ pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
 }
 
 /// `store` with anything but letters, digits, `-`, `_` and `.` made `_`.
-fn safe_name(store: &str) -> String {
+pub(crate) fn safe_name(store: &str) -> String {
     store
         .chars()
         .map(|c| {
@@ -153,18 +184,24 @@ pub fn shrink_and_save(
             Vec::new(),
         ),
     };
-    let mut scenario = scenario_of(store, &shrunk, failure.seed, failure.strategy.clone());
+    let mut scenario = Scenario::unannotated(
+        store.name(),
+        shrunk.config.clone(),
+        &shrunk.steps,
+        Some(shrunk.invariant),
+    );
+    scenario.record_dir(store);
+    scenario.seed = failure.seed;
+    scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
+    // Set before the notes are written: a masked replay's notes reach past the masked
+    // violations.
     scenario.masked = masked;
-    if !scenario.masked.is_empty() {
-        // The notes of a masked replay reach past the masked violations.
+    scenario.description = failure.description.clone();
+    if !out_of_time(limits) {
+        // One more replay, for the notes; a campaign out of time saves the steps alone.
         scenario.annotate(store);
     }
-    scenario.description = failure.description.clone();
-    scenario.save(file).map_err(|source| FindingError::Write {
-        path: file.to_path_buf(),
-        source,
-    })?;
     Ok(Finding {
         store: failure.store.clone(),
         // What the saved file breaks: shrinking for a class may trade the invariant that
@@ -174,7 +211,66 @@ pub fn shrink_and_save(
         path: file.to_path_buf(),
         shrunk,
         class: failure.class.clone(),
+        cause: failure.cause.clone(),
+        write_error: save(&scenario, file),
+        text: scenario.to_json(),
     })
+}
+
+/// Whether shrinking must not replay any more: past `limits`' deadline, or after Ctrl-C.
+fn out_of_time(limits: Limits) -> bool {
+    limits.deadline.is_some_and(|d| Instant::now() >= d) || crate::run::interrupt::requested()
+}
+
+/// Save `scenario` as `file`; the error in words if that failed.
+fn save(scenario: &Scenario, file: &Path) -> Option<String> {
+    scenario
+        .save(file)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", file.display()))
+}
+
+/// Save `failure` as found, without shrinking or replaying it (its steps carry no notes):
+/// what a campaign does with a failure when its `--time` budget, or Ctrl-C, leaves no time
+/// to shrink it. The file replays like any other (it keeps the class and the classes
+/// masked when it was found).
+pub fn save_unshrunk(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: &Path,
+    why: GaveUp,
+) -> Finding {
+    let mut scenario = Scenario::unannotated(
+        failure.store.clone(),
+        failure.config.clone(),
+        &failure.steps,
+        Some(failure.invariant),
+    );
+    scenario.record_dir(store);
+    scenario.seed = failure.seed;
+    scenario.strategy = failure.strategy.clone();
+    scenario.class = failure.class.clone();
+    scenario.masked = failure.mask.clone();
+    scenario.description = failure.description.clone();
+    Finding {
+        store: failure.store.clone(),
+        invariant: failure.invariant,
+        seed: failure.seed,
+        path: file.to_path_buf(),
+        shrunk: Shrunk {
+            config: failure.config.clone(),
+            steps: failure.steps.clone(),
+            invariant: failure.invariant,
+            original_steps: failure.steps.len(),
+            replays: 0,
+            elapsed: Duration::ZERO,
+            gave_up: Some(why),
+        },
+        class: failure.class.clone(),
+        cause: failure.cause.clone(),
+        write_error: save(&scenario, file),
+        text: scenario.to_json(),
+    }
 }
 
 /// Shrink `failure` keeping its class `class` (under the failure's mask), then drop the
@@ -203,9 +299,34 @@ fn shrink_class(
         &keeps,
         failure.config.clone(),
         failure.steps.len(),
-        first.report.steps,
+        first.report.steps.clone(),
         limits,
     );
+    let stopped = matches!(
+        r.gave_up,
+        Some(GaveUp::Deadline(_) | GaveUp::Interrupted(_))
+    );
+    if stopped && r.steps == first.report.steps && r.config == failure.config {
+        // Out of time before anything was cut: the trace found, under the mask it was
+        // found with, is what there is to save; no more replays.
+        let masked = first.masked.clone();
+        return Ok((
+            Shrunk {
+                config: r.config,
+                steps: r.steps,
+                invariant: first
+                    .report
+                    .outcome
+                    .invariant()
+                    .unwrap_or(failure.invariant),
+                original_steps: r.original_steps,
+                replays: r.replays,
+                elapsed: r.elapsed,
+                gave_up: r.gave_up,
+            },
+            masked,
+        ));
+    }
     let unmasked = classify(store, r.config.clone(), &r.steps, &[]);
     let (last, masked) = if unmasked.class.as_ref() == Some(class) {
         (unmasked, Vec::new())

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
+use crate::campaign::shard::Shard;
 use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
@@ -42,6 +43,15 @@ pub enum Budget {
     Seeds(u64),
     /// As many seeds as fit in this time.
     Time(Duration),
+    /// As many seeds as fit in `total`, shrinking included: once a run has failed, the
+    /// campaign ends `reserve` early, leaving that time to shrink what it found (`fuzz
+    /// --time`; see [`crate::campaign::findings::shrink_and_save_all`]).
+    TimeWithShrinking {
+        /// The whole budget.
+        total: Duration,
+        /// What is kept for shrinking once there is something to shrink.
+        reserve: Duration,
+    },
 }
 
 /// What a campaign runs.
@@ -300,15 +310,37 @@ pub fn run_campaign(
     progress: &(dyn Fn(u64) + Sync),
     cancel: &AtomicBool,
 ) -> CampaignOutcome {
+    run_campaign_shard(campaign, Shard::WHOLE, progress, cancel)
+}
+
+/// [`run_campaign`] over the seeds of one shard ([`crate::campaign::shard`]): its chunks
+/// are the shard's blocks, taken in order, so the report covers the longest prefix of the
+/// shard's own seeds that every store finished, and `seeds` counts them. Shard 1/1 is the
+/// whole campaign.
+pub fn run_campaign_shard(
+    campaign: &Campaign<'_>,
+    shard: Shard,
+    progress: &(dyn Fn(u64) + Sync),
+    cancel: &AtomicBool,
+) -> CampaignOutcome {
+    let started = Instant::now();
     let seeds_total = match campaign.budget {
         Budget::Seeds(n) => n,
-        Budget::Time(_) => u64::MAX - campaign.seed_start,
+        Budget::Time(_) | Budget::TimeWithShrinking { .. } => u64::MAX - campaign.seed_start,
     };
-    let deadline = match campaign.budget {
-        Budget::Time(d) => Some(Instant::now() + d),
-        Budget::Seeds(_) => None,
+    let (deadline, reserve) = match campaign.budget {
+        Budget::Time(d) => (Some(started + d), Duration::ZERO),
+        Budget::TimeWithShrinking { total, reserve } => (Some(started + total), reserve),
+        Budget::Seeds(_) => (None, Duration::ZERO),
     };
-    let stop = || cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d);
+    let failed = AtomicBool::new(false);
+    let stop = || {
+        cancel.load(Ordering::Relaxed)
+            || deadline.is_some_and(|d| {
+                let now = Instant::now();
+                now >= d || (failed.load(Ordering::Relaxed) && now + reserve >= d)
+            })
+    };
     let next_chunk = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let merger = Mutex::new(Merger {
@@ -326,13 +358,16 @@ pub fn run_campaign(
         for _ in 0..campaign.jobs.max(1) {
             scope.spawn(|| loop {
                 let index = next_chunk.fetch_add(1, Ordering::Relaxed);
-                let first = index.saturating_mul(CHUNK_SEEDS);
+                let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
                 if first >= seeds_total || stop() {
                     break;
                 }
                 let seeds = CHUNK_SEEDS.min(seeds_total - first);
                 let seed = campaign.seed_start + first;
-                let chunk = run_chunk(campaign, seed, seeds, &stop, &|| {
+                let chunk = run_chunk(campaign, seed, seeds, &stop, &|run_failed| {
+                    if run_failed {
+                        failed.store(true, Ordering::Relaxed);
+                    }
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1)
                 });
                 let complete = chunk.complete;
@@ -353,7 +388,7 @@ fn run_chunk(
     seed: u64,
     seeds: u64,
     stop: &dyn Fn() -> bool,
-    ran: &dyn Fn(),
+    ran: &dyn Fn(bool),
 ) -> ChunkResult {
     let mut tallies: Vec<StoreTally> = campaign
         .stores
@@ -376,15 +411,26 @@ fn run_chunk(
             } else {
                 (run_one(*store, campaign.strategy, seed + n), None)
             };
+            // A failing seed is run again for its classes. When none of those runs fails
+            // (a store whose runs do not repeat), the failure is kept under its own
+            // violation's class, so that it is reported (and rechecked: flaky) rather than
+            // counted and lost.
+            let fallback = match (&report.outcome, campaign.classes) {
+                (crate::run::Outcome::Fail(v), true) => {
+                    Some((Class::of_violation(v), report.clone()))
+                }
+                _ => None,
+            };
             let failed = report.outcome.invariant().is_some();
             tally.add_run(seed + n, report, coverage);
-            if failed && campaign.classes {
-                tally.add_classes(
-                    seed + n,
-                    classes_of_seed(*store, campaign.strategy, seed + n),
-                );
+            if let Some((class, run)) = fallback {
+                let mut found = classes_of_seed(*store, campaign.strategy, seed + n);
+                if found.is_empty() {
+                    found.push((class, Vec::new(), run));
+                }
+                tally.add_classes(seed + n, found);
             }
-            ran();
+            ran(failed);
         }
     }
     ChunkResult {
@@ -436,6 +482,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: t.run.steps,
                     class: Some(class),
                     mask: t.mask,
+                    cause: Failure::cause_of(&t.run.outcome),
                 });
             }
         } else {
@@ -450,6 +497,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
                     steps: run.steps,
                     class: None,
                     mask: Vec::new(),
+                    cause: Failure::cause_of(&run.outcome),
                 });
             }
         }

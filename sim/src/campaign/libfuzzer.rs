@@ -161,6 +161,7 @@ pub fn artifact_failure(
         steps: run.report.steps,
         class,
         mask: Vec::new(),
+        cause: v.cause.clone(),
     };
     Some((run.store, failure))
 }

@@ -9,4 +9,7 @@ pub mod findings;
 pub mod fuzz;
 pub mod fuzz_input;
 pub mod libfuzzer;
+pub mod merge;
 pub mod nightly;
+pub mod recheck;
+pub mod shard;

@@ -1,12 +1,19 @@
-//! The nightly run: for a time budget, the in-process fuzzer over every store and strategy
-//! on every core, then each cargo-fuzz target; every failure with a signature (store and
-//! root-cause class, [`crate::trace::class`]) not seen before (in `scenarios/` or an
-//! earlier night) is shrunk, keeping its class, and written into tonight's folder, with
-//! a JSON and a Markdown summary listing classes.
+//! The nightly run: for a time budget, the in-process fuzzer over the stores a team ships
+//! (by default `durable` and `current`) with every strategy on every core, then each
+//! cargo-fuzz target; every failure with a signature (store and root-cause class,
+//! [`crate::trace::class`]) not seen before (in `scenarios/`, whose `known/<store>/`
+//! folders hold each store's known failures, or an earlier night) is shrunk, keeping its
+//! class, and written into tonight's folder, with a JSON and a Markdown summary listing
+//! classes. A night on a fresh checkout therefore exits 0 unless something is new. The
+//! note's deliberately buggy stores (`naive`, `fix-*`, `membership`, `canary`) are not
+//! run unless named: they fail in known ways by design, and a night that is red every
+//! time tells nobody anything.
 //!
 //! Nothing found is ever lost: each scenario file is written (atomically) as soon as it is
 //! shrunk, and the summary is written whether the run ends by its budget or by Ctrl-C
-//! (the `cancel` flag), in which case it says so.
+//! (the `cancel` flag), in which case it says so. A file that cannot be written (a full
+//! disk) is listed in the summary's `write_errors`, and the night goes on; the summary
+//! itself is returned (to be printed) even when it cannot be written.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -17,16 +24,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, shrink_and_save, Failure};
-use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignReport};
+use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure};
+use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
 use crate::campaign::libfuzzer::{artifact_failure, run_target, TargetSummary};
+use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::store::{StoreKind, STORES};
 use crate::trace::class::{classify, Class};
 use crate::trace::scenario::{load, write_atomically};
-use crate::trace::shrink::Limits;
+use crate::trace::shrink::{GaveUp, Limits};
 
 /// A failure's identity for de-duplication: the store and the root-cause class.
 pub type Signature = (String, Class);
@@ -36,10 +44,14 @@ pub type Signature = (String, Class);
 pub struct NightlyConfig {
     /// The whole budget.
     pub budget: Duration,
-    /// Tonight's folder (created; must not exist yet).
+    /// Tonight's folder, as [`fresh_night_dir`] created it.
     pub night_dir: PathBuf,
     /// Where known signatures come from: the committed scenarios and earlier nights.
     pub known_dirs: Vec<PathBuf>,
+    /// The stores fuzzed in-process, by name: the stores a team ships (by default
+    /// `durable` and `current`), each judged against its known failures. The note's
+    /// deliberately buggy stores fail in known ways every night; they run only when named.
+    pub stores: Vec<String>,
     /// The first seed of every in-process campaign.
     pub seed_start: u64,
     /// Worker threads for the in-process campaigns, and libFuzzer's `-fork` processes.
@@ -53,6 +65,13 @@ pub struct NightlyConfig {
     /// Stores the `interleavings` target is run against, one libFuzzer run each (fixed
     /// with `RECONCILE_SIM_STORE`): the stores under test, not the known-broken history.
     pub fuzz_stores: Vec<String>,
+    /// The part of the in-process seeds this night runs ([`crate::campaign::shard`]); the
+    /// cargo-fuzz phase runs in every shard (libFuzzer's own randomness makes the shards'
+    /// runs differ). [`Shard::WHOLE`] for an unsharded night.
+    pub shard: Shard,
+    /// Where to write the night's mergeable result ([`crate::campaign::merge`]), if
+    /// anywhere: written with the summary, also when the night is interrupted.
+    pub result: Option<PathBuf>,
 }
 
 /// One in-process campaign's results.
@@ -71,6 +90,9 @@ pub struct Finding {
     pub store: String,
     /// The invariant that noticed it (for a new finding, the one its saved file breaks).
     pub invariant: Invariant,
+    /// The first seed that showed it in its in-process campaign (none for cargo-fuzz).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// Its root-cause class; with `store`, the signature that decides `new`.
     pub class: Class,
     /// The class as a person reads it.
@@ -84,6 +106,14 @@ pub struct Finding {
     pub scenario: Option<String>,
     /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
+    /// For a crash: why the store crashed in the run that found it (an in-process store's
+    /// panic; an adapter's fault with its stderr tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<crate::model::store::CrashCause>,
+    /// The failure did not happen again when shrinking began (a flaky store, or state
+    /// that leaks across runs): its scenario is the run as found, unshrunk.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub did_not_replay: bool,
 }
 
 /// Everything the night did; written as `summary.json` and `summary.md`.
@@ -110,6 +140,10 @@ pub struct NightlySummary {
     pub findings: Vec<Finding>,
     /// Problems that did not stop the night (a target that failed to build…).
     pub problems: Vec<String>,
+    /// Files that could not be written (a full disk, an unwritable folder): the night
+    /// goes on, and reports them here and in what it prints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_errors: Vec<String>,
 }
 
 /// Signatures of every scenario file below `dirs` (files that are not scenarios, like
@@ -155,6 +189,7 @@ pub fn run_nightly(
     let scenarios_dir = cfg.night_dir.join("scenarios");
     std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
     let known = known_signatures(&cfg.known_dirs);
+    let known_before = known.clone();
     let mut night = Night {
         cfg,
         progress,
@@ -172,6 +207,7 @@ pub fn run_nightly(
             cargo_fuzz: Vec::new(),
             findings: Vec::new(),
             problems: Vec::new(),
+            write_errors: Vec::new(),
         },
         known,
     };
@@ -182,8 +218,49 @@ pub fn run_nightly(
     let mut summary = night.summary;
     summary.interrupted = cancel.load(Ordering::Relaxed);
     summary.elapsed_seconds = night.started.elapsed().as_secs_f64();
-    write_summary(&cfg.night_dir, &summary)?;
+    // A summary that cannot be written (a full disk) is still returned, to be printed.
+    if let Err(e) = write_summary(&cfg.night_dir, &summary) {
+        summary.write_errors.push(e.to_string());
+    }
+    if let Some(path) = &cfg.result {
+        // Nor is a result file that cannot be written (or cannot read back a scenario
+        // the night failed to save) allowed to lose the night: it is reported with the
+        // other files not written, and the summary is written again to say so.
+        let saved = crate::campaign::merge::NightlyResult::of_night(cfg, &known_before, &summary)
+            .and_then(|result| {
+                crate::campaign::merge::ResultFile::new(
+                    crate::campaign::merge::Shards::one(cfg.shard),
+                    result,
+                )
+                .save(path)
+            });
+        if let Err(e) = saved {
+            summary
+                .write_errors
+                .push(format!("the result file {}: {e}", path.display()));
+            // Should this fail, the first summary stays; what is printed lists everything.
+            let _ = write_summary(&cfg.night_dir, &summary);
+        }
+    }
     Ok(summary)
+}
+
+/// The stores `names` name (`all`: every shipped store), for [`NightlyConfig::stores`].
+pub fn stores_named(names: &[String]) -> Result<Vec<StoreKind>, CampaignError> {
+    if names.iter().any(|n| n == "all") {
+        return Ok(STORES.to_vec());
+    }
+    names
+        .iter()
+        .map(|name| {
+            crate::store::by_name(name).ok_or_else(|| {
+                CampaignError::BadInput(format!(
+                    "unknown store '{name}'; known stores: {}",
+                    crate::store::names().join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// A night in progress.
@@ -211,8 +288,8 @@ impl Night<'_> {
             cfg.budget
         };
         let per_strategy = in_process / StrategySpec::ALL.len() as u32;
-        let stores: Vec<&dyn StoreFactory> =
-            STORES.iter().map(|k| k as &dyn StoreFactory).collect();
+        let kinds = stores_named(&cfg.stores)?;
+        let stores: Vec<&dyn StoreFactory> = kinds.iter().map(|k| k as &dyn StoreFactory).collect();
         for strategy in StrategySpec::ALL {
             if self.cancelled() {
                 break;
@@ -231,7 +308,12 @@ impl Night<'_> {
                 classes: true,
             };
             let t = Instant::now();
-            let outcome = run_campaign(&campaign, &|d| self.progress.runs(d), self.cancel);
+            let outcome = run_campaign_shard(
+                &campaign,
+                cfg.shard,
+                &|d| self.progress.runs(d),
+                self.cancel,
+            );
             let runs = outcome.report.seeds * stores.len() as u64;
             let secs = t.elapsed().as_secs_f64().max(1e-9);
             for failure in &outcome.first_failures {
@@ -328,27 +410,34 @@ impl Night<'_> {
 
     /// Add a finding for `failure`, shrunk and saved when its signature is new.
     fn record(&mut self, store: &dyn StoreFactory, failure: &Failure) -> Result<(), CampaignError> {
-        let finding = record_finding(
+        let cancelled = self.cancelled();
+        let (finding, write_error) = record_finding(
             store,
             failure,
             &self.scenarios_dir,
             &mut self.known,
             self.progress,
+            cancelled,
         )?;
         self.summary.findings.push(finding);
+        if let Some(e) = write_error {
+            self.progress.note(&format!("problem: {e}"));
+            self.summary.write_errors.push(e);
+        }
         Ok(())
     }
 }
 
 /// A failure found tonight as a [`Finding`]: shrunk and saved when its signature is new
-/// (and then known).
+/// (and then known); with the error, if its file could not be written.
 fn record_finding(
     store: &dyn StoreFactory,
     failure: &Failure,
     scenarios_dir: &Path,
     known: &mut BTreeSet<Signature>,
     progress: &dyn NightlyProgress,
-) -> Result<Finding, CampaignError> {
+    cancelled: bool,
+) -> Result<(Finding, Option<String>), CampaignError> {
     let class = failure
         .class
         .clone()
@@ -361,16 +450,35 @@ fn record_finding(
     let mut finding = Finding {
         store: sig.0.clone(),
         invariant: failure.invariant,
+        seed: failure.seed,
         class: sig.1.clone(),
         class_name: sig.1.to_string(),
         source,
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
+        cause: failure.cause.clone(),
+        did_not_replay: false,
     };
+    let mut write_error = None;
     if finding.new {
         let file = file_for(scenarios_dir, failure);
-        let saved = shrink_and_save(store, failure, &file, Limits::default())?;
+        let saved = if cancelled {
+            // Ctrl-C: saved as found, at once.
+            save_unshrunk(store, failure, &file, GaveUp::Interrupted(0))
+        } else {
+            match shrink_and_save(store, failure, &file, Limits::default()) {
+                Ok(saved) => saved,
+                // A flaky store (or one that leaks state across runs) must not end the
+                // night: the run as found is saved, and the summary says it did not
+                // replay.
+                Err(e) => {
+                    progress.note(&format!("did not replay: {} {} ({e})", sig.0, sig.1));
+                    finding.did_not_replay = true;
+                    save_unshrunk(store, failure, &file, GaveUp::DidNotReplay)
+                }
+            }
+        };
         let found_by = match failure.seed {
             Some(seed) => format!("seed {seed}, {}", failure.strategy.as_deref().unwrap_or("")),
             None => "cargo-fuzz".to_string(),
@@ -386,9 +494,10 @@ fn record_finding(
         finding.invariant = saved.invariant;
         finding.scenario = Some(saved.path.display().to_string());
         finding.steps = Some(saved.shrunk.steps.len());
+        write_error = saved.write_error;
         known.insert(sig);
     }
-    Ok(finding)
+    Ok((finding, write_error))
 }
 
 /// Write `summary.json` and `summary.md` atomically.
@@ -430,6 +539,12 @@ pub fn markdown(s: &NightlySummary) -> String {
             out.push_str(&format!("- {p}\n"));
         }
     }
+    if !s.write_errors.is_empty() {
+        out.push_str("\n## Files not written\n\n");
+        for e in &s.write_errors {
+            out.push_str(&format!("- {e}\n"));
+        }
+    }
     out
 }
 
@@ -450,11 +565,23 @@ fn new_signatures_md(s: &NightlySummary) -> String {
             f.class_name,
             f.invariant,
             f.source,
-            f.steps.map_or("-".into(), |n| n.to_string()),
+            match f.steps {
+                Some(n) if f.did_not_replay => format!("{n} (did not replay: flaky?)"),
+                Some(n) => n.to_string(),
+                None => "-".into(),
+            },
             f.scenario.as_deref().unwrap_or("-")
         ));
     }
     out.push('\n');
+    for f in new.iter().filter(|f| f.cause.is_some()) {
+        out.push_str(&format!("Crash of {} ({}):\n\n```\n", f.store, f.source));
+        for line in f.cause.as_ref().map(|c| c.lines()).unwrap_or_default() {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("```\n\n");
+    }
     out
 }
 
@@ -509,13 +636,21 @@ pub fn today() -> (String, u64) {
     (stamp.to_string()[..10].to_string(), secs / 86_400)
 }
 
-/// A folder under `out` named after `date` that does not exist yet (`DATE`, `DATE-2`, …).
-pub fn fresh_night_dir(out: &Path, date: &str) -> PathBuf {
-    let mut dir = out.join(date);
-    let mut n = 2;
-    while dir.exists() {
-        dir = out.join(format!("{date}-{n}"));
-        n += 1;
+/// A new folder under `out` named after `date` (`DATE`, `DATE-2`, …), created here.
+/// Creating it is what claims the name (`create_dir` fails if it exists), so two nights
+/// sharing `out` at the same time get two folders and never write into one.
+pub fn fresh_night_dir(out: &Path, date: &str) -> Result<PathBuf, CampaignError> {
+    std::fs::create_dir_all(out).map_err(CampaignError::io("create", out))?;
+    let mut n = 1;
+    loop {
+        let dir = match n {
+            1 => out.join(date),
+            n => out.join(format!("{date}-{n}")),
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+            Err(e) => return Err(CampaignError::io("create", dir)(e)),
+        }
     }
-    dir
 }

@@ -24,6 +24,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if args.starts == 0 || args.runs == 0 {
         anyhow::bail!("--runs and --starts must be at least 1");
     }
+    if args.starts.checked_mul(args.cap).is_none() {
+        anyhow::bail!(
+            "--starts × --cap is past the largest seed ({}); lower one of them",
+            u64::MAX
+        );
+    }
     let report = bench(args.runs, args.starts, args.cap);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -2,16 +2,24 @@
 //! [--junit FILE] [--json] [--out DIR]`: the CI gate. See `reconcile_sim::campaign::check`
 //! for what a scenario must do with and without `--store`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_message, junit_xml, run_check, scenario_message, seed_start_from, CheckReport,
+    batch_message, junit_xml, run_check_saving, scenario_message, seed_start_from, CheckReport,
     CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
 };
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::campaign::findings::replay_command_for;
+use reconcile_sim::campaign::merge::check::CheckConfig;
+use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
+use reconcile_sim::campaign::recheck::format_suspects;
+use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::trace::scenario;
 
-use super::flags::{exec_options, resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    resolve_stores, seed_range, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag,
+    StrategyFlags,
+};
+use super::sharding::ShardFlags;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -46,18 +54,51 @@ pub struct Args {
     /// fixed.
     #[arg(long, value_name = "DIR", requires = "store")]
     known: Option<PathBuf>,
+    /// Pass even when the scenarios directory holds no scenario file (by default that is
+    /// an error: a gate that replays nothing proves nothing).
+    #[arg(long)]
+    allow_empty: bool,
     /// Where failures of new classes are written, shrunk (one file per class).
     #[command(flatten)]
     out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    sharding: ShardFlags,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
+    /// Run the first seeds of the store under test again (twice on its processes, then in
+    /// fresh ones) and compare every effect and render: a store whose runs differ fails
+    /// the check as `nondeterministic` or `state-leak`. On by default for `exec:` stores.
+    /// (With `--shard`, shard 1 runs it.)
+    #[arg(long, overrides_with = "no_check_determinism")]
+    check_determinism: bool,
+    /// Do not run seeds again to compare them (the default for in-process stores).
+    #[arg(long)]
+    no_check_determinism: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
-    let under_test = args.store.as_deref().map(resolve_stores).transpose()?;
-    let exec = exec_options()?;
+    seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
+    let under_test = args
+        .store
+        .as_deref()
+        .map(|s| resolve_stores(s, args.exec))
+        .transpose()?;
+    let exec = args.exec.options()?;
+    let determinism = if args.no_check_determinism {
+        false
+    } else {
+        args.check_determinism
+            || args
+                .store
+                .as_deref()
+                .is_some_and(|s| s.starts_with(reconcile_sim::store::exec::SPEC_PREFIX))
+    };
     let request = CheckRequest {
         scenarios_dir: args.scenarios.clone(),
         under_test: under_test
@@ -70,18 +111,86 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         out: args.out.out.clone(),
         limits: args.limits.limits(),
         known: args.known.clone(),
+        shard: args.sharding.shard(),
+        determinism,
+        allow_empty: args.allow_empty,
     };
     let started = std::time::Instant::now();
-    let report = run_check(&request, &|name| reconcile_sim::store::resolve(name, exec))?;
-    if let Some(path) = &args.junit {
-        scenario::write_atomically(path, junit_xml(&report).as_bytes())
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    let allow_exec = args.allow.allow_exec;
+    let (report, texts) = run_check_saving(&request, &|path, sc| {
+        reconcile_sim::store::recorded::resolve_recorded(
+            &sc.store,
+            path,
+            sc.store_dir.as_deref(),
+            exec,
+            allow_exec,
+        )
+    })?;
+    let result = ResultFile::new(
+        Shards::one(request.shard),
+        CheckResult::of_run(&request, &args.seed, &report, &texts)?,
+    );
+    // A result file that cannot be written fails the check (exit 2) after the report, as
+    // every other file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
+    output(
+        &result,
+        &report,
+        args.junit.as_deref(),
+        args.json,
+        result_error.into_iter().collect(),
+        Some(started),
+    )
+}
+
+/// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
+/// `result`'s with the found failures' paths where they were written (and `started`'s
+/// time taken on stderr after the text, if given). Every file that could not be written
+/// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
+/// (exit 2), after the report.
+pub(super) fn output(
+    result: &ResultFile<CheckResult>,
+    report: &CheckReport,
+    junit: Option<&Path>,
+    json: bool,
+    others: Vec<String>,
+    started: Option<std::time::Instant>,
+) -> anyhow::Result<Verdict> {
+    let mut write_errors: Vec<String> = report
+        .found
+        .iter()
+        .filter_map(|f| f.write_error.clone())
+        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
+        .chain(others)
+        .collect();
+    if let Some(path) = junit {
+        if let Err(e) = scenario::write_atomically(path, junit_xml(report).as_bytes()) {
+            write_errors.push(format!("cannot write {}: {e}", path.display()));
+        }
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+    if json {
+        let mut value = serde_json::to_value(report)?;
+        if !result.shards.complete() {
+            value["shards"] = serde_json::to_value(&result.shards)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
-        print!("{}", format_text(&report, &args, under_test.is_some()));
-        eprintln!("(check took {:.1?})", started.elapsed());
+        print!(
+            "{}",
+            format_text(report, &result.result.config, &result.shards)
+        );
+        if let Some(started) = started {
+            eprintln!("(check took {:.1?})", started.elapsed());
+        }
+    }
+    if !write_errors.is_empty() {
+        anyhow::bail!(
+            "the check could not write its results (they are reported above):\n  {}",
+            write_errors.join("\n  ")
+        );
     }
     Ok(if report.ok() {
         Verdict::Clean
@@ -90,13 +199,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     })
 }
 
-fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
+fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> String {
     let mut out = String::new();
+    let has_store = config.stores.is_some();
+    if !shards.complete() {
+        out.push_str(&format!(
+            "{} of the check: shard 1 replays the scenarios; each shard fuzzes one batch in {}\n",
+            super::fuzz::shards_label(shards),
+            shards.count
+        ));
+    }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
     out.push_str(&format!(
         "scenarios: {} replayed from {}, {} failed{}\n",
         report.scenarios.len(),
-        args.scenarios.display(),
+        config.scenarios,
         failed,
         if has_store {
             " (each must break nothing on the store under test)"
@@ -129,15 +246,31 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
             ));
         } else {
             out.push_str(&format!(
-                "  FAIL  {}: {}{skipped}\n        replay: {}\n",
+                "  FAIL  {}: {}{skipped}\n",
                 s.path.display(),
                 scenario_message(s),
-                s.replay
             ));
+            push_cause(&mut out, s.cause.as_ref(), "        ");
+            out.push_str(&format!("        replay: {}\n", s.replay));
         }
     }
-    out.push_str(&format_fuzz(report, args, has_store));
-    out.push_str(if report.ok() {
+    out.push_str(&format_fuzz(report, config));
+    if report.determinism_seeds > 0 {
+        out.push_str(&format!(
+            "determinism: seeds {}..{} run again (twice on the store's processes, then in fresh ones): {}\n",
+            report.seed_start,
+            report.seed_start + report.determinism_seeds,
+            if report.suspects.is_empty() {
+                "identical"
+            } else {
+                "see below"
+            }
+        ));
+    }
+    out.push_str(&format_suspects(&report.suspects));
+    out.push_str(if report.interrupted {
+        "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
+    } else if report.ok() {
         "check: PASS\n"
     } else {
         "check: FAIL\n"
@@ -146,18 +279,18 @@ fn format_text(report: &CheckReport, args: &Args, has_store: bool) -> String {
 }
 
 /// The fuzzing part of the text report.
-fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
+fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
     let mut out = String::new();
-    if !has_store {
+    if config.stores.is_none() {
         out.push_str("fuzz: skipped (no --store: pass --store NAME to fuzz a store under test)\n");
-    } else if args.seeds == 0 {
+    } else if config.seeds == 0 {
         out.push_str("fuzz: skipped (--seeds 0)\n");
     } else {
         out.push_str(&format!(
             "fuzz: {} seeds per store from {} (--seed {}), strategy {}, batches of {}\n",
-            args.seeds,
+            config.seeds,
             report.seed_start,
-            args.seed,
+            config.seed,
             report.strategy,
             reconcile_sim::campaign::check::BATCH_SEEDS
         ));
@@ -177,17 +310,20 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                     b.seed_start + b.seeds,
                     batch_message(b)
                 ));
+                for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                    out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
+                    push_cause(&mut out, c.cause.as_ref(), "          ");
+                }
             }
         }
         if !report.baseline.classes.is_empty() {
             out.push_str(&format!(
                 "known classes: {} (from {})\n",
                 report.baseline.classes.len(),
-                args.known
-                    .as_ref()
-                    .map_or("files marked known_failure".to_string(), |d| d
-                        .display()
-                        .to_string())
+                config
+                    .known
+                    .clone()
+                    .unwrap_or_else(|| "files marked known_failure".to_string())
             ));
         }
         for f in &report.found {
@@ -201,19 +337,36 @@ fn format_fuzz(report: &CheckReport, args: &Args, has_store: bool) -> String {
                 "new failure"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        replay: reconcile-sim replay {}\n",
+                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
                 f.store,
                 f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
                 f.invariant,
                 f.original_steps,
                 f.steps,
-                if f.one_minimal { "" } else { " (gave up early)" },
-                f.path.display()
+                if f.one_minimal {
+                    ""
+                } else {
+                    " (gave up early)"
+                },
+                match &f.write_error {
+                    Some(e) => format!("NOT SAVED: {e}"),
+                    None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
+                }
             ));
+            push_cause(&mut out, f.cause.as_ref(), "        ");
             if let Some(why) = &f.gave_up {
                 out.push_str(&format!("        warning: {why}\n"));
             }
         }
     }
     out
+}
+
+/// A crash's cause and stderr tail, one line each, indented by `indent`.
+fn push_cause(out: &mut String, cause: Option<&CrashCause>, indent: &str) {
+    for line in cause.map(CrashCause::lines).unwrap_or_default() {
+        out.push_str(indent);
+        out.push_str(&line);
+        out.push('\n');
+    }
 }

@@ -43,6 +43,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
     };
     let strategy = args.strategy.spec()?;
+    super::flags::seed_range(args.seed_start, args.seeds, "--seed-start + --seeds")?;
     let (a, b) = (resolve_store(a)?, resolve_store(b)?);
     let (a, b) = (a.as_ref(), b.as_ref());
     if let Some(path) = &args.scenarios {
@@ -118,9 +119,14 @@ fn save_divergence(
         found.divergence.step_index
     ));
     let file = args.out.join(format!("diff-seed{}.json", found.seed));
-    sc.save(&file)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", file.display()))?;
+    let saved = sc.save(&file);
     println!("seed {}: {}", found.seed, found.divergence);
+    if let Err(e) = saved {
+        anyhow::bail!(
+            "cannot write {}: {e} (the divergence is printed above)",
+            file.display()
+        );
+    }
     println!(
         "shrunk {} → {} steps{}: {}",
         found.shrunk.original_steps,
@@ -136,7 +142,7 @@ fn save_divergence(
         "replay: reconcile-sim diff --store {} --store {} --seeds 0 --scenarios {}",
         shell_words::quote(&a.name()),
         shell_words::quote(&b.name()),
-        file.display()
+        shell_words::quote(&file.display().to_string())
     );
     println!("timeline on the first: {}", replay_command(&file));
     Ok(())

@@ -140,6 +140,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
     let mut saved = None;
+    let mut write_error = None;
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
         let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
@@ -153,10 +154,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             "found by `reconcile-sim explore` within {}",
             report.bound
         ));
-        scenario
-            .save(path)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        saved = Some(path.clone());
+        // A file that cannot be written fails the command after the counterexample is
+        // printed (it is in the output, steps as JSON included), not before.
+        match scenario.save(path) {
+            Ok(()) => saved = Some(path.clone()),
+            Err(e) => write_error = Some(format!("cannot write {}: {e}", path.display())),
+        }
     }
     if args.json {
         // JSON only on stdout: the result file of this search (or shard).
@@ -173,6 +176,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         }
         print_text(store, &bound, &report, elapsed)?;
     }
+    if let Some(e) = write_error {
+        anyhow::bail!(e);
+    }
+    verdict(&report)
+}
+
+/// Exit 1 with a counterexample; else exit 2 (an error naming the limit) when a limit
+/// stopped the search; else 0.
+pub(super) fn verdict(report: &ExploreReport) -> anyhow::Result<Verdict> {
     if report.counterexample.is_some() {
         return Ok(Verdict::Violation);
     }
@@ -180,6 +192,50 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         anyhow::bail!("{limit}");
     }
     Ok(Verdict::Clean)
+}
+
+/// The text of a merged explore result (`reconcile-sim merge`): the search, the counts
+/// added over the shards, and the verdict; the counterexample narrated when the store is
+/// one of this build's (an `exec:` store is not started again just to narrate it).
+pub(super) fn print_result(result: &ExploreResult) -> anyhow::Result<()> {
+    let o = &result.result;
+    let r = &o.report;
+    println!(
+        "explore {} · {} · shards {} of {} merged",
+        o.config.store,
+        r.bound,
+        result.shards.done.len(),
+        result.shards.count
+    );
+    println!("scope: {}", r.scope);
+    println!("search: {}", o.config.search);
+    println!(
+        "schedules {}, truncated {}, steps applied {}, distinct full states {} (added over the shards: a state two shards reach is counted twice)",
+        r.schedules, r.truncated, r.steps_applied, r.distinct_full_states
+    );
+    match &r.counterexample {
+        None if o.verified => println!("verified: no violation within bound ({})", r.bound),
+        None => println!(
+            "no violation found, but not a verification ({})",
+            r.limit_hit
+                .clone()
+                .unwrap_or_else(|| format!("{} schedules cut at depth_max", r.truncated))
+        ),
+        Some(c) => {
+            println!(
+                "counterexample ({} steps, shortest over the shards):",
+                c.steps.len()
+            );
+            if let Some(kind) = reconcile_sim::store::by_name(&o.config.store) {
+                for line in trace_lines(&kind, o.config.world.clone(), &c.steps) {
+                    println!("  {line}");
+                }
+            }
+            print!("verdict: FAIL {}", c.violation);
+            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
+        }
+    }
+    Ok(())
 }
 
 /// `1G`, `512M`, `64K` or a number of bytes.
@@ -211,6 +267,13 @@ fn parse_size(text: &str) -> Result<u64, String> {
 fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
+    }
+    let clients_max = reconcile_sim::trace::scenario::CLIENTS_MAX;
+    if args.clients > clients_max {
+        anyhow::bail!(
+            "--clients {} is too many: at most {clients_max} (what a scenario file holds)",
+            args.clients
+        );
     }
     if args.one_sender && args.clients > 2 {
         anyhow::bail!("--one-sender needs --clients 2 (--observer makes the last of any number of tabs watch)");

@@ -37,15 +37,50 @@ pub struct JobsFlag {
     jobs: Option<usize>,
 }
 
+/// The most worker threads `--jobs` may ask for: far more than any machine's cores, far
+/// fewer than the threads a process can start.
+pub const JOBS_MAX: usize = 1024;
+
 impl JobsFlag {
     /// The number of worker threads.
     pub fn jobs(&self) -> anyhow::Result<usize> {
         match self.jobs {
             Some(0) => anyhow::bail!("--jobs must be at least 1"),
+            Some(j) if j > JOBS_MAX => {
+                anyhow::bail!("--jobs {j} is too many: at most {JOBS_MAX} worker threads")
+            }
             Some(j) => Ok(j),
             None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
         }
     }
+}
+
+/// The longest `--time` (and `--max-shrink-time`) a command takes: a year, so that every
+/// deadline computed from it is a moment the clock can hold.
+pub const TIME_MAX: std::time::Duration = std::time::Duration::from_secs(366 * 86_400);
+
+/// Parse a duration flag (`10s`, `5m`), at most [`TIME_MAX`].
+pub fn duration(text: &str) -> Result<std::time::Duration, String> {
+    let d = humantime::parse_duration(text).map_err(|e| e.to_string())?;
+    if d > TIME_MAX {
+        return Err(format!(
+            "{text} is too long: at most {}",
+            humantime::format_duration(TIME_MAX)
+        ));
+    }
+    Ok(d)
+}
+
+/// Check that seeds `start .. start + count` exist (`what` names the flags for the
+/// message): a range past the largest seed would wrap around to seed 0.
+pub fn seed_range(start: u64, count: u64, what: &str) -> anyhow::Result<()> {
+    if start.checked_add(count).is_none() {
+        anyhow::bail!(
+            "{what}: seeds {start} + {count} go past the largest seed ({}); lower the start or the count",
+            u64::MAX
+        );
+    }
+    Ok(())
 }
 
 /// The shrinking limits, shared by every subcommand that shrinks.
@@ -55,7 +90,7 @@ pub struct LimitFlags {
     #[arg(long, default_value_t = Limits::default().replays_max)]
     pub max_shrink_iters: u64,
     /// Time shrinking may spend on one failure before it gives up (e.g. `30s`).
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    #[arg(long, value_parser = duration, default_value = "60s")]
     pub max_shrink_time: std::time::Duration,
 }
 
@@ -65,6 +100,7 @@ impl LimitFlags {
         Limits {
             replays_max: self.max_shrink_iters,
             time_max: self.max_shrink_time,
+            deadline: None,
         }
     }
 }
@@ -95,12 +131,70 @@ pub fn exec_options() -> anyhow::Result<ExecOptions> {
     Ok(options)
 }
 
+/// `--isolate`: how the processes of an `exec:` store are used.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct ExecFlags {
+    /// Give every run of an `exec:` store fresh adapter processes, never reused across runs
+    /// (slower: a start-up per tab per run). A verdict that changes with it depends on what
+    /// a process served before its `reset` (a state leak).
+    #[arg(long)]
+    pub isolate: bool,
+}
+
+impl ExecFlags {
+    /// [`exec_options`] with these flags.
+    pub fn options(&self) -> anyhow::Result<ExecOptions> {
+        let mut options = exec_options()?;
+        options.isolate = self.isolate;
+        Ok(options)
+    }
+}
+
 /// Resolve `--store NAME` (a shipped store or `exec:'COMMAND ARGS'`).
 pub fn resolve_store(name: &str) -> anyhow::Result<Box<dyn StoreFactory>> {
-    Ok(reconcile_sim::store::resolve(name, exec_options()?)?)
+    resolve_store_with(name, ExecFlags::default())
+}
+
+/// [`resolve_store`] with `--isolate`.
+pub fn resolve_store_with(name: &str, flags: ExecFlags) -> anyhow::Result<Box<dyn StoreFactory>> {
+    Ok(reconcile_sim::store::resolve(name, flags.options()?)?)
 }
 
 /// Resolve `--store NAME|all`.
-pub fn resolve_stores(name: &str) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
-    Ok(reconcile_sim::store::resolve_all(name, exec_options()?)?)
+pub fn resolve_stores(name: &str, flags: ExecFlags) -> anyhow::Result<Vec<Box<dyn StoreFactory>>> {
+    Ok(reconcile_sim::store::resolve_all(name, flags.options()?)?)
+}
+
+/// `--allow-exec`: consent to run the `exec:` command a scenario file names.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct AllowExecFlag {
+    /// Run the `exec:` command a scenario file names, in the directory recorded with it.
+    /// Without it such a file is an error naming the command: a file from elsewhere (a
+    /// pull request, an artifact) never runs a program you did not choose. `--store
+    /// exec:'…'` runs a command of your choosing instead.
+    #[arg(long)]
+    pub allow_exec: bool,
+}
+
+/// The store to replay scenario `file` (`sc`) on: `--store NAME` when given (the user's
+/// choice, run in the working directory), else the store the file names, whose `exec:`
+/// command runs only with `--allow-exec`.
+pub fn resolve_scenario_store(
+    file: &std::path::Path,
+    sc: &reconcile_sim::trace::scenario::Scenario,
+    store: Option<&str>,
+    exec: ExecFlags,
+    allow: AllowExecFlag,
+) -> anyhow::Result<Box<dyn StoreFactory>> {
+    if let Some(name) = store {
+        return resolve_store_with(name, exec);
+    }
+    reconcile_sim::store::recorded::resolve_recorded(
+        &sc.store,
+        file,
+        sc.store_dir.as_deref(),
+        exec.options()?,
+        allow.allow_exec,
+    )
+    .map_err(|e| anyhow::anyhow!("{}: field `store`: {e}", file.display()))
 }

@@ -63,6 +63,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         failure.steps.len()
     );
     let finding = shrink_and_save(&store, &failure, &args.out, args.limits.limits())?;
-    print!("{}", summary(&finding.shrunk, &args.out));
+    print!(
+        "{}",
+        summary(
+            &finding.shrunk,
+            &finding.store,
+            &args.out,
+            finding.write_error.as_deref()
+        )
+    );
+    super::fuzz::unsaved(std::slice::from_ref(&finding), &[])?;
     Ok(Verdict::Violation)
 }

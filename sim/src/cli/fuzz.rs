@@ -1,16 +1,24 @@
 //! `reconcile-sim fuzz --store NAME|all (--seeds N | --time DURATION) [--jobs J] [--json]`
 
-use std::io::IsTerminal;
-use std::sync::atomic::AtomicBool;
+use std::path::Path;
 
-use indicatif::{ProgressBar, ProgressStyle};
-use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Finding};
+use reconcile_sim::campaign::findings::{replay_command_for, Finding};
 use reconcile_sim::campaign::fuzz::{
-    format_table, run_campaign, Budget, Campaign, CampaignOutcome,
+    format_table, run_campaign_shard, Budget, Campaign, CHUNK_SEEDS,
 };
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::campaign::merge::{FuzzResult, ResultFile, Shards};
+use reconcile_sim::campaign::recheck::{
+    check_determinism, format_suspects, settle, Suspect, DETERMINISM_SEEDS,
+};
+use reconcile_sim::campaign::shard::format_ranges;
+use reconcile_sim::model::store::{CrashCause, StoreFactory};
+use reconcile_sim::run::interrupt;
 
-use super::flags::{resolve_stores, JobsFlag, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{
+    resolve_stores, seed_range, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
+};
+use super::progress::{Measure, Progress};
+use super::sharding::ShardFlags;
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -25,7 +33,7 @@ pub struct Args {
     seeds: Option<u64>,
     /// Run for this long (e.g. `10s`, `5m`); the report covers every seed finished by
     /// every store, from the first one up.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = super::flags::duration)]
     time: Option<std::time::Duration>,
     /// The first seed.
     #[arg(long, default_value_t = 0)]
@@ -51,18 +59,39 @@ pub struct Args {
     /// invariant only (each failing seed then runs once, not once per class it shows).
     #[arg(long)]
     no_classes: bool,
+    #[command(flatten)]
+    sharding: ShardFlags,
+    /// Also run the first seeds again (twice on the campaign's processes and, for an
+    /// `exec:` store, in fresh ones) and compare every effect and render: a store
+    /// whose runs differ is reported `nondeterministic`, one whose runs on reused
+    /// processes differ from fresh ones `state-leak`. (With `--shard`, shard 1 runs it.)
+    #[arg(long)]
+    check_determinism: bool,
+    #[command(flatten)]
+    exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
-    let owned = resolve_stores(&args.store)?;
+    let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
+    let limits = args.limits.limits();
     let budget = match (args.seeds, args.time) {
-        (Some(n), _) => Budget::Seeds(n),
-        (None, Some(t)) => Budget::Time(t),
+        (Some(n), _) => {
+            seed_range(args.seed_start, n, "--seed-start + --seeds")?;
+            Budget::Seeds(n)
+        }
+        // The whole run, shrinking included, fits in --time: once something fails, the
+        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
+        // shrink it in.
+        (None, Some(t)) => Budget::TimeWithShrinking {
+            total: t,
+            reserve: limits.time_max.min(t / 4),
+        },
         (None, None) => unreachable!("clap requires one"),
     };
     let jobs = args.jobs.jobs()?;
+    let shard = args.sharding.shard();
     let campaign = Campaign {
         stores,
         strategy,
@@ -73,201 +102,378 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         classes: !args.no_classes,
     };
     let started = std::time::Instant::now();
-    let outcome = run_with_progress(&campaign);
-    // Shrink the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes — and save it.
-    let mut saved = Vec::new();
-    for failure in &outcome.first_failures {
-        let store = *campaign
-            .stores
-            .iter()
-            .find(|s| s.name() == failure.store)
-            .expect("a campaign store");
-        let file = file_for(&args.out.out, failure);
-        saved.push(shrink_and_save(
-            store,
-            failure,
-            &file,
-            args.limits.limits(),
-        )?);
+    let deadline = args.time.map(|t| started + t);
+    let progress = Progress::start(match (args.seeds, args.time) {
+        (Some(n), _) => Measure::Runs(
+            shard
+                .seeds_of(n, CHUNK_SEEDS)
+                .saturating_mul(campaign.stores.len() as u64),
+        ),
+        (None, t) => Measure::Time(t.unwrap_or_default()),
+    });
+    let outcome = run_campaign_shard(
+        &campaign,
+        shard,
+        &|done| progress.runs(done),
+        interrupt::flag(),
+    );
+    // Recheck the first failing seed of each (store, class) — or (store, invariant) with
+    // --no-classes —, then shrink and save it, all within --time; one that does not
+    // happen again is a suspect (flaky, or a state leak), saved as found; after Ctrl-C,
+    // they are saved unshrunk.
+    let count = outcome.first_failures.len();
+    let out = &args.out.out;
+    let settled = settle(
+        &campaign.stores,
+        &outcome.first_failures,
+        out,
+        limits,
+        deadline,
+        &|i, f| {
+            progress.say(format!(
+                "shrinking {}/{count}: {} {}",
+                i + 1,
+                f.store,
+                f.class
+                    .as_ref()
+                    .map_or(f.invariant.to_string(), |c| c.to_string())
+            ))
+        },
+    );
+    let saved = settled.findings;
+    let mut suspects = settled.suspects;
+    let in_time = deadline.is_none_or(|d| std::time::Instant::now() < d);
+    if args.check_determinism && shard.index == 1 && in_time && !interrupt::requested() {
+        progress.say("running the first seeds again (--check-determinism)".to_string());
+        let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
+        let start = outcome.report.seed_start;
+        suspects.extend(check_determinism(
+            &campaign.stores,
+            strategy,
+            start..start + seeds,
+            out,
+        ));
     }
+    progress.finish();
+    let result = ResultFile::new(
+        Shards::one(shard),
+        FuzzResult::of_run(&campaign, shard, limits, &outcome, &saved, suspects)?,
+    );
+    // A result file that cannot be written fails the run (exit 2) after the table, as a
+    // scenario file does.
+    let result_error = match &args.sharding.result {
+        Some(path) => result.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
     if args.json {
-        print_json(&outcome, &campaign, &saved)?;
+        print_json(&result, &args.out.out)?;
     } else {
-        print_text(&outcome, &campaign, &saved, started.elapsed());
+        let (table, details) = text(&result, &args.out.out);
+        print!("{table}");
+        eprintln!(
+            "({} runs in {:.1?} on {} thread{})",
+            outcome.report.seeds * campaign.stores.len() as u64,
+            started.elapsed(),
+            campaign.jobs,
+            if campaign.jobs == 1 { "" } else { "s" }
+        );
+        print!("{details}");
+        for w in warnings(&result, &args.out.out) {
+            eprintln!("{w}");
+        }
     }
-    Ok(if outcome.report.any_failure() {
+    not_written(&result, result_error)?;
+    Ok(verdict(&result))
+}
+
+/// Exit 1 when any store failed any seed, or a second look found a store unstable.
+pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
+    if result.result.report.any_failure() || !result.result.suspects.is_empty() {
         Verdict::Violation
     } else {
         Verdict::Clean
-    })
-}
-
-/// Run the campaign, with a progress bar on a terminal.
-fn run_with_progress(campaign: &Campaign<'_>) -> CampaignOutcome {
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let bar = match campaign.budget {
-            Budget::Seeds(n) => ProgressBar::new(n * campaign.stores.len() as u64),
-            Budget::Time(_) => ProgressBar::new_spinner(),
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
-        );
-        bar
-    });
-    let progress = |done: u64| {
-        if let Some(bar) = &bar {
-            if done.is_multiple_of(256) {
-                bar.set_position(done);
-            }
-        }
-    };
-    let outcome = run_campaign(campaign, &progress, &AtomicBool::new(false));
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
     }
-    outcome
 }
 
-fn print_json(
-    outcome: &CampaignOutcome,
-    campaign: &Campaign<'_>,
-    saved: &[Finding],
+/// An error naming every file that could not be written, for after everything was
+/// printed: the findings were reported but not kept, so the command fails (exit 2).
+pub fn unsaved(saved: &[Finding], suspects: &[Suspect]) -> anyhow::Result<()> {
+    let errors: Vec<&str> = saved
+        .iter()
+        .filter_map(|f| f.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} of {} findings could not be saved (they are reported above):\n  {}",
+        errors.len(),
+        saved.len() + suspects.len(),
+        errors.join("\n  ")
+    )
+}
+
+/// [`unsaved`] for a result (what `fuzz` and `merge` print from): every scenario that
+/// could not be written, and `result_error` (the `--result` file's), after the table.
+pub(super) fn not_written(
+    result: &ResultFile<FuzzResult>,
+    result_error: Option<String>,
 ) -> anyhow::Result<()> {
-    let mut value = serde_json::to_value(&outcome.report)?;
-    value["scenarios"] = saved
+    let scenarios = &result.result.scenarios;
+    let suspects = &result.result.suspects;
+    let unsaved: Vec<&str> = scenarios
+        .iter()
+        .filter_map(|f| f.saved.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
+        .collect();
+    let mut errors = Vec::new();
+    if !unsaved.is_empty() {
+        errors.push(format!(
+            "{} of {} findings could not be saved (they are reported above):\n  {}",
+            unsaved.len(),
+            scenarios.len() + suspects.len(),
+            unsaved.join("\n  ")
+        ));
+    }
+    if let Some(e) = result_error {
+        errors.push(format!(
+            "the result file could not be written (the results are reported above): {e}"
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", errors.join("\n"))
+    }
+}
+
+/// The JSON `fuzz --json` prints; scenario paths under `out`. A result that is not one
+/// range of seeds from the first (a shard, or shards with gaps between them) also says
+/// which ranges it covers (`covered`) and which shards it holds (`shards`).
+pub(super) fn print_json(result: &ResultFile<FuzzResult>, out: &Path) -> anyhow::Result<()> {
+    let r = &result.result;
+    let mut value = serde_json::to_value(&r.report)?;
+    value["scenarios"] = r
+        .scenarios
         .iter()
         .map(|f| {
+            let path = out.join(&f.saved.file);
             serde_json::json!({
                 "store": f.store,
                 "invariant": f.invariant,
                 "class": f.class,
                 "class_name": f.class.as_ref().map(|c| c.to_string()),
                 "seed": f.seed,
-                "path": f.path.display().to_string(),
-                "steps": f.shrunk.steps.len(),
-                "one_minimal": f.shrunk.gave_up.is_none(),
-                "replay": f.replay_command(),
+                "path": path.display().to_string(),
+                "steps": f.saved.steps,
+                "one_minimal": f.saved.gave_up.is_none(),
+                "replay": replay_command_for(&f.store, &path),
+                "cause": f.cause,
+                "write_error": f.saved.write_error,
             })
         })
         .collect();
-    if campaign.coverage {
+    value["crashes"] = crashes(r)
+        .map(|(store, seed, cause)| {
+            serde_json::json!({
+                "store": store,
+                "seed": seed,
+                "cause_text": cause.to_string(),
+                "cause": cause,
+            })
+        })
+        .collect();
+    value["suspects"] = serde_json::to_value(&r.suspects)?;
+    if r.config.coverage {
         value["coverage"] = serde_json::to_value(
-            campaign
+            r.config
                 .stores
                 .iter()
-                .map(|s| s.name())
-                .zip(outcome.coverage.iter().cloned())
+                .cloned()
+                .zip(r.coverage.iter().cloned())
                 .collect::<std::collections::BTreeMap<_, _>>(),
         )?;
+    }
+    if !r.contiguous(&result.shards) {
+        value["covered"] = serde_json::to_value(
+            r.seed_ranges(&result.shards)
+                .iter()
+                .map(|x| [x.start, x.end])
+                .collect::<Vec<_>>(),
+        )?;
+    }
+    if !result.shards.complete() {
+        value["shards"] = serde_json::to_value(&result.shards)?;
     }
     println!("{}", serde_json::to_string_pretty(&value)?);
     Ok(())
 }
 
-fn print_text(
-    outcome: &CampaignOutcome,
-    campaign: &Campaign<'_>,
-    saved: &[Finding],
-    elapsed: std::time::Duration,
-) {
-    let report = &outcome.report;
-    println!(
-        "fuzz · strategy {} · seeds {}..{} ({} per store)",
-        report.strategy,
-        report.seed_start,
-        report.seed_start + report.seeds,
-        report.seeds
-    );
-    print!("{}", format_table(report));
-    eprintln!(
-        "({} runs in {:.1?} on {} thread{})",
-        report.seeds * report.stores.len() as u64,
-        elapsed,
-        campaign.jobs,
-        if campaign.jobs == 1 { "" } else { "s" }
-    );
+/// `shard 2/3`, `shards 1, 3 of 3`.
+pub(super) fn shards_label(shards: &Shards) -> String {
+    match shards.done.as_slice() {
+        [one] => format!("shard {one}/{}", shards.count),
+        many => format!(
+            "shards {} of {}",
+            many.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            shards.count
+        ),
+    }
+}
+
+/// The text `fuzz` prints: the header and table, then the rest (reproduce commands,
+/// classes, shrunk files, coverage); scenario paths under `out`.
+pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
+    let r = &result.result;
+    let report = &r.report;
+    let mut table = if r.contiguous(&result.shards) {
+        format!(
+            "fuzz · strategy {} · seeds {}..{} ({} per store)\n",
+            report.strategy,
+            report.seed_start,
+            report.seed_start + report.seeds,
+            report.seeds
+        )
+    } else {
+        format!(
+            "fuzz · strategy {} · {}: {} of every {} blocks of {CHUNK_SEEDS} seeds from {} · seeds {} ({} per store)\n",
+            report.strategy,
+            shards_label(&result.shards),
+            result.shards.done.len(),
+            result.shards.count,
+            report.seed_start,
+            format_ranges(&r.seed_ranges(&result.shards), 6),
+            report.seeds
+        )
+    };
+    table.push_str(&format_table(report));
+    let mut details = String::new();
     for s in &report.stores {
         if let Some((seed, _)) = s.first_failure() {
-            println!(
-                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}",
+            details.push_str(&format!(
+                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}\n",
                 s.store,
                 shell_words::quote(&s.store),
                 report.strategy.flags()
-            );
+            ));
         }
     }
-    print!("{}", format_classes(report, saved));
-    for f in saved.iter().filter(|f| f.class.is_none()) {
-        println!(
-            "shrunk {} {} (seed {}): {} → {} steps{}: {}",
+    for (store, seed, cause) in crashes(r) {
+        details.push_str(&format!(
+            "crash of {store} (seed {}):\n",
+            seed.map_or("-".to_string(), |s| s.to_string())
+        ));
+        for line in cause.lines() {
+            details.push_str(&format!("  {line}\n"));
+        }
+    }
+    details.push_str(&format_classes(r, out));
+    details.push_str(&format_suspects(&r.suspects));
+    for f in r.scenarios.iter().filter(|f| f.class.is_none()) {
+        details.push_str(&format!(
+            "shrunk {} {} (seed {}): {} → {} steps{}: {}\n",
             f.store,
             f.invariant,
-            f.seed.unwrap_or_default(),
-            f.shrunk.original_steps,
-            f.shrunk.steps.len(),
-            if f.shrunk.gave_up.is_some() {
+            f.seed,
+            f.saved.original_steps,
+            f.saved.steps,
+            if f.saved.gave_up.is_some() {
                 " (gave up early)"
             } else {
                 ""
             },
-            f.replay_command()
-        );
+            if f.saved.write_error.is_some() {
+                "NOT SAVED (see the error below)".to_string()
+            } else {
+                replay_command_for(&f.store, &out.join(&f.saved.file))
+            }
+        ));
     }
-    for f in saved {
-        if let Some(why) = f.shrunk.gave_up {
-            eprintln!("warning: {why} ({})", f.path.display());
-        }
+    for (store, c) in r.config.stores.iter().zip(&r.coverage) {
+        details.push_str(&format!(
+            "coverage {store} (runs reaching each ordering, counted per occurrence):\n"
+        ));
+        details.push_str(&c.format());
     }
-    for (store, c) in campaign.stores.iter().zip(&outcome.coverage) {
-        println!(
-            "coverage {} (runs reaching each ordering, counted per occurrence):",
-            store.name()
-        );
-        print!("{}", c.format());
-    }
+    (table, details)
+}
+
+/// The warnings `fuzz` prints on stderr: scenarios whose shrinking gave up early.
+pub(super) fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<String> {
+    result
+        .result
+        .scenarios
+        .iter()
+        .filter_map(|f| {
+            let why = f.saved.gave_up.as_ref()?;
+            Some(format!(
+                "warning: {why} ({})",
+                out.join(&f.saved.file).display()
+            ))
+        })
+        .collect()
+}
+
+/// The kept failures (saved, or suspects) that are crashes with a cause, as (store,
+/// seed, cause): what the report quotes (the cause and the adapter's stderr tail).
+fn crashes(r: &FuzzResult) -> impl Iterator<Item = (&str, Option<u64>, &CrashCause)> {
+    let saved = r
+        .scenarios
+        .iter()
+        .filter_map(|f| Some((f.store.as_str(), Some(f.seed), f.cause.as_ref()?)));
+    let suspects = r
+        .suspects
+        .iter()
+        .filter_map(|s| Some((s.store.as_str(), s.seed, s.cause.as_ref()?)));
+    saved.chain(suspects)
 }
 
 /// One row per root-cause class: store, seeds that showed it, first seed, steps of its
 /// shrunk scenario, the class, and the replay command.
-fn format_classes(
-    report: &reconcile_sim::campaign::fuzz::CampaignReport,
-    saved: &[Finding],
-) -> String {
-    let mut out = String::new();
-    for s in report.stores.iter().filter(|s| !s.classes.is_empty()) {
-        out.push_str(&format!(
+fn format_classes(r: &FuzzResult, out: &Path) -> String {
+    let mut text = String::new();
+    for s in r.report.stores.iter().filter(|s| !s.classes.is_empty()) {
+        text.push_str(&format!(
             "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before):\n",
             s.store,
             s.classes.len()
         ));
-        out.push_str(&format!(
+        text.push_str(&format!(
             "  {:>6}  {:>10}  {:>5}  class\n",
             "seeds", "first seed", "steps"
         ));
         for c in &s.classes {
-            let file = saved
+            let file = r
+                .scenarios
                 .iter()
                 .find(|f| f.store == s.store && f.class.as_ref() == Some(&c.class));
             let steps = file.map_or("-".to_string(), |f| {
                 format!(
                     "{}{}",
-                    f.shrunk.steps.len(),
-                    if f.shrunk.gave_up.is_some() { "+" } else { "" }
+                    f.saved.steps,
+                    if f.saved.gave_up.is_some() { "+" } else { "" }
                 )
             });
-            out.push_str(&format!(
+            text.push_str(&format!(
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
-            if let Some(f) = file {
-                out.push_str(&format!("  {:>26}replay: {}\n", "", f.replay_command()));
+            match file {
+                Some(f) if f.saved.write_error.is_some() => {
+                    text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
+                }
+                Some(f) => text.push_str(&format!(
+                    "  {:>26}replay: {}\n",
+                    "",
+                    replay_command_for(&f.store, &out.join(&f.saved.file))
+                )),
+                None => {}
             }
         }
     }
-    out
+    text
 }

@@ -1,6 +1,8 @@
 //! Command-line front end: one file per subcommand, the flags they share in `flags.rs`, and
 //! every outcome mapped to an exit code here, in one place: 0 nothing violated, 1 an
-//! invariant broke, 2 bad usage or input, 3 an internal error (a bug in reconcile-sim).
+//! invariant broke, 2 bad usage or input (including an output file that could not be
+//! written: the results are printed first), 3 an internal error (a bug in reconcile-sim),
+//! 130 stopped by Ctrl-C (what was found is saved and printed; see `interrupt.rs`).
 
 use std::process::ExitCode;
 
@@ -14,9 +16,13 @@ mod explore;
 mod flags;
 mod from_fuzz;
 mod fuzz;
+mod interrupt;
+mod merge;
 mod nightly;
+mod progress;
 mod replay;
 mod run;
+mod sharding;
 mod shrink;
 mod stores;
 
@@ -75,10 +81,23 @@ enum Command {
     /// Measure harness throughput, time to first failure per (store, strategy), and
     /// explore's reduction; print Markdown tables (or JSON).
     Bench(bench::Args),
+    /// Add up the `--result` files of the shards of one `fuzz`, `check` or `nightly` run
+    /// (`--shard I/N`) into what the unsharded run prints and writes.
+    Merge(merge::Args),
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install(matches!(
+        cli.command,
+        Command::Run(_)
+            | Command::Fuzz(_)
+            | Command::Check(_)
+            | Command::Nightly(_)
+            | Command::Shrink(_)
+            | Command::FromFuzz(_)
+            | Command::Explore(_)
+    ));
     let result = match cli.command {
         Command::Stores(args) => stores::main(args),
         Command::Run(args) => run::main(args),
@@ -92,22 +111,41 @@ pub fn main() -> ExitCode {
         Command::Nightly(args) => nightly::main(args),
         Command::Explore(args) => explore::main(args),
         Command::Bench(args) => bench::main(args),
+        Command::Merge(args) => merge::main(args),
     };
+    if reconcile_sim::run::interrupt::requested() {
+        // Whatever was found is printed and saved; the verdict covers only what ran.
+        if let Err(e) = &result {
+            eprintln!("error: {}", terminal_safe(e));
+        }
+        eprintln!("interrupted: the results above cover only the work done before Ctrl-C");
+        return ExitCode::from(interrupt::EXIT_INTERRUPTED);
+    }
     match result {
         Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),
         Ok(Verdict::Violation) => ExitCode::from(EXIT_VIOLATION),
         Err(e) if is_internal(&e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(&e));
             eprintln!(
                 "(this is a bug in reconcile-sim, not in the store under test: please report it)"
             );
             ExitCode::from(EXIT_INTERNAL)
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", terminal_safe(&e));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// An error's text, line by line, with control characters as escapes: errors quote file
+/// contents (a field name, a store name), which must not drive the terminal.
+fn terminal_safe(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+        .split('\n')
+        .map(|line| reconcile_sim::trace::scenario::printable(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Nothing violated.

@@ -6,7 +6,7 @@ use reconcile_sim::run::Outcome;
 use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate_masked, Phase};
 
-use super::flags::resolve_store;
+use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags};
 use super::Verdict;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -27,6 +27,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
     /// How to draw the replay.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
@@ -34,14 +38,13 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let sc = scenario::load(&args.file)?;
-    let store_name = args.store.clone().unwrap_or_else(|| sc.store.clone());
-    let store = resolve_store(&store_name).map_err(|e| {
-        if args.store.is_none() {
-            anyhow::anyhow!("{}: field `store`: {e:#}", args.file.display())
-        } else {
-            e
-        }
-    })?;
+    let store = resolve_scenario_store(
+        &args.file,
+        &sc,
+        args.store.as_deref(),
+        args.exec,
+        args.allow,
+    )?;
     let store = store.as_ref();
     let steps = sc.steps();
     let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);
@@ -79,9 +82,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     } else {
         match args.format {
             Format::Text => {
-                println!("scenario {} · store {}", args.file.display(), store.name());
+                println!(
+                    "scenario {} · store {}",
+                    scenario::printable(&args.file.display().to_string()),
+                    scenario::printable(&store.name())
+                );
+                // Text from the file is printed with control characters as escapes: a
+                // scenario from elsewhere must not drive the terminal.
                 if let Some(d) = &sc.description {
-                    println!("{d}");
+                    println!("{}", scenario::printable(d));
                 }
                 println!("options:");
                 print!("{}", sc.config.describe());
@@ -95,11 +104,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                     println!("class: {c}{agrees}");
                 }
                 if let (Some(want), None) = (&expect_class, &class) {
-                    println!("class: the file's class ({want}) did not show");
+                    println!(
+                        "class: the file's class ({}) did not show",
+                        scenario::printable(&want.to_string())
+                    );
                 }
                 if !sc.masked.is_empty() {
                     let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
-                    println!("masked: {}", names.join("; "));
+                    println!("masked: {}", scenario::printable(&names.join("; ")));
                 }
             }
             Format::Mermaid => print!("{}", format_mermaid(&n, expect)),

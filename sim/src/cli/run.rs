@@ -1,13 +1,14 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::campaign::findings::{file_for, shrink_and_save, Failure, Finding};
+use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
+use reconcile_sim::campaign::recheck::{format_suspects, settle};
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::trace::class::classify;
 use reconcile_sim::trace::coverage::CoverageObserver;
 use reconcile_sim::trace::timeline::TraceLines;
 
-use super::flags::{resolve_store, LimitFlags, OutFlag, StrategyFlags};
+use super::flags::{resolve_store_with, ExecFlags, LimitFlags, OutFlag, StrategyFlags};
 use super::shrink::summary;
 use super::Verdict;
 
@@ -32,10 +33,12 @@ pub struct Args {
     /// Also print which interesting orderings the run reached (always in `--json`).
     #[arg(long)]
     coverage: bool,
+    #[command(flatten)]
+    exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    let store = resolve_store(&args.store)?;
+    let store = resolve_store_with(&args.store, args.exec)?;
     let store = store.as_ref();
     let spec = args.strategy.spec()?;
     // The run is narrated and its coverage counted as it goes: nothing runs it again.
@@ -63,16 +66,23 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 steps: report.steps.clone(),
                 class: classify(store, report.config.clone(), &report.steps, &[]).class,
                 mask: Vec::new(),
+                cause: v.cause.clone(),
             };
-            let file = file_for(&args.out.out, &failure);
-            Some(shrink_and_save(
-                store,
-                &failure,
-                &file,
+            // Rechecked first: one that does not happen again is a suspect, saved as found.
+            let out = &args.out.out;
+            let settled = settle(
+                &[store],
+                &[failure],
+                out,
                 args.limits.limits(),
-            )?)
+                None,
+                &|_, _| {},
+            );
+            Some(settled)
         }
     };
+    let suspect = saved.as_ref().and_then(|s| s.suspects.first().cloned());
+    let saved = saved.and_then(|s| s.findings.into_iter().next());
     if args.json {
         let mut value = serde_json::json!({
             "store": store.name(),
@@ -90,6 +100,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             value["scenario"] = f.path.display().to_string().into();
             value["scenario_steps"] = f.shrunk.steps.len().into();
             value["replay"] = f.replay_command().into();
+            if let Some(e) = &f.write_error {
+                value["write_error"] = e.clone().into();
+            }
+        }
+        if let Some(s) = &suspect {
+            value["suspect"] = serde_json::to_value(s)?;
         }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
@@ -105,11 +121,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             println!("  strategy: {strategy_choices}");
         }
         print_verdict(&report, &lines, saved.as_ref(), &reproduce);
+        if let Some(s) = &suspect {
+            print!("{}", format_suspects(std::slice::from_ref(s)));
+        }
     }
     if args.coverage && !args.json {
         println!("coverage (interesting orderings reached):");
         print!("{}", coverage.format());
     }
+    super::fuzz::unsaved(saved.as_slice(), suspect.as_slice())?;
     Ok(match report.outcome {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
@@ -135,7 +155,10 @@ fn print_verdict(report: &RunReport, trace: &[String], saved: Option<&Finding>, 
             }
             print!("verdict: FAIL {v}");
             if let Some(f) = saved {
-                print!("{}", summary(&f.shrunk, &f.path));
+                print!(
+                    "{}",
+                    summary(&f.shrunk, &f.store, &f.path, f.write_error.as_deref())
+                );
             }
             println!("reproduce: {reproduce}");
         }

@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use reconcile_sim::campaign::findings::{replay_command, scenario_of};
+use reconcile_sim::campaign::findings::{replay_command_for, scenario_of};
 use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::shrink::{shrink, Shrunk};
 
-use super::flags::{resolve_store, LimitFlags};
+use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags, LimitFlags};
 use super::Verdict;
 
 #[derive(clap::Args)]
@@ -21,11 +21,21 @@ pub struct Args {
     out: PathBuf,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    allow: AllowExecFlag,
+    #[command(flatten)]
+    exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let sc = scenario::load(&args.file)?;
-    let store = resolve_store(args.store.as_deref().unwrap_or(&sc.store))?;
+    let store = resolve_scenario_store(
+        &args.file,
+        &sc,
+        args.store.as_deref(),
+        args.exec,
+        args.allow,
+    )?;
     let store = store.as_ref();
     let target = if store.name() == sc.store {
         sc.expect
@@ -51,16 +61,28 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let mut out = scenario_of(store, &result, sc.seed, sc.strategy.clone());
     out.description = sc.description.clone();
-    out.save(&args.out)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
-    print!("{}", summary(&result, &args.out));
+    let write_error = out
+        .save(&args.out)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", args.out.display()));
+    print!(
+        "{}",
+        summary(&result, &store.name(), &args.out, write_error.as_deref())
+    );
     // Wall time goes to stderr: stdout is the same bytes on every run.
     eprintln!("(shrinking took {:.2?})", result.elapsed);
+    if let Some(e) = write_error {
+        // The work is not lost: the scenario goes to stdout instead.
+        println!("the shrunk scenario, which could not be written:");
+        print!("{}", out.to_json());
+        anyhow::bail!(e);
+    }
     Ok(Verdict::Violation)
 }
 
-/// What shrinking did, where the file is, and how to replay it.
-pub fn summary(r: &Shrunk, path: &Path) -> String {
+/// What shrinking did, where the file is (or why it could not be written), and how to
+/// replay it (a scenario of `store`).
+pub fn summary(r: &Shrunk, store: &str, path: &Path, write_error: Option<&str>) -> String {
     let mut out = format!(
         "shrunk {} → {} steps ({}) in {} replays\n",
         r.original_steps,
@@ -75,7 +97,12 @@ pub fn summary(r: &Shrunk, path: &Path) -> String {
     if let Some(why) = r.gave_up {
         out.push_str(&format!("warning: {why}\n"));
     }
-    out.push_str(&format!("scenario: {}\n", path.display()));
-    out.push_str(&format!("replay: {}\n", replay_command(path)));
+    match write_error {
+        Some(e) => out.push_str(&format!("scenario: NOT SAVED ({e})\n")),
+        None => {
+            out.push_str(&format!("scenario: {}\n", path.display()));
+            out.push_str(&format!("replay: {}\n", replay_command_for(store, path)));
+        }
+    }
     out
 }

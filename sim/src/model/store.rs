@@ -126,6 +126,16 @@ impl CrashCause {
         }
     }
 
+    /// Whether the crash is a timeout (no answer, or stdin not read, in time): a verdict
+    /// of the clock, not of what the store answered, so one that does not happen again on
+    /// replay is `flaky`, never a state leak.
+    pub fn is_timing(&self) -> bool {
+        matches!(
+            self,
+            CrashCause::TimedOut { .. } | CrashCause::StoppedReading { .. }
+        )
+    }
+
     /// The cause and then its stderr tail, one line each: what a `crash` finding shows
     /// (`panicked: …` for an in-process panic only).
     pub fn lines(&self) -> Vec<String> {
@@ -284,6 +294,21 @@ pub trait StoreFactory: Sync {
     fn name(&self) -> String;
     /// A fresh store for client `client`.
     fn make(&self, client: ClientId) -> Box<dyn Store>;
+    /// A factory of the same store (the same [`StoreFactory::name`]) whose stores share
+    /// nothing with any store made before: for a store in another process, a new process
+    /// for every store, never reused. Replaying a failure there tells a store that
+    /// answers by its inputs alone from one that keeps state across `reset` (a state
+    /// leak). `None` (the default) when this factory's stores already share nothing: an
+    /// in-process store is made new each time.
+    fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
+        None
+    }
+    /// For a store that runs a command: the directory the command runs in (absolute), which
+    /// a scenario file records so that it replays the same from any working directory.
+    /// `None` (the default) for an in-process store.
+    fn command_dir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
 }
 
 #[cfg(test)]

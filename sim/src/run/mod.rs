@@ -2,6 +2,7 @@
 //! and the convergence check. Findings are values ([`Outcome`]), never panics.
 
 pub mod explore;
+pub mod interrupt;
 pub mod strategy;
 
 use serde::{Deserialize, Serialize};

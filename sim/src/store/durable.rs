@@ -22,7 +22,14 @@
 //! 4. Reconcile is still triggered by `turn-sealed` and deferred while scrolled up (the
 //!    note's UX rule); correctness no longer depends on which turn it was for.
 //! 5. A turn's text streams into its current row in place (`currentAssistantId`) until a
-//!    tool event ends the segment, as the note's store does.
+//!    tool event ends the segment, as the note's store does. A new assistant row's id is
+//!    `a-<turn>-<n>`, `n` the number of live rows the store had created before it, so no two
+//!    rows ever share an id. (Numbering by the current row count reused ids: a snapshot can
+//!    retire more live rows than it adds chunk rows (a consumed interrupt bubble has no chunk
+//!    row of its own; text that a reordered tool event split into two live rows is one chunk
+//!    row), so the count went down, a later segment of a turn got the id of an earlier one
+//!    still live, and the next delta grew the earlier row:
+//!    `scenarios/found/durable-row-ids-seed41621.json`.)
 //!
 //! `turn-start`, `message-queued`, `message-consumed` and `status` change nothing that
 //! decides keep/drop (a real UI would use them for styling only).
@@ -56,6 +63,9 @@ pub struct DurableStore {
     /// The turn and id of the live row the turn's text streams into
     /// (`currentAssistantId`), until a tool event ends the segment.
     current_assistant: Option<(TurnId, String)>,
+    /// Live rows created so far (never goes down): numbers assistant row ids, so an id
+    /// names one row for the store's life (rule 5).
+    live_rows_created: u32,
 }
 
 /// Which durable fact retires a live row.
@@ -86,6 +96,7 @@ impl DurableStore {
             text: text.to_string(),
         });
         self.live_keys.push(key);
+        self.live_rows_created += 1;
     }
 
     fn reconcile(&mut self, effects: &mut Vec<Effect>) {
@@ -144,7 +155,7 @@ impl DurableStore {
             row.text.push_str(text);
             return;
         }
-        let id = format!("a-{turn_id}-{}", self.rows.len());
+        let id = format!("a-{turn_id}-{}", self.live_rows_created);
         self.push_live(LiveKey::Turn(turn_id), id.clone(), Role::Assistant, text);
         self.current_assistant = Some((turn_id, id));
     }
@@ -265,6 +276,197 @@ pub const KIND: StoreKind = StoreKind {
 mod tests {
     use super::*;
     use crate::campaign::fuzz::run_one;
+    use crate::oracle::Invariant;
+    use crate::run::{replay, Outcome};
+    use crate::trace::scenario;
+    use crate::trace::shrink::check_one_minimal;
+
+    /// `durable` numbering its assistant rows as it did before the fix: by the current
+    /// row count (`rows.len()`), which a snapshot can lower. Before each input the count of
+    /// rows created is reset to the row count; an input pushes at most one row, after
+    /// `text_delta` has taken its number, so the id is exactly the old
+    /// `a-<turn>-<rows.len()>`. Nothing else differs.
+    struct RowCountIds(DurableStore);
+
+    impl Store for RowCountIds {
+        fn handle(&mut self, input: &Input) -> Answer {
+            self.0.live_rows_created = u32::try_from(self.0.rows.len()).unwrap();
+            self.0.handle(input)
+        }
+
+        fn render(&self) -> &[RenderRow] {
+            self.0.render()
+        }
+    }
+
+    const ROW_COUNT_IDS: StoreKind = StoreKind {
+        name: "durable-row-count-ids",
+        summary: "durable with the old row ids (a-<turn>-<current row count>)",
+        make: || Box::new(RowCountIds(DurableStore::new())) as Box<dyn Store>,
+    };
+
+    fn send(s: &mut dyn Store, m: u32) {
+        s.handle(&Input::UserSend {
+            message_id: MessageId(m),
+            text: format!("msg:m{m}"),
+        })
+        .unwrap();
+    }
+
+    fn event(s: &mut dyn Store, event: Event) -> Vec<Effect> {
+        s.handle(&Input::Event { event }).unwrap()
+    }
+
+    fn delta(s: &mut dyn Store, t: u32, text: &str) {
+        let text = text.to_string();
+        event(
+            s,
+            Event::TextDelta {
+                turn_id: TurnId(t),
+                text,
+            },
+        );
+    }
+
+    fn tool_call(s: &mut dyn Store, t: u32) {
+        let text = format!("tool-call:t{t}.1");
+        event(
+            s,
+            Event::ToolCall {
+                turn_id: TurnId(t),
+                call: 1,
+                text,
+            },
+        );
+    }
+
+    fn chunk(seq: u32, role: Role, text: &str, message_ids: &[u32]) -> ChunkRow {
+        ChunkRow {
+            seq,
+            turn_id: TurnId(1),
+            role,
+            text: text.into(),
+            message_ids: message_ids.iter().copied().map(MessageId).collect(),
+        }
+    }
+
+    /// The ids and texts of the live assistant rows, after a scripted sequence in which a
+    /// snapshot retires six live rows of turn 1 and adds four chunk rows (t1's text, split
+    /// in two live rows by a tool call delivered between its deltas, is one chunk row;
+    /// the interrupt m2, folded into t1's tool result, has no chunk row of its own), while
+    /// turn 2 streams.
+    fn assistant_rows_after_a_shrinking_snapshot(s: &mut dyn Store) -> Vec<(String, String)> {
+        send(s, 1); // rows: m1
+        delta(s, 1, "x1"); // + t1's first segment
+        tool_call(s, 1); // + call-t1-1, ends the segment
+        delta(s, 1, "x2"); // + t1's second segment
+        send(s, 2); // + m2 (the interrupt)
+        let result = "tool-result:t1.1 [USER INTERRUPT] msg:m2".to_string();
+        event(
+            s,
+            Event::ToolResult {
+                turn_id: TurnId(1),
+                call: 1,
+                text: result.clone(),
+            },
+        );
+        let fetch = event(s, Event::TurnSealed { turn_id: TurnId(1) });
+        assert_eq!(
+            fetch,
+            vec![Effect::Fetch {
+                request_id: RequestId(1)
+            }]
+        );
+        send(s, 3); // + m3, which starts t2: 7 rows
+        delta(s, 2, "y1"); // t2's first segment, numbered 7 by the old scheme
+        tool_call(s, 2);
+        s.handle(&Input::FetchResponse {
+            request_id: RequestId(1),
+            snapshot_seq: 4,
+            chunks: vec![
+                chunk(1, Role::User, "msg:m1", &[1]),
+                chunk(2, Role::Assistant, "x1 x2", &[]),
+                chunk(3, Role::ToolCall, "tool-call:t1.1", &[]),
+                chunk(4, Role::ToolResult, &result, &[2]),
+            ]
+            .into(),
+            written_turns: vec![TurnId(1)].into(),
+        })
+        .unwrap();
+        // 4 chunks + m3, t2's first segment, call-t2-1: 7 rows again.
+        assert_eq!(s.render().len(), 7);
+        delta(s, 2, "y2"); // t2's second segment: a new row
+        delta(s, 2, "y3"); // grows the current row
+        s.render()
+            .iter()
+            .filter(|r| r.role == Role::Assistant && r.is_live())
+            .map(|r| match &r.origin {
+                Origin::Live { id } => (id.clone(), r.text.clone()),
+                Origin::Sealed { .. } => unreachable!("live"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn row_ids_the_old_numbering_reuses_a_live_id_and_grows_the_wrong_row() {
+        let mut old = RowCountIds(DurableStore::new());
+        let rows = assistant_rows_after_a_shrinking_snapshot(&mut old);
+        assert_eq!(
+            rows,
+            [
+                ("a-t2-7".to_string(), "y1 y3".to_string()),
+                ("a-t2-7".to_string(), "y2".to_string()),
+            ],
+            "two live rows share an id and the delta grew the older one"
+        );
+    }
+
+    #[test]
+    fn row_ids_count_rows_created_so_each_is_unique_and_the_delta_grows_its_own_row() {
+        let mut fixed = DurableStore::new();
+        let rows = assistant_rows_after_a_shrinking_snapshot(&mut fixed);
+        assert_eq!(
+            rows,
+            [
+                ("a-t2-7".to_string(), "y1".to_string()),
+                ("a-t2-9".to_string(), "y2 y3".to_string()),
+            ]
+        );
+        let ids: BTreeSet<&str> = fixed
+            .render()
+            .iter()
+            .filter_map(|r| match &r.origin {
+                Origin::Live { id } => Some(id.as_str()),
+                Origin::Sealed { .. } => None,
+            })
+            .collect();
+        let live = fixed.render().iter().filter(|r| r.is_live()).count();
+        assert_eq!(ids.len(), live, "every live row has its own id");
+    }
+
+    /// The committed scenario (found by fuzzing, shrunk against the old numbering) breaks
+    /// inv5 with the old numbering, needs each of its steps for that, and passes now.
+    #[test]
+    fn row_ids_the_committed_scenario_breaks_inv5_on_the_old_numbering_only() {
+        let text = include_str!("../../../scenarios/found/durable-row-ids-seed41621.json");
+        let path = std::path::Path::new("scenarios/found/durable-row-ids-seed41621.json");
+        let sc = scenario::parse(path, text).unwrap();
+        assert_eq!((sc.store.as_str(), sc.expect), ("durable", None));
+        let steps = sc.steps();
+
+        let report = replay(&ROW_COUNT_IDS, sc.config.clone(), &steps);
+        assert!(report.skipped.is_empty(), "every step is enabled");
+        assert_eq!(report.outcome.invariant(), Some(Invariant::RenderShape));
+        assert_eq!(
+            check_one_minimal(&ROW_COUNT_IDS, &sc.config, &steps, Invariant::RenderShape),
+            Ok(()),
+            "every step is needed for the old numbering to break inv5"
+        );
+
+        let report = replay(&KIND, sc.config.clone(), &steps);
+        assert!(report.skipped.is_empty(), "every step is enabled");
+        assert_eq!(report.outcome, Outcome::Pass);
+    }
 
     #[test]
     fn a_stale_snapshot_is_ignored_and_a_fresh_one_retires_rows() {

@@ -19,6 +19,7 @@ pub mod fix_ab;
 pub mod fix_abc;
 pub mod membership;
 pub mod naive;
+pub mod recorded;
 pub mod tab;
 
 impl StoreFactory for StoreKind {

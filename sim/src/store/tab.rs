@@ -21,7 +21,15 @@
 //! - Deltas grow the turn's current streaming row in place (`currentAssistantId`, "the
 //!   in-flight turn + its streaming row"), wherever it sits in `live` (a queued user row
 //!   may follow it); a tool event (of any turn) ends the segment, and the next delta, or one
-//!   whose row a reconcile dropped, starts a new assistant row at the end of `live`.
+//!   whose row a reconcile dropped, starts a new assistant row at the end of `live`. Its id
+//!   is `a-<turn>-<n>`, `n` the number of live rows the tab had created before it, so no two
+//!   rows share an id. (The note does not say how its ids are made. Numbering by the
+//!   current row count, as this model first did, reused an id once a reconcile dropped more
+//!   live rows than it added chunks, and the next delta grew the older row: an
+//!   inv5-render-shape failure that came from the model's ids, not from a keep/drop
+//!   decision; `fuzz` hit it on `fix-ab` (random seed 8911) and on `fix-a` and `fix-ab`
+//!   (swarm seed 3081). `durable` had the same numbering:
+//!   `scenarios/found/durable-row-ids-seed41621.json`.)
 //! - Reconcile: on `turn-sealed` (deferred while scrolled up, the latest deferred turn
 //!   wins), fetch; on the response, replace `chunks` and keep `live` rows by the policy,
 //!   with `preserveTurnId = liveTurnId` when `liveTurnId != sealedTurnId`, computed when
@@ -143,6 +151,9 @@ pub struct TabStore<P> {
     /// into, until a tool event ends the segment.
     current_assistant: Option<(TurnId, String)>,
     next_request: u32,
+    /// Live rows created so far (never goes down): numbers assistant row ids, so an id
+    /// names one row for the tab's life.
+    live_rows_created: u32,
 }
 
 impl<P: ReconcilePolicy> TabStore<P> {
@@ -162,6 +173,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
             in_flight: BTreeMap::new(),
             current_assistant: None,
             next_request: 1,
+            live_rows_created: 0,
         }
     }
 
@@ -172,6 +184,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
             turn_id,
             text,
         });
+        self.live_rows_created += 1;
     }
 
     fn find_live(&self, id: &str) -> Option<usize> {
@@ -230,7 +243,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
             row.text.push_str(text);
             return;
         }
-        let id = format!("a-{turn_id}-{}", self.rows.len());
+        let id = format!("a-{turn_id}-{}", self.live_rows_created);
         self.push_live(id.clone(), Role::Assistant, Some(turn_id), text.to_string());
         self.current_assistant = Some((turn_id, id));
     }
@@ -357,5 +370,182 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
     fn hash_state(&self, mut state: &mut dyn std::hash::Hasher) -> bool {
         self.hash(&mut state);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::current::Current;
+
+    /// `current` numbering its assistant rows as the model did before the fix: by the
+    /// current row count (`rows.len()`), which a reconcile can lower. Before each input the
+    /// count of rows created is reset to the row count; an input pushes at most one row,
+    /// after `text_delta` has taken its number, so the id is exactly the old
+    /// `a-<turn>-<rows.len()>`. Nothing else differs.
+    struct RowCountIds(TabStore<Current>);
+
+    impl Store for RowCountIds {
+        fn handle(&mut self, input: &Input) -> Answer {
+            self.0.live_rows_created = u32::try_from(self.0.rows.len()).unwrap();
+            self.0.handle(input)
+        }
+
+        fn render(&self) -> &[RenderRow] {
+            self.0.render()
+        }
+    }
+
+    fn event(s: &mut dyn Store, event: Event) -> Vec<Effect> {
+        s.handle(&Input::Event { event }).unwrap()
+    }
+
+    fn send(s: &mut dyn Store, m: u32) {
+        s.handle(&Input::UserSend {
+            message_id: MessageId(m),
+            text: format!("msg:m{m}"),
+        })
+        .unwrap();
+    }
+
+    fn delta(s: &mut dyn Store, t: u32, text: &str) {
+        let text = text.to_string();
+        event(
+            s,
+            Event::TextDelta {
+                turn_id: TurnId(t),
+                text,
+            },
+        );
+    }
+
+    fn tool_call(s: &mut dyn Store, t: u32) {
+        let text = format!("tool-call:t{t}.1");
+        event(
+            s,
+            Event::ToolCall {
+                turn_id: TurnId(t),
+                call: 1,
+                text,
+            },
+        );
+    }
+
+    fn chunk(seq: u32, role: Role, text: &str) -> ChunkRow {
+        ChunkRow {
+            seq,
+            turn_id: TurnId(1),
+            role,
+            text: text.into(),
+            message_ids: Vec::new(),
+        }
+    }
+
+    /// The ids and texts of the live assistant rows after a scripted sequence in which
+    /// t1's reconcile drops six live rows and adds four chunk rows (t1's text, split in two
+    /// live rows by a tool event delivered between its deltas, is one chunk row; the
+    /// consumed m3, bound to t1 and folded into its tool result, has no chunk row of its
+    /// own), while t2 streams and is preserved.
+    fn assistant_rows_after_a_shrinking_reconcile(s: &mut dyn Store) -> Vec<(String, String)> {
+        event(
+            s,
+            Event::Status {
+                status: AgentStatus::Idle,
+            },
+        );
+        send(s, 1); // rows: m1 (optimistic)
+        event(s, Event::TurnStart { turn_id: TurnId(1) }); // binds m1 to t1
+        delta(s, 1, "x1"); // + t1's first segment
+        tool_call(s, 1); // + call-t1-1, ends the segment
+        send(s, 3); // + m3
+        event(
+            s,
+            Event::MessageQueued {
+                message_id: MessageId(3),
+            },
+        );
+        event(
+            s,
+            Event::MessageConsumed {
+                message_ids: vec![MessageId(3)],
+            },
+        ); // binds m3 to t1 (liveTurnId)
+        let result = "tool-result:t1.1 [USER INTERRUPT] msg:m3".to_string();
+        event(
+            s,
+            Event::ToolResult {
+                turn_id: TurnId(1),
+                call: 1,
+                text: result.clone(),
+            },
+        );
+        delta(s, 1, "x2"); // + t1's second segment
+        let fetch = event(s, Event::TurnSealed { turn_id: TurnId(1) });
+        assert_eq!(
+            fetch,
+            vec![Effect::Fetch {
+                request_id: RequestId(1)
+            }]
+        );
+        send(s, 2); // + m2: 7 rows
+        event(s, Event::TurnStart { turn_id: TurnId(2) }); // binds m2 to t2
+        delta(s, 2, "y1"); // t2's first segment, numbered 7 by the old scheme
+        tool_call(s, 2);
+        s.handle(&Input::FetchResponse {
+            request_id: RequestId(1),
+            snapshot_seq: 4,
+            chunks: vec![
+                chunk(1, Role::User, "msg:m1"),
+                chunk(2, Role::Assistant, "x1 x2"),
+                chunk(3, Role::ToolCall, "tool-call:t1.1"),
+                chunk(4, Role::ToolResult, &result),
+            ]
+            .into(),
+            written_turns: vec![TurnId(1)].into(),
+        })
+        .unwrap();
+        // 4 chunks + m2, t2's first segment, call-t2-1 (t2 preserved): 7 rows again.
+        assert_eq!(s.render().len(), 7);
+        delta(s, 2, "y2"); // t2's second segment: a new row
+        delta(s, 2, "y3"); // grows the current row
+        s.render()
+            .iter()
+            .filter(|r| r.role == Role::Assistant && r.is_live())
+            .map(|r| (live_id(r).to_string(), r.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn row_ids_the_old_numbering_reuses_a_live_id_and_grows_the_wrong_row() {
+        let mut old = RowCountIds(TabStore::new(Current));
+        let rows = assistant_rows_after_a_shrinking_reconcile(&mut old);
+        assert_eq!(
+            rows,
+            [
+                ("a-t2-7".to_string(), "y1 y3".to_string()),
+                ("a-t2-7".to_string(), "y2".to_string()),
+            ],
+            "two live rows share an id and the delta grew the older one"
+        );
+    }
+
+    #[test]
+    fn row_ids_count_rows_created_so_each_is_unique_and_the_delta_grows_its_own_row() {
+        let mut fixed = TabStore::new(Current);
+        let rows = assistant_rows_after_a_shrinking_reconcile(&mut fixed);
+        assert_eq!(
+            rows,
+            [
+                ("a-t2-7".to_string(), "y1".to_string()),
+                ("a-t2-9".to_string(), "y2 y3".to_string()),
+            ]
+        );
+        let live: Vec<&str> = fixed.rows[fixed.sealed_len..].iter().map(live_id).collect();
+        let unique: std::collections::BTreeSet<&str> = live.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            live.len(),
+            "every live row has its own id: {live:?}"
+        );
     }
 }

@@ -208,6 +208,7 @@ pub fn regression_scenario(seed: &RegressionSeed) -> Scenario {
         Limits {
             replays_max: u64::MAX,
             time_max: std::time::Duration::MAX,
+            deadline: None,
         },
         &tells_apart,
     )

@@ -180,6 +180,8 @@ pub mod strategies {
                         Scenario {
                             version: FORMAT_VERSION,
                             description,
+                            // An exec store's recorded directory, relative to the file.
+                            store_dir: store.starts_with("exec:").then(|| "..".to_string()),
                             store,
                             seed,
                             strategy: seed.map(|_| "random".to_string()),

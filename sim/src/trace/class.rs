@@ -303,6 +303,17 @@ impl Class {
         }
     }
 
+    /// The class of violation `v` as far as the violation alone tells it (the effect; the
+    /// subject and trigger need the run's history, so they are not distinguished): for a
+    /// crash, exactly the class a run would give it.
+    pub fn of_violation(v: &Violation) -> Class {
+        Class {
+            effect: effect_of(v),
+            subject: Subject::Any,
+            trigger: None,
+        }
+    }
+
     /// A short file-name-safe key: `optimistic-other-turn-gone-at-fetch`,
     /// `queued-started-turn-lingers`, `content-gone-at-stale-fetch`.
     pub fn key(&self) -> String {
@@ -451,19 +462,36 @@ fn shape_clause(expected: &str) -> String {
         .to_string()
 }
 
-/// The kind of a crash: a panic, or the adapter fault's first words.
+/// The kind of a crash, from its typed cause: `panic` for an in-process store, else the
+/// adapter fault's kind (`exited`, `timed-out`, `bad-line`, `store-threw`, …), with the
+/// exit code or signal of an exit and the phase of a timeout, which tell different bugs
+/// apart and stay the same from seed to seed. Nothing that varies with the run (a line,
+/// a message, the stderr) goes in.
 fn crash_kind(v: &Violation) -> String {
-    let seen = v.seen.first().map(String::as_str).unwrap_or("");
-    if seen.starts_with("panicked: exec store") || seen.starts_with("exec store") {
-        let fault = seen.split("': ").nth(1).unwrap_or(seen);
-        fault
-            .split([';', '(', ':'])
-            .next()
-            .unwrap_or(fault)
-            .trim()
-            .to_string()
-    } else {
-        "panic".to_string()
+    use crate::model::store::{CrashCause, Phase};
+    let phase = |p: &Phase| match p {
+        Phase::StartUp => "start-up",
+        Phase::Message => "message",
+    };
+    match &v.cause {
+        None | Some(CrashCause::Panicked { .. }) => "panic".to_string(),
+        Some(CrashCause::Exited {
+            code: Some(code), ..
+        }) => format!("exited with code {code}"),
+        Some(CrashCause::Exited {
+            signal: Some(signal),
+            ..
+        }) => format!("killed by signal {signal}"),
+        Some(CrashCause::Exited { .. }) => "exited".to_string(),
+        Some(CrashCause::ClosedPipe { pipe, .. }) => format!("closed {pipe}"),
+        Some(CrashCause::TimedOut { phase: p, .. }) => format!("timed out ({})", phase(p)),
+        Some(CrashCause::StoppedReading { phase: p, .. }) => {
+            format!("stopped reading ({})", phase(p))
+        }
+        Some(CrashCause::BadLine { .. }) => "bad line".to_string(),
+        Some(CrashCause::Protocol { .. }) => "protocol error".to_string(),
+        Some(CrashCause::StoreThrew { .. }) => "store threw".to_string(),
+        Some(CrashCause::Io { .. }) => "i/o error".to_string(),
     }
 }
 
@@ -825,5 +853,79 @@ impl Failing for HasClass<'_> {
             steps,
             &mut (observer, &mut watch),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::store::{CrashCause, Phase};
+
+    fn crash(cause: Option<CrashCause>) -> Violation {
+        Violation {
+            invariant: Invariant::Crash,
+            client: Some(0),
+            step_index: 3,
+            messages: Vec::new(),
+            expected: "no crash".into(),
+            seen: cause.as_ref().map_or_else(Vec::new, CrashCause::lines),
+            cause,
+        }
+    }
+
+    /// A crash's class comes from its typed cause, not from its text: one class per kind
+    /// (with an exit's code or signal and a timeout's phase), whatever the stderr, the
+    /// line or the message, and `panic` only for an in-process store.
+    #[test]
+    fn crash_classes_come_from_the_typed_cause() {
+        let tail = |s: &str| s.to_string();
+        let key = |cause: Option<CrashCause>| {
+            Class {
+                effect: effect_of(&crash(cause)),
+                subject: Subject::Any,
+                trigger: None,
+            }
+            .key()
+        };
+        let exited = |code, stderr: &str| CrashCause::Exited {
+            code: Some(code),
+            signal: None,
+            stderr_tail: tail(stderr),
+        };
+        assert_eq!(key(Some(exited(3, "one"))), "crash-exited-with-code-3");
+        assert_eq!(key(Some(exited(3, "two"))), key(Some(exited(3, "one"))));
+        assert_ne!(key(Some(exited(4, "one"))), key(Some(exited(3, "one"))));
+        let timed_out = |phase| CrashCause::TimedOut {
+            phase,
+            waited_ms: 5000,
+            stderr_tail: String::new(),
+        };
+        assert_eq!(
+            key(Some(timed_out(Phase::Message))),
+            "crash-timed-out-message"
+        );
+        assert_ne!(
+            key(Some(timed_out(Phase::StartUp))),
+            key(Some(timed_out(Phase::Message)))
+        );
+        let bad = |line: &str| CrashCause::BadLine {
+            line: line.into(),
+            why: "not JSON".into(),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(key(Some(bad("a"))), key(Some(bad("b"))));
+        assert_eq!(key(Some(bad("a"))), "crash-bad-line");
+        assert_eq!(
+            key(Some(CrashCause::Panicked {
+                message: "exec store 'x': the adapter process exited".into()
+            })),
+            "crash-panic"
+        );
+        assert_eq!(key(None), "crash-panic");
+        let threw = CrashCause::StoreThrew {
+            message: "TypeError".into(),
+            stderr_tail: String::new(),
+        };
+        assert_eq!(key(Some(threw)), "crash-store-threw");
     }
 }

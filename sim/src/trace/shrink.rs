@@ -41,6 +41,9 @@ pub struct Limits {
     /// Wall time before giving up (`--max-shrink-time`). The one non-deterministic limit:
     /// keep it generous so it only stops runaway cases.
     pub time_max: Duration,
+    /// A moment past which no replay starts, whatever the other limits say: the end of a
+    /// campaign's `--time` budget, which shrinking shares with the runs.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for Limits {
@@ -48,6 +51,17 @@ impl Default for Limits {
         Limits {
             replays_max: 50_000,
             time_max: Duration::from_secs(60),
+            deadline: None,
+        }
+    }
+}
+
+impl Limits {
+    /// These limits, also ending at `deadline` (the earlier of it and any deadline set).
+    pub fn until(self, deadline: Instant) -> Limits {
+        Limits {
+            deadline: Some(self.deadline.map_or(deadline, |d| d.min(deadline))),
+            ..self
         }
     }
 }
@@ -59,6 +73,13 @@ pub enum GaveUp {
     Replays(u64),
     /// `--max-shrink-time` was reached after this long.
     Time(Duration),
+    /// The campaign's `--time` budget ran out after this many replays.
+    Deadline(u64),
+    /// Ctrl-C, after this many replays ([`crate::run::interrupt`]).
+    Interrupted(u64),
+    /// The failure did not happen again when shrinking began: a flaky store, or one
+    /// whose state leaks across runs ([`crate::campaign::recheck`]); saved as found.
+    DidNotReplay,
 }
 
 impl std::fmt::Display for GaveUp {
@@ -72,6 +93,26 @@ impl std::fmt::Display for GaveUp {
                 f,
                 "shrinking gave up after {}: the scenario still fails the same way but may not be 1-minimal; raise --max-shrink-time to go further",
                 humantime::format_duration(*t)
+            ),
+            GaveUp::Deadline(0) => write!(
+                f,
+                "not shrunk: the --time budget ran out first; the scenario is the failing run as found (shrink it with `reconcile-sim shrink`)"
+            ),
+            GaveUp::Deadline(n) => write!(
+                f,
+                "shrinking stopped after {n} replays when the --time budget ran out: the scenario still fails the same way but may not be 1-minimal; shrink it further with `reconcile-sim shrink`"
+            ),
+            GaveUp::Interrupted(0) => write!(
+                f,
+                "not shrunk: interrupted (Ctrl-C); the scenario is the failing run as found (shrink it with `reconcile-sim shrink`)"
+            ),
+            GaveUp::Interrupted(n) => write!(
+                f,
+                "shrinking interrupted (Ctrl-C) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `reconcile-sim shrink`"
+            ),
+            GaveUp::DidNotReplay => write!(
+                f,
+                "not shrunk: the failure did not happen again when replayed (a flaky store, or state that leaks across runs); the scenario is the failing run as found"
             ),
         }
     }
@@ -398,6 +439,10 @@ impl Shrinker<'_> {
             self.gave_up = Some(GaveUp::Replays(self.replays));
         } else if self.started.elapsed() >= self.limits.time_max {
             self.gave_up = Some(GaveUp::Time(self.limits.time_max));
+        } else if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.gave_up = Some(GaveUp::Deadline(self.replays));
+        } else if crate::run::interrupt::requested() {
+            self.gave_up = Some(GaveUp::Interrupted(self.replays));
         }
         self.gave_up.is_none()
     }
@@ -859,11 +904,29 @@ mod tests {
         let limits = Limits {
             replays_max: u64::MAX,
             time_max: Duration::ZERO,
+            deadline: None,
         };
         let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
         let why = s.gave_up.expect("gave up").to_string();
         assert!(why.contains("--max-shrink-time"), "{why}");
         assert_eq!(s.steps, r.steps, "nothing was cut");
+    }
+
+    /// A deadline already past stops shrinking before its first replay, keeping the trace.
+    #[test]
+    fn a_past_deadline_gives_up_and_keeps_the_trace() {
+        let kind = crate::store::canary::KIND;
+        let r = run_seed(&kind, 0);
+        let limits = Limits::default().until(Instant::now());
+        let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
+        let why = s.gave_up.expect("gave up").to_string();
+        assert!(why.contains("--time budget"), "{why}");
+        assert_eq!(s.steps, r.steps, "nothing was cut");
+        let now = Instant::now();
+        let later = now + Duration::from_secs(3600);
+        let d = |a, b| Limits::default().until(a).until(b).deadline;
+        assert_eq!(d(later, now), Some(now), "the earlier deadline wins");
+        assert_eq!(d(now, later), Some(now), "the earlier deadline wins");
     }
 
     #[test]
@@ -892,6 +955,7 @@ mod tests {
             Limits {
                 replays_max: 3,
                 time_max: Duration::from_secs(60),
+                deadline: None,
             },
         )
         .unwrap();

@@ -34,6 +34,18 @@
 //   pid-file FILE  the `current` store; the first process writes its pid to FILE (so a
 //                  test can kill it while it idles in the pool)
 //   state          announces the `state` feature and answers `state` with the store's digest
+//   slow [START_MS [EVERY_MS [N]]]
+//                  the `durable` store (which passes), slow: sleeps START_MS (default 3000) before it reads
+//                  anything, and EVERY_MS (default 1000) before answering every Nth input
+//                  (default 50) the process is given, counted across runs (issue 11's slow
+//                  store: which run meets the slow input depends on what the process served
+//                  before, so a timeout there does not happen again on replay)
+//   affinity FILE  the `durable` store (which passes); appends the CPUs its main thread may run on to FILE
+//                  when it starts ("start 0-1") and at the second input of each run
+//                  ("input 0"), when the harness has had the answer to the first (so a
+//                  test sees where the harness put it, starting and started)
+//   random-ids     the `current` store, but every live row's id gets a random suffix: its
+//                  verdicts are right, its renders differ from run to run (nondeterministic)
 
 "use strict";
 
@@ -42,6 +54,7 @@ const crypto = require("crypto");
 const fs = require("fs");
 const path = require("path");
 const { makeStore } = require(path.join(__dirname, "../../../adapters/node/tabs.js"));
+const { makeDurable } = require(path.join(__dirname, "../../../adapters/node/durable.js"));
 
 const mode = process.argv[2];
 const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -51,6 +64,13 @@ if (mode === "die-on-load") {
   process.exit(1);
 }
 if (mode === "slow-start") sleep(3000);
+const slowArgs = process.argv.slice(3).map(Number);
+const slow = mode === "slow" ? { start: slowArgs[0] ?? 3000, every: slowArgs[1] ?? 1000, n: slowArgs[2] ?? 50 } : null;
+if (slow !== null) sleep(slow.start);
+let inputs = 0;
+let runInputs = 0;
+const cpus = () => (fs.readFileSync("/proc/self/status", "utf8").match(/Cpus_allowed_list:\s*(\S+)/) || [])[1];
+if (mode === "affinity") fs.appendFileSync(process.argv[3], `start ${cpus()}\n`);
 if (mode === "pid-file") {
   try {
     fs.writeFileSync(process.argv[3], String(process.pid), { flag: "wx" });
@@ -59,6 +79,7 @@ if (mode === "pid-file") {
   }
 }
 
+const FAULTS = ["exit", "hang", "garbage", "wrong-type", "no-render", "bad-effect", "extra-line", "throw", "close-stdout", "grandchild"];
 const features = { boot: ["boot"], state: ["state"] }[mode];
 let requestId = null;
 const out = (obj) => fs.writeSync(1, (typeof obj === "string" ? obj : JSON.stringify({ ...obj, id: requestId })) + "\n");
@@ -66,7 +87,10 @@ let store = null;
 let resets = 0;
 
 function render() {
-  const rows = store.render();
+  let rows = store.render();
+  if (mode === "random-ids") {
+    rows = rows.map((r) => (r.from === "live" ? { ...r, id: `${r.id}-${Math.random().toString(36).slice(2, 8)}` } : r));
+  }
   if (mode === "leak" && resets > 1) rows.push({ from: "live", id: `leak-${resets}`, role: "assistant", text: `leaked:${resets}` });
   return rows;
 }
@@ -79,7 +103,8 @@ function answer(msg) {
     return out({ type: "hello", protocol: 1, name: `faulty:${mode}`, ...(features ? { features } : {}) });
   }
   if (msg.type === "reset") {
-    store = makeStore("current");
+    store = mode === "slow" || mode === "affinity" ? makeDurable() : makeStore("current");
+    runInputs = 0;
     resets += 1; // never reset: the leak
     if (mode === "boot" || mode === "boot-unannounced") {
       const request = store.nextRequest++;
@@ -93,7 +118,11 @@ function answer(msg) {
     return out({ type: "state", digest: crypto.createHash("sha256").update(store.digest()).digest("hex") });
   }
   const input = msg.input;
-  if (input.input === "event" && input.event.type === "turn-start") {
+  inputs += 1;
+  runInputs += 1;
+  if (mode === "affinity" && runInputs === 2) fs.appendFileSync(process.argv[3], `input ${cpus()}\n`);
+  if (slow !== null && inputs % slow.n === 0) process.stderr.write(`slow: input ${inputs} of this process, sleeping ${slow.every} ms\n`);
+  if (input.input === "event" && input.event.type === "turn-start" && FAULTS.includes(mode)) {
     process.stderr.write(`fault '${mode}' on turn-start t${input.event.turn_id}\n`);
     switch (mode) {
       case "exit":
@@ -126,6 +155,7 @@ function answer(msg) {
       }
     }
   }
+  if (slow !== null && inputs % slow.n === 0) sleep(slow.every);
   const effects = store.handle(input);
   return out({ type: "output", effects, render: render() });
 }

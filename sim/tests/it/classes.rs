@@ -310,8 +310,19 @@ fn check_known(
             out: tmp(&format!("{label}-out")),
             limits: Limits::default(),
             known: Some(repo().join("scenarios/known/current")),
+            shard: reconcile_sim::campaign::shard::Shard::WHOLE,
+            determinism: false,
+            allow_empty: false,
         },
-        &|name| reconcile_sim::store::resolve(name, Default::default()),
+        &|path, sc| {
+            reconcile_sim::store::recorded::resolve_recorded(
+                &sc.store,
+                path,
+                sc.store_dir.as_deref(),
+                Default::default(),
+                false,
+            )
+        },
     )
     .unwrap()
 }

@@ -116,16 +116,28 @@ fn a_fuzz_artifact_converts_to_a_scenario_that_replays_the_same_violation() {
         .contains("cannot read /nonexistent/crash-x"));
 }
 
+/// Nights remember each other: the first night of stores with no recorded failures (the
+/// note's buggy `naive` and `fix-ab`, against an empty scenarios folder) finds new classes
+/// and exits 1; the second night, on the same seeds, knows every one of them from the
+/// first night's folder. (A night of the shipped stores against the committed baselines
+/// exits 0: `robust::a_nightly_on_a_fresh_checkout_exits_0_and_a_buggy_store_makes_it_1`.)
 #[test]
 fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().to_str().unwrap();
+    let out = tmp.path().join("nights");
+    let out = out.to_str().unwrap();
+    let no_scenarios = tmp.path().join("no-scenarios");
+    std::fs::create_dir(&no_scenarios).unwrap();
     let night = |seed: &str| {
         sim(&[
             "nightly",
             "--time",
             "1s",
             "--no-cargo-fuzz",
+            "--stores",
+            "naive,fix-ab",
+            "--scenarios",
+            no_scenarios.to_str().unwrap(),
             "--out",
             out,
             "--seed-start",
@@ -138,9 +150,9 @@ fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
     assert_eq!(
         code(&first),
         1,
-        "the note's stores always show something new the first night"
+        "buggy stores with nothing recorded show something new the first night"
     );
-    let dirs: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+    let dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -156,6 +168,12 @@ fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
         .filter(|f| f["new"] == true)
         .collect();
     assert!(!new.is_empty());
+    for f in summary["findings"].as_array().unwrap() {
+        assert!(
+            ["naive", "fix-ab"].contains(&f["store"].as_str().unwrap()),
+            "only the stores asked for run: {f}"
+        );
+    }
     for f in &new {
         let path = PathBuf::from(f["scenario"].as_str().unwrap());
         let s = load(&path).unwrap();
@@ -165,7 +183,7 @@ fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
     // The second night starts where the first did: everything it finds again is known.
     let second = night("0");
     let text = String::from_utf8(second.stdout).unwrap();
-    let dirs: Vec<PathBuf> = std::fs::read_dir(tmp.path())
+    let dirs: Vec<PathBuf> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
@@ -175,7 +193,11 @@ fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
     let summary2: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d2[1].join("summary.json")).unwrap()).unwrap();
     let known_before = summary2["known_signatures"].as_u64().unwrap();
-    assert!(known_before >= new.len() as u64, "{text}");
+    assert_eq!(
+        known_before,
+        new.len() as u64,
+        "known before the second night: exactly what the first found: {text}"
+    );
     for f in summary2["findings"].as_array().unwrap() {
         let sig = (f["store"].as_str().unwrap(), &f["class"]);
         if new

@@ -1,6 +1,7 @@
 //! The JavaScript `durable` (`adapters/node/durable.js`) against the Rust one
-//! (`sim/src/store/durable.rs`), and three deliberately buggy stores built on it
-//! (`sim/tests/buggy/store.js`), each caught through `exec:` and shrunk to a short scenario.
+//! (`sim/src/store/durable.rs`), and deliberately buggy stores built on it
+//! (`sim/tests/buggy/store.js`): three caught through `exec:` by fuzzing and shrunk to a
+//! short scenario, one (the old row ids) shown on its committed scenario.
 //!
 //! These tests need Node.js (`node` on PATH, ≥ 18). Without it they FAIL, on purpose, as
 //! `exec.rs`'s do.
@@ -11,11 +12,11 @@ use crate::support::{repo, require_node};
 use reconcile_sim::campaign::fuzz::run_one;
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::strategy::StrategySpec;
-use reconcile_sim::run::Outcome;
+use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
 use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
-use reconcile_sim::trace::shrink::{shrink, Limits};
+use reconcile_sim::trace::shrink::{check_one_minimal, shrink, Limits};
 
 /// `exec:node <repo>/<script> <variant>`, with a timeout generous enough for a loaded machine.
 fn node(script: &str, variant: &str) -> ExecFactory {
@@ -153,4 +154,30 @@ fn buggy_text_match_loses_a_message_and_shrinks() {
 #[test]
 fn buggy_substring_match_loses_a_message_and_shrinks() {
     assert_caught_and_shrunk("substring-match", Invariant::NoLoss);
+}
+
+/// `durable`'s old assistant row ids (`a-t<T>-<current row count>`, reused once a snapshot
+/// lowered the count): the committed scenario breaks inv5 on the Node store with the old
+/// numbering, needs each of its steps for that, and passes on the fixed Node store. (The
+/// Rust side, old and new, is tested in `sim/src/store/durable.rs`.)
+#[test]
+fn buggy_row_count_ids_breaks_the_render_shape_on_the_committed_scenario_only() {
+    let path = repo().join("scenarios/found/durable-row-ids-seed41621.json");
+    let sc = reconcile_sim::trace::scenario::load(&path).unwrap();
+    assert_eq!((sc.store.as_str(), sc.expect), ("durable", None));
+    let steps = sc.steps();
+
+    let old = node("sim/tests/buggy/store.js", "row-count-ids");
+    let report = replay(&old, sc.config.clone(), &steps);
+    assert!(report.skipped.is_empty(), "every step is enabled");
+    assert_eq!(report.outcome.invariant(), Some(Invariant::RenderShape));
+    assert_eq!(
+        check_one_minimal(&old, &sc.config, &steps, Invariant::RenderShape),
+        Ok(()),
+        "every step is needed for the old numbering to break inv5"
+    );
+
+    let report = replay(&node_durable(), sc.config.clone(), &steps);
+    assert!(report.skipped.is_empty(), "every step is enabled");
+    assert_eq!(report.outcome, Outcome::Pass);
 }

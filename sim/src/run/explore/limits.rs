@@ -1,4 +1,4 @@
-//! `--max-states`, `--max-memory` and `--time`: a search that hits one stops, and its report
+//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and its report
 //! says which, naming the flag, next to the counts of what it covered. A stopped search is
 //! **inconclusive**: it never counts as a verification ([`super::ExploreReport::verified`]).
 //! The wall clock and the resident set decide only *when* a search stops, never a verdict
@@ -57,6 +57,11 @@ impl Limits {
     /// The limit hit with `states` distinct states reached, in words naming its flag; the
     /// memory limit is checked against the process's resident set now.
     pub(super) fn hit(&self, states: u64) -> Option<String> {
+        if crate::run::interrupt::requested() {
+            return Some(format!(
+                "interrupted (Ctrl-C) at {states} distinct states: search stopped, inconclusive"
+            ));
+        }
         if let Some(out) = self.out_of_time(states) {
             return Some(out);
         }

@@ -74,6 +74,10 @@ impl StrategySpec {
         match (spec, depth) {
             (_, None) => Ok(spec),
             (StrategySpec::Pct { .. }, Some(0)) => Err("--depth must be at least 1".into()),
+            (StrategySpec::Pct { .. }, Some(d)) if d > pct::DEPTH_MAX => Err(format!(
+                "--depth {d} is too deep: at most {} (a run has at most 200 main-phase steps)",
+                pct::DEPTH_MAX
+            )),
             (StrategySpec::Pct { .. }, Some(d)) => Ok(StrategySpec::Pct { depth: Some(d) }),
             (_, Some(_)) => Err("--depth applies only to --strategy pct".into()),
         }

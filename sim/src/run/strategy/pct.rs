@@ -32,6 +32,11 @@ use crate::model::step::{Source, Step};
 /// Default bug depth (`--depth`).
 pub const DEPTH_DEFAULT: u32 = 3;
 
+/// The deepest bug `--depth` may ask for: `depth − 1` change points are drawn up front,
+/// and a run's main phase has at most 200 steps (`steps_max`), so a deeper one would only
+/// allocate change points that can never all be reached.
+pub const DEPTH_MAX: u32 = 200;
+
 /// Steps the change points are spread over. Measured: the main phase of a seeded run of
 /// the shipped stores takes 30–110 steps (median ≈ 55; `config.steps_max` is 200, which
 /// would waste most change points past the end of the run).

@@ -259,6 +259,33 @@ impl StoreFactory for ExecFactory {
         self.spec.clone()
     }
 
+    /// The same command, settings and directory, isolated: a new process for every store
+    /// (its own, empty pool). `None` when this factory is isolated already.
+    fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
+        if self.isolate {
+            return None;
+        }
+        Some(Box::new(ExecFactory {
+            spec: self.spec.clone(),
+            argv: self.argv.clone(),
+            working_dir: self.working_dir.clone(),
+            timeouts: self.timeouts,
+            pin: self.pin,
+            isolate: true,
+            pool: Pool::default(),
+        }))
+    }
+
+    /// The working directory, or the harness's, made absolute.
+    fn command_dir(&self) -> Option<PathBuf> {
+        let dir = match &self.working_dir {
+            Some(d) if d.is_absolute() => d.clone(),
+            Some(d) => std::env::current_dir().ok()?.join(d),
+            None => std::env::current_dir().ok()?,
+        };
+        Some(dir.canonicalize().unwrap_or(dir))
+    }
+
     fn make(&self, _client: ClientId) -> Box<dyn Store> {
         let conn = self.start_run();
         let pool = (!self.isolate).then(|| self.pool.clone());

@@ -13,24 +13,47 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FORMAT_VERSION};
+use super::{
+    Scenario, ScenarioError, ScenarioStep, CLIENTS_MAX, FILE_BYTES_MAX, FORMAT_VERSION, STEPS_MAX,
+};
 use crate::model::config::WorldConfig;
 use crate::model::step::{Step, StepKind};
 use crate::oracle::Invariant;
 
 /// Read and check the scenario file at `path`.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
+    let error = |message: String| ScenarioError {
         path: path.to_path_buf(),
         position: None,
-        message: format!("cannot read the file: {e}"),
-    })?;
+        message,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| error(format!("cannot read the file: {e}")))?
+        .len();
+    if size > FILE_BYTES_MAX {
+        return Err(error(too_big(size)));
+    }
+    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read the file: {e}")))?;
     load_bytes(path, bytes)
+}
+
+fn too_big(size: u64) -> String {
+    format!(
+        "the file is {size} bytes; a scenario file may be at most {FILE_BYTES_MAX} bytes ({} MiB)",
+        FILE_BYTES_MAX >> 20
+    )
 }
 
 /// Check the bytes of a scenario file; `path` is only for messages. This is what the
 /// `scenario_parser` fuzz target drives: any bytes give a scenario or an error.
 pub fn load_bytes(path: &Path, bytes: Vec<u8>) -> Result<Scenario, ScenarioError> {
+    if bytes.len() as u64 > FILE_BYTES_MAX {
+        return Err(ScenarioError {
+            path: path.to_path_buf(),
+            position: None,
+            message: too_big(bytes.len() as u64),
+        });
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();
@@ -58,6 +81,7 @@ struct RawScenario<'a> {
     version: Value,
     description: Option<String>,
     store: String,
+    store_dir: Option<String>,
     seed: Option<u64>,
     strategy: Option<String>,
     #[serde(borrow, default)]
@@ -87,6 +111,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
             "`store` is empty; name the store the scenario was recorded against (see `reconcile-sim stores`)".to_string(),
         ));
     }
+    if raw.steps.len() > STEPS_MAX {
+        return Err(p.err(
+            None,
+            format!(
+                "the file holds {} steps; a scenario may hold at most {STEPS_MAX}",
+                raw.steps.len()
+            ),
+        ));
+    }
     let expect = p.expect(raw.expect)?;
     let config = p.config(raw.config)?;
     let steps = p.steps(&raw.steps, &config)?;
@@ -94,6 +127,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         version: FORMAT_VERSION,
         description: raw.description,
         store: raw.store,
+        store_dir: raw.store_dir,
         seed: raw.seed,
         strategy: raw.strategy,
         expect,
@@ -287,12 +321,14 @@ impl<'a> Parser<'a> {
     ) -> Result<Vec<ScenarioStep>, ScenarioError> {
         let mut steps = Vec::with_capacity(raw.len());
         for (i, raw_step) in raw.iter().enumerate() {
-            let at = self.at(raw_step.get());
-            let step =
-                parse_step(raw_step.get()).map_err(|m| self.err(at, format!("steps[{i}]: {m}")))?;
+            // Placed only on an error: counting the column of every step would make a
+            // file on one line quadratic to load.
+            let at = || self.at(raw_step.get());
+            let step = parse_step(raw_step.get())
+                .map_err(|m| self.err(at(), format!("steps[{i}]: {m}")))?;
             if let Some(c) = step.step.client().filter(|&c| c >= config.clients) {
                 return Err(self.err(
-                    at,
+                    at(),
                     format!(
                         "steps[{i}]: the step names client {c}, but config.clients is {} (clients are numbered 0 to {})",
                         config.clients,

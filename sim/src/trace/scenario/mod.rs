@@ -39,6 +39,36 @@ pub const FORMAT_VERSION: u32 = 1;
 /// The most clients a scenario may declare (the model uses 2–3; shrinking may go to 1).
 pub const CLIENTS_MAX: u8 = 16;
 
+/// The largest scenario file read, in bytes (32 MiB: a thousand times the longest run's
+/// file). Larger files are refused before they are read, naming the file and the limit.
+pub const FILE_BYTES_MAX: u64 = 32 << 20;
+
+/// The most steps a scenario may hold (a fuzzed run has a few hundred at most; this
+/// leaves room for hand-written and generated files, and bounds a replay's work).
+pub const STEPS_MAX: usize = 200_000;
+
+/// `text` with every control character (escape sequences, carriage returns, newlines…)
+/// written as its escape (`\u{1b}`), so that text from a file cannot move the cursor,
+/// recolour or clear a terminal it is printed to. Printable text is unchanged. Applied
+/// where file-borne text is printed, not when it is read: a scenario keeps its bytes
+/// through a load and a save.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// One scenario file.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -54,6 +84,12 @@ pub struct Scenario {
     /// use it unless `--store` says otherwise.
     #[schemars(length(min = 1))]
     pub store: String,
+    /// For an `exec:` store: the directory its command ran in, relative to this file's
+    /// directory (or absolute). Replay runs the command there (with `--allow-exec`), so its
+    /// relative paths mean what they meant when it was recorded, from any working
+    /// directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_dir: Option<String>,
     /// The seed of the run it came from, if any. Informational: the steps are the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -141,10 +177,33 @@ impl Scenario {
         steps: &[Step],
         expect: Option<Invariant>,
     ) -> Scenario {
-        let mut s = Scenario {
+        let mut s = Scenario::unannotated(stores.name(), config, steps, expect);
+        s.record_dir(stores);
+        s.annotate(stores);
+        s
+    }
+
+    /// Record where `stores`' command runs (`store_dir`), for a store that runs one, so that
+    /// the file replays the same from any working directory.
+    pub fn record_dir(&mut self, stores: &dyn StoreFactory) {
+        self.store_dir = stores
+            .command_dir()
+            .map(|d| d.to_string_lossy().into_owned());
+    }
+
+    /// A scenario of `steps` on the store named `store`, without notes: nothing is
+    /// replayed (for a failure saved when there is no time left to replay it).
+    pub fn unannotated(
+        store: String,
+        config: WorldConfig,
+        steps: &[Step],
+        expect: Option<Invariant>,
+    ) -> Scenario {
+        Scenario {
             version: FORMAT_VERSION,
             description: None,
-            store: stores.name(),
+            store,
+            store_dir: None,
             seed: None,
             strategy: None,
             expect,
@@ -153,9 +212,7 @@ impl Scenario {
             known_failure: false,
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
-        };
-        s.annotate(stores);
-        s
+        }
     }
 
     /// The steps alone.
@@ -225,21 +282,112 @@ impl Scenario {
     }
 
     /// Write the file atomically: a temp file in the same directory, then a rename, so a
-    /// reader (or a crash) never sees half a scenario. Creates the directory if needed.
+    /// reader (or a crash) never sees half a scenario. Creates the directory if needed. An
+    /// absolute `store_dir` is written relative to the file's directory, so that a
+    /// repository's scenario replays from any checkout.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        write_atomically(path, self.to_json().as_bytes())
+        let absolute = self
+            .store_dir
+            .as_deref()
+            .filter(|d| Path::new(d).is_absolute());
+        let Some(dir) = absolute else {
+            return write_atomically(path, self.to_json().as_bytes());
+        };
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        // The directory may not exist yet (write_atomically makes it): then it is taken
+        // as written, made absolute.
+        let base = parent.canonicalize().ok().or_else(|| {
+            let cwd = std::env::current_dir().ok()?;
+            Some(normalize(&cwd.join(&parent)))
+        });
+        let mut copy = self.clone();
+        if let Some(base) = base {
+            copy.store_dir = Some(relative_path(&base, Path::new(dir)));
+        }
+        write_atomically(path, copy.to_json().as_bytes())
+    }
+}
+
+/// `path` without `.` and `..` components (lexically).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `target` relative to `base` (both absolute): `..`, `../tools`, `.` when equal.
+fn relative_path(base: &Path, target: &Path) -> String {
+    let b: Vec<_> = base.components().collect();
+    let t: Vec<_> = target.components().collect();
+    let common = b.iter().zip(&t).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
     }
 }
 
 /// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
+///
+/// The file gets the mode a plain `create` would (0666 less the umask), not the temp
+/// file's 0600. A path that exists and is not a regular file (`/dev/stdout`, a FIFO,
+/// `/dev/full`) is written in place: renaming over it would replace the device. Errors
+/// name what went wrong in words: a parent that is not a directory, a directory that
+/// cannot be created.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::{Error, ErrorKind};
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_dir() {
+            return Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory, not a file", path.display()),
+            ));
+        }
+        if !meta.is_file() {
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            return f.write_all(bytes).and_then(|()| f.flush());
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-    tmp.write_all(bytes)?;
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        let not_a_dir = std::fs::metadata(&dir).is_ok_and(|m| !m.is_dir());
+        return Err(if not_a_dir {
+            Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is not a directory", dir.display()),
+            )
+        } else {
+            Error::new(
+                e.kind(),
+                format!("cannot create the directory {}: {e}", dir.display()),
+            )
+        });
+    }
+    let mut tmp = tempfile::Builder::new()
+        .permissions(<std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o666))
+        .tempfile_in(&dir)?;
+    // Through the file itself: the temp file's own errors name its random path.
+    tmp.as_file_mut().write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

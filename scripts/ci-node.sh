@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The Node side of CI, run from a clean clone with Node >= 20 on PATH after
+# `cargo build --release` (it uses target/release/reconcile-sim):
+#
+#   1. adapters/js (the npm package reconcile-sim-adapter): npm ci, npm test (tsc, the
+#      one-file CLI, node --test), and the committed dist/ matches the source.
+#   2. examples/svelte (a Svelte 5 store under the harness through the package): npm ci,
+#      npm run typecheck, then the gate as a team runs it, `npm test` and
+#      `npm run test:membership`: each must PASS (exit 0) with every known class of its
+#      baseline (known/current, known/membership) still reproduced by its witness (none
+#      FIXED) and none new; so the note's bugs are found, and only those.
+#   3. Without a baseline the same check fails with exit 1 (violations), never 2 (broken):
+#      the note's regression scenarios B and C break the store.
+#   4. Per-seed agreement with the built-in stores on 300 seeds (invariant and class of
+#      every seed equal), deltas appended verbatim as the store writes them.
+#
+# About 2-3 minutes on 2 shared cores. Exit 0 when all of it holds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+bin="$root/target/release/reconcile-sim"
+if [ ! -x "$bin" ]; then
+  echo "ci-node: $bin is missing: run cargo build --release first" >&2
+  exit 1
+fi
+export RECONCILE_SIM="$bin"
+# A CI machine may be loaded: an adapter that waits its turn for a core longer than the
+# per-message timeout (default 5 s) is reported as a crash that does not replay, and check
+# then stops with an internal error (exit 3). A hang is still caught, later.
+export RECONCILE_SIM_EXEC_TIMEOUT="${RECONCILE_SIM_EXEC_TIMEOUT:-60s}"
+# Each section is announced with the seconds since the start.
+say() { echo "== [${SECONDS}s] $*"; }
+say "node $(node --version), npm $(npm --version)"
+
+say "adapters/js: npm ci, npm test"
+(cd adapters/js && npm ci --no-audit --no-fund && npm test)
+say "adapters/js: the committed dist/ is what the source builds to"
+git diff --exit-code --stat -- adapters/js/dist
+
+say "examples/svelte: npm ci, typecheck"
+cd examples/svelte
+npm ci --no-audit --no-fund
+npm run typecheck
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# `npm run SCRIPT -- --json` (the check's report as JSON): exit 0, every witness of the
+# baseline DIR shows its class, no class is new, and fuzzing met known classes.
+gate() {
+  local script=$1 dir=$2
+  say "examples/svelte: npm run $script (the gate, baseline $dir)"
+  set +e
+  npm run --silent "$script" -- --json > "$tmp/$script.json"
+  local rc=$?
+  set -e
+  if [ "$rc" -ne 0 ]; then
+    echo "npm run $script exited $rc (0 expected: only the known classes of $dir fail)" >&2
+    node -e 'try{const r=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"));for(const f of r.found)console.error(`NEW class ${f.class?JSON.stringify(f.class):""} [${f.invariant}]: ${f.path}`)}catch{}' "$tmp/$script.json" || true
+    exit 1
+  fi
+  node - "$tmp/$script.json" "$dir" <<'EOF'
+const fs = require("fs");
+const [file, dir] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(file, "utf8"));
+const witnesses = fs.readdirSync(dir).filter((f) => f.endsWith(".json"));
+const fail = (why) => { console.error(`gate: ${why}`); process.exit(1); };
+const mine = r.scenarios.filter((s) => s.path.startsWith(`${dir}/`));
+if (mine.length !== witnesses.length) fail(`${mine.length} of ${witnesses.length} witnesses of ${dir} replayed`);
+const notKnown = mine.filter((s) => s.verdict !== "known");
+if (notKnown.length > 0) fail(`witnesses not reproducing their class: ${notKnown.map((s) => `${s.path} (${s.verdict})`).join(", ")}`);
+const fixed = r.scenarios.filter((s) => s.verdict === "fixed");
+if (fixed.length > 0) fail(`FIXED: ${fixed.map((s) => s.path).join(", ")}`);
+if (r.found.length > 0) fail(`new classes: ${r.found.map((f) => f.path).join(", ")}`);
+const hit = new Set(r.batches.flatMap((b) => b.classes).map((c) => JSON.stringify(c.class)));
+const failing = r.batches.reduce((n, b) => n + Object.values(b.failing).reduce((a, x) => a + x, 0), 0);
+if (hit.size === 0) fail("fuzzing met no known class");
+console.log(`gate: ${witnesses.length} known classes reproduced by their witnesses; fuzzing met ${hit.size} of them (${r.batches.map((b) => b.seeds).reduce((a, n) => a + n, 0)} seeds), nothing new`);
+EOF
+}
+gate test known/current
+gate test:membership known/membership
+
+say "examples/svelte: without a baseline the note's scenarios break the store (exit 1, not 2)"
+for extra in "" " -- membership"; do
+  set +e
+  PATH="$PWD/node_modules/.bin:$PATH" "$bin" check --store "exec:reconcile-sim-adapter adapter.ts$extra" \
+    --scenarios scenarios --seeds 0 --out "$tmp/failures" > "$tmp/plain.txt" 2>&1
+  rc=$?
+  set -e
+  if [ "$rc" -ne 1 ] || ! grep -q "FAIL  scenarios/bug-b.json" "$tmp/plain.txt"; then
+    cat "$tmp/plain.txt"
+    echo "check without a baseline exited $rc (1 expected, with bug-b failing)" >&2
+    exit 1
+  fi
+  grep -c "FAIL  scenarios/" "$tmp/plain.txt" | sed "s/^/  scenarios failing (exec:…adapter.ts$extra): /"
+done
+
+say "examples/svelte: per-seed agreement with the built-in stores (300 seeds each)"
+node scripts/agreement.mjs --seeds 300 --keep current
+node scripts/agreement.mjs --seeds 300 --keep membership
+echo "ci-node passed in ${SECONDS}s"

@@ -1,0 +1,705 @@
+//! A second look: run a failure, or a seed, again and compare. One machinery for the three
+//! findings about a store that does not answer by its inputs alone:
+//!
+//! - **`flaky`**: a failure that does not fail the same way when its trace is replayed
+//!   (on the campaign's processes, and in a fresh one). A timeout that does not happen
+//!   again is always this: it is a verdict of the clock, not of what the store answered.
+//! - **`state-leak`**: the verdict, or what the store answers, depends on which process
+//!   served the run. A failure found on a reused (pooled) process that fails again there
+//!   but passes in a fresh process (or the other way round), or a seed whose run on reused
+//!   processes answers differently from its run in fresh ones, while two fresh runs agree:
+//!   the adapter kept something across `reset`.
+//! - **`nondeterministic`**: two runs of one seed in fresh processes (or, for an in-process
+//!   store, two runs) differ in an effect, a render or the verdict: the store reads a
+//!   clock, a random generator or anything else that is not its input.
+//!
+//! Why: the harness promises that a seed gives the same verdict and trace on every run
+//! (docs/protocol.md, "Processes, threads and reproducibility"), and every other report
+//! (shrinking, replay commands, class counts) rests on it. A store that breaks the promise
+//! is the store's bug, so it is a finding, with the seeds involved and the first run's
+//! trace saved as a scenario; never a harness error that throws the campaign away.
+//!
+//! Two entry points: [`settle`] rechecks each failure a campaign found before it is
+//! shrunk (always: it costs two replays per kept failure), and [`check_determinism`] runs
+//! seeds again and compares every effect and render (`--check-determinism`; on by default
+//! for `exec:` stores in `check`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::findings::{
+    file_for, save_unshrunk, shrink_and_save, Failure, Finding, FindingError,
+};
+use crate::campaign::fuzz::run_one_observed;
+use crate::model::record::StepRecord;
+use crate::model::step::Step;
+use crate::model::store::{CrashCause, StoreFactory};
+use crate::model::wire::{ClientId, Effect, Input};
+use crate::model::world::World;
+use crate::oracle::{render_line, Invariant, Violation};
+use crate::run::strategy::StrategySpec;
+use crate::run::{Observer, Outcome, RunReport, StepAt};
+use crate::trace::class::{classify, Class};
+use crate::trace::scenario::Scenario;
+use crate::trace::shrink::{GaveUp, Limits};
+
+/// How many seeds [`check_determinism`] runs again by default, from a campaign's first
+/// seed: three runs each (two on the campaign's processes, one in fresh ones, which start
+/// a process per tab: the costly part through a slow-starting adapter), so a handful is
+/// cheap, and a store that leaks or reads a clock shows on almost every seed.
+pub const DETERMINISM_SEEDS: u64 = 4;
+
+/// What a second look found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SuspectKind {
+    /// A failure that did not happen again when replayed.
+    Flaky,
+    /// The verdict or the answers depend on which process served the run.
+    StateLeak,
+    /// Two runs of one seed answer differently, even in fresh processes.
+    Nondeterministic,
+}
+
+impl SuspectKind {
+    /// `flaky`, `state-leak`, `nondeterministic`: what reports and file names say.
+    pub fn name(self) -> &'static str {
+        match self {
+            SuspectKind::Flaky => "flaky",
+            SuspectKind::StateLeak => "state-leak",
+            SuspectKind::Nondeterministic => "nondeterministic",
+        }
+    }
+}
+
+impl std::fmt::Display for SuspectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A failure or a seed a second look found unstable: a finding about the store.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suspect {
+    /// What was found.
+    pub kind: SuspectKind,
+    /// The store.
+    pub store: String,
+    /// The seed involved (none for a failure a scenario file showed).
+    pub seed: Option<u64>,
+    /// What the first run broke (none: it passed).
+    pub invariant: Option<Invariant>,
+    /// The first run's root-cause class, when a class-aware campaign found it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    /// For a crash: the first run's cause, with the adapter's stderr tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<CrashCause>,
+    /// What the second look saw, in words.
+    pub why: String,
+    /// The first run's trace, saved as a scenario (not shrunk: shrinking needs a failure
+    /// that happens again).
+    pub scenario: Option<PathBuf>,
+    /// Why that file could not be written, if it could not (the command reports the
+    /// suspect, then fails with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_error: Option<String>,
+}
+
+impl Suspect {
+    /// One line: `state-leak on STORE, seed 3 (inv4-converges): …`.
+    pub fn headline(&self) -> String {
+        let mut line = format!("{} on {}", self.kind, self.store);
+        if let Some(seed) = self.seed {
+            line.push_str(&format!(", seed {seed}"));
+        }
+        match (&self.class, self.invariant) {
+            (Some(c), _) => line.push_str(&format!(" ({c})")),
+            (None, Some(i)) => line.push_str(&format!(" ({i})")),
+            (None, None) => {}
+        }
+        line.push_str(": ");
+        line.push_str(&self.why);
+        line
+    }
+}
+
+/// What became of a campaign's failures: the findings that reproduced (shrunk and saved)
+/// and the suspects that did not.
+#[derive(Debug, Default)]
+pub struct Settled {
+    /// Failures that happen again, shrunk and saved.
+    pub findings: Vec<Finding>,
+    /// Failures that do not, with their first run's trace saved.
+    pub suspects: Vec<Suspect>,
+}
+
+/// Recheck each failure (see [`recheck`]), then shrink and save those that happen again
+/// (as [`shrink_and_save`] does, to [`file_for`]), and save the first run's trace of those
+/// that do not, under `out_dir`, as suspects. Each failure names one of `stores`.
+///
+/// All of it by `deadline`, if there is one: each failure gets `limits` and no more than an
+/// equal share of the time left, so one slow shrink cannot starve the others, and a
+/// failure reached after the deadline (or after Ctrl-C) is saved as found, neither
+/// rechecked nor shrunk ([`save_unshrunk`]). `progress` hears of each failure before its
+/// turn.
+pub fn settle(
+    stores: &[&dyn StoreFactory],
+    failures: &[Failure],
+    out_dir: &Path,
+    limits: Limits,
+    deadline: Option<Instant>,
+    progress: &dyn Fn(usize, &Failure),
+) -> Settled {
+    let mut settled = Settled::default();
+    for (i, failure) in failures.iter().enumerate() {
+        progress(i, failure);
+        let store = *stores
+            .iter()
+            .find(|s| s.name() == failure.store)
+            .expect("a failure names one of the stores");
+        let file = file_for(out_dir, failure);
+        let now = Instant::now();
+        if crate::run::interrupt::requested() {
+            settled
+                .findings
+                .push(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
+            continue;
+        }
+        let limits = match deadline {
+            Some(d) if now >= d => {
+                settled
+                    .findings
+                    .push(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
+                continue;
+            }
+            Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
+            None => limits,
+        };
+        let second = match recheck(store, failure) {
+            None => match shrink_and_save(store, failure, &file, limits) {
+                Ok(finding) => {
+                    settled.findings.push(finding);
+                    continue;
+                }
+                // It happened twice when rechecked, then not when shrinking began.
+                Err(FindingError::DoesNotReplay(e)) => (
+                    SuspectKind::Flaky,
+                    format!("it failed again when rechecked, but not when shrinking began ({e})"),
+                ),
+            },
+            Some(second) => second,
+        };
+        settled.suspects.push(save_suspect(
+            store,
+            failure,
+            Some(failure.invariant),
+            second,
+            out_dir,
+        ));
+    }
+    settled
+}
+
+/// Replay `failure` on `store` (its processes, reused) and on [`StoreFactory::fresh`] (a
+/// fresh process per store, when there is such a thing): `None` when it fails the same way
+/// (the same class, or invariant without one) on both, else what it is and why.
+pub fn recheck(store: &dyn StoreFactory, failure: &Failure) -> Option<(SuspectKind, String)> {
+    let on_reused = replays(store, failure);
+    let fresh = store.fresh();
+    let on_fresh = fresh.as_deref().map(|f| replays(f, failure));
+    let timing = failure.cause.as_ref().is_some_and(CrashCause::is_timing);
+    let same = |r: &Replayed| r.same;
+    match (&on_reused, &on_fresh) {
+        (r, None) if same(r) => None,
+        (r, Some(f)) if same(r) && same(f) => None,
+        _ if timing => Some((
+            SuspectKind::Flaky,
+            format!(
+                "a timeout that did not happen again when replayed ({}): the store (or the machine) was slow, not wrong",
+                replay_words(&on_reused, on_fresh.as_ref())
+            ),
+        )),
+        (r, Some(f)) if same(r) && !same(f) => Some((
+            SuspectKind::StateLeak,
+            format!(
+                "it fails again on a reused adapter process but not in a fresh one ({}): the adapter keeps state across `reset`",
+                replay_words(&on_reused, on_fresh.as_ref())
+            ),
+        )),
+        (r, Some(f)) if !same(r) && same(f) => Some((
+            SuspectKind::StateLeak,
+            format!(
+                "it fails in a fresh adapter process but not on a reused one ({}): the verdict depends on what the process served before",
+                replay_words(&on_reused, on_fresh.as_ref())
+            ),
+        )),
+        _ => Some((
+            SuspectKind::Flaky,
+            format!(
+                "it did not fail that way again when replayed ({})",
+                replay_words(&on_reused, on_fresh.as_ref())
+            ),
+        )),
+    }
+}
+
+/// What one replay of a failure did.
+struct Replayed {
+    /// It failed the same way.
+    same: bool,
+    /// What it broke.
+    got: Option<Invariant>,
+    /// The crash's cause, if it crashed.
+    cause: Option<CrashCause>,
+}
+
+fn replays(store: &dyn StoreFactory, failure: &Failure) -> Replayed {
+    let c = classify(store, failure.config.clone(), &failure.steps, &failure.mask);
+    let got = c.report.outcome.invariant();
+    let same = match &failure.class {
+        Some(class) => c.class.as_ref() == Some(class),
+        None => got == Some(failure.invariant),
+    };
+    Replayed {
+        same,
+        got,
+        cause: Failure::cause_of(&c.report.outcome),
+    }
+}
+
+/// `on the campaign's processes: passed; in a fresh process: crash (…)`.
+fn replay_words(reused: &Replayed, fresh: Option<&Replayed>) -> String {
+    let words = |r: &Replayed| match (r.got, &r.cause) {
+        (None, _) => "passed".to_string(),
+        (Some(i), Some(c)) => format!("{i}: {c}"),
+        (Some(i), None) if r.same => format!("{i} again"),
+        (Some(i), None) => i.to_string(),
+    };
+    match fresh {
+        Some(f) => format!(
+            "replayed on reused processes: {}; in fresh processes: {}",
+            words(reused),
+            words(f)
+        ),
+        None => format!("replayed: {}", words(reused)),
+    }
+}
+
+/// Save `failure`'s trace (as found, not shrunk) as a scenario for the suspect `second`;
+/// the first run broke `expect` (none: it passed).
+fn save_suspect(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    expect: Option<Invariant>,
+    (kind, why): (SuspectKind, String),
+    out_dir: &Path,
+) -> Suspect {
+    let mut scenario = Scenario::record(store, failure.config.clone(), &failure.steps, expect);
+    scenario.seed = failure.seed;
+    scenario.strategy = failure.strategy.clone();
+    scenario.masked = failure.mask.clone();
+    scenario.description = Some(format!(
+        "{kind}: {why}. The trace of the run that failed, as found (not shrunk){}",
+        failure
+            .description
+            .as_ref()
+            .map_or(String::new(), |d| format!("; {d}"))
+    ));
+    let path = suspect_file(out_dir, kind, &failure.store, failure.seed, failure);
+    let write_error = scenario
+        .save(&path)
+        .err()
+        .map(|e| format!("cannot write {}: {e}", path.display()));
+    Suspect {
+        kind,
+        store: failure.store.clone(),
+        seed: failure.seed,
+        invariant: expect,
+        class: failure.class.clone(),
+        cause: failure.cause.clone(),
+        why,
+        scenario: Some(path),
+        write_error,
+    }
+}
+
+/// `<store>-<kind>-seed<N>.json` (or `…-<strategy>.json` without a seed).
+fn suspect_file(
+    out_dir: &Path,
+    kind: SuspectKind,
+    store: &str,
+    seed: Option<u64>,
+    failure: &Failure,
+) -> PathBuf {
+    let store = crate::campaign::findings::safe_name(store);
+    out_dir.join(match seed {
+        Some(seed) => format!("{store}-{kind}-seed{seed}.json"),
+        None => format!(
+            "{store}-{kind}-{}.json",
+            crate::campaign::findings::safe_name(failure.strategy.as_deref().unwrap_or("found"))
+        ),
+    })
+}
+
+// --- the determinism check ---------------------------------------------------------------
+
+/// What a store answered in one run, step by step: everything that must not change when
+/// the run is repeated. Not the stderr (a process may log what it likes, pids included),
+/// not the texts of a crash (the stderr tail): its cause in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Answers {
+    steps: Vec<Answered>,
+    /// The verdict: the invariant, the tab and the step.
+    verdict: Option<(Invariant, Option<ClientId>, usize)>,
+    /// The first run's crash cause, if it crashed (to tell a timeout apart).
+    timing: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Answered {
+    at: StepAt,
+    step: Step,
+    input: Option<Input>,
+    effects: Vec<Effect>,
+    crash: Option<String>,
+    /// The render of the step's tab after it.
+    render: Vec<String>,
+}
+
+#[derive(Default)]
+struct Recorder {
+    steps: Vec<Answered>,
+}
+
+impl Observer for Recorder {
+    fn on_step(&mut self, world: &World, record: &StepRecord, at: StepAt, _: Option<&Violation>) {
+        let render = match record.step.client() {
+            Some(c) => world.client(c).render().iter().map(render_line).collect(),
+            None => Vec::new(),
+        };
+        self.steps.push(Answered {
+            at,
+            step: record.step,
+            input: record.input.clone(),
+            effects: record.effects.clone(),
+            crash: record.crash.as_ref().map(|c| c.cause.to_string()),
+            render,
+        });
+    }
+}
+
+fn answers(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -> (Answers, RunReport) {
+    let mut recorder = Recorder::default();
+    let report = run_one_observed(store, strategy, seed, &mut recorder);
+    let (verdict, timing) = match &report.outcome {
+        Outcome::Pass => (None, false),
+        Outcome::Fail(v) => (
+            Some((v.invariant, v.client, v.step_index)),
+            v.cause.as_ref().is_some_and(CrashCause::is_timing),
+        ),
+    };
+    (
+        Answers {
+            steps: recorder.steps,
+            verdict,
+            timing,
+        },
+        report,
+    )
+}
+
+/// The first difference between two runs' answers, in words.
+fn difference(a: &Answers, b: &Answers) -> Option<String> {
+    for (i, (x, y)) in a.steps.iter().zip(&b.steps).enumerate() {
+        if x == y {
+            continue;
+        }
+        let what = if x.step != y.step {
+            format!("the runs took different steps ({} vs {})", x.step, y.step)
+        } else if x.input != y.input {
+            "the tab was given different inputs (an earlier answer differed)".to_string()
+        } else if x.crash != y.crash {
+            format!(
+                "one crashed and the other did not, or not alike ({} vs {})",
+                x.crash.as_deref().unwrap_or("answered"),
+                y.crash.as_deref().unwrap_or("answered")
+            )
+        } else if x.effects != y.effects {
+            format!(
+                "different effects ({} vs {})",
+                effects_words(&x.effects),
+                effects_words(&y.effects)
+            )
+        } else {
+            let row = x
+                .render
+                .iter()
+                .zip(&y.render)
+                .position(|(p, q)| p != q)
+                .unwrap_or(x.render.len().min(y.render.len()));
+            format!(
+                "different renders (row {row}: {} vs {})",
+                x.render.get(row).map_or("none", String::as_str),
+                y.render.get(row).map_or("none", String::as_str)
+            )
+        };
+        return Some(format!("step #{i} ({}): {what}", x.step));
+    }
+    if a.steps.len() != b.steps.len() {
+        return Some(format!(
+            "one run took {} steps, the other {}",
+            a.steps.len(),
+            b.steps.len()
+        ));
+    }
+    (a.verdict != b.verdict).then(|| {
+        let words = |v: &Option<(Invariant, Option<ClientId>, usize)>| match v {
+            None => "pass".to_string(),
+            Some((i, _, s)) => format!("{i} after step #{s}"),
+        };
+        format!(
+            "the same answers, different verdicts ({} vs {})",
+            words(&a.verdict),
+            words(&b.verdict)
+        )
+    })
+}
+
+fn effects_words(effects: &[Effect]) -> String {
+    if effects.is_empty() {
+        return "none".to_string();
+    }
+    effects
+        .iter()
+        .map(|e| serde_json::to_string(e).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What [`check_seed`] found.
+#[derive(Debug)]
+pub enum SeedCheck {
+    /// Every run answered alike.
+    Agrees,
+    /// The first run timed out: a run that waits out the clock says nothing about what the
+    /// store answers (and every other run would wait as long), so the seed is not judged.
+    TimedOut,
+    /// The runs differ: what it is, in words, with the first run's report.
+    Differs(SuspectKind, String, Box<RunReport>),
+}
+
+/// Run `seed` on `store` twice (on its processes, which earlier runs have used) and, when
+/// the store has a [`StoreFactory::fresh`] form, once in fresh processes (twice when
+/// anything differs), and compare
+/// every step's input, effects and render, and the verdicts: two fresh runs differing is
+/// `nondeterministic`; fresh runs agreeing with each other but not with a run on reused
+/// processes, `state-leak`; a difference where a run timed out, `flaky`.
+pub fn check_seed(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -> SeedCheck {
+    let (p1, report) = answers(store, strategy, seed);
+    if p1.timing {
+        return SeedCheck::TimedOut;
+    }
+    let (p2, _) = answers(store, strategy, seed);
+    let flaky = |a: &Answers, b: &Answers, d: String| {
+        (a.timing || b.timing).then(|| {
+            (
+                SuspectKind::Flaky,
+                format!("two runs of the seed differ, one of them by a timeout: {d}"),
+            )
+        })
+    };
+    let found = match store.fresh() {
+        Some(fresh) => {
+            // One fresh run first; a second only when something differs, to tell a leak
+            // (fresh runs agree) from nondeterminism (they do not). A fresh run starts a
+            // process per tab, the costly part.
+            let (f1, _) = answers(fresh.as_ref(), strategy, seed);
+            let reused = difference(&p1, &p2)
+                .map(|d| (&p1, &p2, d))
+                .or_else(|| difference(&p1, &f1).map(|d| (&p1, &f1, d)));
+            match reused {
+                None => None,
+                Some((a, b, d)) => {
+                    let (f2, _) = answers(fresh.as_ref(), strategy, seed);
+                    if let Some(d) = difference(&f1, &f2) {
+                        Some(flaky(&f1, &f2, d.clone()).unwrap_or((
+                            SuspectKind::Nondeterministic,
+                            format!("two runs of the seed in fresh adapter processes differ: {d}"),
+                        )))
+                    } else {
+                        let d = difference(&p1, &f1)
+                            .or_else(|| difference(&p2, &f1))
+                            .unwrap_or(d);
+                        Some(flaky(a, b, d.clone()).unwrap_or((
+                            SuspectKind::StateLeak,
+                            format!(
+                                "a run on reused adapter processes differs from runs in fresh ones, which agree: {d}; the adapter keeps state across `reset`"
+                            ),
+                        )))
+                    }
+                }
+            }
+        }
+        None => difference(&p1, &p2).map(|d| {
+            flaky(&p1, &p2, d.clone()).unwrap_or((
+                SuspectKind::Nondeterministic,
+                format!("two runs of the seed differ: {d}"),
+            ))
+        }),
+    };
+    match found {
+        Some((kind, why)) => SeedCheck::Differs(kind, why, Box::new(report)),
+        None => SeedCheck::Agrees,
+    }
+}
+
+/// [`check_seed`] for each of `seeds` on each store, until one differs (one seed names the
+/// store: a suspect, with its first run's trace saved under `out_dir`) or times out (a
+/// store that hangs is not judged by the clock, and each further seed would wait as long).
+pub fn check_determinism(
+    stores: &[&dyn StoreFactory],
+    strategy: StrategySpec,
+    seeds: impl Iterator<Item = u64> + Clone,
+    out_dir: &Path,
+) -> Vec<Suspect> {
+    let mut suspects = Vec::new();
+    for store in stores {
+        for seed in seeds.clone() {
+            let (kind, why, report) = match check_seed(*store, strategy, seed) {
+                SeedCheck::Agrees => continue,
+                SeedCheck::TimedOut => break,
+                SeedCheck::Differs(kind, why, report) => (kind, why, report),
+            };
+            let failure = Failure {
+                store: store.name(),
+                // Not read: the suspect's scenario expects the run's own verdict.
+                invariant: report.outcome.invariant().unwrap_or(Invariant::Crash),
+                seed: Some(seed),
+                strategy: Some(strategy.to_string()),
+                description: None,
+                config: report.config.clone(),
+                steps: report.steps.clone(),
+                class: None,
+                mask: Vec::new(),
+                cause: Failure::cause_of(&report.outcome),
+            };
+            let suspect = save_suspect(
+                *store,
+                &failure,
+                report.outcome.invariant(),
+                (kind, why),
+                out_dir,
+            );
+            suspects.push(suspect);
+            break; // one seed is enough to name the store
+        }
+    }
+    suspects
+}
+
+/// Suspects grouped by store and kind, each with its seeds, for a text report:
+/// `state-leak on STORE: seeds 3, 5 (…)`, then the first one's reason and file.
+pub fn format_suspects(suspects: &[Suspect]) -> String {
+    let mut out = String::new();
+    let mut groups: Vec<(&str, SuspectKind, Vec<&Suspect>)> = Vec::new();
+    for s in suspects {
+        match groups
+            .iter_mut()
+            .find(|(store, kind, _)| *store == s.store && *kind == s.kind)
+        {
+            Some(g) => g.2.push(s),
+            None => groups.push((&s.store, s.kind, vec![s])),
+        }
+    }
+    for (store, kind, members) in groups {
+        let seeds: Vec<String> = members
+            .iter()
+            .map(|s| s.seed.map_or("a scenario".to_string(), |n| n.to_string()))
+            .collect();
+        let label = match kind {
+            SuspectKind::StateLeak => "LEAKS STATE across reset",
+            SuspectKind::Nondeterministic => "is NONDETERMINISTIC",
+            SuspectKind::Flaky => "has FLAKY failures",
+        };
+        out.push_str(&format!(
+            "{kind}: {store} {label} (seed{} {})\n",
+            if seeds.len() == 1 { "" } else { "s" },
+            seeds.join(", ")
+        ));
+        for s in members {
+            out.push_str(&format!("  {}\n", s.headline()));
+            if let Some(cause) = &s.cause {
+                for line in cause.lines() {
+                    out.push_str(&format!("    {line}\n"));
+                }
+            }
+            match (&s.scenario, &s.write_error) {
+                (_, Some(e)) => out.push_str(&format!("    first run's trace NOT SAVED: {e}\n")),
+                (Some(path), None) => {
+                    out.push_str(&format!("    first run's trace: {}\n", path.display()))
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::by_name;
+
+    /// A shipped store is deterministic: every seed's two runs agree, and a failure it
+    /// finds happens again.
+    #[test]
+    fn a_deterministic_store_gives_no_suspect() {
+        let current = by_name("current").unwrap();
+        for seed in 0..20 {
+            assert!(matches!(
+                check_seed(&current, StrategySpec::Random, seed),
+                SeedCheck::Agrees
+            ));
+        }
+        let failing = (0..200)
+            .map(|s| crate::campaign::fuzz::run_one(&current, StrategySpec::Random, s))
+            .find(|r| r.outcome.invariant().is_some())
+            .expect("current fails some seed");
+        let failure = Failure {
+            store: "current".into(),
+            invariant: failing.outcome.invariant().unwrap(),
+            seed: None,
+            strategy: None,
+            description: None,
+            config: failing.config.clone(),
+            steps: failing.steps.clone(),
+            class: None,
+            mask: Vec::new(),
+            cause: None,
+        };
+        assert_eq!(recheck(&current, &failure), None);
+    }
+
+    /// Two answer streams that differ only in a render are told apart, and the words name
+    /// the step and the row.
+    #[test]
+    fn differences_name_the_step_and_what_differs() {
+        let current = by_name("current").unwrap();
+        let (a, _) = answers(&current, StrategySpec::Random, 3);
+        let mut b = a.clone();
+        assert_eq!(difference(&a, &b), None);
+        let i = b.steps.iter().position(|s| !s.render.is_empty()).unwrap();
+        b.steps[i].render[0].push_str(" leaked");
+        let d = difference(&a, &b).unwrap();
+        assert!(d.starts_with(&format!("step #{i} (")), "{d}");
+        assert!(d.contains("different renders (row 0:"), "{d}");
+        let mut c = a.clone();
+        c.verdict = Some((Invariant::Converges, Some(0), 7));
+        if a.verdict.is_none() {
+            assert!(difference(&a, &c).unwrap().contains("different verdicts"));
+        }
+    }
+}
