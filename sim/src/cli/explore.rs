@@ -1,17 +1,40 @@
-//! `reconcile-sim explore --store NAME [bound flags] [--plain] [--no-cache] [--first] [--json] [--out FILE]`
+//! `reconcile-sim explore --store NAME [world flags] [search flags] [--max-states N] [--max-memory SIZE] [--time T] [--shard I/N] [--first] [--json] [--out FILE]`
 
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::model::content::MessageTexts;
 use reconcile_sim::model::store::StoreFactory;
-use reconcile_sim::run::explore::{explore, ExploreBound, ExploreReport, StateCache};
+use reconcile_sim::run::explore::{
+    collision_bound, explore, resident_bytes, Engine, ExploreBound, ExploreReport, ExploreResult,
+    Shard, StateCache, TimeLimit,
+};
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
 use super::Verdict;
 
+/// `--message-texts`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Texts {
+    Tokens,
+    Colliding,
+}
+
 #[derive(clap::Args)]
+#[command(after_help = "\
+By default each tab is judged in a search of its own, the other tabs reduced to their \
+POSTs, one tab per class of interchangeable tabs, depth-first with sleep sets and \
+persistent sets over 64-bit fingerprints of the full state (docs/model.md, \"Explore: \
+reductions and their soundness\"). --breadth-first searches on every core instead, with \
+the same verdict and counterexample, keeping every state of a level as a world in memory.
+
+Exit status: 0 verified (every schedule within the bound searched, no violation), \
+1 a violation (the shortest counterexample is printed), 2 bad input or a limit hit \
+(--max-states, --max-memory, --time: inconclusive, nothing is verified; the message names \
+the flag, and what was covered is printed). A search cut at --depth-max prints no \
+verification and exits 0.")]
 pub struct Args {
     /// The store under test.
     #[arg(long)]
@@ -22,9 +45,12 @@ pub struct Args {
     /// Messages each sending tab's user sends.
     #[arg(long, default_value_t = 1)]
     sends: u8,
-    /// Only the first tab sends (the others watch).
+    /// Only the first tab sends, the second watches (two tabs).
     #[arg(long)]
     one_sender: bool,
+    /// The last tab only watches (its user sends nothing), with any number of tabs.
+    #[arg(long)]
+    observer: bool,
     /// Scroll toggles per user.
     #[arg(long, default_value_t = 0)]
     scrolls: u8,
@@ -37,23 +63,68 @@ pub struct Args {
     /// WebSocket reordering window (1 = in order).
     #[arg(long, default_value_t = 1)]
     window: u8,
+    /// A turn may fail at any point while it streams (`AgentFail`).
+    #[arg(long)]
+    turn_failures: bool,
+    /// How the users' messages are written: unique tokens, or colliding texts (the same
+    /// text twice, texts inside one another).
+    #[arg(long, value_enum, default_value = "tokens")]
+    message_texts: Texts,
     /// Do not send the status to a tab on connect (a fresh tab believes "running").
     #[arg(long)]
     no_status_on_connect: bool,
     /// Longest schedule explored.
     #[arg(long, default_value_t = 200)]
     depth_max: usize,
-    /// Enumerate every interleaving (no partial-order reduction), for the ratio.
+    /// Enumerate every interleaving (no partial-order reduction), for the ratio. Implies
+    /// --depth-first --whole-world.
     #[arg(long)]
     plain: bool,
-    /// Do not merge equal states (stateless search, every schedule run to its end). On by
-    /// default when every store can expose its internal state.
+    /// Do not merge equal states (stateless search, every schedule run to its end).
+    /// Implies --depth-first --whole-world.
     #[arg(long)]
     no_cache: bool,
+    /// The breadth-first search over fingerprints, on --jobs threads: the same verdict and
+    /// counterexample, every state of a level kept in memory as a world (stores that copy
+    /// themselves only; others get the depth-first search).
+    #[arg(long)]
+    breadth_first: bool,
+    /// Name states in the cache by exact keys (hash-consed, some 130 bytes a state) instead
+    /// of 64-bit fingerprints: no collision bound to argue. Depth-first only.
+    #[arg(long)]
+    exact_keys: bool,
+    /// Judge every tab in one search of the real world (no per-tab reduction, no symmetry).
+    #[arg(long)]
+    whole_world: bool,
+    /// Search every tab, also those interchangeable with one already searched.
+    #[arg(long)]
+    no_symmetry: bool,
+    /// Take every enabled step from every state (no persistent sets in the per-tab search).
+    #[arg(long)]
+    no_persistent: bool,
+    /// Worker threads of --breadth-first (default: every core). The result does not depend
+    /// on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Stop once more distinct states than this were reached: inconclusive, exit 2.
+    #[arg(long)]
+    max_states: Option<u64>,
+    /// Stop once the process's resident memory exceeds this (e.g. 1G, 512M, bytes without
+    /// a suffix): inconclusive, exit 2.
+    #[arg(long, value_parser = parse_size)]
+    max_memory: Option<u64>,
+    /// Stop after this long (e.g. 30s, 10m): inconclusive, exit 2, with what was covered.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    time: Option<std::time::Duration>,
+    /// Search only shard I of N of the search tree (see docs/model.md); the N shards
+    /// together search every schedule, and their --json results merge.
+    #[arg(long)]
+    shard: Option<Shard>,
     /// Stop at the first violation instead of searching for the shortest.
     #[arg(long)]
     first: bool,
-    /// Print one JSON object.
+    /// Print one JSON object on stdout (a result file that merges with other shards'),
+    /// nothing else: other lines go to stderr.
     #[arg(long)]
     json: bool,
     /// Write the counterexample to this file as a scenario (replay it with `reconcile-sim replay`).
@@ -68,6 +139,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let started = std::time::Instant::now();
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
+    let mut saved = None;
     let mut write_error = None;
     if let (Some(path), Some(c)) = (&args.out, &report.counterexample) {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
@@ -85,27 +157,110 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         // A file that cannot be written fails the command after the counterexample is
         // printed (it is in the output, steps as JSON included), not before.
         match scenario.save(path) {
-            Ok(()) => {
-                println!("scenario: {}", path.display());
-                println!("replay: {}", replay_command(path));
-            }
+            Ok(()) => saved = Some(path.clone()),
             Err(e) => write_error = Some(format!("cannot write {}: {e}", path.display())),
         }
     }
     if args.json {
-        let value = serde_json::json!({ "store": store.name(), "report": report, "verified": report.verified() });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        // JSON only on stdout: the result file of this search (or shard).
+        if let Some(path) = &saved {
+            eprintln!("scenario: {}", path.display());
+            eprintln!("replay: {}", replay_command(path));
+        }
+        let result = ExploreResult::new(store.name(), &bound, report.clone());
+        println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
+        if let Some(path) = &saved {
+            println!("scenario: {}", path.display());
+            println!("replay: {}", replay_command(path));
+        }
         print_text(store, &bound, &report, elapsed)?;
     }
     if let Some(e) = write_error {
         anyhow::bail!(e);
     }
-    Ok(if report.counterexample.is_some() {
-        Verdict::Violation
-    } else {
-        Verdict::Clean
-    })
+    verdict(&report)
+}
+
+/// Exit 1 with a counterexample; else exit 2 (an error naming the limit) when a limit
+/// stopped the search; else 0.
+pub(super) fn verdict(report: &ExploreReport) -> anyhow::Result<Verdict> {
+    if report.counterexample.is_some() {
+        return Ok(Verdict::Violation);
+    }
+    if let Some(limit) = &report.limit_hit {
+        anyhow::bail!("{limit}");
+    }
+    Ok(Verdict::Clean)
+}
+
+/// The text of a merged explore result (`reconcile-sim merge`): the search, the counts
+/// added over the shards, and the verdict; the counterexample narrated when the store is
+/// one of this build's (an `exec:` store is not started again just to narrate it).
+pub(super) fn print_result(result: &ExploreResult) -> anyhow::Result<()> {
+    let o = &result.result;
+    let r = &o.report;
+    println!(
+        "explore {} · {} · shards {} of {} merged",
+        o.config.store,
+        r.bound,
+        result.shards.done.len(),
+        result.shards.count
+    );
+    println!("scope: {}", r.scope);
+    println!("search: {}", o.config.search);
+    println!(
+        "schedules {}, truncated {}, steps applied {}, distinct full states {} (added over the shards: a state two shards reach is counted twice)",
+        r.schedules, r.truncated, r.steps_applied, r.distinct_full_states
+    );
+    match &r.counterexample {
+        None if o.verified => println!("verified: no violation within bound ({})", r.bound),
+        None => println!(
+            "no violation found, but not a verification ({})",
+            r.limit_hit
+                .clone()
+                .unwrap_or_else(|| format!("{} schedules cut at depth_max", r.truncated))
+        ),
+        Some(c) => {
+            println!(
+                "counterexample ({} steps, shortest over the shards):",
+                c.steps.len()
+            );
+            if let Some(kind) = reconcile_sim::store::by_name(&o.config.store) {
+                for line in trace_lines(&kind, o.config.world.clone(), &c.steps) {
+                    println!("  {line}");
+                }
+            }
+            print!("verdict: FAIL {}", c.violation);
+            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
+        }
+    }
+    Ok(())
+}
+
+/// `1G`, `512M`, `64K` or a number of bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (e.g. 1G, 512M)"))?;
+    let shift = match unit
+        .to_ascii_uppercase()
+        .trim_end_matches("IB")
+        .trim_end_matches('B')
+    {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => return Err(format!("{text:?}: unknown unit (K, M, G)")),
+    };
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{text:?} is too large"))
 }
 
 /// The bound the flags describe.
@@ -120,45 +275,91 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
             args.clients
         );
     }
+    if args.one_sender && args.clients > 2 {
+        anyhow::bail!("--one-sender needs --clients 2 (--observer makes the last of any number of tabs watch)");
+    }
     let mut bound = ExploreBound::small(args.clients, args.sends);
-    bound.config.passive_observer = false;
+    bound.config.passive_observer = args.one_sender || args.observer;
     bound.config.scrolls_per_client = args.scrolls;
     bound.config.deltas_per_segment_max = args.deltas;
     bound.config.tool_calls_per_turn_max = args.tool_calls;
     bound.config.ws_reorder_window = args.window.max(1);
     bound.config.status_on_connect = !args.no_status_on_connect;
+    bound.config.turn_failures = args.turn_failures;
+    bound.config.message_texts = match args.message_texts {
+        Texts::Tokens => MessageTexts::Tokens,
+        Texts::Colliding => MessageTexts::Colliding,
+    };
     bound.depth_max = args.depth_max;
     bound.reduction = !args.plain;
     bound.shortest = !args.first;
     bound.state_cache = !args.no_cache;
-    if args.one_sender {
-        // Only client 0 sends: mark every other client passive by giving the world one
-        // observer when there are two tabs; with more, the extra tabs still send.
-        bound.config.passive_observer = true;
-        if args.clients > 2 {
-            anyhow::bail!("--one-sender needs --clients 2");
-        }
+    let baseline = args.plain || args.no_cache;
+    bound.per_tab = !(args.whole_world || baseline);
+    bound.symmetry = !args.no_symmetry;
+    bound.persistent = !args.no_persistent && !baseline;
+    bound.exact_keys = args.exact_keys;
+    if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
+        anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
     }
+    bound.engine = if args.breadth_first {
+        let jobs = args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if jobs == 0 {
+            anyhow::bail!("--jobs must be at least 1");
+        }
+        Engine::BreadthFirst { jobs }
+    } else {
+        if args.jobs.is_some() {
+            anyhow::bail!("--jobs needs --breadth-first (the depth-first search is one thread)");
+        }
+        Engine::DepthFirst
+    };
+    bound.max_states = args.max_states;
+    bound.max_memory = args.max_memory;
+    bound.time_limit = args.time.map(TimeLimit::from_now);
+    bound.shard = args.shard;
     Ok(bound)
 }
 
-/// Search, with a progress bar on a terminal.
+/// Search, with a progress bar on a terminal (stderr): states, states/s, resident memory
+/// and, once it can be estimated, the share done and an ETA.
 fn explore_with_progress(store: &dyn StoreFactory, bound: &ExploreBound) -> ExploreReport {
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(1_000_000);
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} {elapsed_precise} [{bar:40}] {percent}% (eta {eta}) {msg}",
+                "{spinner} {elapsed_precise} [{bar:30}] {percent}% (eta {eta}) {msg}",
             )
             .expect("valid template")
             .progress_chars("=> "),
         );
         bar
     });
+    let started = std::time::Instant::now();
     let report = explore(store, bound, &mut |p| {
         if let Some(bar) = &bar {
-            bar.set_position((p.fraction_done * 1e6) as u64);
-            bar.set_message(format!("{} schedules", p.schedules));
+            if let Some(f) = p.fraction_done {
+                bar.set_position((f * 1e6) as u64);
+            }
+            let secs = started.elapsed().as_secs_f64().max(1e-3);
+            let rss = resident_bytes().map_or("?".to_string(), |b| {
+                format!("{:.0} MiB", b as f64 / (1024.0 * 1024.0))
+            });
+            let tab = p.tab.map_or(String::new(), |c| format!("c{c}: "));
+            bar.set_message(format!(
+                "{tab}{} states, {} schedules, {:.0} states/s, {} steps, {rss} resident{}",
+                p.states,
+                p.schedules,
+                p.states as f64 / secs,
+                p.steps_applied,
+                if p.fraction_done.is_none() {
+                    " (no ETA yet)"
+                } else {
+                    ""
+                }
+            ));
         }
     });
     if let Some(bar) = bar {
@@ -174,6 +375,68 @@ fn print_text(
     elapsed: std::time::Duration,
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
+    println!("scope: {}", report.scope);
+    if let (Some(shard), Some(c)) = (bound.shard, &report.covered) {
+        let units: usize = c.units.iter().map(Vec::len).sum();
+        println!(
+            "shard {shard}: {units} of {} units per tab searched (prefixes of {} steps; every shard lists the same units)",
+            c.units_total, c.prefix_depth
+        );
+    }
+    if let Some(why) = &report.per_tab_refused {
+        println!("per-tab search refused ({why}); the whole world was searched");
+    }
+    match report.engine {
+        Engine::DepthFirst => print_depth_first(store, report),
+        Engine::BreadthFirst { jobs } => {
+            println!(
+                "schedules {} (distinct quiescent states; breadth-first, no sleep sets), truncated {}, steps applied {}",
+                report.schedules, report.truncated, report.steps_applied
+            );
+            println!(
+                "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits; {jobs} thread(s)",
+                report.distinct_full_states,
+                report.visited_bytes as f64 / (1024.0 * 1024.0),
+                report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
+                collision_bound(report.distinct_full_states),
+                report.revisits
+            );
+        }
+    }
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    eprintln!(
+        "({elapsed:.1?}, {:.0} steps/s, {:.0} states/s)",
+        report.steps_applied as f64 / secs,
+        report.distinct_full_states.max(report.distinct_states) as f64 / secs
+    );
+    match &report.counterexample {
+        None if report.verified() => {
+            println!("verified: no violation within bound ({})", report.bound)
+        }
+        None if report.limit_hit.is_some() => println!(
+            "no violation found before the search stopped: not a verification (covered: {}; {} distinct full states, {} schedules, {} steps)",
+            report.scope, report.distinct_full_states, report.schedules, report.steps_applied
+        ),
+        None => println!(
+            "no violation found, but {} schedules were cut at depth_max: not a verification",
+            report.truncated
+        ),
+        Some(c) => {
+            println!("counterexample ({} steps, shortest found):", c.steps.len());
+            if let Some(check) = &report.shortest_check {
+                println!("  ({check})");
+            }
+            for line in trace_lines(store, bound.config.clone(), &c.steps) {
+                println!("  {line}");
+            }
+            print!("verdict: FAIL {}", c.violation);
+            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
+        }
+    }
+    Ok(())
+}
+
+fn print_depth_first(store: &dyn StoreFactory, report: &ExploreReport) {
     println!(
         "schedules {} (reduction {}), sleep-blocked {}, truncated {}, steps applied {}, distinct states {}",
         report.schedules,
@@ -184,14 +447,22 @@ fn print_text(
         report.distinct_states
     );
     match report.state_cache {
-        StateCache::On => println!(
-            "state cache: {} distinct full states, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part; {:.1} schedules + pruned revisits per cached state",
+        StateCache::On if report.state_key_bytes > 0 => println!(
+            "state cache: {} distinct full states by exact keys, {} cached ({:.1} MiB of key parts), {} revisits pruned, {} searched again in part",
             report.distinct_full_states,
             report.states_cached,
             report.state_key_bytes as f64 / (1024.0 * 1024.0),
             report.revisits_pruned,
             report.revisits_partial,
-            (report.schedules + report.revisits_pruned) as f64 / report.states_cached.max(1) as f64
+        ),
+        StateCache::On => println!(
+            "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits pruned, {} searched again in part",
+            report.distinct_full_states,
+            report.visited_bytes as f64 / (1024.0 * 1024.0),
+            report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
+            collision_bound(report.distinct_full_states),
+            report.revisits_pruned,
+            report.revisits_partial,
         ),
         StateCache::Unsupported => println!(
             "state cache: off, {} cannot expose its internal state (stateless search)",
@@ -199,26 +470,4 @@ fn print_text(
         ),
         StateCache::Off => println!("state cache: off (--no-cache)"),
     }
-    eprintln!(
-        "({elapsed:.1?}, {:.0} steps/s)",
-        report.steps_applied as f64 / elapsed.as_secs_f64().max(1e-9)
-    );
-    match &report.counterexample {
-        None if report.verified() => {
-            println!("verified: no violation within bound ({})", report.bound)
-        }
-        None => println!(
-            "no violation found, but {} schedules were cut at depth_max: not a verification",
-            report.truncated
-        ),
-        Some(c) => {
-            println!("counterexample ({} steps, shortest found):", c.steps.len());
-            for line in trace_lines(store, bound.config.clone(), &c.steps) {
-                println!("  {line}");
-            }
-            print!("verdict: FAIL {}", c.violation);
-            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
-        }
-    }
-    Ok(())
 }

@@ -1,7 +1,8 @@
 //! `reconcile-sim merge DIR…|FILE… [--out DIR] [--json] [--junit FILE] [--result FILE]
 //! [--allow-partial]`: add up the `--result` files of the shards of one `fuzz`, `check` or
 //! `nightly` run into what the unsharded run prints and writes (see
-//! `reconcile_sim::campaign::merge`).
+//! `reconcile_sim::campaign::merge`), or the `--json` results of the shards of one
+//! `explore` into the whole search's.
 
 use std::path::{Path, PathBuf};
 
@@ -13,7 +14,8 @@ use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Result files (what `fuzz`, `check` and `nightly` write with `--result`), or
+    /// Result files (what `fuzz`, `check` and `nightly` write with `--result`, and what
+    /// `explore --json` prints), or
     /// directories searched recursively for files named `result.json` or `*.result.json`.
     /// Every shard of the run must be there, each once (see `--allow-partial`).
     #[arg(required = true, value_name = "DIR|FILE")]
@@ -111,6 +113,22 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 );
             }
             Ok(super::nightly::verdict(&summary))
+        }
+        Merged::Explore(r) => {
+            if args.out.is_some() {
+                anyhow::bail!("--out: explore results carry their counterexample (use `explore --out` on one search, or the steps the merge prints)");
+            }
+            if let Some(path) = &args.result {
+                let text = serde_json::to_string_pretty(&r)? + "\n";
+                reconcile_sim::trace::scenario::write_atomically(path, text.as_bytes())
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+            }
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                super::explore::print_result(&r)?;
+            }
+            super::explore::verdict(&r.result.report)
         }
     }
 }

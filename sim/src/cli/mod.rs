@@ -96,6 +96,7 @@ pub fn main() -> ExitCode {
             | Command::Nightly(_)
             | Command::Shrink(_)
             | Command::FromFuzz(_)
+            | Command::Explore(_)
     ));
     let result = match cli.command {
         Command::Stores(args) => stores::main(args),

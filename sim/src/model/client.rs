@@ -253,6 +253,10 @@ impl Client {
     pub fn post_responses(&self) -> impl ExactSizeIterator<Item = &(MessageId, PostOutcome)> {
         self.post_responses.iter()
     }
+    /// POSTs the store asked for that the backend has not handled yet, oldest first.
+    pub fn posts(&self) -> impl ExactSizeIterator<Item = &(MessageId, String)> {
+        self.posts.iter()
+    }
     /// Fetches the store asked for that the backend has not served yet, oldest first.
     pub fn fetch_requests(&self) -> impl ExactSizeIterator<Item = &RequestId> {
         self.fetch_requests.iter()

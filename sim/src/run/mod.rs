@@ -350,7 +350,7 @@ pub fn judge_step(
 }
 
 /// The violation a store crash makes.
-fn crash_violation(crash: StoreCrash, index: usize) -> Violation {
+pub(crate) fn crash_violation(crash: StoreCrash, index: usize) -> Violation {
     Violation {
         invariant: Invariant::Crash,
         client: Some(crash.client),

@@ -304,6 +304,56 @@ fn ctrl_c_during_run_prints_the_trace_and_saves_the_failure() {
 // ---------------------------------------------------------------------------------------
 // 2. Unwritable, full, or a file
 
+/// CPU time `pid` has used, in clock ticks (utime + stime of /proc/PID/stat).
+fn cpu_ticks(pid: i32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    // After "pid (comm)": state is field 0, utime 11, stime 12.
+    let get = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    get(11) + get(12)
+}
+
+/// Ctrl-C stops a search that would run for many minutes (`--sends 2` with both tabs
+/// sending): it ends with exit 130, prints what it covered as inconclusive and says it was
+/// interrupted. The signal is sent once the process has used half a second of CPU, so it
+/// is searching (the handler is installed first thing), however slowly the machine starts
+/// it.
+#[test]
+fn ctrl_c_during_explore_stops_the_search_and_prints_what_it_covered() {
+    let running = spawn(&["explore", "--store", "durable", "--sends", "2"]);
+    let start = Instant::now();
+    while cpu_ticks(running.pid()) < 50 {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "explore used no CPU"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    running.interrupt();
+    let done = running.finish(Duration::from_secs(120));
+    assert_eq!(done.code, Some(130), "{}", done.stderr);
+    assert!(
+        done.stdout.contains("not a verification"),
+        "{}",
+        done.stdout
+    );
+    assert!(
+        done.stderr.contains("interrupted (Ctrl-C) at"),
+        "{}",
+        done.stderr
+    );
+}
+
 /// A directory nobody may write into: a read-only one, or for root (whom permissions do
 /// not stop) a path under /sys, which refuses everyone.
 fn unwritable_dir(name: &str) -> PathBuf {

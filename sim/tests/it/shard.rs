@@ -546,3 +546,65 @@ fn unwritable_files_of_a_shard_are_reported_and_its_result_keeps_the_scenarios()
         files(&whole.join("failures"))
     );
 }
+
+/// `explore --shard I/N --json` results merge with `merge` into the whole search's verdict
+/// and shortest counterexample (the soundness tests check the counts in process); a merge
+/// with a shard missing is refused, exit 2, naming the shard.
+#[test]
+fn explore_shards_merge_into_the_whole_search() {
+    let dir = tmp("shard-explore");
+    std::fs::create_dir_all(&dir).unwrap();
+    let search = ["explore", "--store", "current", "--sends", "1", "--json"];
+    let whole: serde_json::Value = serde_json::from_slice(&run(&dir, &search).stdout).unwrap();
+    let mut parts = Vec::new();
+    for i in 1..=3 {
+        let mut a = search.to_vec();
+        let shard = format!("{i}/3");
+        a.extend(["--shard", &shard]);
+        let o = run(&dir, &a);
+        let file = dir.join(format!("explore-{i}.json"));
+        std::fs::write(&file, &o.stdout).unwrap();
+        parts.push(file.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["merge", "--json"];
+    args.extend(parts.iter().rev().map(String::as_str));
+    let o = run(&dir, &args);
+    let merged: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(merged["kind"], "explore");
+    assert_eq!(merged["shards"]["done"], serde_json::json!([1, 2, 3]));
+    let (w, m) = (&whole["result"], &merged["result"]);
+    assert_eq!(m["verified"], w["verified"]);
+    assert_eq!(
+        m["report"]["counterexample"]["steps"]
+            .as_array()
+            .map(Vec::len),
+        w["report"]["counterexample"]["steps"]
+            .as_array()
+            .map(Vec::len),
+        "shortest counterexample length"
+    );
+    assert_eq!(
+        m["report"]["counterexample"]["violation"]["invariant"],
+        w["report"]["counterexample"]["violation"]["invariant"]
+    );
+    // The text of the same merge, and its exit code: a counterexample is exit 1.
+    let o = sim_in(
+        &dir,
+        &args[..1]
+            .iter()
+            .chain(&args[2..])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("shards 3 of 3 merged"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("verdict: FAIL"), "{}", stdout(&o));
+    // A shard missing.
+    let o = sim_in(&dir, &["merge", &parts[0], &parts[2]]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("2/3 missing"), "{}", stderr(&o));
+}

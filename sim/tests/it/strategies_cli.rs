@@ -65,6 +65,9 @@ fn explore_finds_the_stale_fetch_bug_in_current_and_saves_it() {
         "2",
         "--one-sender",
         "--first",
+        // The whole world depth-first meets the stale fetch on the observer tab first (the
+        // per-tab search judges the sender first, and meets a duplicate there).
+        "--whole-world",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -165,4 +168,65 @@ fn every_strategy_finds_bug_a_and_bug_b_signatures() {
             assert!(n > 0, "{strategy} never hit ({store}, {inv})");
         }
     }
+}
+
+/// `explore --json` prints one JSON object on stdout and nothing else (the scenario lines
+/// go to stderr); `--time` stops a search inconclusive (exit 2) and says what it covered;
+/// the world flags reach the bound (turn failures, colliding texts, an observer).
+#[test]
+fn explore_json_is_json_only_and_time_stops_with_what_was_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cx.json");
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--sends",
+        "2",
+        "--one-sender",
+        "--first",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON only");
+    assert_eq!(v["kind"], "explore");
+    assert_eq!(v["result"]["verified"], false);
+    assert!(String::from_utf8(o.stderr).unwrap().contains("scenario: "));
+    let o = sim(&[
+        "explore", "--store", "durable", "--sends", "2", "--time", "1ms",
+    ]);
+    assert_eq!(code(&o), 2);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("not a verification (covered: per tab: c0 (stopped by the limit)"),
+        "{text}"
+    );
+    assert!(String::from_utf8(o.stderr)
+        .unwrap()
+        .contains("--time 1ms reached"));
+    let o = sim(&[
+        "explore",
+        "--store",
+        "durable",
+        "--sends",
+        "1",
+        "--clients",
+        "3",
+        "--observer",
+        "--turn-failures",
+        "--message-texts",
+        "colliding",
+        "--deltas",
+        "0",
+        "--json",
+        "--max-states",
+        "2000",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let world = &v["result"]["config"]["world"];
+    assert_eq!(world["turn_failures"], true, "{world}");
+    assert_eq!(world["message_texts"], "colliding", "{world}");
+    assert_eq!(world["passive_observer"], true, "{world}");
 }

@@ -156,6 +156,9 @@ pub enum Merged {
     Check(ResultFile<CheckResult>),
     /// `nightly` results.
     Nightly(ResultFile<NightlyResult>),
+    /// `explore --json` results (the shards of one search): merged by
+    /// [`crate::run::explore::merge_explore_results`], which needs every shard.
+    Explore(Box<crate::run::explore::ExploreResult>),
 }
 
 /// The result files `paths` name: a file is taken as given; a directory is searched,
@@ -252,12 +255,43 @@ pub fn merge_texts(
         fuzz::KIND => Ok(Merged::Fuzz(merge_files(texts, allow_partial)?)),
         check::KIND => Ok(Merged::Check(merge_files(texts, allow_partial)?)),
         nightly::KIND => Ok(Merged::Nightly(merge_files(texts, allow_partial)?)),
+        crate::run::explore::KIND => merge_explore(texts, allow_partial),
         other => Err(CampaignError::BadInput(format!(
-            "{}: results of kind `{other}` cannot be merged by {} (it merges fuzz, check and nightly results)",
+            "{}: results of kind `{other}` cannot be merged by {} (it merges fuzz, check, nightly and explore results)",
             first_path.display(),
             tool()
         ))),
     }
+}
+
+/// The explore results `texts` merged (every shard must be there: a search with a shard
+/// missing has a gap, so `allow_partial` is refused with a message saying why).
+fn merge_explore(
+    texts: &[(PathBuf, String)],
+    allow_partial: bool,
+) -> Result<Merged, CampaignError> {
+    if allow_partial {
+        return Err(CampaignError::BadInput(
+            "--allow-partial: explore results merge only with every shard there (a search with a shard missing verifies nothing); drop the flag".to_string(),
+        ));
+    }
+    let mut parts = Vec::new();
+    for (path, text) in texts {
+        let r: crate::run::explore::ExploreResult = serde_json::from_str(text).map_err(|e| {
+            CampaignError::BadInput(format!(
+                "{}: not an explore result (line {} column {}: {e})",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        parts.push(r);
+    }
+    let merged = crate::run::explore::merge_explore_results(parts).map_err(|e| {
+        let names: Vec<String> = texts.iter().map(|(p, _)| p.display().to_string()).collect();
+        CampaignError::BadInput(format!("{e} (results, in order: {})", names.join(", ")))
+    })?;
+    Ok(Merged::Explore(Box::new(merged)))
 }
 
 /// The kind of the result in `text`, once its header is checked: a result file, of this

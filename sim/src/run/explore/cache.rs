@@ -1,0 +1,288 @@
+//! The state cache: Godefroid's state-space caching with sleep sets ("Partial-Order
+//! Methods for the Verification of Concurrent Systems", 1996, ch. 6), extended with a
+//! depth budget. The search asks it one question per arrival at a state that has steps,
+//! [`Cache::visit`], and tells it what the search from there covered when it backtracks
+//! out, [`Cache::leave`]. States are named by 64-bit fingerprints of their full keys (see
+//! `visited.rs` for the collision bound) or, with [`super::ExploreBound::exact_keys`], by
+//! their exact numbers ([`super::state_key::StateIds`]), so two states share an entry only
+//! if they are equal.
+
+use std::collections::hash_map::Entry;
+
+use rustc_hash::FxHashMap;
+
+/// A state's exploration budget in the cache: nothing below it was cut, any budget is
+/// covered.
+const BUDGET_COMPLETE: u32 = u32::MAX;
+/// The budget of a state whose search is still running (or was cut before it began):
+/// covers nothing yet.
+const BUDGET_NONE: u32 = 0;
+
+/// What the cache knows about one full state `s`: it was searched with sleep set `Z` and
+/// budget `b`. Invariant: every schedule suffix from `s` of at most `b` steps whose first
+/// step is not in `Z` is covered (explored, or equivalent by commuting independent steps
+/// to an explored one, which is what a sleep set guarantees), with every violation on it
+/// recorded. Because the state determines its future, this does not depend on the path
+/// that reached `s`.
+struct CacheEntry {
+    /// `Z`, as a bit mask over the state's enabled steps (in their order).
+    sleep: u64,
+    /// `b`: how many further steps the search below this state was allowed.
+    budget: u32,
+}
+
+/// What a frame must write back to the cache when its search ends.
+pub(super) struct CacheSlot {
+    key: u64,
+    /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
+    /// still bounds what is covered.
+    earlier_budget: Option<u32>,
+}
+
+/// What to do at a cached state, as [`Cache::visit`] decides.
+pub(super) enum Visit {
+    /// Everything from here is covered: search nothing. `complete`: the covering search
+    /// was not cut (else the path that reached here is not complete either).
+    Pruned { complete: bool },
+    /// Search the steps whose bits are set in `todo`, then write back through `slot`.
+    /// `revisit`: the state was in the cache already (a partial revisit, for the report).
+    Search {
+        todo: u64,
+        slot: CacheSlot,
+        revisit: bool,
+    },
+}
+
+/// The cache: one entry per full state searched from (or reached quiescent).
+#[derive(Default)]
+pub(super) struct Cache {
+    entries: FxHashMap<u64, CacheEntry>,
+}
+
+/// The budget a search from depth `depth` has under `depth_max` (never [`BUDGET_COMPLETE`]).
+pub(super) fn steps_left(depth_max: usize, depth: usize) -> u32 {
+    u32::try_from(depth_max.saturating_sub(depth)).unwrap_or(u32::MAX - 1)
+}
+
+impl Cache {
+    /// Arriving at state `key` with sleep set `Z'` (`sleep`, a mask over its enabled
+    /// steps) and `remaining` steps left: what must be searched from here so that, after
+    /// it, the entry's invariant holds for this visit. With the entry `(Z, b)`:
+    ///
+    /// - None: the state is new. Search every step not in `Z'`, as the stateless search
+    ///   would; store `Z'`, with no budget until the search ends.
+    /// - `b ≥ r` and `Z ⊆ Z'`: the stateless search from here would explore the suffixes
+    ///   not starting in `Z'` ⊇ `Z`, of at most `r ≤ b` steps: all covered. **Pruned.**
+    /// - `b ≥ r` and `Z ⊄ Z'`: only suffixes starting with a step of `Z \ Z'` are
+    ///   uncovered: search just those (the sleep set starts at `Z'` and grows as usual),
+    ///   then store `Z ∩ Z'` with budget `min(b, b_new)` ([`Cache::leave`]).
+    /// - `b < r` (its search was cut shorter: first reached deeper, or above a violation
+    ///   in `shortest` mode) or no budget yet (`s` is still being searched): search as
+    ///   if new, storing `Z'`.
+    pub(super) fn visit(&mut self, key: u64, sleep: u64, remaining: u32) -> Visit {
+        let new_search = |revisit| Visit::Search {
+            todo: !sleep,
+            slot: CacheSlot {
+                key,
+                earlier_budget: None,
+            },
+            revisit,
+        };
+        let e = match self.entries.entry(key) {
+            Entry::Vacant(v) => {
+                v.insert(CacheEntry {
+                    sleep,
+                    budget: BUDGET_NONE,
+                });
+                return new_search(false);
+            }
+            Entry::Occupied(o) => o.into_mut(),
+        };
+        if e.budget == BUDGET_NONE || e.budget < remaining {
+            (e.sleep, e.budget) = (sleep, BUDGET_NONE);
+            return new_search(true);
+        }
+        let uncovered = e.sleep & !sleep;
+        if uncovered == 0 {
+            return Visit::Pruned {
+                complete: e.budget == BUDGET_COMPLETE,
+            };
+        }
+        let earlier_budget = Some(e.budget);
+        (e.sleep, e.budget) = (e.sleep & sleep, BUDGET_NONE);
+        Visit::Search {
+            todo: uncovered,
+            slot: CacheSlot {
+                key,
+                earlier_budget,
+            },
+            revisit: true,
+        }
+    }
+
+    /// Arriving at quiescent state `key` (no step enabled, convergence already judged):
+    /// true when it was reached before, so this arrival adds nothing; else it is stored as
+    /// searched in full (its only schedule suffix is the empty one).
+    pub(super) fn visit_quiescent(&mut self, key: u64) -> bool {
+        match self.entries.entry(key) {
+            Entry::Occupied(_) => true,
+            Entry::Vacant(slot) => {
+                slot.insert(CacheEntry {
+                    sleep: 0,
+                    budget: BUDGET_COMPLETE,
+                });
+                false
+            }
+        }
+    }
+
+    /// The search from the frame of `slot`, at `depth`, ended (backtrack). Its budget is
+    /// unbounded when it was `complete` (nothing below cut or violating), else what
+    /// `depth_max` allowed it at the end, which after a counterexample is less than the
+    /// violation's distance from here: a visit closer to the root, where that violation
+    /// makes a shorter counterexample, has more budget and searches again. A partial
+    /// revisit covers no more than the earlier search's budget.
+    pub(super) fn leave(
+        &mut self,
+        slot: CacheSlot,
+        complete: bool,
+        depth_max: usize,
+        depth: usize,
+    ) {
+        let budget = if complete {
+            BUDGET_COMPLETE
+        } else {
+            steps_left(depth_max, depth)
+        };
+        let budget = slot.earlier_budget.map_or(budget, |b| b.min(budget));
+        if let Some(e) = self.entries.get_mut(&slot.key) {
+            e.budget = budget;
+        }
+    }
+
+    /// How many states are cached.
+    pub(super) fn len(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// Bytes of the table, about: each slot holds a key and an entry, plus a control byte.
+    pub(super) fn bytes(&self) -> u64 {
+        (self.entries.capacity() * (std::mem::size_of::<(u64, CacheEntry)>() + 1)) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use crate::model::step::Step;
+    use crate::model::world::World;
+    use crate::run::explore::{
+        search, state_key, ExploreBound, ExploreReport, KeyWriter, StateCache,
+    };
+    use crate::store::{by_name, StoreKind};
+
+    /// Every full state key reached (at every arrival), and the report.
+    fn reached(store: &StoreKind, b: &ExploreBound) -> (BTreeSet<Vec<u8>>, ExploreReport) {
+        let mut keys: BTreeSet<Vec<u8>> = BTreeSet::new();
+        let (mut key, mut scratch) = (KeyWriter::default(), KeyWriter::default());
+        let report = search(
+            store,
+            b,
+            &mut |_| {},
+            Some(&mut |w: &World, _: &[Step]| {
+                assert!(state_key(w, &mut key, &mut scratch));
+                keys.insert(key.bytes.clone());
+            }),
+        );
+        (keys, report)
+    }
+
+    /// Small bounds for the cross-checks: (store, sends, one sender, deltas, window,
+    /// tool calls, status on connect).
+    const CROSS_CHECK_BOUNDS: &[(&str, u8, bool, u8, u8, u8, bool)] = &[
+        ("durable", 1, true, 1, 1, 0, true),
+        ("durable", 1, true, 1, 1, 0, false),
+        ("durable", 1, true, 0, 1, 1, true),
+        ("current", 1, true, 1, 1, 0, true),
+        ("current", 1, true, 0, 2, 0, true),
+        ("current", 1, true, 0, 1, 1, true),
+        ("naive", 1, true, 1, 1, 0, true),
+        ("naive", 2, true, 0, 1, 0, true),
+        ("canary", 1, true, 1, 1, 0, false),
+        ("canary", 2, true, 0, 1, 0, true),
+        ("membership", 1, true, 0, 1, 0, true),
+        ("fix-abc", 1, true, 0, 1, 0, true),
+    ];
+
+    fn cross_check_bound(
+        (_, sends, one_sender, deltas, window, tool_calls, status): (
+            &str,
+            u8,
+            bool,
+            u8,
+            u8,
+            u8,
+            bool,
+        ),
+    ) -> ExploreBound {
+        let mut b = ExploreBound::small(2, sends);
+        b.config.passive_observer = one_sender;
+        b.config.deltas_per_segment_max = deltas;
+        b.config.ws_reorder_window = window;
+        b.config.tool_calls_per_turn_max = tool_calls;
+        b.config.status_on_connect = status;
+        b
+    }
+
+    /// The cache is sound: on every small bound, the search with the cache reaches exactly
+    /// the full states the stateless search reaches and gives the same verdict (the same
+    /// invariant, the same shortest counterexample length, and with `--first` the very
+    /// same counterexample, since a pruned subtree never holds a violation).
+    #[test]
+    fn state_cache_reaches_the_same_states_and_verdicts_as_the_stateless_search() {
+        for &case in CROSS_CHECK_BOUNDS {
+            let store = by_name(case.0).unwrap();
+            let b = cross_check_bound(case);
+            for shortest in [true, false] {
+                let mut off = b.clone();
+                off.shortest = shortest;
+                let mut on = off.clone();
+                on.state_cache = true;
+                let (keys_off, r_off) = reached(&store, &off);
+                let (keys_on, r_on) = reached(&store, &on);
+                let what = format!("{} shortest={shortest} {}", case.0, off.describe());
+                assert_eq!(r_on.state_cache, StateCache::On);
+                assert_eq!(r_off.verified(), r_on.verified(), "{what}");
+                let verdict = |r: &ExploreReport| {
+                    r.counterexample
+                        .as_ref()
+                        .map(|c| (c.violation.invariant, c.steps.len()))
+                };
+                assert_eq!(verdict(&r_off), verdict(&r_on), "{what}");
+                if shortest {
+                    assert_eq!(keys_off, keys_on, "{what}: reached states differ");
+                    assert_eq!(r_off.distinct_states, r_on.distinct_states, "{what}");
+                } else {
+                    assert_eq!(r_off.counterexample, r_on.counterexample, "{what}");
+                    assert!(keys_on.is_subset(&keys_off), "{what}");
+                }
+                if r_on.verified() {
+                    // Every reached state that is not quiescent was searched from, once.
+                    assert!(r_on.states_cached <= keys_on.len() as u64, "{what}");
+                    assert!(r_on.revisits_pruned > 0, "{what}: nothing merged");
+                    assert!(r_on.steps_applied < r_off.steps_applied, "{what}");
+                }
+            }
+        }
+        // Plain enumeration with the cache reaches the same states as with sleep sets.
+        let store = by_name("durable").unwrap();
+        let mut b = cross_check_bound(CROSS_CHECK_BOUNDS[0]);
+        let (reduced, _) = reached(&store, &b);
+        b.reduction = false;
+        b.state_cache = true;
+        let (plain_cached, r) = reached(&store, &b);
+        assert!(r.verified());
+        assert_eq!(reduced, plain_cached);
+    }
+}

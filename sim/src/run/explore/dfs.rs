@@ -1,0 +1,501 @@
+//! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared independence
+//! relation, in the per-tab search on top of persistent sets ([`Scope::persistent_set`]),
+//! and, when every store can expose its state, the sleep-set-aware state cache (see the
+//! module doc of [`super`]) over 64-bit fingerprints of the full state (or exact keys,
+//! [`ExploreBound::exact_keys`]). One thread, a stack as deep as the longest schedule, and
+//! some 40 bytes a state for the cache: the search for bounds whose states do not fit in
+//! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
+//! reduced to their POSTs.
+
+use rustc_hash::FxHashSet;
+
+use crate::model::step::Step;
+use crate::model::store::StoreFactory;
+use crate::model::world::World;
+use crate::oracle::{Invariant, Violation};
+
+use super::bfs::{fingerprint as full_fingerprint, Buffers};
+use super::cache::{steps_left, Cache, CacheSlot, Visit};
+use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
+use super::limits::Limits;
+use super::scope::Scope;
+use super::shard;
+use super::state_key::{fingerprint, StateIds};
+use super::{ExploreBound, ExploreReport, Progress, StateCache};
+
+/// Called with the world and the path to it on every arrival at a state (tests).
+pub(super) type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
+
+/// The search loop: take the next step from the state on top of the stack (backtracking
+/// out of the states with nothing left), come back to that state if a backtrack left it,
+/// then judge the step and go deeper, back, or stop.
+pub(super) fn search(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    scope: Scope,
+    progress: &mut dyn FnMut(Progress),
+    on_arrival: Option<ArrivalHook<'_>>,
+) -> ExploreReport {
+    let mut s = Search::new(stores, bound, scope, on_arrival);
+    if s.enabled.is_empty() {
+        return s.quiescent_root();
+    }
+    // The work units this search covers: the whole tree, or this shard's part of it.
+    let (depth, units) = match bound.shard {
+        Some(shard) => shard::units(stores, bound, scope, shard.count),
+        None => (0, vec![Vec::new()]),
+    };
+    let shard = bound.shard;
+    let mine: Vec<usize> = (0..units.len())
+        .filter(|&u| shard.is_none_or(|sh| sh.owns(u)))
+        .collect();
+    s.report.covered = Some(shard::Covered {
+        prefix_depth: depth,
+        units_total: units.len(),
+        units: vec![mine.clone()],
+    });
+    let n = mine.len();
+    'units: for (done, u) in mine.into_iter().enumerate() {
+        s.start_unit(units[u].clone(), done, n);
+        while let Some((step, sleep)) = s.next_step() {
+            s.come_back();
+            match s.arrive(step, sleep) {
+                Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
+                Next::Back { complete } => s.back(complete),
+                Next::Stop => break 'units,
+            }
+            if s.report_progress(progress) {
+                break 'units;
+            }
+        }
+    }
+    s.finish()
+}
+
+/// Where the search goes after arriving at a state.
+enum Next {
+    /// Search on from the state: the steps `todo`, with sleep set `sleep`; `cache`:
+    /// where to write back what was covered, when the state is cached.
+    Descend {
+        todo: Vec<Step>,
+        sleep: Vec<Step>,
+        cache: Option<CacheSlot>,
+    },
+    /// Back to the parent. `complete`: everything below was covered without a cut or a
+    /// violation.
+    Back { complete: bool },
+    /// A violation in first-counterexample mode, or the judged tab's store broke the
+    /// per-tab abstraction's premise: the search is over.
+    Stop,
+}
+
+/// One search in progress.
+struct Search<'a, 'h> {
+    stores: &'a dyn StoreFactory,
+    bound: &'a ExploreBound,
+    /// What is searched and judged.
+    scope: Scope,
+    /// `--max-states` / `--max-memory`.
+    limits: Limits,
+    /// `bound.depth_max`, shrunk after each counterexample in `shortest` mode.
+    depth_max: usize,
+    /// The counts so far.
+    report: ExploreReport,
+    /// Fingerprints of the observable states reached (counted, never iterated).
+    observed: FxHashSet<u64>,
+    /// The state cache is on.
+    caching: bool,
+    /// Numbers the full states by their exact keys ([`ExploreBound::exact_keys`]).
+    ids: StateIds,
+    /// Fingerprints the full states (the default).
+    buf: Buffers,
+    cache: Cache,
+    /// The world in the state the search is at.
+    world: World,
+    /// The steps enabled in `world`, once judged.
+    enabled: Vec<Step>,
+    /// One frame per state on the current path, the root first.
+    frames: Vec<Frame>,
+    /// `world` is no longer in the top frame's state (after a backtrack).
+    dirty: bool,
+    /// The stores can copy themselves: frames keep copies of the world to come back to.
+    copying: bool,
+    /// `steps_applied` when the clock was last read.
+    last_progress: u64,
+    /// When `progress` is next called.
+    next_progress: std::time::Instant,
+    /// The prefix of the unit being searched ([`shard`]): its steps are taken one by one,
+    /// with empty sleep sets and no cache.
+    prefix: Vec<Step>,
+    /// Units searched before this one, of how many.
+    units_done: (usize, usize),
+    on_arrival: Option<ArrivalHook<'h>>,
+}
+
+impl<'a, 'h> Search<'a, 'h> {
+    /// The initial world, judged as an arrival: its fingerprint, its enabled steps, and
+    /// whether the cache can be on.
+    fn new(
+        stores: &'a dyn StoreFactory,
+        bound: &'a ExploreBound,
+        scope: Scope,
+        on_arrival: Option<ArrivalHook<'h>>,
+    ) -> Search<'a, 'h> {
+        let world = scope.world(&bound.config, stores);
+        let mut ids = StateIds::default();
+        let mut buf = Buffers::default();
+        let exposed = if bound.exact_keys {
+            ids.id(&world, scope).is_some()
+        } else {
+            full_fingerprint(&world, scope, &mut buf).is_some()
+        };
+        let state_cache = match bound.state_cache {
+            false => StateCache::Off,
+            true if exposed => StateCache::On,
+            true => StateCache::Unsupported,
+        };
+        let mut s = Search {
+            stores,
+            bound,
+            scope,
+            limits: Limits::new(bound),
+            depth_max: bound.depth_max,
+            report: ExploreReport::empty(bound, state_cache),
+            observed: FxHashSet::default(),
+            caching: state_cache == StateCache::On,
+            ids,
+            buf,
+            cache: Cache::default(),
+            world,
+            enabled: Vec::new(),
+            frames: Vec::new(),
+            dirty: false,
+            copying: false,
+            last_progress: 0,
+            next_progress: std::time::Instant::now(),
+            prefix: Vec::new(),
+            units_done: (0, 1),
+            on_arrival,
+        };
+        s.observed.insert(fingerprint(&s.world));
+        if let Some(hook) = s.on_arrival.as_mut() {
+            hook(&s.world, &[]);
+        }
+        s.enabled_here();
+        s
+    }
+
+    /// The steps to search from `world`: the scope's enabled steps, narrowed to a
+    /// persistent set when the bound asks for one.
+    fn enabled_here(&mut self) {
+        self.scope.enabled_steps(&self.world, &mut self.enabled);
+        if self.bound.persistent {
+            self.scope.persistent_set(&self.world, &mut self.enabled);
+        }
+    }
+
+    /// The initial world has no step: its only schedule is the empty one.
+    fn quiescent_root(mut self) -> ExploreReport {
+        self.report.schedules = 1;
+        if let Some(violation) = self.scope.converged(&self.world, 0) {
+            match self.scope.concretize(
+                self.stores,
+                &self.bound.config,
+                self.bound.depth_max,
+                Vec::new(),
+                violation,
+            ) {
+                Ok(c) => self.report.counterexample = Some(c),
+                Err(breach) => self.report.per_tab_refused = Some(breach.0),
+            }
+        }
+        self.report.distinct_states = 1;
+        self.report
+    }
+
+    /// Starts the search below the unit `prefix` (the `done`-th of `of` units), from the
+    /// initial world.
+    fn start_unit(&mut self, prefix: Vec<Step>, done: usize, of: usize) {
+        self.prefix = prefix;
+        self.units_done = (done, of);
+        self.frames.clear();
+        self.dirty = false;
+        if done > 0 {
+            self.world = self.scope.world(&self.bound.config, self.stores);
+            self.enabled_here();
+        }
+        self.push_root();
+    }
+
+    /// The initial world as the first frame. Its copy is always taken: whether it can be
+    /// says whether the stores can copy themselves.
+    fn push_root(&mut self) {
+        let Next::Descend { todo, sleep, cache } = self.expand(0, Vec::new()) else {
+            unreachable!("nothing is asleep at the root, and it has steps")
+        };
+        let mut root = Frame::new(0, todo, sleep, cache);
+        root.snapshot = self.world.try_clone();
+        self.copying = root.snapshot.is_some();
+        self.frames.push(root);
+    }
+
+    /// The next step to take, from the deepest state with one left, and the sleep set it
+    /// passes on. Backtracks out of the states with none left, writing back to the cache
+    /// what their search covered. `None` when the search is over.
+    fn next_step(&mut self) -> Option<(Step, Vec<Step>)> {
+        loop {
+            let top = self.frames.last_mut()?;
+            if let Some(next) = top.take_next(self.depth_max, self.bound.reduction) {
+                return Some(next);
+            }
+            let done = self.frames.pop().expect("non-empty");
+            self.dirty = true;
+            let complete = done.searched_in_full();
+            if let Some(slot) = done.cache {
+                self.cache.leave(slot, complete, self.depth_max, done.depth);
+            }
+            if let Some(parent) = self.frames.last_mut() {
+                parent.complete &= complete;
+            }
+        }
+    }
+
+    /// Brings the world back to the top frame's state if a backtrack left it.
+    fn come_back(&mut self) {
+        if self.dirty {
+            let (world, replayed) = frame::come_back(
+                &mut self.frames,
+                self.stores,
+                &self.bound.config,
+                self.scope,
+            );
+            self.world = world;
+            self.report.steps_applied += replayed;
+            self.dirty = false;
+        }
+    }
+
+    /// Takes `step` from the top frame's state and judges the state it leads to, which
+    /// inherits the sleep set `sleep`.
+    fn arrive(&mut self, step: Step, sleep: Vec<Step>) -> Next {
+        let depth = self.frames.len(); // the schedule's length once `step` is applied
+        self.report.steps_applied += 1;
+        let violation = match self.scope.judge_step(&mut self.world, step, depth - 1) {
+            Ok(violation) => violation,
+            Err(breach) => {
+                self.report.per_tab_refused = Some(breach.0);
+                return Next::Stop;
+            }
+        };
+        self.observed.insert(fingerprint(&self.world));
+        if let Some(hook) = self.on_arrival.as_mut() {
+            hook(&self.world, &path(&self.frames));
+        }
+        if let Some(violation) = violation {
+            return self.violated(violation);
+        }
+        self.enabled_here();
+        if self.enabled.is_empty() {
+            self.quiescent(depth)
+        } else if depth >= self.depth_max {
+            // Cut here: after a counterexample, only strictly shorter schedules matter.
+            if self.report.counterexample.is_none() {
+                self.report.truncated += 1;
+            }
+            Next::Back { complete: false }
+        } else {
+            self.expand(depth, sleep)
+        }
+    }
+
+    /// The schedule to here broke an invariant: record it, then stop, or (in `shortest`
+    /// mode) search on for strictly shorter ones only.
+    fn violated(&mut self, violation: Violation) -> Next {
+        self.report.schedules += 1;
+        let steps = path(&self.frames);
+        if violation.invariant == Invariant::Converges && self.scope != Scope::Whole {
+            self.report.note_tab_convergence(steps.len());
+        }
+        let real = match self.scope.concretize(
+            self.stores,
+            &self.bound.config,
+            self.bound.depth_max,
+            steps,
+            violation,
+        ) {
+            Ok(real) => real,
+            Err(breach) => {
+                self.report.per_tab_refused = Some(breach.0);
+                return Next::Stop;
+            }
+        };
+        let length = real.steps.len();
+        self.report.record(real.steps, real.violation);
+        if !self.bound.shortest {
+            return Next::Stop;
+        }
+        // Only strictly shorter (real) counterexamples matter from now on. In the whole
+        // world the real length is `depth`; a per-tab convergence violation's is longer.
+        self.depth_max = self.depth_max.min(length.max(1) - 1);
+        Next::Back { complete: false }
+    }
+
+    /// A quiescent state: the convergence check ends the schedule, unless the cache has
+    /// seen this state end one already.
+    fn quiescent(&mut self, depth: usize) -> Next {
+        if let Some(violation) = self.scope.converged(&self.world, depth - 1) {
+            return self.violated(violation);
+        }
+        if self
+            .key()
+            .is_some_and(|key| self.cache.visit_quiescent(key))
+        {
+            self.report.revisits_pruned += 1;
+        } else {
+            self.report.schedules += 1;
+        }
+        Next::Back { complete: true }
+    }
+
+    /// A state with steps enabled, `depth` steps from the start, reached with the sleep
+    /// set `sleep` passed on: the frame that searches it, with the steps that neither
+    /// sleep nor (when cached) were covered by an earlier search of the same state.
+    fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
+        if let Some(&step) = self.prefix.get(depth) {
+            debug_assert!(
+                self.enabled.contains(&step),
+                "a unit's prefix is a path of the tree"
+            );
+            return Next::Descend {
+                todo: vec![step],
+                sleep: Vec::new(),
+                cache: None,
+            };
+        }
+        let sleep = sleep_here(sleep, &self.enabled);
+        let sleep_mask = mask_of(&self.enabled, &sleep);
+        let (todo, cache) = match self.key() {
+            None => (!sleep_mask, None),
+            Some(key) => {
+                let remaining = steps_left(self.depth_max, depth);
+                match self.cache.visit(key, sleep_mask, remaining) {
+                    Visit::Pruned { complete } => {
+                        self.report.revisits_pruned += 1;
+                        return Next::Back { complete };
+                    }
+                    Visit::Search {
+                        todo,
+                        slot,
+                        revisit,
+                    } => {
+                        if revisit {
+                            self.report.revisits_partial += 1;
+                        }
+                        (todo, Some(slot))
+                    }
+                }
+            }
+        };
+        let todo = select(&self.enabled, todo);
+        if todo.is_empty() {
+            self.report.sleep_blocked += 1;
+            if cache.is_none() {
+                return Next::Back { complete: true };
+            }
+            // A cached state is still pushed, so that leaving it stores it as searched.
+        }
+        Next::Descend { todo, sleep, cache }
+    }
+
+    /// The number of the world's state, when the cache is on and the state fits it (its
+    /// sleep set as a mask: at most 64 steps enabled).
+    fn key(&mut self) -> Option<u64> {
+        if !self.caching || self.enabled.len() > MASK_STEPS {
+            None
+        } else if self.bound.exact_keys {
+            self.ids.id(&self.world, self.scope).map(u64::from)
+        } else {
+            full_fingerprint(&self.world, self.scope, &mut self.buf)
+        }
+    }
+
+    /// Goes on from the state just reached, with a copy of the world to come back to when
+    /// more than one step is searched from it.
+    fn descend(&mut self, todo: Vec<Step>, sleep: Vec<Step>, cache: Option<CacheSlot>) {
+        let copy = self.copying && todo.len() > 1;
+        let mut frame = Frame::new(self.frames.len(), todo, sleep, cache);
+        if copy {
+            frame.snapshot = self.world.try_clone();
+        }
+        self.frames.push(frame);
+    }
+
+    /// Goes back to the parent state, which is incomplete if this arrival was.
+    fn back(&mut self, complete: bool) {
+        if !complete {
+            self.frames.last_mut().expect("parent").complete = false;
+        }
+        self.dirty = true;
+    }
+
+    /// Calls `progress` about five times a second, and checks the limits then: true when
+    /// one is hit (the search stops, inconclusive). The clock is read every 64 steps, so
+    /// that a slow store (an exec adapter) still shows progress and stops in time.
+    fn report_progress(&mut self, progress: &mut dyn FnMut(Progress)) -> bool {
+        if self.report.steps_applied < self.last_progress + 64 {
+            return false;
+        }
+        self.last_progress = self.report.steps_applied;
+        let now = std::time::Instant::now();
+        if now < self.next_progress {
+            return false;
+        }
+        self.next_progress = now + std::time::Duration::from_millis(200);
+        let states = self.states_so_far();
+        progress(Progress {
+            fraction_done: Some(
+                (self.units_done.0 as f64 + fraction_done(&self.frames))
+                    / self.units_done.1.max(1) as f64,
+            ),
+            schedules: self.report.schedules,
+            states,
+            steps_applied: self.report.steps_applied,
+            tab: match self.scope {
+                Scope::Whole => None,
+                Scope::Tab(c) => Some(c),
+            },
+        });
+        match self.limits.hit(states) {
+            Some(limit) => {
+                self.report.limit_hit = Some(limit);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Distinct states reached so far: full states when cached, else observable ones.
+    fn states_so_far(&self) -> u64 {
+        if self.caching && self.bound.exact_keys {
+            self.ids.states()
+        } else if self.caching {
+            self.cache.len()
+        } else {
+            self.observed.len() as u64
+        }
+    }
+
+    /// The report, with the counts of what was stored.
+    fn finish(mut self) -> ExploreReport {
+        self.report.distinct_states = self.observed.len() as u64;
+        self.report.states_cached = self.cache.len();
+        if self.caching && self.bound.exact_keys {
+            self.report.state_key_bytes = self.ids.part_bytes();
+            self.report.distinct_full_states = self.ids.states();
+        } else if self.caching {
+            self.report.distinct_full_states = self.cache.len();
+            self.report.visited_bytes = self.cache.bytes();
+        }
+        self.report
+    }
+}

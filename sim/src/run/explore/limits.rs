@@ -1,0 +1,97 @@
+//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and its report
+//! says which, naming the flag, next to the counts of what it covered. A stopped search is
+//! **inconclusive**: it never counts as a verification ([`super::ExploreReport::verified`]).
+//! The wall clock and the resident set decide only *when* a search stops, never a verdict
+//! it reports as conclusive.
+
+use super::ExploreBound;
+
+/// The limits of one search, from its bound.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    max_states: Option<u64>,
+    max_memory: Option<u64>,
+    time: Option<TimeLimit>,
+}
+
+/// `--time`: the budget as given, and the instant it runs out (one deadline for every tab's
+/// search of one `explore`).
+#[derive(Clone, Copy, Debug)]
+pub struct TimeLimit {
+    /// The budget, for the message.
+    pub budget: std::time::Duration,
+    /// When the search stops.
+    pub deadline: std::time::Instant,
+}
+
+impl TimeLimit {
+    /// A budget starting now.
+    pub fn from_now(budget: std::time::Duration) -> TimeLimit {
+        TimeLimit {
+            budget,
+            deadline: std::time::Instant::now() + budget,
+        }
+    }
+}
+
+impl Limits {
+    pub(super) fn new(bound: &ExploreBound) -> Limits {
+        Limits {
+            max_states: bound.max_states,
+            max_memory: bound.max_memory,
+            time: bound.time_limit,
+        }
+    }
+
+    /// The time limit, if it ran out, in words naming its flag (cheap: checked often).
+    pub(super) fn out_of_time(&self, states: u64) -> Option<String> {
+        let t = self.time?;
+        (std::time::Instant::now() >= t.deadline).then(|| {
+            format!(
+                "--time {} reached ({states} distinct states): search stopped, inconclusive",
+                humantime::format_duration(t.budget)
+            )
+        })
+    }
+
+    /// The limit hit with `states` distinct states reached, in words naming its flag; the
+    /// memory limit is checked against the process's resident set now.
+    pub(super) fn hit(&self, states: u64) -> Option<String> {
+        if crate::run::interrupt::requested() {
+            return Some(format!(
+                "interrupted (Ctrl-C) at {states} distinct states: search stopped, inconclusive"
+            ));
+        }
+        if let Some(out) = self.out_of_time(states) {
+            return Some(out);
+        }
+        if let Some(max) = self.max_states.filter(|&m| states > m) {
+            return Some(format!(
+                "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"
+            ));
+        }
+        if let Some(max) = self.max_memory {
+            if let Some(rss) = resident_bytes().filter(|&r| r > max) {
+                return Some(format!(
+                    "--max-memory {} reached ({} resident, {states} distinct states): search stopped, inconclusive",
+                    mib(max),
+                    mib(rss)
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{}MiB", bytes / (1024 * 1024))
+}
+
+/// The process's resident set in bytes (`VmRSS` of `/proc/self/status`), where the system
+/// says it.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}

@@ -1,0 +1,406 @@
+//! What one search judges: the whole world, or **one tab at a time** with every other tab
+//! reduced to what the backend sees of it (its POSTs), and which tabs need a search of
+//! their own when some are interchangeable (symmetry).
+//!
+//! # The per-tab abstraction, and why it is exact for the oracle
+//!
+//! The oracle judges a tab from that tab's own state (its render, what its user sent, what
+//! reached it) and the backend's ground truth (the DB, the message texts); a step is judged
+//! only on the tab it touched, and convergence tab by tab. What a tab sees depends on the
+//! other tabs only through the backend, and the backend hears from a tab only through its
+//! POSTs (a fetch reads the DB and answers that tab alone). So to judge tab `c`, the search
+//! [`Scope::Tab`] runs the world with:
+//!
+//! - tab `c` as it is (its store, network and user);
+//! - every other tab `o` as a **POST source**: its user still sends (the world records the
+//!   send as ever: message ids are global, in send order) and its store is [`PostOnly`],
+//!   which answers a send with exactly one POST of that message and nothing else; none of
+//!   `o`'s deliveries, scrolls or fetches is ever taken ([`Scope::takes`]);
+//! - only `c` judged ([`Scope::judges`]), and at the end only `c`'s convergence.
+//!
+//! **Every violation is found, at its shortest length.** Take any schedule `σ` of the real
+//! world whose first violation is on tab `c`. Drop from it every step of another tab except
+//! its sends (deliveries, scrolls, POST and fetch responses to `o`) and `o`'s fetch
+//! serving: what is left, `σ'`, is a schedule of the abstract world, and along it the
+//! backend and tab `c` go through the same states. A dropped step only changes `o`'s own
+//! state and queues, which no kept step reads: the backend reads `o` only through `o`'s
+//! POST queue, which only `o`'s sends fill. That last point rests on one fact about `o`'s
+//! store, **H**: *in answer to a send it POSTs exactly that message with that text, and it
+//! POSTs nothing in answer to anything else*. Given H, `o`'s POST queue holds the same
+//! messages in both worlds at every point, so every kept step is enabled and does the same
+//! thing. So the abstract search meets the same violation on `c`, after `|σ'| ≤ |σ|`
+//! steps. Conversely, every abstract schedule is a real one (its steps are real steps, and
+//! with H they do the same in the real world; the real world is merely not judged on the
+//! other tabs along it), so an abstract counterexample replays as a real one, and no
+//! violation is reported that the real world does not have. The shortest real
+//! counterexample therefore has the length of the shortest abstract one over all tabs.
+//! Convergence: an abstract schedule ends when nothing the abstraction takes is enabled,
+//! i.e. the backend is idle with nothing queued or posted, and `c` has nothing left; the
+//! real world can then only finish the other tabs' own work, which never touches the
+//! backend or `c` (H: their sends are spent, so no more POSTs), so `c`'s render at the real
+//! end is the one judged.
+//!
+//! **H is checked, not assumed.** The search watches every input given to the judged tab's
+//! store and the effects it answers ([`PostCheck`]). If the tabs run the same store, H for
+//! every tab follows: a first real step where a tab `o` breaks H would be reached, by the
+//! argument above (every tab before it kept H), in `o`'s own abstract search, with `o`'s
+//! store in the same state, and there it is caught. When it is caught the abstraction is
+//! refused and the caller searches the whole world instead. The shipped stores all keep H.
+//!
+//! # Symmetry
+//!
+//! Two tabs are **interchangeable** when they play the same role (both send, or both only
+//! watch) and their stores start in the same full state ([`Store::hash_state`] feeds equal
+//! bytes: by that method's contract they then answer every input alike forever). The world
+//! treats tabs alike up to their index, so swapping two interchangeable tabs maps the
+//! world's schedules onto schedules with the same verdicts, swapped. The abstract search
+//! judging one of them therefore decides the other too, and only one tab per class is
+//! searched ([`tabs_to_search`]).
+
+use crate::model::config::WorldConfig;
+use crate::model::record::Record;
+use crate::model::step::{Actor, Step};
+use crate::model::store::{Answer, Store, StoreFactory};
+use crate::model::wire::{ClientId, Effect, Input, RenderRow};
+use crate::model::world::World;
+use crate::oracle::{check_converged, check_step, converged, Violation};
+
+use super::state_key::KeyWriter;
+
+/// What a search judges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every tab, in the real world.
+    Whole,
+    /// Tab `c` only, every other tab reduced to its POSTs (see the module doc).
+    Tab(ClientId),
+}
+
+/// A store that only POSTs: in answer to a send, exactly that message, and nothing else.
+/// What the backend sees of a tab (see the module doc); it shows nothing and has no state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PostOnly;
+
+impl Store for PostOnly {
+    fn handle(&mut self, input: &Input) -> Answer {
+        Ok(match input {
+            Input::UserSend { message_id, text } => vec![Effect::Post {
+                message_id: *message_id,
+                text: text.clone(),
+            }],
+            _ => Vec::new(),
+        })
+    }
+    fn render(&self) -> &[RenderRow] {
+        &[]
+    }
+    fn hash_state(&self, _state: &mut dyn std::hash::Hasher) -> bool {
+        true
+    }
+    fn clone_box(&self) -> Option<Box<dyn Store>> {
+        Some(Box::new(PostOnly))
+    }
+}
+
+/// The judged tab's store broke H (see the module doc): what it did, in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unfaithful(pub String);
+
+/// A [`Record`] that checks H on the inputs a step feeds the judged tab's store.
+#[derive(Default)]
+pub struct PostCheck {
+    /// The first breach of H seen.
+    pub breach: Option<String>,
+}
+
+impl Record for PostCheck {
+    fn fed(&mut self, input: &Input, effects: Option<&[Effect]>) {
+        let Some(effects) = effects else { return };
+        let mut posts = effects.iter().filter_map(|e| match e {
+            Effect::Post { message_id, text } => Some((message_id, text)),
+            Effect::Fetch { .. } => None,
+        });
+        let ok = match input {
+            Input::UserSend { message_id, text } => {
+                posts.next() == Some((message_id, text)) && posts.next().is_none()
+            }
+            _ => posts.next().is_none(),
+        };
+        if !ok && self.breach.is_none() {
+            self.breach = Some(format!(
+                "in answer to {input:?} the store asked for {effects:?}: the per-tab search needs \
+                 exactly one POST of the sent message in answer to a send, and no other POST"
+            ));
+        }
+    }
+}
+
+impl Scope {
+    /// The initial world this scope searches.
+    pub fn world(self, config: &WorldConfig, stores: &dyn StoreFactory) -> World {
+        match self {
+            Scope::Whole => World::new(config.clone(), stores),
+            Scope::Tab(c) => World::with_stores(config.clone(), |i| {
+                if i == c {
+                    stores.make(i)
+                } else {
+                    Box::new(PostOnly)
+                }
+            }),
+        }
+    }
+
+    /// Whether the search takes `step` (enabled in the world): every step in the whole
+    /// world; for tab `c`, every step but another tab's deliveries, scrolls and fetches.
+    pub fn takes(self, step: &Step) -> bool {
+        match self {
+            Scope::Whole => true,
+            Scope::Tab(c) => match step {
+                Step::Send { .. } | Step::HandlePost { .. } => true,
+                Step::ServeFetch { client } => *client == c,
+                _ => step.client().is_none_or(|o| o == c),
+            },
+        }
+    }
+
+    /// Whether the oracle judges `client` in this scope.
+    pub fn judges(self, client: ClientId) -> bool {
+        match self {
+            Scope::Whole => true,
+            Scope::Tab(c) => c == client,
+        }
+    }
+
+    /// The enabled steps this scope takes, into `out` (sorted, as `enabled_steps`).
+    pub fn enabled_steps(self, world: &World, out: &mut Vec<Step>) {
+        world.enabled_steps(out);
+        if self != Scope::Whole {
+            out.retain(|s| self.takes(s));
+        }
+    }
+
+    /// Applies `step` (the `index`-th of its schedule) and judges it: the violation it
+    /// causes on a judged tab (a crash included), or a breach of H by the judged tab's
+    /// store (only checked in [`Scope::Tab`]).
+    pub fn judge_step(
+        self,
+        world: &mut World,
+        step: Step,
+        index: usize,
+    ) -> Result<Option<Violation>, Unfaithful> {
+        let judged = match step.actor() {
+            Actor::Client(o) => self.judges(o),
+            Actor::Backend => false,
+        };
+        let applied = if judged && self != Scope::Whole {
+            let mut check = PostCheck::default();
+            let applied = world.apply_into(step, &mut check);
+            if let Some(breach) = check.breach {
+                return Err(Unfaithful(breach));
+            }
+            applied
+        } else {
+            world.apply_into(step, &mut ())
+        };
+        if let Err(crash) = applied {
+            // A PostOnly store never fails, so a crash is the judged tab's (or, in the
+            // whole world, any tab's).
+            return Ok(Some(crate::run::crash_violation(crash, index)));
+        }
+        Ok(if judged {
+            check_step(world, &step, index)
+        } else {
+            None
+        })
+    }
+
+    /// Convergence at the end of a schedule (`index`: the last step's index): every tab's
+    /// in the whole world, the judged tab's for [`Scope::Tab`].
+    pub fn converged(self, world: &World, index: usize) -> Option<Violation> {
+        match self {
+            Scope::Whole => check_converged(world, index),
+            Scope::Tab(c) => converged(world, c, world.client(c).render(), index),
+        }
+    }
+
+    /// What the state key holds of tab `client`, into `part` (cleared first): everything
+    /// for a judged tab (its queues, user and facts, then its store's state); for a POST
+    /// source, only what the backend can still see of it: the messages it sent and how
+    /// many of its POSTs the backend handled (its queue of POSTs is the rest of them, in
+    /// order: H). False when a judged store cannot expose its state.
+    pub fn client_part(
+        self,
+        world: &World,
+        client: usize,
+        part: &mut KeyWriter,
+        scratch: &mut KeyWriter,
+    ) -> bool {
+        if self.judges(client as ClientId) {
+            return super::state_key::client_part(world, client, part, scratch);
+        }
+        use std::hash::Hash;
+        part.bytes.clear();
+        let c = &world.clients()[client];
+        (c.sent(), c.post_responses().len()).hash(part);
+        true
+    }
+}
+
+/// The tabs whose abstract searches decide the whole world: one per class of
+/// interchangeable tabs (see the module doc), the lowest index of each. `None` when a
+/// store cannot expose its initial state: then every tab is searched.
+pub fn tabs_to_search(config: &WorldConfig, stores: &dyn StoreFactory) -> Vec<ClientId> {
+    let initial: Vec<Option<Vec<u8>>> = (0..config.clients)
+        .map(|i| {
+            let mut key = KeyWriter::default();
+            stores.make(i).hash_state(&mut key).then_some(key.bytes)
+        })
+        .collect();
+    let mut reps: Vec<ClientId> = Vec::new();
+    for i in 0..config.clients {
+        let alike = |j: ClientId| {
+            config.is_active(i) == config.is_active(j)
+                && initial[i as usize].is_some()
+                && initial[i as usize] == initial[j as usize]
+        };
+        if !reps.iter().any(|&j| alike(j)) {
+            reps.push(i);
+        }
+    }
+    reps
+}
+
+impl Scope {
+    /// The real counterexample for a violation the search met after `steps` (a schedule of
+    /// this scope): in the whole world, itself. For [`Scope::Tab`], `steps` are replayed in
+    /// the real world, every tab judged, up to the first violation (a step violation on the
+    /// judged tab is met at the same step, or an earlier one on another tab); a convergence
+    /// violation is met after the other tabs finish their own work (deliveries, fetches:
+    /// the first enabled step each time, at most `depth_max` steps in all), when every
+    /// tab's convergence is judged.
+    ///
+    /// `Err` when the replay does not end in a violation (the schedule is not a real one,
+    /// or not within `depth_max`): by the argument of the module doc that happens only if
+    /// another tab's store broke H on the way, which its own search had not reached yet.
+    /// The caller then drops the abstraction and searches the whole world.
+    pub fn concretize(
+        self,
+        stores: &dyn StoreFactory,
+        config: &WorldConfig,
+        depth_max: usize,
+        steps: Vec<Step>,
+        violation: Violation,
+    ) -> Result<super::Counterexample, Unfaithful> {
+        if self == Scope::Whole {
+            return Ok(super::Counterexample { steps, violation });
+        }
+        let abstract_len = steps.len();
+        let mut world = Scope::Whole.world(config, stores);
+        let mut real = Vec::with_capacity(steps.len());
+        let mut enabled = Vec::new();
+        let mut pending = steps.into_iter();
+        let not_real = |why: String| {
+            Err(Unfaithful(format!(
+                "a per-tab counterexample ({abstract_len} steps, {}) does not replay in the real world: {why}",
+                violation.invariant
+            )))
+        };
+        loop {
+            let step = match pending.next() {
+                Some(step) => {
+                    if !world.is_enabled(&step, &mut enabled) {
+                        return not_real(format!(
+                            "step {} ({step}) is not enabled there",
+                            real.len()
+                        ));
+                    }
+                    step
+                }
+                None => {
+                    world.enabled_steps(&mut enabled);
+                    match enabled.first() {
+                        Some(&step) if real.len() < depth_max => step,
+                        Some(_) => {
+                            return not_real(format!(
+                                "it does not end within depth_max {depth_max}"
+                            ))
+                        }
+                        None => {
+                            return match check_converged(&world, real.len().saturating_sub(1)) {
+                                Some(v) => Ok(super::Counterexample {
+                                    steps: real,
+                                    violation: v,
+                                }),
+                                None => not_real("every tab converges".to_string()),
+                            };
+                        }
+                    }
+                }
+            };
+            real.push(step);
+            let judged = Scope::Whole
+                .judge_step(&mut world, step, real.len() - 1)
+                .expect("the whole world checks no premise");
+            if let Some(v) = judged {
+                return Ok(super::Counterexample {
+                    steps: real,
+                    violation: v,
+                });
+            }
+        }
+    }
+}
+
+impl Scope {
+    /// The **persistent set** of a state (the breadth-first search's partial-order
+    /// reduction, [`super::ExploreBound::persistent`]): in [`Scope::Tab`]`(c)`, when tab
+    /// `c` cannot influence anything else before its next step, only `c`'s enabled steps
+    /// are taken from here; otherwise every enabled step. `enabled` is narrowed in place.
+    ///
+    /// The conditions, each making sure that no step outside the set that could run
+    /// before one of `c`'s depends on them (Godefroid's persistence; every step of `c`
+    /// depends on every other step of `c`, and a backend step depends on a step of `c`
+    /// only when it is `HandlePost {c}` or `ServeFetch {c}`, see [`super::independent`]):
+    ///
+    /// 1. `c` has no POST and no fetch waiting to be handled or served (only a step of
+    ///    `c` can then enable `HandlePost {c}` or `ServeFetch {c}`);
+    /// 2. `c`'s inbox holds at least `ws_reorder_window` events (no broadcast can then
+    ///    make another delivery to `c` deliverable);
+    /// 3. if `c` can send, no other tab can (two sends depend on each other);
+    /// 4. `c` has a step enabled.
+    ///
+    /// Why the shortest violation survives, at its length: take a shortest path `w` from
+    /// here to a violation; it ends with a step of `c` (only `c` is judged), so it holds
+    /// a step of the set (a step of `c` outside the set would have run before any step of
+    /// the set, which persistence rules out). Let `a` be its first such step: every step
+    /// before `a` is independent of `a`, so `a` moved to the front gives a path of the
+    /// same length with the same verdicts, whose first step the reduced search takes.
+    /// Induction on the length does the rest; the state cache is sound with it because
+    /// the set depends on the state alone and the state graph has no cycle (every step
+    /// consumes a budget or a queue item: a send, a scroll, a delivery, an agent step of a
+    /// bounded turn). Every quiescent state stays reachable (persistent sets preserve
+    /// deadlocks, Godefroid 1996, thm. 4.3), so convergence is judged on all of them.
+    pub fn persistent_set(self, world: &World, enabled: &mut Vec<Step>) {
+        let Scope::Tab(c) = self else { return };
+        let tab = world.client(c);
+        let config = world.config();
+        let window = config.ws_reorder_window.max(1) as usize;
+        let quiet = tab.posts().len() == 0 && tab.fetch_requests().len() == 0;
+        if !quiet || tab.inbox().len() < window {
+            return;
+        }
+        let mine = |s: &Step| s.actor() == Actor::Client(c);
+        let can_send = enabled
+            .iter()
+            .any(|s| matches!(s, Step::Send { client } if *client == c));
+        let others_send = world.clients().iter().enumerate().any(|(i, o)| {
+            i != c as usize
+                && config.is_active(i as ClientId)
+                && (o.sent().len() as u8) < config.sends_per_client
+        });
+        if (can_send && others_send) || !enabled.iter().any(mine) {
+            return;
+        }
+        enabled.retain(mine);
+    }
+}

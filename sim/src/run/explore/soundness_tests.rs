@@ -1,0 +1,392 @@
+#![cfg(test)]
+
+//! The reductions against the search they replace: on bounds small enough for the
+//! whole-world search (depth-first, sleep sets, exact-key cache; itself checked against the
+//! stateless search in `cache.rs`), every reduced search must give the same verdict and, for
+//! every shipped buggy store, a counterexample of the same shortest length that replays as
+//! a real failure. The breadth-first search must give the same report on one thread and on
+//! several.
+
+use crate::oracle::Invariant;
+use crate::run::explore::{explore, Engine, ExploreBound, ExploreReport};
+use crate::store::by_name;
+
+/// The buggy stores and the reference.
+const STORES: [&str; 8] = [
+    "naive",
+    "fix-a",
+    "fix-ab",
+    "fix-abc",
+    "current",
+    "membership",
+    "canary",
+    "durable",
+];
+
+/// Small bounds: (sends per client, one sender, deltas, scrolls, window).
+const BOUNDS: [(u8, bool, u8, u8, u8); 4] = [
+    (1, true, 1, 0, 1),
+    (1, false, 0, 0, 1),
+    (2, true, 0, 0, 1),
+    (1, true, 0, 1, 2),
+];
+
+fn bound((sends, one_sender, deltas, scrolls, window): (u8, bool, u8, u8, u8)) -> ExploreBound {
+    let mut b = ExploreBound::small(2, sends);
+    b.config.passive_observer = one_sender;
+    b.config.deltas_per_segment_max = deltas;
+    b.config.scrolls_per_client = scrolls;
+    b.config.ws_reorder_window = window;
+    b.state_cache = true;
+    b
+}
+
+/// The reduced searches of `b`: per tab with symmetry, depth-first and breadth-first
+/// (with and without persistent sets, on one and two threads).
+fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
+    let mut out = Vec::new();
+    let mut r = b.clone();
+    r.per_tab = true;
+    r.symmetry = true;
+    out.push(("per-tab depth-first".to_string(), r.clone()));
+    let mut p = r.clone();
+    p.persistent = true;
+    out.push(("per-tab depth-first persistent".to_string(), p));
+    let mut x = b.clone();
+    x.exact_keys = true;
+    out.push(("whole-world depth-first exact keys".to_string(), x));
+    for persistent in [false, true] {
+        for jobs in [1, 2] {
+            let mut x = r.clone();
+            x.engine = Engine::BreadthFirst { jobs };
+            x.persistent = persistent;
+            out.push((
+                format!("per-tab breadth-first persistent={persistent} jobs={jobs}"),
+                x,
+            ));
+        }
+    }
+    if b.config.passive_observer
+        && b.config.ws_reorder_window == 1
+        && b.config.sends_per_client == 1
+    {
+        // The whole world breadth-first too, on the smallest bound (seconds on the others).
+        let mut w = b.clone();
+        w.engine = Engine::BreadthFirst { jobs: 2 };
+        out.push(("whole-world breadth-first".to_string(), w));
+    }
+    out
+}
+
+fn verdict(r: &ExploreReport) -> Option<(usize, Invariant)> {
+    r.counterexample
+        .as_ref()
+        .map(|c| (c.steps.len(), c.violation.invariant))
+}
+
+#[test]
+fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
+    let mut caught = 0;
+    for name in STORES {
+        let store = by_name(name).unwrap();
+        for shape in BOUNDS {
+            let b = bound(shape);
+            let base = explore(&store, &b, &mut |_| {});
+            assert!(base.truncated == 0 && base.limit_hit.is_none());
+            let mut bfs_reports: Vec<ExploreReport> = Vec::new();
+            for (what, rb) in reduced(&b) {
+                let what = format!("{name} {} {what}", b.describe());
+                let r = explore(&store, &rb, &mut |_| {});
+                assert_eq!(r.per_tab_refused, None, "{what}");
+                assert_eq!(r.verified(), base.verified(), "{what}");
+                let Some(c) = &r.counterexample else { continue };
+                // A real counterexample: it replays, in the real world, to a failure.
+                let replayed = crate::run::replay(&store, b.config.clone(), &c.steps);
+                assert!(
+                    matches!(replayed.outcome, crate::run::Outcome::Fail(_)),
+                    "{what}: does not replay"
+                );
+                // As short as the shortest (a per-tab convergence violation is made so by
+                // `shortest_check`, see `a_convergence_failure_gets_the_shortest_length_too`).
+                assert_eq!(
+                    verdict(&r),
+                    verdict(&base),
+                    "{what}: {:?} vs {:?}",
+                    verdict(&r),
+                    verdict(&base)
+                );
+                if matches!(rb.engine, Engine::BreadthFirst { .. }) && rb.per_tab {
+                    bfs_reports.push(r);
+                }
+            }
+            // One thread or two: the same report, counterexample included.
+            for pair in bfs_reports.chunks(2) {
+                if let [one, two] = pair {
+                    let strip = |r: &ExploreReport| ExploreReport {
+                        engine: Engine::DepthFirst,
+                        ..r.clone()
+                    };
+                    assert_eq!(strip(one), strip(two), "{name}: jobs changed the result");
+                }
+            }
+            caught += usize::from(base.counterexample.is_some());
+        }
+    }
+    // The test can fail: most (store, bound) pairs have a violation to find.
+    assert!(caught >= 14, "only {caught} counterexamples");
+}
+
+/// The breadth-first search on several threads gives the same report as on one, also on
+/// verified bounds (the counts are a property of the bound, not of the schedule of work).
+#[test]
+fn breadth_first_is_the_same_on_any_number_of_threads() {
+    let store = by_name("durable").unwrap();
+    let mut b = bound((1, false, 1, 0, 1));
+    b.per_tab = true;
+    b.symmetry = true;
+    b.persistent = true;
+    let runs: Vec<ExploreReport> = [1, 2, 3]
+        .into_iter()
+        .map(|jobs| {
+            b.engine = Engine::BreadthFirst { jobs };
+            let r = explore(&store, &b, &mut |_| {});
+            ExploreReport {
+                engine: Engine::DepthFirst,
+                ..r
+            }
+        })
+        .collect();
+    assert!(runs[0].verified());
+    assert!(runs[0].distinct_full_states > 1000);
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
+/// A store that breaks the per-tab premise (it POSTs a message twice) is searched in the
+/// whole world instead, and the report says why.
+#[test]
+fn a_store_that_posts_twice_is_searched_whole() {
+    use crate::model::store::{Answer, Store, StoreFactory};
+    use crate::model::wire::{ClientId, Effect, Input, RenderRow};
+    struct Twice(Box<dyn Store>);
+    impl Store for Twice {
+        fn handle(&mut self, input: &Input) -> Answer {
+            let mut effects = self.0.handle(input)?;
+            if let Some(p @ Effect::Post { .. }) = effects.first().cloned() {
+                effects.push(p);
+            }
+            Ok(effects)
+        }
+        fn render(&self) -> &[RenderRow] {
+            self.0.render()
+        }
+        fn hash_state(&self, state: &mut dyn std::hash::Hasher) -> bool {
+            self.0.hash_state(state)
+        }
+        fn clone_box(&self) -> Option<Box<dyn Store>> {
+            Some(Box::new(Twice(self.0.clone_box()?)))
+        }
+    }
+    struct TwiceKind;
+    impl StoreFactory for TwiceKind {
+        fn name(&self) -> String {
+            "durable-posts-twice".into()
+        }
+        fn make(&self, c: ClientId) -> Box<dyn Store> {
+            Box::new(Twice(by_name("durable").unwrap().make(c)))
+        }
+    }
+    let mut b = bound((1, true, 0, 0, 1));
+    b.per_tab = true;
+    b.symmetry = true;
+    for engine in [Engine::DepthFirst, Engine::BreadthFirst { jobs: 2 }] {
+        b.engine = engine;
+        let r = explore(&TwiceKind, &b, &mut |_| {});
+        assert!(r.per_tab_refused.is_some(), "{engine:?}");
+        assert_eq!(r.scope, "whole world");
+    }
+}
+
+/// `--max-states`: a search stopped by a limit is never a verification.
+#[test]
+fn a_limit_hit_is_inconclusive() {
+    let store = by_name("durable").unwrap();
+    let mut b = bound((1, false, 1, 0, 1));
+    b.max_states = Some(50);
+    for engine in [Engine::DepthFirst, Engine::BreadthFirst { jobs: 2 }] {
+        b.engine = engine;
+        let r = explore(&store, &b, &mut |_| {});
+        assert!(!r.verified(), "{engine:?}");
+        assert!(
+            r.limit_hit
+                .as_deref()
+                .is_some_and(|l| l.starts_with("--max-states 50 ")),
+            "{:?}",
+            r.limit_hit
+        );
+    }
+}
+
+/// A store that never applies a fetch response: its live rows are never reconciled, so it
+/// fails only at convergence (invariant 4), the one violation whose real length the
+/// per-tab search cannot read off its own schedule.
+struct NoFetch(Box<dyn crate::model::store::Store>);
+
+impl crate::model::store::Store for NoFetch {
+    fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
+        match input {
+            crate::model::wire::Input::FetchResponse { .. } => Ok(Vec::new()),
+            _ => self.0.handle(input),
+        }
+    }
+    fn render(&self) -> &[crate::model::wire::RenderRow] {
+        self.0.render()
+    }
+    fn hash_state(&self, state: &mut dyn std::hash::Hasher) -> bool {
+        self.0.hash_state(state)
+    }
+    fn clone_box(&self) -> Option<Box<dyn crate::model::store::Store>> {
+        Some(Box::new(NoFetch(self.0.clone_box()?)))
+    }
+}
+
+struct NoFetchKind;
+
+impl crate::model::store::StoreFactory for NoFetchKind {
+    fn name(&self) -> String {
+        "durable-no-fetch".into()
+    }
+    fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+        Box::new(NoFetch(by_name("durable").unwrap().make(c)))
+    }
+}
+
+/// A store that fails only at convergence: every reduced search reports a counterexample
+/// of the whole world's shortest length, the per-tab ones after checking the whole world
+/// below the length their concretized counterexample has (`shortest_check`).
+#[test]
+fn a_convergence_failure_gets_the_shortest_length_too() {
+    for shape in [(1, true, 0, 0, 1), (1, false, 0, 0, 1)] {
+        let b = bound(shape);
+        let base = explore(&NoFetchKind, &b, &mut |_| {});
+        let (len, inv) = verdict(&base).expect("the store never converges");
+        assert_eq!(inv, Invariant::Converges);
+        for (what, rb) in reduced(&b) {
+            let r = explore(&NoFetchKind, &rb, &mut |_| {});
+            assert_eq!(verdict(&r), Some((len, inv)), "{what}");
+            if rb.per_tab {
+                assert!(r.tab_convergence_at.is_some_and(|a| a < len), "{what}");
+                let check = r.shortest_check.as_deref().unwrap_or_default();
+                assert!(
+                    check.starts_with("the whole world searched to depth"),
+                    "{what}: {check}"
+                );
+            }
+        }
+    }
+}
+
+/// `--shard I/N`: at two bounds, the shards' units partition the listing, the states they
+/// reach together are exactly the unsharded search's, their counts add up to at least its
+/// counts, and the merged result has its verdict and its counterexample length (a buggy
+/// store and the reference).
+#[test]
+fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
+    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use std::collections::BTreeSet;
+    let states_of = |store: &dyn crate::model::store::StoreFactory, b: &ExploreBound| {
+        let mut seen = BTreeSet::new();
+        let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
+            let (mut key, mut scratch) = Default::default();
+            assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
+            let key: crate::run::explore::KeyWriter = key;
+            seen.insert(key.bytes);
+        };
+        let r = super::dfs::search(
+            store,
+            b,
+            super::scope::Scope::Whole,
+            &mut |_| {},
+            Some(&mut hook),
+        );
+        (seen, r)
+    };
+    let mut checked = 0;
+    for name in ["current", "durable"] {
+        let store = by_name(name).unwrap();
+        for shape in [(1, true, 1, 0, 1), (1, false, 0, 0, 1)] {
+            let mut b = bound(shape);
+            b.persistent = true;
+            let (all, whole) = states_of(&store, &b);
+            let n = 3;
+            let mut union = BTreeSet::new();
+            let mut results = Vec::new();
+            let mut units: Vec<usize> = Vec::new();
+            let mut states_sum = 0;
+            for i in 1..=n {
+                let mut s = b.clone();
+                s.shard = Some(Shard::new(i, n).unwrap());
+                let (seen, r) = states_of(&store, &s);
+                union.extend(seen);
+                states_sum += r.distinct_full_states;
+                let c = r.covered.clone().expect("a shard says what it covered");
+                assert!(
+                    c.prefix_depth > 0 && c.units_total >= 8 * n as usize,
+                    "{c:?}"
+                );
+                units.extend(&c.units[0]);
+                results.push(ExploreResult::new(name.to_string(), &s, r));
+            }
+            units.sort_unstable();
+            let total = results[0]
+                .result
+                .report
+                .covered
+                .as_ref()
+                .unwrap()
+                .units_total;
+            assert_eq!(
+                units,
+                (0..total).collect::<Vec<_>>(),
+                "{name}: units partitioned"
+            );
+            if whole.counterexample.is_none() {
+                // Every state of the bound is reached by some shard (a search that stops at
+                // a counterexample reaches only what it needed).
+                assert_eq!(union, all, "{name} {shape:?}");
+                assert!(states_sum >= whole.distinct_full_states);
+            }
+            // Merged in any order: the unsharded verdict and counterexample length.
+            results.reverse();
+            let merged = merge_explore_results(results.clone()).unwrap();
+            assert_eq!(merged.result.verified, whole.verified(), "{name}");
+            assert_eq!(
+                verdict(&merged.result.report).map(|v| v.0),
+                verdict(&whole).map(|v| v.0),
+                "{name} {shape:?}"
+            );
+            results.rotate_left(1);
+            assert_eq!(merge_explore_results(results.clone()).unwrap(), merged);
+            // Missing, doubled and foreign parts are refused.
+            let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
+            assert!(err.contains("missing"), "{err}");
+            let mut twice = results.clone();
+            twice.push(results[0].clone());
+            assert!(merge_explore_results(twice)
+                .unwrap_err()
+                .contains("given twice"));
+            let mut other = results.clone();
+            other[1].result.config.store = "naive".into();
+            assert!(merge_explore_results(other)
+                .unwrap_err()
+                .contains("different configurations"));
+            let mut old = results.clone();
+            old[2].tool = "reconcile-sim 0.0.1".into();
+            assert!(merge_explore_results(old)
+                .unwrap_err()
+                .contains("not by this build"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}
