@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::Failure;
-use crate::campaign::fuzz::{run_campaign, Budget, Campaign};
+use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignOutcome, StoreSummary};
 use crate::campaign::recheck::{check_determinism, settle, Suspect, DETERMINISM_SEEDS};
 use crate::campaign::shard::Shard;
 use crate::model::store::{CrashCause, StoreFactory};
@@ -338,61 +338,95 @@ pub fn fuzz_batches_shard(
                 start += n;
                 continue;
             }
-            let outcome = run_campaign(
-                &Campaign {
-                    stores: vec![*store],
-                    strategy,
-                    seed_start: start,
-                    budget: Budget::Seeds(n),
-                    jobs,
-                    coverage: false,
-                    classes: true,
-                },
-                &|_| {},
-                crate::run::interrupt::flag(),
-            );
+            let outcome = run_batch(*store, strategy, start, n, jobs);
             let s = &outcome.report.stores[0];
             if outcome.report.seeds == 0 {
                 // Interrupted before its first seed.
                 break;
             }
-            batches.push(FuzzBatch {
-                store: s.store.clone(),
-                seed_start: start,
-                // All n, unless Ctrl-C cut the batch short.
-                seeds: outcome.report.seeds,
-                failing: s.failing.clone(),
-                first_failing_seed: s.first_failing_seed.clone(),
-                classes: s
-                    .classes
-                    .iter()
-                    .map(|c| BatchClass {
-                        class: c.class.clone(),
-                        name: c.name.clone(),
-                        seeds: c.seeds,
-                        first_seed: c.first_seed,
-                        known: known.holds(&s.store, &c.class),
-                        cause: outcome
-                            .first_failures
-                            .iter()
-                            .find(|f| f.class.as_ref() == Some(&c.class))
-                            .and_then(|f| f.cause.clone()),
-                    })
-                    .collect(),
-            });
-            for f in outcome.first_failures {
-                let class = f.class.as_ref().expect("class-aware");
-                let seen = first
-                    .iter()
-                    .any(|g| g.store == f.store && g.class.as_ref() == Some(class));
-                if !seen && !known.holds(&f.store, class) {
-                    first.push(f);
-                }
-            }
+            batches.push(batch_of(
+                s,
+                &outcome.first_failures,
+                start,
+                outcome.report.seeds,
+                known,
+            ));
+            add_new_first_failures(&mut first, outcome.first_failures, known);
             start += n;
         }
     }
     (batches, first)
+}
+
+/// Fuzzes `store` on the `n` seeds from `start`, keeping the first run of each class.
+fn run_batch(
+    store: &dyn StoreFactory,
+    strategy: StrategySpec,
+    start: u64,
+    n: u64,
+    jobs: usize,
+) -> CampaignOutcome {
+    run_campaign(
+        &Campaign {
+            stores: vec![store],
+            strategy,
+            seed_start: start,
+            budget: Budget::Seeds(n),
+            jobs,
+            coverage: false,
+            classes: true,
+        },
+        &|_| {},
+        crate::run::interrupt::flag(),
+    )
+}
+
+/// The testcase of a batch of `seeds` seeds from `start` (all it was given, unless Ctrl-C
+/// cut it short) on the store `s` summarises: its classes, each marked known or not, a
+/// crash class with its first seed's cause (from `first_failures`).
+fn batch_of(
+    s: &StoreSummary,
+    first_failures: &[Failure],
+    start: u64,
+    seeds: u64,
+    known: &Baseline,
+) -> FuzzBatch {
+    FuzzBatch {
+        store: s.store.clone(),
+        seed_start: start,
+        seeds,
+        failing: s.failing.clone(),
+        first_failing_seed: s.first_failing_seed.clone(),
+        classes: s
+            .classes
+            .iter()
+            .map(|c| BatchClass {
+                class: c.class.clone(),
+                name: c.name.clone(),
+                seeds: c.seeds,
+                first_seed: c.first_seed,
+                known: known.holds(&s.store, &c.class),
+                cause: first_failures
+                    .iter()
+                    .find(|f| f.class.as_ref() == Some(&c.class))
+                    .and_then(|f| f.cause.clone()),
+            })
+            .collect(),
+    }
+}
+
+/// Adds to `first` each of a batch's first `failures` whose class is neither known nor
+/// already in `first` for its store: one failure to shrink and save per new class.
+fn add_new_first_failures(first: &mut Vec<Failure>, failures: Vec<Failure>, known: &Baseline) {
+    for f in failures {
+        let class = f.class.as_ref().expect("class-aware");
+        let seen = first
+            .iter()
+            .any(|g| g.store == f.store && g.class.as_ref() == Some(class));
+        if !seen && !known.holds(&f.store, class) {
+            first.push(f);
+        }
+    }
 }
 
 /// A failure the fuzzer found, shrunk and saved.
@@ -517,6 +551,45 @@ pub fn run_check_saving(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<(CheckReport, Vec<String>), CampaignError> {
+    let loaded = load_scenarios(request)?;
+    let (cases, baseline) = cases_of(request, &loaded, resolve)?;
+    let scenarios = replay_scenarios(&cases, &baseline);
+    let fuzzed = request.under_test.clone().unwrap_or_default();
+    let (batches, mut failures) = if request.seeds == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        fuzz_batches_shard(
+            &fuzzed,
+            request.strategy,
+            request.seed_start,
+            request.seeds,
+            request.jobs,
+            &baseline,
+            request.shard,
+        )
+    };
+    failures.extend(new_class_failures(&scenarios, &cases, &failures));
+    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let (found, texts) = saved.into_iter().unzip();
+    let determinism_seeds = determinism_check(request, &fuzzed, &mut suspects);
+    let report = CheckReport {
+        scenarios,
+        strategy: request.strategy,
+        seed_start: request.seed_start,
+        batches,
+        baseline,
+        found,
+        determinism_seeds,
+        suspects,
+        interrupted: crate::run::interrupt::requested(),
+    };
+    Ok((report, texts))
+}
+
+/// The scenarios to replay: those under `--scenarios` (but not the files under `--known`
+/// too), then the known failures, each marked so. No scenario at all is an error unless
+/// `--allow-empty`: a gate pointed at the wrong folder must not pass.
+fn load_scenarios(request: &CheckRequest<'_>) -> Result<Vec<(PathBuf, Scenario)>, CampaignError> {
     let known_dir = match &request.known {
         Some(dir) => Some(load_all(dir)?),
         None => None,
@@ -542,11 +615,21 @@ pub fn run_check_saving(
             (p, sc)
         }));
     }
+    Ok(loaded)
+}
+
+/// What to replay (each scenario on its own store, or on every store under test) and the
+/// baseline of known classes. Every shard computes the baseline; only shard 1 replays.
+fn cases_of<'a>(
+    request: &CheckRequest<'a>,
+    loaded: &[(PathBuf, Scenario)],
+    resolve: Resolver<'_>,
+) -> Result<(Vec<ScenarioCase<'a>>, Baseline), CampaignError> {
     let (cases, baseline) = match &request.under_test {
-        None => (own_store_cases(&loaded, resolve)?, Baseline::default()),
+        None => (own_store_cases(loaded, resolve)?, Baseline::default()),
         Some(stores) => {
-            let baseline = baseline_of(&loaded, stores, request.known.as_deref())?;
-            (store_cases(&loaded, stores), baseline)
+            let baseline = baseline_of(loaded, stores, request.known.as_deref())?;
+            (store_cases(loaded, stores), baseline)
         }
     };
     let cases = if request.shard.index == 1 {
@@ -554,25 +637,18 @@ pub fn run_check_saving(
     } else {
         Vec::new()
     };
-    let scenarios = replay_scenarios(&cases, &baseline);
-    let fuzzed = request.under_test.clone().unwrap_or_default();
-    let (batches, mut failures) = if request.seeds == 0 {
-        (Vec::new(), Vec::new())
-    } else {
-        fuzz_batches_shard(
-            &fuzzed,
-            request.strategy,
-            request.seed_start,
-            request.seeds,
-            request.jobs,
-            &baseline,
-            request.shard,
-        )
-    };
-    failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
-    let (found, texts) = saved.into_iter().unzip();
-    let determinism_seeds = if request.determinism
+    Ok((cases, baseline))
+}
+
+/// With `--check-determinism`, on shard 1, unless interrupted: runs the first seeds of
+/// each fuzzed store again and adds what differs to `suspects`. Returns how many seeds it
+/// ran again (0 when it did not run).
+fn determinism_check(
+    request: &CheckRequest<'_>,
+    fuzzed: &[&dyn StoreFactory],
+    suspects: &mut Vec<Suspect>,
+) -> u64 {
+    if request.determinism
         && request.shard.index == 1
         && !fuzzed.is_empty()
         && request.seeds > 0
@@ -580,7 +656,7 @@ pub fn run_check_saving(
     {
         let n = DETERMINISM_SEEDS.min(request.seeds);
         suspects.extend(check_determinism(
-            &fuzzed,
+            fuzzed,
             request.strategy,
             request.seed_start..request.seed_start + n,
             &request.out,
@@ -588,19 +664,7 @@ pub fn run_check_saving(
         n
     } else {
         0
-    };
-    let report = CheckReport {
-        scenarios,
-        strategy: request.strategy,
-        seed_start: request.seed_start,
-        batches,
-        baseline,
-        found,
-        determinism_seeds,
-        suspects,
-        interrupted: crate::run::interrupt::requested(),
-    };
-    Ok((report, texts))
+    }
 }
 
 /// Every scenario on every store under test: a known failure of that store must show its
@@ -811,6 +875,21 @@ impl CheckReport {
 /// testcase per scenario and per batch. No timestamps, so the bytes are deterministic.
 pub fn junit_xml(report: &CheckReport) -> String {
     let mut junit = Report::new("reconcile-sim check");
+    junit.add_test_suite(scenarios_suite(report));
+    let mut stores: Vec<&str> = report.batches.iter().map(|b| b.store.as_str()).collect();
+    stores.dedup();
+    for store in stores {
+        junit.add_test_suite(fuzz_suite(report, store));
+    }
+    if let Some(suite) = stability_suite(report) {
+        junit.add_test_suite(suite);
+    }
+    junit.to_string().expect("JUnit XML serialises")
+}
+
+/// One testcase per scenario replayed; a failure says what was expected and got, the
+/// crash cause if any, and the replay command.
+fn scenarios_suite(report: &CheckReport) -> TestSuite {
     let mut suite = TestSuite::new("scenarios");
     for s in &report.scenarios {
         let name = s.path.display().to_string();
@@ -829,46 +908,58 @@ pub fn junit_xml(report: &CheckReport) -> String {
         tc.set_classname(format!("scenarios.{}", s.store));
         suite.add_test_case(tc);
     }
-    junit.add_test_suite(suite);
-    let mut stores: Vec<&str> = report.batches.iter().map(|b| b.store.as_str()).collect();
-    stores.dedup();
-    for store in stores {
-        let mut suite = TestSuite::new(format!("fuzz {store}"));
-        for b in report.batches.iter().filter(|b| b.store == store) {
-            let name = format!("{store} seeds {}..{}", b.seed_start, b.seed_start + b.seeds);
-            let status = if b.ok() {
-                TestCaseStatus::success()
-            } else {
-                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                st.set_message(batch_message(b));
-                let mut text = batch_message(b);
-                for c in b.new_classes().filter(|c| c.cause.is_some()) {
-                    text.push_str(&format!("\n{} (seed {}):", c.name, c.first_seed));
-                    push_cause(&mut text, c.cause.as_ref());
-                }
-                for f in report.found.iter().filter(|f| {
-                    f.store == b.store
-                        && f.seed
-                            .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
-                }) {
-                    text.push_str(&format!(
-                        "\nnew class: {} (seed {}): {}",
-                        f.class
-                            .as_ref()
-                            .map_or(f.invariant.to_string(), |c| c.to_string()),
-                        f.seed.unwrap_or_default(),
-                        crate::campaign::findings::replay_command_for(&f.store, &f.path)
-                    ));
-                }
-                st.set_description(text);
-                st
-            };
-            let mut tc = TestCase::new(name, status);
-            tc.set_classname(format!("fuzz.{store}"));
-            suite.add_test_case(tc);
-        }
-        junit.add_test_suite(suite);
+    suite
+}
+
+/// One testcase per batch fuzzed on `store`.
+fn fuzz_suite(report: &CheckReport, store: &str) -> TestSuite {
+    let mut suite = TestSuite::new(format!("fuzz {store}"));
+    for b in report.batches.iter().filter(|b| b.store == store) {
+        let name = format!("{store} seeds {}..{}", b.seed_start, b.seed_start + b.seeds);
+        let status = if b.ok() {
+            TestCaseStatus::success()
+        } else {
+            batch_failure(report, b)
+        };
+        let mut tc = TestCase::new(name, status);
+        tc.set_classname(format!("fuzz.{store}"));
+        suite.add_test_case(tc);
     }
+    suite
+}
+
+/// A failing batch's testcase status: its new classes, the cause of each new crash
+/// class, and the replay command of each new class saved from the batch's seeds.
+fn batch_failure(report: &CheckReport, b: &FuzzBatch) -> TestCaseStatus {
+    let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    st.set_message(batch_message(b));
+    let mut text = batch_message(b);
+    for c in b.new_classes().filter(|c| c.cause.is_some()) {
+        text.push_str(&format!("\n{} (seed {}):", c.name, c.first_seed));
+        push_cause(&mut text, c.cause.as_ref());
+    }
+    for f in report.found.iter().filter(|f| {
+        f.store == b.store
+            && f.seed
+                .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
+    }) {
+        text.push_str(&format!(
+            "\nnew class: {} (seed {}): {}",
+            f.class
+                .as_ref()
+                .map_or(f.invariant.to_string(), |c| c.to_string()),
+            f.seed.unwrap_or_default(),
+            crate::campaign::findings::replay_command_for(&f.store, &f.path)
+        ));
+    }
+    st.set_description(text);
+    st
+}
+
+/// One testcase per store a second look judged (a store with a suspect, or every fuzzed
+/// store when the determinism check ran): it fails with the suspects found. `None` when no
+/// store was looked at again.
+fn stability_suite(report: &CheckReport) -> Option<TestSuite> {
     let mut suspects_by_store: Vec<&str> =
         report.suspects.iter().map(|s| s.store.as_str()).collect();
     if report.determinism_seeds > 0 {
@@ -876,36 +967,36 @@ pub fn junit_xml(report: &CheckReport) -> String {
     }
     suspects_by_store.sort();
     suspects_by_store.dedup();
-    if !suspects_by_store.is_empty() {
-        let mut suite = TestSuite::new("stability");
-        for store in suspects_by_store {
-            let mine: Vec<&Suspect> = report
-                .suspects
-                .iter()
-                .filter(|s| s.store == store)
-                .collect();
-            let status = if mine.is_empty() {
-                TestCaseStatus::success()
-            } else {
-                let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                let mut kinds: Vec<String> = mine.iter().map(|s| s.kind.to_string()).collect();
-                kinds.dedup();
-                st.set_message(format!("{store}: {}", kinds.join(", ")));
-                st.set_description(crate::campaign::recheck::format_suspects(
-                    &mine.into_iter().cloned().collect::<Vec<_>>(),
-                ));
-                st
-            };
-            let mut tc = TestCase::new(
-                format!("{store} answers by its inputs alone (replayed failures, repeated seeds, fresh processes)"),
-                status,
-            );
-            tc.set_classname(format!("stability.{store}"));
-            suite.add_test_case(tc);
-        }
-        junit.add_test_suite(suite);
+    if suspects_by_store.is_empty() {
+        return None;
     }
-    junit.to_string().expect("JUnit XML serialises")
+    let mut suite = TestSuite::new("stability");
+    for store in suspects_by_store {
+        let mine: Vec<&Suspect> = report
+            .suspects
+            .iter()
+            .filter(|s| s.store == store)
+            .collect();
+        let status = if mine.is_empty() {
+            TestCaseStatus::success()
+        } else {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let mut kinds: Vec<String> = mine.iter().map(|s| s.kind.to_string()).collect();
+            kinds.dedup();
+            st.set_message(format!("{store}: {}", kinds.join(", ")));
+            st.set_description(crate::campaign::recheck::format_suspects(
+                &mine.into_iter().cloned().collect::<Vec<_>>(),
+            ));
+            st
+        };
+        let mut tc = TestCase::new(
+            format!("{store} answers by its inputs alone (replayed failures, repeated seeds, fresh processes)"),
+            status,
+        );
+        tc.set_classname(format!("stability.{store}"));
+        suite.add_test_case(tc);
+    }
+    Some(suite)
 }
 
 /// A crash's cause and stderr tail, one line each, after `text`.

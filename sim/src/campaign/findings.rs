@@ -10,9 +10,9 @@ use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
 use crate::run::Outcome;
-use crate::trace::class::{classify, Class, HasClass};
+use crate::trace::class::{classify, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Shrunk};
+use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -310,44 +310,48 @@ fn shrink_class(
         // Out of time before anything was cut: the trace found, under the mask it was
         // found with, is what there is to save; no more replays.
         let masked = first.masked.clone();
-        return Ok((
-            Shrunk {
-                config: r.config,
-                steps: r.steps,
-                invariant: first
-                    .report
-                    .outcome
-                    .invariant()
-                    .unwrap_or(failure.invariant),
-                original_steps: r.original_steps,
-                replays: r.replays,
-                elapsed: r.elapsed,
-                gave_up: r.gave_up,
-            },
-            masked,
-        ));
+        let invariant = first
+            .report
+            .outcome
+            .invariant()
+            .unwrap_or(failure.invariant);
+        return Ok((shrunk_from(r, invariant), masked));
     }
+    let (last, masked) = mask_still_needed(store, &r, failure, class);
+    let invariant = last.report.outcome.invariant().unwrap_or(failure.invariant);
+    Ok((shrunk_from(r, invariant), masked))
+}
+
+/// Replays the shrunk trace `r` without a mask: if it shows `class`, no mask is needed;
+/// otherwise under `failure`'s mask, needing the classes that replay masked. Returns that
+/// last replay and the mask.
+fn mask_still_needed(
+    store: &dyn StoreFactory,
+    r: &Reduced,
+    failure: &Failure,
+    class: &Class,
+) -> (Classified, Vec<Class>) {
     let unmasked = classify(store, r.config.clone(), &r.steps, &[]);
-    let (last, masked) = if unmasked.class.as_ref() == Some(class) {
+    if unmasked.class.as_ref() == Some(class) {
         (unmasked, Vec::new())
     } else {
         let masked = classify(store, r.config.clone(), &r.steps, &failure.mask);
         let needed = masked.masked.clone();
         (masked, needed)
-    };
-    let invariant = last.report.outcome.invariant().unwrap_or(failure.invariant);
-    Ok((
-        Shrunk {
-            config: r.config,
-            steps: r.steps,
-            invariant,
-            original_steps: r.original_steps,
-            replays: r.replays,
-            elapsed: r.elapsed,
-            gave_up: r.gave_up,
-        },
-        masked,
-    ))
+    }
+}
+
+/// The shrinker's result `r` as a [`Shrunk`] breaking `invariant`.
+fn shrunk_from(r: Reduced, invariant: Invariant) -> Shrunk {
+    Shrunk {
+        config: r.config,
+        steps: r.steps,
+        invariant,
+        original_steps: r.original_steps,
+        replays: r.replays,
+        elapsed: r.elapsed,
+        gave_up: r.gave_up,
+    }
 }
 
 /// The scenario file for a shrunk failure.

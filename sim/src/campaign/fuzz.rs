@@ -450,59 +450,23 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
     let mut first_failures = Vec::new();
     let mut coverage = Vec::new();
     for (store, tally) in campaign.stores.iter().zip(tallies) {
-        let mut classes: Vec<(Class, ClassTally)> = tally.classes.into_iter().collect();
+        let StoreTally {
+            runs,
+            failing,
+            first,
+            classes,
+            coverage: covered,
+        } = tally;
+        let mut classes: Vec<(Class, ClassTally)> = classes.into_iter().collect();
         classes.sort_by(|a, b| (a.1.first_seed, &a.0).cmp(&(b.1.first_seed, &b.0)));
-        stores.push(StoreSummary {
-            store: store.name(),
-            runs: tally.runs,
-            failing: tally.failing,
-            first_failing_seed: tally.first.iter().map(|(i, (s, _))| (*i, *s)).collect(),
-            classes: classes
-                .iter()
-                .map(|(class, t)| ClassSummary {
-                    class: class.clone(),
-                    name: class.to_string(),
-                    key: class.key(),
-                    seeds: t.seeds,
-                    first_seed: t.first_seed,
-                    masked_before: t.mask.len(),
-                })
-                .collect(),
-        });
+        stores.push(store_summary(store.name(), runs, failing, &first, &classes));
         if campaign.classes {
-            for (class, t) in classes {
-                let invariant = t.run.outcome.invariant().expect("a class is of a failure");
-                first_failures.push(Failure {
-                    store: store.name(),
-                    invariant,
-                    seed: Some(t.first_seed),
-                    strategy: Some(campaign.strategy.to_string()),
-                    description: None,
-                    config: t.run.config,
-                    steps: t.run.steps,
-                    class: Some(class),
-                    mask: t.mask,
-                    cause: Failure::cause_of(&t.run.outcome),
-                });
-            }
+            first_failures.extend(class_failures(campaign, *store, classes));
         } else {
-            for (invariant, (seed, run)) in tally.first {
-                first_failures.push(Failure {
-                    store: store.name(),
-                    invariant,
-                    seed: Some(seed),
-                    strategy: Some(campaign.strategy.to_string()),
-                    description: None,
-                    config: run.config,
-                    steps: run.steps,
-                    class: None,
-                    mask: Vec::new(),
-                    cause: Failure::cause_of(&run.outcome),
-                });
-            }
+            first_failures.extend(invariant_failures(campaign, *store, first));
         }
         if campaign.coverage {
-            coverage.push(tally.coverage);
+            coverage.push(covered);
         }
     }
     CampaignOutcome {
@@ -515,6 +479,84 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
         first_failures,
         coverage,
     }
+}
+
+/// One store's row of the report: its counts, first failing seeds and `classes` (in
+/// first-seed order).
+fn store_summary(
+    store: String,
+    runs: u64,
+    failing: BTreeMap<Invariant, u64>,
+    first: &BTreeMap<Invariant, (u64, RunReport)>,
+    classes: &[(Class, ClassTally)],
+) -> StoreSummary {
+    StoreSummary {
+        store,
+        runs,
+        failing,
+        first_failing_seed: first.iter().map(|(i, (s, _))| (*i, *s)).collect(),
+        classes: classes
+            .iter()
+            .map(|(class, t)| ClassSummary {
+                class: class.clone(),
+                name: class.to_string(),
+                key: class.key(),
+                seeds: t.seeds,
+                first_seed: t.first_seed,
+                masked_before: t.mask.len(),
+            })
+            .collect(),
+    }
+}
+
+/// A class-aware campaign's failures to shrink: the first run of each class, with the
+/// classes masked in it.
+fn class_failures(
+    campaign: &Campaign<'_>,
+    store: &dyn StoreFactory,
+    classes: Vec<(Class, ClassTally)>,
+) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    for (class, t) in classes {
+        let invariant = t.run.outcome.invariant().expect("a class is of a failure");
+        failures.push(Failure {
+            store: store.name(),
+            invariant,
+            seed: Some(t.first_seed),
+            strategy: Some(campaign.strategy.to_string()),
+            description: None,
+            config: t.run.config,
+            steps: t.run.steps,
+            class: Some(class),
+            mask: t.mask,
+            cause: Failure::cause_of(&t.run.outcome),
+        });
+    }
+    failures
+}
+
+/// A campaign's failures to shrink without classes: the first run of each invariant.
+fn invariant_failures(
+    campaign: &Campaign<'_>,
+    store: &dyn StoreFactory,
+    first: BTreeMap<Invariant, (u64, RunReport)>,
+) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    for (invariant, (seed, run)) in first {
+        failures.push(Failure {
+            store: store.name(),
+            invariant,
+            seed: Some(seed),
+            strategy: Some(campaign.strategy.to_string()),
+            description: None,
+            config: run.config,
+            steps: run.steps,
+            class: None,
+            mask: Vec::new(),
+            cause: Failure::cause_of(&run.outcome),
+        });
+    }
+    failures
 }
 
 /// The store × invariant table: `failing/run` per cell, then the first failing seed.

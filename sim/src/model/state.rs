@@ -143,66 +143,77 @@ impl World {
             next_event,
             next_message,
         } = self;
-        let Backend {
-            db,
-            queue,
-            folded,
-            turn,
-            written_turns,
-            next_seq,
-            next_turn,
-        } = backend;
         let mut copies = Vec::with_capacity(clients.len());
         for c in clients {
-            let Client {
-                store,
-                inbox,
-                posts,
-                post_responses,
-                fetch_requests,
-                fetch_responses,
-                scrolled_up,
-                sends_left,
-                scrolls_left,
-                sent,
-                sent_texts,
-                deltas_shown,
-                learned,
-                keys,
-                seals_shown,
-            } = c;
-            copies.push(Client {
-                store: store.clone_box()?,
-                inbox: inbox.clone(),
-                posts: posts.clone(),
-                post_responses: post_responses.clone(),
-                fetch_requests: fetch_requests.clone(),
-                fetch_responses: fetch_responses.clone(),
-                scrolled_up: *scrolled_up,
-                sends_left: *sends_left,
-                scrolls_left: *scrolls_left,
-                sent: sent.clone(),
-                sent_texts: sent_texts.clone(),
-                deltas_shown: deltas_shown.clone(),
-                learned: learned.clone(),
-                keys: keys.clone(),
-                seals_shown: seals_shown.clone(),
-            });
+            copies.push(try_clone_client(c)?);
         }
         Some(World {
             config: config.clone(),
-            backend: Backend {
-                db: Arc::clone(db),
-                queue: queue.clone(),
-                folded: folded.clone(),
-                turn: turn.clone(),
-                written_turns: Arc::clone(written_turns),
-                next_seq: *next_seq,
-                next_turn: *next_turn,
-            },
+            backend: copy_backend(backend),
             clients: copies,
             next_event: *next_event,
             next_message: *next_message,
         })
     }
+}
+
+/// A copy of the backend; the append-only DB and written turns are shared, not copied.
+fn copy_backend(backend: &Backend) -> Backend {
+    let Backend {
+        db,
+        queue,
+        folded,
+        turn,
+        written_turns,
+        next_seq,
+        next_turn,
+    } = backend;
+    Backend {
+        db: Arc::clone(db),
+        queue: queue.clone(),
+        folded: folded.clone(),
+        turn: turn.clone(),
+        written_turns: Arc::clone(written_turns),
+        next_seq: *next_seq,
+        next_turn: *next_turn,
+    }
+}
+
+/// A deep copy of a client, its store included, or `None` when the store cannot copy
+/// itself.
+fn try_clone_client(c: &Client) -> Option<Client> {
+    let Client {
+        store,
+        inbox,
+        posts,
+        post_responses,
+        fetch_requests,
+        fetch_responses,
+        scrolled_up,
+        sends_left,
+        scrolls_left,
+        sent,
+        sent_texts,
+        deltas_shown,
+        learned,
+        keys,
+        seals_shown,
+    } = c;
+    Some(Client {
+        store: store.clone_box()?,
+        inbox: inbox.clone(),
+        posts: posts.clone(),
+        post_responses: post_responses.clone(),
+        fetch_requests: fetch_requests.clone(),
+        fetch_responses: fetch_responses.clone(),
+        scrolled_up: *scrolled_up,
+        sends_left: *sends_left,
+        scrolls_left: *scrolls_left,
+        sent: sent.clone(),
+        sent_texts: sent_texts.clone(),
+        deltas_shown: deltas_shown.clone(),
+        learned: learned.clone(),
+        keys: keys.clone(),
+        seals_shown: seals_shown.clone(),
+    })
 }

@@ -337,6 +337,24 @@ pub fn merge_files<T: ShardResult>(
     texts: &[(PathBuf, String)],
     allow_partial: bool,
 ) -> Result<ResultFile<T>, CampaignError> {
+    let parts = parse_parts::<T>(texts)?;
+    let shards = shards_of_one_campaign(&parts)?;
+    require_complete(&shards, allow_partial)?;
+    let count = shards.count;
+    let mut parts: Vec<(Shards, T)> = parts
+        .into_iter()
+        .map(|(_, f)| (f.shards, f.result))
+        .collect();
+    parts.sort_by_key(|(s, _)| s.done.first().copied().unwrap_or(0));
+    let merged = T::merge(parts, count)?;
+    Ok(ResultFile::new(shards, merged))
+}
+
+/// Each text parsed as a `T` result file and validated, with its path; an error names
+/// the file, line and column.
+fn parse_parts<T: ShardResult>(
+    texts: &[(PathBuf, String)],
+) -> Result<Vec<(PathBuf, ResultFile<T>)>, CampaignError> {
     let mut parts: Vec<(PathBuf, ResultFile<T>)> = Vec::new();
     for (path, text) in texts {
         let file: ResultFile<T> = serde_json::from_str(text).map_err(|e| {
@@ -351,11 +369,19 @@ pub fn merge_files<T: ShardResult>(
         file.result.validate(path)?;
         parts.push((path.clone(), file));
     }
+    Ok(parts)
+}
+
+/// The shards the `parts` hold together, when they are parts of one campaign: the same
+/// shard count and configuration as the first, each shard in range and given once.
+fn shards_of_one_campaign<T: ShardResult>(
+    parts: &[(PathBuf, ResultFile<T>)],
+) -> Result<Shards, CampaignError> {
     let (first_path, first) = &parts[0];
     let count = first.shards.count;
     let first_config = serde_json::to_value(first.result.config()).expect("a config serialises");
     let mut seen: Vec<(u64, &Path)> = Vec::new();
-    for (path, f) in &parts {
+    for (path, f) in parts {
         if f.shards.count != count || f.shards.count == 0 {
             return Err(CampaignError::BadInput(format!(
                 "{} holds shards of {} and {} shards of {}: the parts of one campaign share N in --shard I/N",
@@ -393,26 +419,26 @@ pub fn merge_files<T: ShardResult>(
     }
     let mut done: Vec<u64> = seen.iter().map(|(i, _)| *i).collect();
     done.sort_unstable();
-    let shards = Shards { count, done };
-    if !shards.complete() && !allow_partial {
-        let missing: Vec<String> = shards
-            .missing()
-            .iter()
-            .map(|i| format!("{i}/{count}"))
-            .collect();
-        return Err(CampaignError::BadInput(format!(
-            "shard{} {} missing: the merge of an incomplete campaign is not the campaign's result (pass --allow-partial to merge what is here)",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join(", ")
-        )));
+    Ok(Shards { count, done })
+}
+
+/// An error naming the missing shards, unless every shard is there or `allow_partial`:
+/// the merge of an incomplete campaign is not the campaign's result.
+fn require_complete(shards: &Shards, allow_partial: bool) -> Result<(), CampaignError> {
+    if shards.complete() || allow_partial {
+        return Ok(());
     }
-    let mut parts: Vec<(Shards, T)> = parts
-        .into_iter()
-        .map(|(_, f)| (f.shards, f.result))
+    let count = shards.count;
+    let missing: Vec<String> = shards
+        .missing()
+        .iter()
+        .map(|i| format!("{i}/{count}"))
         .collect();
-    parts.sort_by_key(|(s, _)| s.done.first().copied().unwrap_or(0));
-    let merged = T::merge(parts, count)?;
-    Ok(ResultFile::new(shards, merged))
+    Err(CampaignError::BadInput(format!(
+        "shard{} {} missing: the merge of an incomplete campaign is not the campaign's result (pass --allow-partial to merge what is here)",
+        if missing.len() == 1 { "" } else { "s" },
+        missing.join(", ")
+    )))
 }
 
 /// Where two JSON values first differ, as `path: a vs b`.

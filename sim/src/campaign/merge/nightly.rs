@@ -244,154 +244,20 @@ impl ShardResult for NightlyResult {
         _count: u64,
     ) -> Result<NightlyResult, CampaignError> {
         let config = parts[0].1.config.clone();
-        let labels: Vec<String> = parts
-            .iter()
-            .map(|(s, _)| {
-                s.done
-                    .iter()
-                    .map(|i| format!("{i}/{}", s.count))
-                    .collect::<Vec<_>>()
-                    .join("+")
-            })
-            .collect();
+        let labels = shard_labels(&parts);
         let parts: Vec<NightlyResult> = parts.into_iter().map(|(_, r)| r).collect();
-        let first = &parts[0].summary;
-        let mut summary = NightlySummary {
-            night_dir: first.night_dir.clone(),
-            budget_seconds: first.budget_seconds,
-            elapsed_seconds: parts
-                .iter()
-                .map(|p| p.summary.elapsed_seconds)
-                .fold(0.0, f64::max),
-            interrupted: parts.iter().any(|p| p.summary.interrupted),
-            seed_start: first.seed_start,
-            known_signatures: config.known.len(),
-            campaigns: Vec::new(),
-            cargo_fuzz: Vec::new(),
-            findings: Vec::new(),
-            problems: Vec::new(),
-            // The merge writes every file afresh (write_night): a shard's write errors do
-            // not carry over.
-            write_errors: Vec::new(),
-        };
+        let mut summary = merged_summary_head(&parts, &config);
         let mut covered = Vec::new();
-        // Candidates for each finding: (finding, its shard's scenario if it saved one).
-        let mut ordered: Vec<(Finding, Option<NightScenario>)> = Vec::new();
+        let mut ordered: Vec<Candidate> = Vec::new();
         for &strategy in &config.strategies {
-            let source = source_of(strategy);
-            let mut campaign: Option<CampaignSummary> = None;
-            let mut cover = CampaignCover {
-                strategy,
-                shards: Vec::new(),
-            };
-            for p in &parts {
-                if let Some(c) = p
-                    .summary
-                    .campaigns
-                    .iter()
-                    .find(|c| c.report.strategy == strategy)
-                {
-                    match &mut campaign {
-                        None => campaign = Some(c.clone()),
-                        Some(total) => {
-                            for (mine, theirs) in
-                                total.report.stores.iter_mut().zip(c.report.stores.clone())
-                            {
-                                add_store(mine, theirs);
-                            }
-                            total.report.seeds += c.report.seeds;
-                            total.runs_per_second += c.runs_per_second;
-                        }
-                    }
-                }
-                for c in p.covered.iter().filter(|c| c.strategy == strategy) {
-                    cover.shards.extend(c.shards.iter().cloned());
-                }
-            }
-            if let Some(mut c) = campaign {
-                for s in &mut c.report.stores {
-                    s.classes
-                        .sort_by(|a, b| (a.first_seed, &a.class).cmp(&(b.first_seed, &b.class)));
-                }
-                summary.campaigns.push(c);
-                cover.shards.sort_by_key(|s| s.shard);
+            if let Some((campaign, cover)) = merge_campaign(&parts, strategy) {
+                summary.campaigns.push(campaign);
                 covered.push(cover);
             }
-            // One finding per signature: the lowest seed's.
-            let mut best: Vec<(Finding, Option<NightScenario>)> = Vec::new();
-            for p in &parts {
-                for f in p.summary.findings.iter().filter(|f| f.source == source) {
-                    let candidate = (f.clone(), scenario_of(p, f));
-                    match best
-                        .iter_mut()
-                        .find(|(b, _)| b.store == f.store && b.class == f.class)
-                    {
-                        Some(b) if b.0.seed <= f.seed => {}
-                        Some(b) => *b = candidate,
-                        None => best.push(candidate),
-                    }
-                }
-            }
-            let position = |store: &str| {
-                config
-                    .stores
-                    .iter()
-                    .position(|s| s == store)
-                    .unwrap_or(usize::MAX)
-            };
-            best.sort_by(|(a, _), (b, _)| {
-                (position(&a.store), a.seed, &a.class).cmp(&(position(&b.store), b.seed, &b.class))
-            });
-            ordered.extend(best);
+            ordered.extend(first_per_signature(&parts, &source_of(strategy), &config));
         }
-        for (p, label) in parts.iter().zip(&labels) {
-            for f in p
-                .summary
-                .findings
-                .iter()
-                .filter(|f| !f.source.starts_with("in-process/"))
-            {
-                ordered.push((f.clone(), scenario_of(p, f)));
-            }
-            summary
-                .cargo_fuzz
-                .extend(p.summary.cargo_fuzz.iter().cloned());
-            summary.problems.extend(
-                p.summary
-                    .problems
-                    .iter()
-                    .map(|problem| format!("shard {label}: {problem}")),
-            );
-        }
-        let mut known: BTreeSet<Signature> = config.known.iter().cloned().collect();
-        let mut saved = Vec::new();
-        for (mut f, scenario) in ordered {
-            let sig = (f.store.clone(), f.class.clone());
-            f.new = !known.contains(&sig);
-            if f.new {
-                let s = scenario.ok_or_else(|| {
-                    CampaignError::BadInput(format!(
-                        "the merged night's first finding of {} {} has no saved scenario in its shard's result",
-                        f.store, f.class_name
-                    ))
-                })?;
-                f.invariant = s.invariant;
-                f.steps = Some(s.saved.steps);
-                f.scenario = Some(
-                    PathBuf::from(&summary.night_dir)
-                        .join("scenarios")
-                        .join(&s.saved.file)
-                        .display()
-                        .to_string(),
-                );
-                saved.push(s);
-                known.insert(sig);
-            } else {
-                f.steps = None;
-                f.scenario = None;
-            }
-            summary.findings.push(f);
-        }
+        add_shard_extras(&mut summary, &parts, &labels, &mut ordered);
+        let saved = mark_new(&mut summary, ordered, &config.known)?;
         Ok(NightlyResult {
             config,
             covered,
@@ -399,6 +265,198 @@ impl ShardResult for NightlyResult {
             saved,
         })
     }
+}
+
+/// A candidate for a merged finding: the finding, and its shard's scenario if it saved one.
+type Candidate = (Finding, Option<NightScenario>);
+
+/// Each part's shards as `I/N` (joined by `+` when a part holds several), to name the
+/// shard a problem came from.
+fn shard_labels(parts: &[(Shards, NightlyResult)]) -> Vec<String> {
+    parts
+        .iter()
+        .map(|(s, _)| {
+            s.done
+                .iter()
+                .map(|i| format!("{i}/{}", s.count))
+                .collect::<Vec<_>>()
+                .join("+")
+        })
+        .collect()
+}
+
+/// The merged summary before its lists are filled: the first shard's night, budget and
+/// seeds (the config made them equal), the longest shard's elapsed time (the shards ran
+/// side by side), interrupted if any shard was.
+fn merged_summary_head(parts: &[NightlyResult], config: &NightConfig) -> NightlySummary {
+    let first = &parts[0].summary;
+    NightlySummary {
+        night_dir: first.night_dir.clone(),
+        budget_seconds: first.budget_seconds,
+        elapsed_seconds: parts
+            .iter()
+            .map(|p| p.summary.elapsed_seconds)
+            .fold(0.0, f64::max),
+        interrupted: parts.iter().any(|p| p.summary.interrupted),
+        seed_start: first.seed_start,
+        known_signatures: config.known.len(),
+        campaigns: Vec::new(),
+        cargo_fuzz: Vec::new(),
+        findings: Vec::new(),
+        problems: Vec::new(),
+        // The merge writes every file afresh (write_night): a shard's write errors do
+        // not carry over.
+        write_errors: Vec::new(),
+    }
+}
+
+/// One strategy's campaign over every shard that ran it: the tables and the throughputs
+/// add up (the shards ran side by side), the classes in first-seed order, and the seeds
+/// each shard covered in shard order. `None` when no shard ran it.
+fn merge_campaign(
+    parts: &[NightlyResult],
+    strategy: StrategySpec,
+) -> Option<(CampaignSummary, CampaignCover)> {
+    let mut campaign: Option<CampaignSummary> = None;
+    let mut cover = CampaignCover {
+        strategy,
+        shards: Vec::new(),
+    };
+    for p in parts {
+        if let Some(c) = p
+            .summary
+            .campaigns
+            .iter()
+            .find(|c| c.report.strategy == strategy)
+        {
+            match &mut campaign {
+                None => campaign = Some(c.clone()),
+                Some(total) => {
+                    for (mine, theirs) in
+                        total.report.stores.iter_mut().zip(c.report.stores.clone())
+                    {
+                        add_store(mine, theirs);
+                    }
+                    total.report.seeds += c.report.seeds;
+                    total.runs_per_second += c.runs_per_second;
+                }
+            }
+        }
+        for c in p.covered.iter().filter(|c| c.strategy == strategy) {
+            cover.shards.extend(c.shards.iter().cloned());
+        }
+    }
+    let mut c = campaign?;
+    for s in &mut c.report.stores {
+        s.classes
+            .sort_by(|a, b| (a.first_seed, &a.class).cmp(&(b.first_seed, &b.class)));
+    }
+    cover.shards.sort_by_key(|s| s.shard);
+    Some((c, cover))
+}
+
+/// One strategy's findings (from `source`), one per signature: the lowest seed's, in the
+/// campaign's order (store as configured, then seed, then class), as one night orders
+/// them.
+fn first_per_signature(
+    parts: &[NightlyResult],
+    source: &str,
+    config: &NightConfig,
+) -> Vec<Candidate> {
+    let mut best: Vec<Candidate> = Vec::new();
+    for p in parts {
+        for f in p.summary.findings.iter().filter(|f| f.source == source) {
+            let candidate = (f.clone(), scenario_of(p, f));
+            match best
+                .iter_mut()
+                .find(|(b, _)| b.store == f.store && b.class == f.class)
+            {
+                Some(b) if b.0.seed <= f.seed => {}
+                Some(b) => *b = candidate,
+                None => best.push(candidate),
+            }
+        }
+    }
+    let position = |store: &str| {
+        config
+            .stores
+            .iter()
+            .position(|s| s == store)
+            .unwrap_or(usize::MAX)
+    };
+    best.sort_by(|(a, _), (b, _)| {
+        (position(&a.store), a.seed, &a.class).cmp(&(position(&b.store), b.seed, &b.class))
+    });
+    best
+}
+
+/// What is not per strategy, in shard order: each shard's cargo-fuzz findings (after every
+/// strategy's), its cargo-fuzz runs, and its problems, named by shard (`labels`).
+fn add_shard_extras(
+    summary: &mut NightlySummary,
+    parts: &[NightlyResult],
+    labels: &[String],
+    ordered: &mut Vec<Candidate>,
+) {
+    for (p, label) in parts.iter().zip(labels) {
+        for f in p
+            .summary
+            .findings
+            .iter()
+            .filter(|f| !f.source.starts_with("in-process/"))
+        {
+            ordered.push((f.clone(), scenario_of(p, f)));
+        }
+        summary
+            .cargo_fuzz
+            .extend(p.summary.cargo_fuzz.iter().cloned());
+        summary.problems.extend(
+            p.summary
+                .problems
+                .iter()
+                .map(|problem| format!("shard {label}: {problem}")),
+        );
+    }
+}
+
+/// Adds the `ordered` findings to `summary`, marking each new whose signature is neither
+/// `known` nor earlier in the order, exactly as one night marks them. A new one takes the
+/// scenario its shard saved (an error if it has none); returns those scenarios, in order.
+fn mark_new(
+    summary: &mut NightlySummary,
+    ordered: Vec<Candidate>,
+    known: &[Signature],
+) -> Result<Vec<NightScenario>, CampaignError> {
+    let mut known: BTreeSet<Signature> = known.iter().cloned().collect();
+    let mut saved = Vec::new();
+    for (mut f, scenario) in ordered {
+        let sig = (f.store.clone(), f.class.clone());
+        f.new = !known.contains(&sig);
+        if f.new {
+            let s = scenario.ok_or_else(|| {
+                CampaignError::BadInput(format!(
+                    "the merged night's first finding of {} {} has no saved scenario in its shard's result",
+                    f.store, f.class_name
+                ))
+            })?;
+            f.invariant = s.invariant;
+            f.steps = Some(s.saved.steps);
+            f.scenario = Some(
+                PathBuf::from(&summary.night_dir)
+                    .join("scenarios")
+                    .join(&s.saved.file)
+                    .display()
+                    .to_string(),
+            );
+            saved.push(s);
+            known.insert(sig);
+        } else {
+            f.steps = None;
+            f.scenario = None;
+        }
+        summary.findings.push(f);
+    }
+    Ok(saved)
 }
 
 /// The scenario `part` saved for finding `f`, if `f` was new in that part.

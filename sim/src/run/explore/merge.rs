@@ -121,61 +121,86 @@ pub fn merge_explore_results(parts: Vec<ExploreResult>) -> Result<ExploreResult,
         return Err("no explore result to merge".to_string());
     };
     for (i, p) in parts.iter().enumerate() {
-        let n = i + 1;
-        if p.format != FORMAT {
-            return Err(format!(
-                "result {n} is not a {FORMAT} file (format {:?})",
-                p.format
-            ));
-        }
-        if p.kind != KIND {
-            return Err(format!(
-                "result {n} is a `{}` result: only explore results merge here",
-                p.kind
-            ));
-        }
-        if p.format_version != FORMAT_VERSION {
-            return Err(format!(
-                "result {n} has format version {}, this build reads {FORMAT_VERSION}",
-                p.format_version
-            ));
-        }
-        if p.tool != tool() {
-            return Err(format!(
-                "result {n} was written by {}, not by this build ({}): another version may search another tree",
-                p.tool,
-                tool()
-            ));
-        }
-        let (a, b) = (&first.result.config, &p.result.config);
-        let differs = if a.store != b.store {
-            Some(format!("store {:?} vs {:?}", a.store, b.store))
-        } else if a.world != b.world {
-            Some(format!(
-                "world {} vs {}",
-                serde_json::to_string(&a.world).unwrap_or_default(),
-                serde_json::to_string(&b.world).unwrap_or_default()
-            ))
-        } else if a.search != b.search {
-            Some(format!("search {:?} vs {:?}", a.search, b.search))
-        } else {
-            None
-        };
-        if let Some(d) = differs {
-            return Err(format!(
-                "results 1 and {n} searched different configurations: {d}"
-            ));
-        }
-        if p.shards.count != first.shards.count {
-            return Err(format!(
-                "results 1 and {n} split the search into {} and {} shards",
-                first.shards.count, p.shards.count
-            ));
-        }
+        check_mergeable(first, p, i + 1)?;
     }
     let count = first.shards.count;
     let mut parts = parts;
     parts.sort_by_key(|p| p.shards.done.first().copied().unwrap_or(0));
+    let done = every_shard_once(&parts, count)?;
+    let verified = parts.iter().all(|p| p.result.verified);
+    let mut parts = parts.into_iter();
+    let mut merged = parts.next().expect("non-empty");
+    for p in parts {
+        add_shard_report(&mut merged.result.report, p.result.report);
+    }
+    merged.shards.done = done;
+    merged.result.verified = verified && merged.result.report.verified();
+    Ok(merged)
+}
+
+/// Whether `p`, the `n`th result, merges with the first: an explore result file of this
+/// format version written by this build (another may search another tree), of the same
+/// configuration, split into as many shards.
+fn check_mergeable(first: &ExploreResult, p: &ExploreResult, n: usize) -> Result<(), String> {
+    if p.format != FORMAT {
+        return Err(format!(
+            "result {n} is not a {FORMAT} file (format {:?})",
+            p.format
+        ));
+    }
+    if p.kind != KIND {
+        return Err(format!(
+            "result {n} is a `{}` result: only explore results merge here",
+            p.kind
+        ));
+    }
+    if p.format_version != FORMAT_VERSION {
+        return Err(format!(
+            "result {n} has format version {}, this build reads {FORMAT_VERSION}",
+            p.format_version
+        ));
+    }
+    if p.tool != tool() {
+        return Err(format!(
+            "result {n} was written by {}, not by this build ({}): another version may search another tree",
+            p.tool,
+            tool()
+        ));
+    }
+    if let Some(d) = config_difference(&first.result.config, &p.result.config) {
+        return Err(format!(
+            "results 1 and {n} searched different configurations: {d}"
+        ));
+    }
+    if p.shards.count != first.shards.count {
+        return Err(format!(
+            "results 1 and {n} split the search into {} and {} shards",
+            first.shards.count, p.shards.count
+        ));
+    }
+    Ok(())
+}
+
+/// The first of store, world and search in which two configurations differ, in words.
+fn config_difference(a: &ExploreConfig, b: &ExploreConfig) -> Option<String> {
+    if a.store != b.store {
+        Some(format!("store {:?} vs {:?}", a.store, b.store))
+    } else if a.world != b.world {
+        Some(format!(
+            "world {} vs {}",
+            serde_json::to_string(&a.world).unwrap_or_default(),
+            serde_json::to_string(&b.world).unwrap_or_default()
+        ))
+    } else if a.search != b.search {
+        Some(format!("search {:?} vs {:?}", a.search, b.search))
+    } else {
+        None
+    }
+}
+
+/// The shards the `parts` hold, in order, when each of the `count` is there exactly once:
+/// a merge of some shards verifies nothing.
+fn every_shard_once(parts: &[ExploreResult], count: u64) -> Result<Vec<u64>, String> {
     let mut done: Vec<u64> = parts.iter().flat_map(|p| p.shards.done.clone()).collect();
     done.sort_unstable();
     if let Some(w) = done.windows(2).find(|w| w[0] == w[1]) {
@@ -191,45 +216,42 @@ pub fn merge_explore_results(parts: Vec<ExploreResult>) -> Result<ExploreResult,
             missing.join(", ")
         ));
     }
-    let verified = parts.iter().all(|p| p.result.verified);
-    let mut parts = parts.into_iter();
-    let mut merged = parts.next().expect("non-empty");
-    for p in parts {
-        let r = &mut merged.result.report;
-        let o = p.result.report;
-        let keep_mine = match (&r.counterexample, &o.counterexample) {
-            (Some(a), Some(b)) => (a.steps.len(), &a.steps) <= (b.steps.len(), &b.steps),
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
-        let counterexample = if keep_mine {
-            r.counterexample.take()
-        } else {
-            o.counterexample.clone()
-        };
-        if r.scope != o.scope {
-            r.scope = format!("{}; {}", r.scope, o.scope);
-        }
-        let covered = match (r.covered.take(), o.covered.clone()) {
-            (Some(mut a), Some(b)) => {
-                for (x, y) in a.units.iter_mut().zip(b.units) {
-                    x.extend(y);
-                    x.sort_unstable();
-                }
-                Some(a)
-            }
-            (a, b) => a.or(b),
-        };
-        let refused = r.per_tab_refused.take().or(o.per_tab_refused.clone());
-        let check = r.shortest_check.take().or(o.shortest_check.clone());
-        let mut sum = r.clone().add(o);
-        sum.counterexample = counterexample;
-        sum.covered = covered;
-        sum.per_tab_refused = refused;
-        sum.shortest_check = check;
-        *r = sum;
+    Ok(done)
+}
+
+/// Adds shard report `o` to `r`: counts add up; the counterexample is the shorter (ties to
+/// the smaller schedule, `r`'s on equal ones); scopes are listed; covered units join; the
+/// first refusal and shortest-mode check are kept.
+fn add_shard_report(r: &mut ExploreReport, o: ExploreReport) {
+    let keep_mine = match (&r.counterexample, &o.counterexample) {
+        (Some(a), Some(b)) => (a.steps.len(), &a.steps) <= (b.steps.len(), &b.steps),
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    let counterexample = if keep_mine {
+        r.counterexample.take()
+    } else {
+        o.counterexample.clone()
+    };
+    if r.scope != o.scope {
+        r.scope = format!("{}; {}", r.scope, o.scope);
     }
-    merged.shards.done = done;
-    merged.result.verified = verified && merged.result.report.verified();
-    Ok(merged)
+    let covered = match (r.covered.take(), o.covered.clone()) {
+        (Some(mut a), Some(b)) => {
+            for (x, y) in a.units.iter_mut().zip(b.units) {
+                x.extend(y);
+                x.sort_unstable();
+            }
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    };
+    let refused = r.per_tab_refused.take().or(o.per_tab_refused.clone());
+    let check = r.shortest_check.take().or(o.shortest_check.clone());
+    let mut sum = r.clone().add(o);
+    sum.counterexample = counterexample;
+    sum.covered = covered;
+    sum.per_tab_refused = refused;
+    sum.shortest_check = check;
+    *r = sum;
 }
