@@ -6,7 +6,7 @@
 use crate::model::content::MessageTexts;
 use crate::model::wire::{Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
-use crate::oracle::{converged, judge_render, Invariant};
+use crate::oracle::{check_converged, converged, judge_render, Invariant};
 use crate::store::durable;
 use crate::testing::script::{scripted_config, Script};
 
@@ -109,11 +109,71 @@ fn inv2_sealed_content_also_live_after_the_reconcile_is_a_duplicate() {
     let delta = r.iter().find(|r| r.text == "txt:t1.1").unwrap().clone();
     r.push(RenderRow {
         origin: Origin::Live { id: "a".into() },
-        ..delta
+        ..delta.clone()
     });
     assert_eq!(judge(s.world(), &r, true), Some(Invariant::NoDuplicate));
     // Only judged once the tab is settled after a fetch response.
     assert_ne!(judge(s.world(), &r, false), Some(Invariant::NoDuplicate));
+    // The violation names each duplicated token once, however many live rows show it.
+    let mut twice = r.clone();
+    twice.push(RenderRow {
+        origin: Origin::Live { id: "b".into() },
+        ..delta
+    });
+    let v = judge_render(s.world(), 0, &twice, true, 0).unwrap();
+    assert_eq!(v.messages, ["txt:t1.1"]);
+}
+
+/// Colliding texts: "ok" (m1) sealed and reconciled, then "ok thanks" (m2) sent, pending;
+/// with `twice`, "ok" (m3) sent too, pending.
+fn colliding_after_a_seal(twice: bool) -> Script<'static> {
+    let mut config = scripted_config();
+    config.message_texts = MessageTexts::Colliding;
+    let mut s = Script::new(config, &durable::KIND);
+    s.deliver_all(0).deliver_all(1);
+    s.send(0).post(0).deliver_all(0);
+    s.end().write().seal().deliver_all(0).fetch(0);
+    s.send(0);
+    if twice {
+        s.send(0);
+    }
+    s
+}
+
+/// A live user row of the text of `rows`' sealed "ok", as a store that kept it would show.
+fn live_ok(rows: &[RenderRow]) -> RenderRow {
+    let sealed = rows
+        .iter()
+        .find(|r| !r.is_live() && r.role == Role::User && r.text == "ok")
+        .unwrap_or_else(|| panic!("no sealed \"ok\" in {rows:?}"));
+    RenderRow {
+        origin: Origin::Live { id: "x".into() },
+        ..sealed.clone()
+    }
+}
+
+#[test]
+fn inv2_with_colliding_texts_a_live_row_no_pending_message_justifies_is_a_duplicate() {
+    // No "ok" pending: a live "ok" beside the sealed one is the sealed message again.
+    let s = colliding_after_a_seal(false);
+    let good = rows(&s);
+    assert_eq!(judge(s.world(), &good, true), None, "{good:?}");
+    assert!(good.iter().any(|r| r.is_live() && r.text == "ok thanks"));
+    let mut r = good.clone();
+    r.push(live_ok(&good));
+    assert_eq!(judge(s.world(), &r, true), Some(Invariant::NoDuplicate));
+    // One "ok" pending (m3) justifies one live "ok", not two.
+    let s = colliding_after_a_seal(true);
+    let good = rows(&s);
+    let live_oks = good
+        .iter()
+        .filter(|r| r.is_live() && r.text == "ok")
+        .count();
+    assert_eq!(live_oks, 1, "{good:?}");
+    assert_eq!(judge(s.world(), &good, true), None, "{good:?}");
+    let mut r = good.clone();
+    r.push(live_ok(&good));
+    assert_eq!(judge(s.world(), &r, true), Some(Invariant::NoDuplicate));
 }
 
 // --- invariant 3 -------------------------------------------------------------------------
@@ -173,6 +233,20 @@ fn inv4_each_clause_of_equal_to_the_db() {
     ] {
         assert_eq!(broken(&r), Some(Invariant::Converges), "{what}");
     }
+    // Every tab's own render: converged once both tabs reconciled, not in the middle of a
+    // turn, nor while one tab has not fetched.
+    assert_eq!(
+        check_converged(world, 0).map(|v| (v.invariant, v.client)),
+        Some((Invariant::Converges, Some(1)))
+    );
+    let mut both = converged_world();
+    both.deliver_all(1).fetch(1);
+    assert_eq!(check_converged(both.world(), 0), None);
+    let busy = mid_turn();
+    assert_eq!(
+        check_converged(busy.world(), 0).map(|v| v.invariant),
+        Some(Invariant::Converges)
+    );
 }
 
 // --- invariant 5 -------------------------------------------------------------------------
