@@ -38,15 +38,9 @@ pub use check::CheckResult;
 pub use fuzz::FuzzResult;
 pub use nightly::NightlyResult;
 
-/// The `format` of a result file.
-pub const FORMAT: &str = "reconcile-sim-result";
-/// The `format_version` this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
-
-/// This build, as written in `tool`: `reconcile-sim X.Y.Z`.
-pub fn tool() -> String {
-    format!("reconcile-sim {}", env!("CARGO_PKG_VERSION"))
-}
+/// The header constants every result file shares, explore's included: defined once, in
+/// the lower layer (`run::explore::merge`), so the two kinds of result cannot drift apart.
+pub use crate::run::explore::merge::{tool, FORMAT, FORMAT_VERSION};
 
 /// Which shards of how many a result holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

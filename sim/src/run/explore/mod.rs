@@ -86,7 +86,7 @@ mod dfs;
 mod frame;
 mod independence;
 mod limits;
-mod merge;
+pub mod merge;
 pub mod scope;
 pub mod shard;
 mod state_key;
