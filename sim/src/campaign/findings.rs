@@ -170,8 +170,22 @@ pub fn shrink_and_save(
     file: &Path,
     limits: Limits,
 ) -> Result<Finding, FindingError> {
+    shrink_and_save_after(store, failure, file, limits, None)
+}
+
+/// [`shrink_and_save`], given `replayed`: a replay of `failure`'s steps on `store` under its
+/// mask that the caller has made already (the recheck's, on the same processes), which
+/// shrinking would otherwise begin by making again. Through an adapter every replay costs
+/// round trips, and one that hangs costs the whole timeout.
+pub fn shrink_and_save_after(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: &Path,
+    limits: Limits,
+    replayed: Option<Classified>,
+) -> Result<Finding, FindingError> {
     let (shrunk, masked) = match &failure.class {
-        Some(class) => shrink_class(store, failure, class, limits)?,
+        Some(class) => shrink_class(store, failure, class, limits, replayed)?,
         None => (
             shrink(
                 store,
@@ -282,8 +296,10 @@ fn shrink_class(
     failure: &Failure,
     class: &Class,
     limits: Limits,
+    replayed: Option<Classified>,
 ) -> Result<(Shrunk, Vec<Class>), FindingError> {
-    let first = classify(store, failure.config.clone(), &failure.steps, &failure.mask);
+    let first = replayed
+        .unwrap_or_else(|| classify(store, failure.config.clone(), &failure.steps, &failure.mask));
     if first.class.as_ref() != Some(class) {
         return Err(FindingError::DoesNotReplay(DoesNotFail {
             expected: Some(failure.invariant),

@@ -30,7 +30,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::{
-    file_for, save_unshrunk, shrink_and_save, Failure, Finding, FindingError,
+    file_for, save_unshrunk, shrink_and_save_after, Failure, Finding, FindingError,
 };
 use crate::campaign::fuzz::run_one_observed;
 use crate::model::record::StepRecord;
@@ -41,7 +41,7 @@ use crate::model::world::World;
 use crate::oracle::{render_line, Invariant, Violation};
 use crate::run::strategy::StrategySpec;
 use crate::run::{Observer, Outcome, RunReport, StepAt};
-use crate::trace::class::{classify, Class};
+use crate::trace::class::{classify, Class, Classified};
 use crate::trace::scenario::Scenario;
 use crate::trace::shrink::{GaveUp, Limits};
 
@@ -178,8 +178,9 @@ pub fn settle(
             Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
             None => limits,
         };
-        let second = match recheck(store, failure) {
-            None => match shrink_and_save(store, failure, &file, limits) {
+        let (second, replayed) = recheck_replayed(store, failure);
+        let second = match second {
+            None => match shrink_and_save_after(store, failure, &file, limits, Some(replayed)) {
                 Ok(finding) => {
                     settled.findings.push(finding);
                     continue;
@@ -207,12 +208,20 @@ pub fn settle(
 /// fresh process per store, when there is such a thing): `None` when it fails the same way
 /// (the same class, or invariant without one) on both, else what it is and why.
 pub fn recheck(store: &dyn StoreFactory, failure: &Failure) -> Option<(SuspectKind, String)> {
-    let on_reused = replays(store, failure);
+    recheck_replayed(store, failure).0
+}
+
+/// [`recheck`], and the replay on `store`'s own processes (what shrinking begins with).
+fn recheck_replayed(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+) -> (Option<(SuspectKind, String)>, Classified) {
+    let (on_reused, replayed) = replays(store, failure);
     let fresh = store.fresh();
-    let on_fresh = fresh.as_deref().map(|f| replays(f, failure));
+    let on_fresh = fresh.as_deref().map(|f| replays(f, failure).0);
     let timing = failure.cause.as_ref().is_some_and(CrashCause::is_timing);
     let same = |r: &Replayed| r.same;
-    match (&on_reused, &on_fresh) {
+    let verdict = match (&on_reused, &on_fresh) {
         (r, None) if same(r) => None,
         (r, Some(f)) if same(r) && same(f) => None,
         _ if timing => Some((
@@ -243,7 +252,8 @@ pub fn recheck(store: &dyn StoreFactory, failure: &Failure) -> Option<(SuspectKi
                 replay_words(&on_reused, on_fresh.as_ref())
             ),
         )),
-    }
+    };
+    (verdict, replayed)
 }
 
 /// What one replay of a failure did.
@@ -256,18 +266,20 @@ struct Replayed {
     cause: Option<CrashCause>,
 }
 
-fn replays(store: &dyn StoreFactory, failure: &Failure) -> Replayed {
+/// Replay `failure` on `store`: what it did, and the replay itself.
+fn replays(store: &dyn StoreFactory, failure: &Failure) -> (Replayed, Classified) {
     let c = classify(store, failure.config.clone(), &failure.steps, &failure.mask);
     let got = c.report.outcome.invariant();
     let same = match &failure.class {
         Some(class) => c.class.as_ref() == Some(class),
         None => got == Some(failure.invariant),
     };
-    Replayed {
+    let replayed = Replayed {
         same,
         got,
         cause: Failure::cause_of(&c.report.outcome),
-    }
+    };
+    (replayed, c)
 }
 
 /// `on the campaign's processes: passed; in a fresh process: crash (…)`.

@@ -4,7 +4,7 @@ use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
 use reconcile_sim::campaign::recheck::{format_suspects, settle};
 use reconcile_sim::run::{Outcome, RunReport};
-use reconcile_sim::trace::class::classify;
+use reconcile_sim::trace::class::ClassWatch;
 use reconcile_sim::trace::coverage::CoverageObserver;
 use reconcile_sim::trace::timeline::TraceLines;
 
@@ -41,10 +41,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store_with(&args.store, args.exec)?;
     let store = store.as_ref();
     let spec = args.strategy.spec()?;
-    // The run is narrated and its coverage counted as it goes: nothing runs it again.
-    let mut observer = (CoverageObserver::default(), TraceLines::default());
+    // The run is narrated, classified and its coverage counted as it goes: nothing runs
+    // it again (through a slow or hanging adapter, every replay costs).
+    let mut observer = (
+        ClassWatch::new(&[]),
+        (CoverageObserver::default(), TraceLines::default()),
+    );
     let report = run_one_observed(store, spec, args.seed, &mut observer);
-    let (CoverageObserver { coverage, .. }, TraceLines { lines, .. }) = observer;
+    let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
+    let class = watch.finish(report.clone()).class;
     let strategy_choices = spec.build(args.seed).describe();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
@@ -64,7 +69,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 description: None,
                 config: report.config.clone(),
                 steps: report.steps.clone(),
-                class: classify(store, report.config.clone(), &report.steps, &[]).class,
+                class,
                 mask: Vec::new(),
                 cause: v.cause.clone(),
             };

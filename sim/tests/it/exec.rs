@@ -76,8 +76,10 @@ fn faulty(mode: &str) -> ExecFactory {
 
 /// A timeout no healthy adapter comes near, even on a loaded machine.
 const GENEROUS: Duration = Duration::from_secs(120);
-/// The per-message timeout of the adapters that hang: short, so the tests are.
-const SHORT: Duration = Duration::from_secs(3);
+/// The per-message timeout of the adapters that hang: short, so the tests are. Healthy
+/// answers stay far below it: 1 500 seeds through the reference adapter with a 250 ms
+/// timeout, on two cores kept busy by two spinning loops and a build, timed out nowhere.
+const SHORT: Duration = Duration::from_secs(1);
 
 fn rust(name: &str) -> StoreKind {
     by_name(name).expect("shipped store")
@@ -86,8 +88,11 @@ fn rust(name: &str) -> StoreKind {
 // --- differential ----------------------------------------------------------------------
 
 /// Seeds per store for the two stores the adapter exists for, and for the other variants.
-const SEEDS_MAIN: u64 = 2000;
-const SEEDS_OTHER: u64 = 300;
+/// Enough to cross every kind of step many times; CI compares on 5 000 and 1 000 more
+/// (`scripts/check-node-differential.sh`, through `reconcile-sim diff`), outside the suite,
+/// which must stay fast.
+const SEEDS_MAIN: u64 = 400;
+const SEEDS_OTHER: u64 = 100;
 
 fn agree_on_seeds(variant: &str, seeds: u64) -> Agreement {
     agree_on_seeds_with(variant, "", seeds)
@@ -154,11 +159,13 @@ fn the_differential_driver_catches_a_different_store() {
 
 /// Every committed scenario file under `scenarios/` (recursively) replays in lockstep
 /// against the Rust and the Node version of the store it names, and of `current` and
-/// `membership`, with identical effects and renders after every step.
+/// `membership`, with identical effects and renders after every step. One adapter per
+/// variant serves every scenario (its processes are reset between runs, as in a campaign).
 #[test]
 fn every_committed_scenario_agrees_between_rust_and_node() {
     let files = reconcile_sim::campaign::check::scenario_files(&repo().join("scenarios")).unwrap();
     assert!(files.len() >= 4, "the bug scenarios are committed");
+    let mut adapters: std::collections::BTreeMap<String, ExecFactory> = Default::default();
     for path in &files {
         let scenario = reconcile_sim::trace::scenario::load(path).unwrap();
         let name = path.display().to_string();
@@ -169,18 +176,17 @@ fn every_committed_scenario_agrees_between_rust_and_node() {
         ];
         variants.dedup();
         for variant in &variants {
-            assert_scenario_agrees(&name, variant, scenario.config.clone(), &scenario.steps());
+            let node = adapters
+                .entry(variant.clone())
+                .or_insert_with(|| node_store(variant));
+            let (config, steps) = (scenario.config.clone(), scenario.steps());
+            if let Err(d) = lockstep_replay(&rust(variant), node, config, &steps) {
+                panic!("scenario {name}, store {variant}: {d}");
+            }
         }
     }
 }
 
-fn assert_scenario_agrees(name: &str, variant: &str, config: WorldConfig, steps: &[Step]) {
-    if let Err(d) = lockstep_replay(&rust(variant), &node_store(variant), config, steps) {
-        panic!("scenario {name}, store {variant}: {d}");
-    }
-}
-
-/// Bug A (as in tests/bugs.rs): c0's deferred reconcile of t1 runs while c1's t2 streams.
 fn bug_a_script() -> Script<'static> {
     static CURRENT: StoreKind = reconcile_sim::store::current::KIND;
     let mut s = Script::new(scripted_config(), &CURRENT);
@@ -356,13 +362,13 @@ fn fault_process_exits() {
 fn fault_process_hangs_past_the_timeout() {
     assert_crash_on_turn_start(
         "hang",
-        "no answer within 3s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)",
+        "no answer within 1s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)",
         |c| {
             matches!(
                 c,
                 CrashCause::TimedOut {
                     phase: Phase::Message,
-                    waited_ms: 3000,
+                    waited_ms: 1000,
                     ..
                 }
             )
@@ -731,12 +737,21 @@ fn state_digests_through_the_reference_adapter() {
 /// process: the same verdict and the same distinct full states.
 #[test]
 fn explore_through_the_adapter_caches_states_like_in_process() {
-    let mut bound = ExploreBound::small(2, 1);
+    // One tab sending two messages: small enough that backtracking by replay through the
+    // adapter stays cheap, big enough that the cache merges thousands of revisits.
+    let mut bound = ExploreBound::small(1, 2);
     bound.state_cache = true;
     let inproc = explore(&rust("current"), &bound, &mut |_| {});
     let exec = explore(&node_store("current"), &bound, &mut |_| {});
     assert_eq!(exec.state_cache, StateCache::On);
+    assert!(
+        exec.distinct_full_states > 100,
+        "{}",
+        exec.distinct_full_states
+    );
     assert_eq!(exec.distinct_full_states, inproc.distinct_full_states);
+    assert!(exec.revisits_pruned > 0, "the cache merged nothing");
+    assert_eq!(exec.revisits_pruned, inproc.revisits_pruned);
     assert_eq!(exec.schedules, inproc.schedules);
     assert_eq!(
         exec.counterexample.map(|c| c.violation.invariant),
@@ -778,17 +793,32 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
     let fuzz = |store: &str, seeds: &str, jobs: &str| {
         let o = sim_env(
             &[
-                "fuzz", "--store", store, "--seeds", seeds, "--json", "--jobs", jobs, "--out", out,
+                "fuzz",
+                "--store",
+                store,
+                "--seeds",
+                seeds,
+                "--json",
+                "--jobs",
+                jobs,
+                "--out",
+                out,
+                // Shrinking through the adapter costs a round trip per step of every
+                // replay; a replay budget (unlike a time budget) shrinks alike in both.
+                "--max-shrink-iters",
+                "100",
             ],
             &[],
         );
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("fuzz --json");
         (code(&o), v)
     };
-    let (exec_code, exec) = fuzz(spec, "300", "2");
-    let (inproc_code, inproc) = fuzz("current", "300", "2");
+    // Each class a campaign finds is shrunk through the adapter: 80 seeds find several.
+    let (exec_code, exec) = fuzz(spec, "80", "2");
+    let (inproc_code, inproc) = fuzz("current", "80", "2");
     assert_eq!(exec_code, inproc_code);
-    assert_eq!(exec["seeds"], 300);
+    assert_eq!(exec["seeds"], 80);
+    assert!(exec["scenarios"].as_array().unwrap().len() >= 4, "{exec}");
     // The table (stores × invariants, first failing seeds) is the same once the store's
     // name is swapped; the shrunk scenario files differ only by that name.
     let mut exec_stores = exec["stores"].clone();
@@ -811,8 +841,8 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
     };
     assert_eq!(signatures(&exec), signatures(&inproc));
     // Independent of --jobs.
-    let (_, one) = fuzz(spec, "200", "1");
-    let (_, two) = fuzz(spec, "200", "2");
+    let (_, one) = fuzz(spec, "30", "1");
+    let (_, two) = fuzz(spec, "30", "2");
     assert_eq!(one, two);
 }
 
@@ -820,7 +850,17 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
 fn cli_run_reports_a_fault_as_a_crash_with_its_cause_stderr_and_reproduce_line() {
     require_node();
     let spec = "exec:node sim/tests/faulty/faulty.js exit";
-    let o = sim_env(&["run", "--store", spec, "--seed", "1"], &[]);
+    // Every replay that reaches the fault starts a new process: shrinking is cut short.
+    let run = [
+        "run",
+        "--store",
+        spec,
+        "--seed",
+        "1",
+        "--max-shrink-iters",
+        "2",
+    ];
+    let o = sim_env(&run, &[]);
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("trace ("), "{text}");
@@ -839,14 +879,14 @@ fn cli_run_reports_a_fault_as_a_crash_with_its_cause_stderr_and_reproduce_line()
         "a fault prints nothing to stderr: {}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let again = sim_env(&["run", "--store", spec, "--seed", "1"], &[]);
+    let again = sim_env(&run, &[]);
     assert_eq!(
         String::from_utf8(again.stdout).unwrap(),
         text,
         "same seed, same bytes"
     );
     // --json: the violation carries the typed cause with the stderr tail.
-    let o = sim_env(&["run", "--store", spec, "--seed", "1", "--json"], &[]);
+    let o = sim_env(&[&run[..], &["--json"]].concat(), &[]);
     assert_eq!(code(&o), 1);
     let json = String::from_utf8(o.stdout).unwrap();
     let at = json.find("\"cause\"").unwrap_or_else(|| panic!("{json}"));
@@ -872,14 +912,14 @@ fn cli_run_times_out_a_hanging_adapter() {
         ],
         // Short per message (only the hang waits it out), generous start-up.
         &[
-            ("RECONCILE_SIM_EXEC_TIMEOUT", "3s"),
+            ("RECONCILE_SIM_EXEC_TIMEOUT", "1s"),
             ("RECONCILE_SIM_EXEC_STARTUP_TIMEOUT", "2m"),
         ],
     );
     assert_eq!(code(&o), 1);
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains("no answer within 3s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
+        text.contains("no answer within 1s (the per-message timeout; set RECONCILE_SIM_EXEC_TIMEOUT to change it)"),
         "{text}"
     );
 }

@@ -64,17 +64,22 @@ fn shards(dir: &Path, args: &[&str], n: u64) -> Vec<String> {
 #[test]
 fn fuzz_shards_merge_to_the_unsharded_run_byte_for_byte() {
     let base = tmp("shard-fuzz");
-    // 600 seeds are 10 blocks of 64 (the last of 24): 7 shards get 2, 2, 2, 1, 1, 1, 1.
+    // 320 seeds are 5 blocks of 64: 3 shards get 2, 2, 1; 7 shards get 1, 1, 1, 1, 1 and
+    // two get none (an empty shard's result merges like any other).
     let fuzz = [
         "fuzz",
         "--store",
         "all",
         "--seeds",
-        "600",
+        "320",
         "--seed-start",
         "5",
         "--jobs",
         "2",
+        // Shrinking by replay count is deterministic, so shards and the whole still agree
+        // byte for byte; about 60 classes are shrunk per run, and the runs are 13.
+        "--max-shrink-iters",
+        "150",
     ];
     let mut whole_args = fuzz.to_vec();
     whole_args.extend(["--out", "failures"]);
@@ -123,12 +128,9 @@ fn fuzz_shards_merge_to_the_unsharded_run_byte_for_byte() {
     );
     let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
     assert_eq!(v["shards"]["done"], serde_json::json!([2]));
-    // Shard 2 of 3 holds blocks 1, 4, 7: seeds 69..133, 261..325, 453..517.
-    assert_eq!(
-        v["covered"],
-        serde_json::json!([[69, 133], [261, 325], [453, 517]])
-    );
-    assert_eq!(v["seeds"], 192);
+    // Shard 2 of 3 holds blocks 1 and 4: seeds 69..133 and 261..325.
+    assert_eq!(v["covered"], serde_json::json!([[69, 133], [261, 325]]));
+    assert_eq!(v["seeds"], 128);
 }
 
 #[test]
