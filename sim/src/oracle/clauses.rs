@@ -96,6 +96,63 @@ fn inv1_with_colliding_texts_one_of_two_identical_messages_missing_is_a_loss() {
     assert_eq!(judge(s.world(), &r, false), Some(Invariant::NoLoss));
 }
 
+/// Colliding texts, a tool turn: c0 sent "ok" (m1), which started t1; t1 streamed a delta
+/// and opened a tool call; c0 sent "ok thanks" (m10), queued, which the tool result folded
+/// in as an interrupt; all of it reached c0.
+fn colliding_folded() -> Script<'static> {
+    let mut config = scripted_config();
+    config.message_texts = MessageTexts::Colliding;
+    let mut s = Script::new(config, &durable::KIND);
+    s.deliver_all(0).deliver_all(1);
+    s.send(0).post(0).deliver_all(0);
+    s.delta().tool_call().deliver_all(0);
+    s.send(0).post(0).tool_result(true).deliver_all(0);
+    s
+}
+
+#[test]
+fn inv1_with_colliding_texts_a_message_folded_into_a_live_tool_result_is_visible() {
+    let s = colliding_folded();
+    let good = rows(&s);
+    // Deltas and tool markers shown: the long way (no message has a token) passes too.
+    assert_eq!(judge(s.world(), &good, false), None, "{good:?}");
+    let result = live_index(&good, "tool-result:t1.1");
+    assert!(
+        good[result].text.ends_with("[USER INTERRUPT] ok thanks"),
+        "{good:?}"
+    );
+    // Without its bubble the message is still visible: the tool result holds it.
+    let mut r = good.clone();
+    r.retain(|row| !(row.is_live() && row.role == Role::User && row.text == "ok thanks"));
+    assert_eq!(r.len() + 1, good.len(), "{good:?}");
+    assert_eq!(judge(s.world(), &r, false), None, "{r:?}");
+    // Only a tool result holds what it folded: the same text in a live row of another
+    // role (here a user row) holds nothing.
+    let mut not_a_result = r.clone();
+    not_a_result[result - 1].role = Role::User;
+    assert_eq!(
+        judge(s.world(), &not_a_result, false),
+        Some(Invariant::NoLoss)
+    );
+    // Without both it is lost.
+    let mut lost = r;
+    lost.remove(result - 1);
+    assert_eq!(judge(s.world(), &lost, false), Some(Invariant::NoLoss));
+}
+
+#[test]
+fn inv1_with_colliding_texts_a_sealed_row_of_the_same_text_does_not_stand_for_a_pending_message() {
+    // "ok" (m1) sealed, "ok thanks" (m10) and "ok" (m2) pending: without m2's live row,
+    // m2 is lost, though a sealed user row shows "ok" (that is m1).
+    let s = colliding_after_a_seal(true);
+    let good = rows(&s);
+    assert_eq!(judge(s.world(), &good, false), None, "{good:?}");
+    let mut r = good.clone();
+    r.retain(|row| !(row.is_live() && row.text == "ok"));
+    assert_eq!(r.len() + 1, good.len(), "{good:?}");
+    assert_eq!(judge(s.world(), &r, false), Some(Invariant::NoLoss));
+}
+
 // --- invariant 2 -------------------------------------------------------------------------
 
 #[test]
@@ -181,17 +238,27 @@ fn inv2_with_colliding_texts_a_live_row_no_pending_message_justifies_is_a_duplic
 #[test]
 fn inv3_streamed_text_or_a_tool_marker_wiped_is_a_violation() {
     let s = next_turn();
+    // The violation names what was wiped, and only that (t1's content is still shown).
+    let wiped = |r: &[RenderRow]| {
+        judge_render(s.world(), 0, r, false, 0).map(|v| (v.invariant, v.messages))
+    };
     let mut r = rows(&s);
     r.remove(live_index(&r, "txt:t2.1"));
     assert_eq!(
-        judge(s.world(), &r, false),
-        Some(Invariant::NewerTurnPreserved)
+        wiped(&r),
+        Some((
+            Invariant::NewerTurnPreserved,
+            vec!["txt:t2.1".to_string(), "txt:t2.2".to_string()]
+        ))
     );
     let mut r = rows(&s);
     r.remove(live_index(&r, "tool-call:t2.1"));
     assert_eq!(
-        judge(s.world(), &r, false),
-        Some(Invariant::NewerTurnPreserved)
+        wiped(&r),
+        Some((
+            Invariant::NewerTurnPreserved,
+            vec!["tool-call:t2.1".to_string()]
+        ))
     );
 }
 
@@ -389,4 +456,82 @@ fn inv5_a_tool_result_never_receives_text_and_starts_with_its_marker() {
         Some(Invariant::RenderShape)
     );
     assert_eq!(good[result].turn_id, Some(TurnId(1)));
+}
+
+#[test]
+fn inv5_a_tool_row_is_ordered_by_when_its_event_reached_the_tab() {
+    // t2's tool call reached c0 after t2's text: above it, it is out of order.
+    let s = next_turn();
+    let mut r = rows(&s);
+    let (a, call) = (live_index(&r, "txt:t2.1"), live_index(&r, "tool-call:t2.1"));
+    r.swap(a, call);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
+#[test]
+fn inv5_a_message_sent_while_the_reply_streams_sits_below_it() {
+    // c0 sends m2 while t2 streams: its row below t2's rows is in order; above the
+    // text and tool call that reached c0 before the send, it is not.
+    let mut s = next_turn();
+    s.send(0);
+    let good = rows(&s);
+    let live: Vec<&str> = good
+        .iter()
+        .filter(|r| r.is_live())
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(
+        live,
+        ["msg:m10", "txt:t2.1 txt:t2.2", "tool-call:t2.1", "msg:m2"]
+    );
+    assert_eq!(shape_of(s.world(), &good, false), None);
+    let mut r = good.clone();
+    let (m2, a) = (live_index(&r, "msg:m2"), live_index(&r, "txt:t2.1"));
+    let row = r.remove(m2);
+    r.insert(a, row);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
+#[test]
+fn inv5_rows_learned_at_the_same_tick_are_in_order() {
+    // The same message shown twice: both rows start at its send, which is no order
+    // violation (a live duplicate is for invariants 2 and 4 to judge, not the order).
+    let s = next_turn();
+    let mut r = rows(&s);
+    let m = live_index(&r, "msg:m10");
+    let mut again = r[m].clone();
+    again.origin = Origin::Live { id: "again".into() };
+    r.insert(m + 1, again);
+    assert_eq!(shape_of(s.world(), &r, false), None);
+}
+
+/// Colliding texts: c0 sent "ok" (m1), which started t1; t1's first delta reached c0;
+/// then c0 sent "ok thanks" (m10).
+fn colliding_streaming() -> Script<'static> {
+    let mut config = scripted_config();
+    config.message_texts = MessageTexts::Colliding;
+    let mut s = Script::new(config, &durable::KIND);
+    s.deliver_all(0).deliver_all(1);
+    s.send(0).post(0).deliver_all(0);
+    s.delta().deliver_all(0);
+    s.send(0);
+    s
+}
+
+#[test]
+fn inv5_with_colliding_texts_a_user_row_is_ordered_by_the_send_of_its_own_text() {
+    let s = colliding_streaming();
+    let good = rows(&s);
+    let live: Vec<&str> = good
+        .iter()
+        .filter(|r| r.is_live())
+        .map(|r| r.text.as_str())
+        .collect();
+    assert_eq!(live, ["ok", "txt:t1.1", "ok thanks"]);
+    // "ok" was sent first, "ok thanks" last: each row judged by its own text's send.
+    assert_eq!(shape_of(s.world(), &good, false), None);
+    // "ok" below the text that reached c0 after it: no send of "ok" is late enough.
+    let mut r = good.clone();
+    r.swap(live_index(&good, "ok"), live_index(&good, "txt:t1.1"));
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
 }

@@ -277,6 +277,41 @@ mod tests {
         }
     }
 
+    /// Each invariant's name reads back as that invariant, and nothing else reads as one.
+    #[test]
+    fn invariant_names_read_back() {
+        for inv in Invariant::ALL {
+            assert_eq!(Invariant::from_name(inv.name()), Some(inv));
+        }
+        assert_eq!(Invariant::from_name("inv1"), None);
+        assert_eq!(Invariant::from_name(""), None);
+    }
+
+    /// A violation prints what broke, where, the tokens involved (when there are any),
+    /// what was expected and the render, one line per row.
+    #[test]
+    fn a_violation_reads_as_documented() {
+        let rows = [live("msg:m2"), live("txt:t1.1")];
+        let v = violation(
+            Invariant::NoLoss,
+            1,
+            7,
+            vec!["msg:m1".into()],
+            "own message(s) msg:m1 visible".into(),
+            &rows,
+        );
+        assert_eq!(v.seen, ["live x - user msg:m2", "live x - user txt:t1.1"]);
+        assert_eq!(
+            v.to_string(),
+            "inv1-no-loss violated on c1 after step #7\n  involving: msg:m1\n  expected:  own message(s) msg:m1 visible\n  seen (2 rows):\n    live x - user msg:m2\n    live x - user txt:t1.1\n"
+        );
+        let quiet = violation(Invariant::Converges, 0, 2, Vec::new(), "x".into(), &[]);
+        assert_eq!(
+            quiet.to_string(),
+            "inv4-converges violated on c0 after step #2\n  expected:  x\n  seen (0 rows):\n"
+        );
+    }
+
     /// `render_line` writes what the plain `format!` would.
     #[test]
     fn render_lines_read_as_documented() {

@@ -514,6 +514,33 @@ mod tests {
         assert_eq!(s.render().len(), 1, "the stale empty snapshot was ignored");
     }
 
+    /// Rule 4: a `turn-sealed` that reaches a scrolled-up tab is deferred, and scrolling
+    /// back down fetches once then; scrolling down with nothing deferred fetches nothing.
+    #[test]
+    fn scrolling_down_fetches_only_a_deferred_reconcile() {
+        let mut s = DurableStore::new();
+        let scroll =
+            |s: &mut DurableStore, at_bottom| s.handle(&Input::Scroll { at_bottom }).unwrap();
+        let none: Vec<Effect> = Vec::new();
+        assert_eq!(scroll(&mut s, false), none);
+        assert_eq!(scroll(&mut s, true), none, "nothing was deferred");
+        assert_eq!(scroll(&mut s, false), none);
+        let sealed = event(&mut s, Event::TurnSealed { turn_id: TurnId(1) });
+        assert_eq!(sealed, none, "deferred while scrolled up");
+        assert_eq!(
+            scroll(&mut s, true),
+            [Effect::Fetch {
+                request_id: RequestId(1)
+            }]
+        );
+        assert_eq!(scroll(&mut s, false), none);
+        assert_eq!(
+            scroll(&mut s, true),
+            none,
+            "the deferred reconcile was done once"
+        );
+    }
+
     #[test]
     fn durable_passes_seeds_every_note_variant_fails() {
         for strategy in crate::run::strategy::StrategySpec::ALL {

@@ -515,6 +515,137 @@ mod tests {
             .collect()
     }
 
+    fn user(id: &str, turn: Option<u32>) -> LiveRow {
+        RenderRow {
+            origin: Origin::Live { id: id.into() },
+            role: Role::User,
+            turn_id: turn.map(TurnId),
+            text: format!("msg:{}", id.trim_start_matches(QUEUED_PREFIX)),
+        }
+    }
+
+    fn assistant(turn: u32) -> LiveRow {
+        RenderRow {
+            origin: Origin::Live {
+                id: format!("a-t{turn}-0"),
+            },
+            role: Role::Assistant,
+            turn_id: Some(TurnId(turn)),
+            text: format!("txt:t{turn}.1"),
+        }
+    }
+
+    fn turns(live: &[LiveRow]) -> Vec<Option<u32>> {
+        live.iter().map(|r| r.turn_id.map(|t| t.0)).collect()
+    }
+
+    #[test]
+    fn row_ids_and_the_queued_prefix_read_back() {
+        let queued = user("queued-m30", None);
+        let plain = user("m30", None);
+        let sealed = RenderRow::sealed(&chunk(1, Role::User, "msg:m30"));
+        assert_eq!(
+            (live_id(&queued), live_id(&plain), live_id(&sealed)),
+            ("queued-m30", "m30", "")
+        );
+        assert_eq!(
+            (
+                is_queued_row(&queued),
+                is_queued_row(&plain),
+                is_queued_row(&sealed)
+            ),
+            (true, false, false)
+        );
+        assert_eq!(queued_message_id(&queued), Some(MessageId(30)));
+        assert_eq!(queued_message_id(&plain), None);
+        assert_eq!(queued_message_id(&user("queued-x", None)), None);
+    }
+
+    /// Live rows: m1 above t1's text, then the trailing user rows m2 (untagged), m4
+    /// (already t1's), queued m3 (untagged).
+    fn trailing_users() -> Vec<LiveRow> {
+        vec![
+            user("m1", None),
+            assistant(1),
+            user("m2", None),
+            user("m4", Some(1)),
+            user("queued-m3", None),
+        ]
+    }
+
+    #[test]
+    fn backfill_before_c_tags_every_trailing_untagged_user_row() {
+        let mut live = trailing_users();
+        backfill_every_trailing(&mut live, TurnId(2));
+        assert_eq!(
+            turns(&live),
+            [None, Some(1), Some(2), Some(1), Some(2)],
+            "the trailing block only, tagged rows kept"
+        );
+    }
+
+    #[test]
+    fn backfill_after_c_tags_only_the_latest_untagged_non_queued_row() {
+        let mut live = trailing_users();
+        backfill_latest_initiator(&mut live, TurnId(2));
+        assert_eq!(turns(&live), [None, Some(1), Some(2), Some(1), None]);
+        // With no such row in the trailing block, nothing is tagged.
+        let mut live = vec![user("m1", None), assistant(1), user("queued-m3", None)];
+        backfill_latest_initiator(&mut live, TurnId(2));
+        assert_eq!(turns(&live), [None, Some(1), None]);
+    }
+
+    #[test]
+    fn consumed_handlers_strip_the_prefix_and_bind_only_after_d() {
+        let mut row = user("queued-m3", None);
+        consumed_strip_prefix(&mut row, MessageId(3));
+        assert_eq!((live_id(&row), row.turn_id), ("m3", None));
+        let mut row = user("queued-m3", None);
+        consumed_bind_live_turn(&mut row, MessageId(3), Some(TurnId(5)));
+        assert_eq!((live_id(&row), row.turn_id), ("m3", Some(TurnId(5))));
+    }
+
+    /// `queuedMessages` and the fetch ids: a send while running is queued, an optimistic
+    /// row that `message-queued` names becomes queued, `message-consumed` removes only
+    /// the ids it names, and each reconcile fetches with a new request id.
+    #[test]
+    fn queued_messages_and_fetch_ids_are_kept_as_the_note_keeps_them() {
+        let mut s = TabStore::new(Current);
+        send(&mut s, 1); // a fresh tab is running: queued-m1
+        event(
+            &mut s,
+            Event::Status {
+                status: AgentStatus::Idle,
+            },
+        );
+        send(&mut s, 2); // idle: optimistic m2
+        assert_eq!(s.queued_messages, [MessageId(1)]);
+        let queued = Event::MessageQueued {
+            message_id: MessageId(2),
+        };
+        event(&mut s, queued.clone());
+        event(&mut s, queued);
+        assert_eq!(s.queued_messages, [MessageId(1), MessageId(2)]);
+        let ids: Vec<&str> = s.render().iter().map(live_id).collect();
+        assert_eq!(ids, ["queued-m1", "queued-m2"]);
+        event(
+            &mut s,
+            Event::MessageConsumed {
+                message_ids: vec![MessageId(1)],
+            },
+        );
+        assert_eq!(s.queued_messages, [MessageId(2)]);
+        let fetches: Vec<Vec<Effect>> = (0..2)
+            .map(|_| event(&mut s, Event::TurnSealed { turn_id: TurnId(1) }))
+            .collect();
+        assert_eq!(
+            fetches,
+            [1, 2].map(|n| vec![Effect::Fetch {
+                request_id: RequestId(n)
+            }])
+        );
+    }
+
     #[test]
     fn row_ids_the_old_numbering_reuses_a_live_id_and_grows_the_wrong_row() {
         let mut old = RowCountIds(TabStore::new(Current));
