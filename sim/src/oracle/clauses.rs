@@ -51,18 +51,33 @@ fn live_index(rows: &[RenderRow], text_start: &str) -> usize {
         .unwrap_or_else(|| panic!("no live row starting {text_start:?} in {rows:?}"))
 }
 
+/// The texts of `rows`' live rows, top to bottom.
+fn live_texts(rows: &[RenderRow]) -> Vec<&str> {
+    rows.iter()
+        .filter(|r| r.is_live())
+        .map(|r| r.text.as_str())
+        .collect()
+}
+
+/// c0's render in `s` with the live rows starting `a` and `b` swapped breaks the order
+/// (inv5), judged between fetches.
+fn assert_swap_is_out_of_order(s: &Script<'_>, a: &str, b: &str) {
+    let mut r = rows(s);
+    let (i, j) = (live_index(&r, a), live_index(&r, b));
+    r.swap(i, j);
+    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+}
+
 #[test]
 fn the_fixtures_render_passes() {
     for s in [mid_turn(), next_turn()] {
         assert_eq!(judge(s.world(), &rows(&s), true), None, "{:?}", rows(&s));
     }
     let s = next_turn();
-    let texts: Vec<String> = rows(&s)
-        .into_iter()
-        .filter(|r| r.is_live())
-        .map(|r| r.text)
-        .collect();
-    assert_eq!(texts, ["msg:m10", "txt:t2.1 txt:t2.2", "tool-call:t2.1"]);
+    assert_eq!(
+        live_texts(&rows(&s)),
+        ["msg:m10", "txt:t2.1 txt:t2.2", "tool-call:t2.1"]
+    );
 }
 
 // --- invariant 1 -------------------------------------------------------------------------
@@ -358,11 +373,7 @@ fn inv5_after_a_fetch_sealed_rows_are_the_db_in_seq_order() {
 
 #[test]
 fn inv5_live_rows_in_the_order_their_content_reached_the_tab() {
-    let s = next_turn();
-    let mut r = rows(&s);
-    let (m, a) = (live_index(&r, "msg:m10"), live_index(&r, "txt:t2.1"));
-    r.swap(m, a);
-    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+    assert_swap_is_out_of_order(&next_turn(), "msg:m10", "txt:t2.1");
 }
 
 #[test]
@@ -461,11 +472,7 @@ fn inv5_a_tool_result_never_receives_text_and_starts_with_its_marker() {
 #[test]
 fn inv5_a_tool_row_is_ordered_by_when_its_event_reached_the_tab() {
     // t2's tool call reached c0 after t2's text: above it, it is out of order.
-    let s = next_turn();
-    let mut r = rows(&s);
-    let (a, call) = (live_index(&r, "txt:t2.1"), live_index(&r, "tool-call:t2.1"));
-    r.swap(a, call);
-    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+    assert_swap_is_out_of_order(&next_turn(), "txt:t2.1", "tool-call:t2.1");
 }
 
 #[test]
@@ -475,13 +482,8 @@ fn inv5_a_message_sent_while_the_reply_streams_sits_below_it() {
     let mut s = next_turn();
     s.send(0);
     let good = rows(&s);
-    let live: Vec<&str> = good
-        .iter()
-        .filter(|r| r.is_live())
-        .map(|r| r.text.as_str())
-        .collect();
     assert_eq!(
-        live,
+        live_texts(&good),
         ["msg:m10", "txt:t2.1 txt:t2.2", "tool-call:t2.1", "msg:m2"]
     );
     assert_eq!(shape_of(s.world(), &good, false), None);
@@ -522,16 +524,9 @@ fn colliding_streaming() -> Script<'static> {
 fn inv5_with_colliding_texts_a_user_row_is_ordered_by_the_send_of_its_own_text() {
     let s = colliding_streaming();
     let good = rows(&s);
-    let live: Vec<&str> = good
-        .iter()
-        .filter(|r| r.is_live())
-        .map(|r| r.text.as_str())
-        .collect();
-    assert_eq!(live, ["ok", "txt:t1.1", "ok thanks"]);
+    assert_eq!(live_texts(&good), ["ok", "txt:t1.1", "ok thanks"]);
     // "ok" was sent first, "ok thanks" last: each row judged by its own text's send.
     assert_eq!(shape_of(s.world(), &good, false), None);
     // "ok" below the text that reached c0 after it: no send of "ok" is late enough.
-    let mut r = good.clone();
-    r.swap(live_index(&good, "ok"), live_index(&good, "txt:t1.1"));
-    assert_eq!(shape_of(s.world(), &r, false), Some(Invariant::RenderShape));
+    assert_swap_is_out_of_order(&s, "ok", "txt:t1.1");
 }
