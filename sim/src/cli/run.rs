@@ -2,9 +2,11 @@
 
 use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
-use reconcile_sim::campaign::recheck::{format_suspects, settle};
+use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled};
+use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
-use reconcile_sim::trace::class::ClassWatch;
+use reconcile_sim::trace::class::{Class, ClassWatch};
 use reconcile_sim::trace::coverage::CoverageObserver;
 use reconcile_sim::trace::timeline::TraceLines;
 
@@ -49,7 +51,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     );
     let report = run_one_observed(store, spec, args.seed, &mut observer);
     let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
-    let class = watch.finish(report.clone()).class;
+    let class = watch.class_of(&report.outcome);
     let strategy_choices = spec.build(args.seed).describe();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
@@ -58,34 +60,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     );
     reproduce.push_str(&spec.flags());
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
-    let saved = match &report.outcome {
-        Outcome::Pass => None,
-        Outcome::Fail(v) => {
-            let failure = Failure {
-                store: store.name(),
-                invariant: v.invariant,
-                seed: Some(args.seed),
-                strategy: Some(spec.to_string()),
-                description: None,
-                config: report.config.clone(),
-                steps: report.steps.clone(),
-                class,
-                mask: Vec::new(),
-                cause: v.cause.clone(),
-            };
-            // Rechecked first: one that does not happen again is a suspect, saved as found.
-            let out = &args.out.out;
-            let settled = settle(
-                &[store],
-                &[failure],
-                out,
-                args.limits.limits(),
-                None,
-                &|_, _| {},
-            );
-            Some(settled)
-        }
-    };
+    let saved = settle_failure(store, spec, &args, &report, class);
     let suspect = saved.as_ref().and_then(|s| s.suspects.first().cloned());
     let saved = saved.and_then(|s| s.findings.into_iter().next());
     if args.json {
@@ -139,6 +114,41 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
     })
+}
+
+/// A failing run's failure (of class `class`), rechecked first (one that does not happen
+/// again is a suspect, saved as found), then shrunk and saved; `None` for a pass.
+fn settle_failure(
+    store: &dyn StoreFactory,
+    spec: StrategySpec,
+    args: &Args,
+    report: &RunReport,
+    class: Option<Class>,
+) -> Option<Settled> {
+    let Outcome::Fail(v) = &report.outcome else {
+        return None;
+    };
+    let failure = Failure {
+        store: store.name(),
+        invariant: v.invariant,
+        seed: Some(args.seed),
+        strategy: Some(spec.to_string()),
+        description: None,
+        config: report.config.clone(),
+        steps: report.steps.clone(),
+        class,
+        mask: Vec::new(),
+        cause: v.cause.clone(),
+    };
+    let limits = args.limits.limits();
+    Some(settle(
+        &[store],
+        &[failure],
+        &args.out.out,
+        limits,
+        None,
+        &|_, _| {},
+    ))
 }
 
 /// The verdict, with the trace, the shrunk scenario and the reproduce command on a failure.

@@ -539,20 +539,27 @@ impl<'m> ClassWatch<'m> {
     }
 
     /// What the run it watched showed.
-    pub fn finish(self, report: RunReport) -> Classified {
-        let class = self.class.or_else(|| match &report.outcome {
+    pub fn finish(mut self, report: RunReport) -> Classified {
+        let masked = std::mem::take(&mut self.masked);
+        Classified {
+            class: self.class_of(&report.outcome),
+            masked,
+            report,
+        }
+    }
+
+    /// The class of the violation that ended the run it watched (which ended in
+    /// `outcome`), `None` if it passed: [`ClassWatch::finish`]'s `class`, for a caller that
+    /// keeps the run's report itself.
+    pub fn class_of(self, outcome: &Outcome) -> Option<Class> {
+        self.class.or_else(|| match outcome {
             Outcome::Fail(v) => Some(Class {
                 effect: effect_of(v),
                 subject: Subject::Any,
                 trigger: None,
             }),
             Outcome::Pass => None,
-        });
-        Classified {
-            class,
-            masked: self.masked,
-            report,
-        }
+        })
     }
 }
 
