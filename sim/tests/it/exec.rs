@@ -187,6 +187,7 @@ fn every_committed_scenario_agrees_between_rust_and_node() {
     }
 }
 
+/// Bug A (as in tests/bugs.rs): c0's deferred reconcile of t1 runs while c1's t2 streams.
 fn bug_a_script() -> Script<'static> {
     static CURRENT: StoreKind = reconcile_sim::store::current::KIND;
     let mut s = Script::new(scripted_config(), &CURRENT);
@@ -738,7 +739,7 @@ fn state_digests_through_the_reference_adapter() {
 #[test]
 fn explore_through_the_adapter_caches_states_like_in_process() {
     // One tab sending two messages: small enough that backtracking by replay through the
-    // adapter stays cheap, big enough that the cache merges thousands of revisits.
+    // adapter stays cheap, big enough that the cache has revisits to merge (checked below).
     let mut bound = ExploreBound::small(1, 2);
     bound.state_cache = true;
     let inproc = explore(&rust("current"), &bound, &mut |_| {});
