@@ -55,8 +55,8 @@ fn path_of(link: &Option<Arc<Link>>) -> Vec<Step> {
     steps
 }
 
-/// The fingerprint of `world`'s full state as `scope` sees it: SipHash-1-3 (fixed keys,
-/// the same in every run) over the exact key, i.e. the shared state, then each tab's
+/// The fingerprint of `world`'s full state as `scope` sees it: XXH3-64 (seed 0, the same
+/// in every run and on every machine) over the exact key, i.e. the shared state, then each tab's
 /// part, length-prefixed ([`Scope::client_part`]). `None` when a store cannot expose its
 /// state.
 pub fn fingerprint(world: &World, scope: Scope, buf: &mut Buffers) -> Option<u64> {
@@ -70,9 +70,7 @@ pub fn fingerprint(world: &World, scope: Scope, buf: &mut Buffers) -> Option<u64
         buf.key.write_usize(buf.part.bytes.len());
         buf.key.bytes.extend_from_slice(&buf.part.bytes);
     }
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(&buf.key.bytes);
-    Some(h.finish())
+    Some(xxhash_rust::xxh3::xxh3_64(&buf.key.bytes))
 }
 
 /// Reused key buffers.

@@ -13,22 +13,41 @@ use rustc_hash::FxHashMap;
 
 /// A state's exploration budget in the cache: nothing below it was cut, any budget is
 /// covered.
-const BUDGET_COMPLETE: u32 = u32::MAX;
+const BUDGET_COMPLETE: u32 = 0xFFFF;
 /// The budget of a state whose search is still running (or was cut before it began):
 /// covers nothing yet.
 const BUDGET_NONE: u32 = 0;
+/// The largest finite budget: budgets are kept in 16 bits, so the search never looks
+/// further than this many steps ([`super::dfs`] cuts `depth_max` to it; a schedule that
+/// long is reported as cut, never as verified).
+pub(super) const BUDGET_MAX: u32 = 0xFFFE;
+/// The sleep set's bits in a packed entry; the budget is in the 16 bits above them.
+const SLEEP_BITS: u32 = super::frame::MASK_STEPS as u32;
 
 /// What the cache knows about one full state `s`: it was searched with sleep set `Z` and
 /// budget `b`. Invariant: every schedule suffix from `s` of at most `b` steps whose first
 /// step is not in `Z` is covered (explored, or equivalent by commuting independent steps
 /// to an explored one, which is what a sleep set guarantees), with every violation on it
 /// recorded. Because the state determines its future, this does not depend on the path
-/// that reached `s`.
-struct CacheEntry {
+/// that reached `s`. Packed into one word (`Z` in the low [`SLEEP_BITS`] bits, `b` in the
+/// 16 above): with the 64-bit fingerprint, 16 bytes a slot instead of 24, which is most of
+/// what a state costs the search.
+#[derive(Clone, Copy)]
+struct CacheEntry(u64);
+
+impl CacheEntry {
+    fn new(sleep: u64, budget: u32) -> CacheEntry {
+        debug_assert!(sleep >> SLEEP_BITS == 0 && budget <= BUDGET_COMPLETE);
+        CacheEntry(sleep | u64::from(budget) << SLEEP_BITS)
+    }
     /// `Z`, as a bit mask over the state's enabled steps (in their order).
-    sleep: u64,
+    fn sleep(self) -> u64 {
+        self.0 & ((1 << SLEEP_BITS) - 1)
+    }
     /// `b`: how many further steps the search below this state was allowed.
-    budget: u32,
+    fn budget(self) -> u32 {
+        (self.0 >> SLEEP_BITS) as u32
+    }
 }
 
 /// What a frame must write back to the cache when its search ends.
@@ -61,7 +80,11 @@ pub(super) struct Cache {
 
 /// The budget a search from depth `depth` has under `depth_max` (never [`BUDGET_COMPLETE`]).
 pub(super) fn steps_left(depth_max: usize, depth: usize) -> u32 {
-    u32::try_from(depth_max.saturating_sub(depth)).unwrap_or(u32::MAX - 1)
+    debug_assert!(
+        depth_max <= BUDGET_MAX as usize,
+        "depth_max is cut to BUDGET_MAX"
+    );
+    u32::try_from(depth_max.saturating_sub(depth)).map_or(BUDGET_MAX, |b| b.min(BUDGET_MAX))
 }
 
 impl Cache {
@@ -90,26 +113,24 @@ impl Cache {
         };
         let e = match self.entries.entry(key) {
             Entry::Vacant(v) => {
-                v.insert(CacheEntry {
-                    sleep,
-                    budget: BUDGET_NONE,
-                });
+                v.insert(CacheEntry::new(sleep, BUDGET_NONE));
                 return new_search(false);
             }
             Entry::Occupied(o) => o.into_mut(),
         };
-        if e.budget == BUDGET_NONE || e.budget < remaining {
-            (e.sleep, e.budget) = (sleep, BUDGET_NONE);
+        let (z, b) = (e.sleep(), e.budget());
+        if b == BUDGET_NONE || b < remaining {
+            *e = CacheEntry::new(sleep, BUDGET_NONE);
             return new_search(true);
         }
-        let uncovered = e.sleep & !sleep;
+        let uncovered = z & !sleep;
         if uncovered == 0 {
             return Visit::Pruned {
-                complete: e.budget == BUDGET_COMPLETE,
+                complete: b == BUDGET_COMPLETE,
             };
         }
-        let earlier_budget = Some(e.budget);
-        (e.sleep, e.budget) = (e.sleep & sleep, BUDGET_NONE);
+        let earlier_budget = Some(b);
+        *e = CacheEntry::new(z & sleep, BUDGET_NONE);
         Visit::Search {
             todo: uncovered,
             slot: CacheSlot {
@@ -127,10 +148,7 @@ impl Cache {
         match self.entries.entry(key) {
             Entry::Occupied(_) => true,
             Entry::Vacant(slot) => {
-                slot.insert(CacheEntry {
-                    sleep: 0,
-                    budget: BUDGET_COMPLETE,
-                });
+                slot.insert(CacheEntry::new(0, BUDGET_COMPLETE));
                 false
             }
         }
@@ -156,7 +174,7 @@ impl Cache {
         };
         let budget = slot.earlier_budget.map_or(budget, |b| b.min(budget));
         if let Some(e) = self.entries.get_mut(&slot.key) {
-            e.budget = budget;
+            *e = CacheEntry::new(e.sleep(), budget);
         }
     }
 

@@ -15,7 +15,7 @@ use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 
 use super::bfs::{fingerprint as full_fingerprint, Buffers};
-use super::cache::{steps_left, Cache, CacheSlot, Visit};
+use super::cache::{steps_left, Cache, CacheSlot, Visit, BUDGET_MAX};
 use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 use super::limits::Limits;
 use super::scope::Scope;
@@ -101,7 +101,8 @@ struct Search<'a, 'h> {
     depth_max: usize,
     /// The counts so far.
     report: ExploreReport,
-    /// Fingerprints of the observable states reached (counted, never iterated).
+    /// Fingerprints of the observable states reached (counted, never iterated); with the
+    /// cache on, hashed only at states new to it ([`Search::observe`]).
     observed: FxHashSet<u64>,
     /// The state cache is on.
     caching: bool,
@@ -159,7 +160,7 @@ impl<'a, 'h> Search<'a, 'h> {
             bound,
             scope,
             limits: Limits::new(bound),
-            depth_max: bound.depth_max,
+            depth_max: bound.depth_max.min(BUDGET_MAX as usize),
             report: ExploreReport::empty(bound, state_cache),
             observed: FxHashSet::default(),
             caching: state_cache == StateCache::On,
@@ -177,7 +178,7 @@ impl<'a, 'h> Search<'a, 'h> {
             units_done: (0, 1),
             on_arrival,
         };
-        s.observed.insert(fingerprint(&s.world));
+        s.observed.insert(fingerprint(&s.world, scope));
         if let Some(hook) = s.on_arrival.as_mut() {
             hook(&s.world, &[]);
         }
@@ -287,17 +288,21 @@ impl<'a, 'h> Search<'a, 'h> {
                 return Next::Stop;
             }
         };
-        self.observed.insert(fingerprint(&self.world));
+        if !self.caching {
+            self.observe();
+        }
         if let Some(hook) = self.on_arrival.as_mut() {
             hook(&self.world, &path(&self.frames));
         }
         if let Some(violation) = violation {
+            self.observe();
             return self.violated(violation);
         }
         self.enabled_here();
         if self.enabled.is_empty() {
             self.quiescent(depth)
         } else if depth >= self.depth_max {
+            self.observe();
             // Cut here: after a counterexample, only strictly shorter schedules matter.
             if self.report.counterexample.is_none() {
                 self.report.truncated += 1;
@@ -344,6 +349,7 @@ impl<'a, 'h> Search<'a, 'h> {
     /// seen this state end one already.
     fn quiescent(&mut self, depth: usize) -> Next {
         if let Some(violation) = self.scope.converged(&self.world, depth - 1) {
+            self.observe();
             return self.violated(violation);
         }
         if self
@@ -352,6 +358,7 @@ impl<'a, 'h> Search<'a, 'h> {
         {
             self.report.revisits_pruned += 1;
         } else {
+            self.observe();
             self.report.schedules += 1;
         }
         Next::Back { complete: true }
@@ -362,6 +369,7 @@ impl<'a, 'h> Search<'a, 'h> {
     /// sleep nor (when cached) were covered by an earlier search of the same state.
     fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
         if let Some(&step) = self.prefix.get(depth) {
+            self.observe();
             debug_assert!(
                 self.enabled.contains(&step),
                 "a unit's prefix is a path of the tree"
@@ -375,7 +383,10 @@ impl<'a, 'h> Search<'a, 'h> {
         let sleep = sleep_here(sleep, &self.enabled);
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
-            None => (!sleep_mask, None),
+            None => {
+                self.observe();
+                (!sleep_mask, None)
+            }
             Some(key) => {
                 let remaining = steps_left(self.depth_max, depth);
                 match self.cache.visit(key, sleep_mask, remaining) {
@@ -390,6 +401,8 @@ impl<'a, 'h> Search<'a, 'h> {
                     } => {
                         if revisit {
                             self.report.revisits_partial += 1;
+                        } else {
+                            self.observe();
                         }
                         (todo, Some(slot))
                     }
@@ -405,6 +418,15 @@ impl<'a, 'h> Search<'a, 'h> {
             // A cached state is still pushed, so that leaving it stores it as searched.
         }
         Next::Descend { todo, sleep, cache }
+    }
+
+    /// Counts the observable state the search is at (the report's `distinct_states`).
+    /// With the cache on, called only where the full state is new to the cache or not
+    /// cached at all: an observable state is a function of the full state (the renders
+    /// are the stores'), so a revisit cannot add one, and hashing it again on each of the
+    /// many revisits would cost as much as the fingerprint that names the state.
+    fn observe(&mut self) {
+        self.observed.insert(fingerprint(&self.world, self.scope));
     }
 
     /// The number of the world's state, when the cache is on and the state fits it (its

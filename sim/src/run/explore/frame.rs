@@ -14,8 +14,10 @@ use super::cache::CacheSlot;
 use super::independence::independent;
 use super::scope::Scope;
 
-/// How many enabled steps a mask can name: a state with more is never cached.
-pub(super) const MASK_STEPS: usize = 64;
+/// How many enabled steps a mask can name: a state with more is never cached. 48, so that
+/// a cache entry packs a sleep mask and a 16-bit budget into one word (`cache.rs`); the
+/// worlds `explore` searches offer fewer than 30 steps at a time.
+pub(super) const MASK_STEPS: usize = 48;
 
 /// One state on the current path.
 pub(super) struct Frame {

@@ -158,19 +158,26 @@ impl StateIds {
     }
 }
 
-/// A hash of everything observable about the world: the backend, every client's network
-/// queues, budgets and user facts, and every render. Not the stores' internal state, so
-/// never a key for merging (a render does not capture pending work); public because the
-/// report's `distinct_states` counts these.
-pub fn fingerprint(world: &World) -> u64 {
-    // DefaultHasher::new() uses fixed keys: the same state hashes the same in every run.
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+/// A hash of everything observable about the world as `scope` sees it: the backend, every
+/// judged client's network queues, budgets, user facts and render, and of a POST source
+/// what the state key holds of it ([`Scope::client_part`]). Not the stores' internal
+/// state, so never a key for merging (a render does not capture pending work), but a
+/// function of the full state the scope keys; public because the report's
+/// `distinct_states` counts these.
+pub fn fingerprint(world: &World, scope: Scope) -> u64 {
+    // The exact bytes first, then one XXH3-64 over them (seed 0: the same state hashes the
+    // same in every run): many small writes to a streaming hasher cost several times more.
+    let mut h = KeyWriter::default();
     world.hash_shared_state(&mut h);
     for (i, c) in world.clients().iter().enumerate() {
-        world.hash_client_state(i, &mut h);
-        c.render().hash(&mut h);
+        if scope.judges(i as crate::model::wire::ClientId) {
+            world.hash_client_state(i, &mut h);
+            c.render().hash(&mut h);
+        } else {
+            (c.sent(), c.post_responses().len()).hash(&mut h);
+        }
     }
-    h.finish()
+    xxhash_rust::xxh3::xxh3_64(&h.bytes)
 }
 
 #[cfg(test)]
