@@ -286,8 +286,10 @@ pub struct ExploreReport {
     pub sleep_blocked: u64,
     /// Steps applied, replays after backtracking included.
     pub steps_applied: u64,
-    /// Distinct fingerprints of the observable state visited (backend, network, user
-    /// facts and every render). A statistic only: never used for pruning.
+    /// Distinct states reached: with the state cache, distinct full states (as
+    /// `distinct_full_states`); without it, distinct fingerprints of the observable state
+    /// (backend, network, user facts and every render). A statistic only: never used for
+    /// pruning.
     pub distinct_states: u64,
     /// Whether equal states were merged.
     #[serde(default)]
