@@ -102,8 +102,10 @@ pub struct Args {
     /// Take every enabled step from every state (no persistent sets in the per-tab search).
     #[arg(long)]
     no_persistent: bool,
-    /// Worker threads of --breadth-first (default: every core). The result does not depend
-    /// on it.
+    /// Worker threads: of --breadth-first (default: every core), or of the depth-first
+    /// search (default 1), whose threads share one state cache. The verdict and the
+    /// counterexample do not depend on it; the depth-first counts (states, schedules) vary
+    /// from run to run with more than one.
     #[arg(long)]
     jobs: Option<usize>,
     /// Stop once more distinct states than this were reached: inconclusive, exit 2.
@@ -302,17 +304,18 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
         anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
     }
+    if args.jobs == Some(0) {
+        anyhow::bail!("--jobs must be at least 1");
+    }
     bound.engine = if args.breadth_first {
         let jobs = args
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if jobs == 0 {
-            anyhow::bail!("--jobs must be at least 1");
-        }
         Engine::BreadthFirst { jobs }
     } else {
-        if args.jobs.is_some() {
-            anyhow::bail!("--jobs needs --breadth-first (the depth-first search is one thread)");
+        bound.jobs = args.jobs.unwrap_or(1);
+        if bound.jobs > 1 && (baseline || args.exact_keys || args.shard.is_some()) {
+            anyhow::bail!("--jobs above 1 goes with none of --plain, --no-cache, --exact-keys, --shard (the threads share one cache of fingerprints over the whole tree)");
         }
         Engine::DepthFirst
     };

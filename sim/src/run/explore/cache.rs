@@ -14,13 +14,15 @@ use rustc_hash::FxHashMap;
 /// A state's exploration budget in the cache: nothing below it was cut, any budget is
 /// covered.
 const BUDGET_COMPLETE: u32 = 0xFFFF;
-/// The budget of a state whose search is still running (or was cut before it began):
-/// covers nothing yet.
+/// The budget of a state whose search was cut before it began: covers nothing.
 const BUDGET_NONE: u32 = 0;
+/// The entry of a state whose search another thread started and has not finished: its
+/// promise to cover what a complete entry covers (see [`Cache`], "Several threads").
+const BUDGET_PROMISED: u32 = 0xFFFE;
 /// The largest finite budget: budgets are kept in 16 bits, so the search never looks
 /// further than this many steps ([`super::dfs`] cuts `depth_max` to it; a schedule that
 /// long is reported as cut, never as verified).
-pub(super) const BUDGET_MAX: u32 = 0xFFFE;
+pub(super) const BUDGET_MAX: u32 = 0xFFFD;
 /// The sleep set's bits in a packed entry; the budget is in the 16 bits above them.
 const SLEEP_BITS: u32 = super::frame::MASK_STEPS as u32;
 
@@ -53,6 +55,11 @@ impl CacheEntry {
 /// What a frame must write back to the cache when its search ends.
 pub(super) struct CacheSlot {
     key: u64,
+    /// The sleep set the entry is to record: the arrival's own `Z'` for a new search,
+    /// `Z ∩ Z'` for a partial revisit. Kept here rather than read back from the entry, so
+    /// that what is written is this search's own claim even if another thread wrote the
+    /// entry in the meantime.
+    sleep: u64,
     /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
     /// still bounds what is covered.
     earlier_budget: Option<u32>,
@@ -72,10 +79,40 @@ pub(super) enum Visit {
     },
 }
 
-/// The cache: one entry per full state searched from (or reached quiescent).
-#[derive(Default)]
+/// How many independently locked tables the cache is split into (by a key's top bits).
+const SHARDS: usize = 64;
+
+/// The cache: one entry per full state searched from (or reached quiescent), shared by
+/// every thread of a search ([`super::dfs`] with `jobs > 1`). It is split into
+/// [`SHARDS`] tables, each behind its own lock, so that threads seldom wait for each
+/// other, and so that a table's growth (which briefly holds the old and the new table)
+/// costs a 64th of the memory it would in one table.
+///
+/// **Several threads.** Every finished entry is a true claim about its state (the
+/// invariant of [`CacheEntry`]), and a state's future never changes, so a claim stays true
+/// whoever wrote it and whatever happened since. An entry whose search is still running is
+/// marked *promised* (`b` = [`BUDGET_PROMISED`]): a thread that meets it takes it as the
+/// complete entry it will become, and searches only what it will not cover. The promise
+/// is kept unless the promising search is cut (`depth_max`, a limit) or meets a
+/// violation, and then the search cannot verify anything anyway: a cut or a limit makes it
+/// inconclusive, and a violation makes [`super::dfs`] run the one-thread search again for
+/// the counterexample. So the verdict of a search on several threads is the one-thread
+/// verdict. When a search ends it writes its own claim ([`Cache::leave`]), combined with
+/// the claim the entry holds by then: two claims with the same budget cover together every
+/// suffix not starting in `Z₁ ∩ Z₂`; otherwise the one with the larger budget is kept.
+/// With one thread no promise is ever met (the state graph has no cycle, so a state is
+/// never reached again while it is being searched), the entry at `leave` is always the
+/// one its own visit wrote, and this is exactly the single-threaded algorithm.
 pub(super) struct Cache {
-    entries: FxHashMap<u64, CacheEntry>,
+    shards: Box<[std::sync::Mutex<FxHashMap<u64, CacheEntry>>]>,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            shards: (0..SHARDS).map(|_| Default::default()).collect(),
+        }
+    }
 }
 
 /// The budget a search from depth `depth` has under `depth_max` (never [`BUDGET_COMPLETE`]).
@@ -100,27 +137,34 @@ impl Cache {
     ///   uncovered: search just those (the sleep set starts at `Z'` and grows as usual),
     ///   then store `Z ∩ Z'` with budget `min(b, b_new)` ([`Cache::leave`]).
     /// - `b < r` (its search was cut shorter: first reached deeper, or above a violation
-    ///   in `shortest` mode) or no budget yet (`s` is still being searched): search as
-    ///   if new, storing `Z'`.
-    pub(super) fn visit(&mut self, key: u64, sleep: u64, remaining: u32) -> Visit {
+    ///   in `shortest` mode): search as if new, storing `Z'`.
+    ///
+    /// A search that starts here marks the entry *promised* until it ends; another thread
+    /// that arrives meanwhile takes the promise as `b` complete (see [`Cache`]).
+    pub(super) fn visit(&self, key: u64, sleep: u64, remaining: u32) -> Visit {
         let new_search = |revisit| Visit::Search {
             todo: !sleep,
             slot: CacheSlot {
                 key,
+                sleep,
                 earlier_budget: None,
             },
             revisit,
         };
-        let e = match self.entries.entry(key) {
+        let mut entries = self.shard(key);
+        let e = match entries.entry(key) {
             Entry::Vacant(v) => {
-                v.insert(CacheEntry::new(sleep, BUDGET_NONE));
+                v.insert(CacheEntry::new(sleep, BUDGET_PROMISED));
                 return new_search(false);
             }
             Entry::Occupied(o) => o.into_mut(),
         };
-        let (z, b) = (e.sleep(), e.budget());
+        let (z, mut b) = (e.sleep(), e.budget());
+        if b == BUDGET_PROMISED {
+            b = BUDGET_COMPLETE; // another thread's search, still running: its promise
+        }
         if b == BUDGET_NONE || b < remaining {
-            *e = CacheEntry::new(sleep, BUDGET_NONE);
+            *e = CacheEntry::new(sleep, BUDGET_PROMISED);
             return new_search(true);
         }
         let uncovered = z & !sleep;
@@ -130,11 +174,12 @@ impl Cache {
             };
         }
         let earlier_budget = Some(b);
-        *e = CacheEntry::new(z & sleep, BUDGET_NONE);
+        *e = CacheEntry::new(z & sleep, BUDGET_PROMISED);
         Visit::Search {
             todo: uncovered,
             slot: CacheSlot {
                 key,
+                sleep: z & sleep,
                 earlier_budget,
             },
             revisit: true,
@@ -144,8 +189,8 @@ impl Cache {
     /// Arriving at quiescent state `key` (no step enabled, convergence already judged):
     /// true when it was reached before, so this arrival adds nothing; else it is stored as
     /// searched in full (its only schedule suffix is the empty one).
-    pub(super) fn visit_quiescent(&mut self, key: u64) -> bool {
-        match self.entries.entry(key) {
+    pub(super) fn visit_quiescent(&self, key: u64) -> bool {
+        match self.shard(key).entry(key) {
             Entry::Occupied(_) => true,
             Entry::Vacant(slot) => {
                 slot.insert(CacheEntry::new(0, BUDGET_COMPLETE));
@@ -160,32 +205,52 @@ impl Cache {
     /// violation's distance from here: a visit closer to the root, where that violation
     /// makes a shorter counterexample, has more budget and searches again. A partial
     /// revisit covers no more than the earlier search's budget.
-    pub(super) fn leave(
-        &mut self,
-        slot: CacheSlot,
-        complete: bool,
-        depth_max: usize,
-        depth: usize,
-    ) {
+    pub(super) fn leave(&self, slot: CacheSlot, complete: bool, depth_max: usize, depth: usize) {
         let budget = if complete {
             BUDGET_COMPLETE
         } else {
             steps_left(depth_max, depth)
         };
         let budget = slot.earlier_budget.map_or(budget, |b| b.min(budget));
-        if let Some(e) = self.entries.get_mut(&slot.key) {
-            *e = CacheEntry::new(e.sleep(), budget);
-        }
+        let mine = CacheEntry::new(slot.sleep, budget);
+        let mut entries = self.shard(slot.key);
+        let e = entries.entry(slot.key).or_insert(mine);
+        let b = e.budget();
+        *e = if b == BUDGET_PROMISED || b < budget {
+            mine
+        } else if b == budget {
+            CacheEntry::new(e.sleep() & slot.sleep, budget)
+        } else {
+            *e
+        };
+    }
+
+    /// The table holding `key`, locked. A thread that panicked while holding it left
+    /// only whole entries behind (each write is one word), so its poisoning is ignored.
+    fn shard(&self, key: u64) -> std::sync::MutexGuard<'_, FxHashMap<u64, CacheEntry>> {
+        // Mixed first: exact keys (`--exact-keys`) are small consecutive numbers.
+        let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.shard_at((mixed >> (64 - SHARDS.trailing_zeros())) as usize)
     }
 
     /// How many states are cached.
     pub(super) fn len(&self) -> u64 {
-        self.entries.len() as u64
+        (0..SHARDS).map(|i| self.shard_at(i).len() as u64).sum()
     }
 
-    /// Bytes of the table, about: each slot holds a key and an entry, plus a control byte.
+    /// Bytes of the tables, about: each slot holds a key and an entry, plus a control byte.
     pub(super) fn bytes(&self) -> u64 {
-        (self.entries.capacity() * (std::mem::size_of::<(u64, CacheEntry)>() + 1)) as u64
+        let slot = std::mem::size_of::<(u64, CacheEntry)>() + 1;
+        (0..SHARDS)
+            .map(|i| (self.shard_at(i).capacity() * slot) as u64)
+            .sum()
+    }
+
+    /// The `i`-th table, locked (see [`Cache::shard`] on poisoning).
+    fn shard_at(&self, i: usize) -> std::sync::MutexGuard<'_, FxHashMap<u64, CacheEntry>> {
+        self.shards[i]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -7,6 +7,8 @@
 //! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
 //! reduced to their POSTs.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use rustc_hash::FxHashSet;
 
 use crate::model::step::Step;
@@ -36,7 +38,13 @@ pub(super) fn search(
     progress: &mut dyn FnMut(Progress),
     on_arrival: Option<ArrivalHook<'_>>,
 ) -> ExploreReport {
-    let mut s = Search::new(stores, bound, scope, on_arrival);
+    if bound.jobs > 1 && on_arrival.is_none() {
+        if let Some(report) = search_on_threads(stores, bound, scope, progress) {
+            return report;
+        }
+    }
+    let cache = Cache::default();
+    let mut s = Search::new(stores, bound, scope, on_arrival, &cache);
     if s.enabled.is_empty() {
         return s.quiescent_root();
     }
@@ -65,6 +73,136 @@ pub(super) fn search(
                 Next::Stop => break 'units,
             }
             if s.report_progress(progress) {
+                break 'units;
+            }
+        }
+    }
+    s.finish()
+}
+
+/// What the threads of one search share besides the cache.
+struct Shared {
+    /// The next work unit to take.
+    next_unit: AtomicUsize,
+    /// A thread stopped the search (a limit, a violation in first-counterexample mode, a
+    /// breach of the per-tab premise): the others stop too.
+    stop: AtomicBool,
+    /// The length of the shortest counterexample found so far by any thread
+    /// (`usize::MAX`: none): in `shortest` mode no thread searches as deep as that again.
+    shortest: AtomicUsize,
+}
+
+/// The depth-first search on `bound.jobs` threads sharing one state cache; `None` when it
+/// does not apply (a shard, exact keys, a store that cannot expose or copy its state, a
+/// root with no step): then the one-thread search runs.
+///
+/// The tree is cut into work units as for `--shard` ([`shard::units`], here with at least
+/// 32 units a thread), and each thread takes the next unit not yet taken and searches
+/// below it, exactly as one shard does, but with the one cache of the whole search: a
+/// state another thread searched in full is not searched again, and an entry's claim holds
+/// whoever wrote it (see [`Cache`]). So, as with shards, the units together cover every
+/// schedule, and every violation is met by some thread, at its length.
+///
+/// **Deterministic verdict and counterexample.** Which thread meets what first depends on
+/// timing, so the counts (states, schedules, steps) vary from run to run, never the
+/// verdict: verified or not is a fact about the bound. When a thread finds a
+/// counterexample, the one-thread search is run again and its report is the answer: the
+/// same counterexample, byte for byte, as `--jobs 1` (a store with a bug is found in
+/// seconds; the long searches are the ones that verify).
+fn search_on_threads(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    scope: Scope,
+    progress: &mut dyn FnMut(Progress),
+) -> Option<ExploreReport> {
+    if bound.shard.is_some() || bound.exact_keys || !bound.state_cache {
+        return None;
+    }
+    let cache = Cache::default();
+    let probe = Search::new(stores, bound, scope, None, &cache);
+    if !probe.caching || probe.world.try_clone().is_none() || probe.enabled.is_empty() {
+        return None;
+    }
+    drop(probe);
+    let (_, units) = shard::units(stores, bound, scope, bound.jobs as u64 * 4);
+    let shared = Shared {
+        next_unit: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+        shortest: AtomicUsize::new(usize::MAX),
+    };
+    let reports: Vec<ExploreReport> = std::thread::scope(|threads| {
+        let helpers: Vec<_> = (1..bound.jobs)
+            .map(|_| {
+                let (cache, units, shared) = (&cache, &units, &shared);
+                threads.spawn(move || work(stores, bound, scope, cache, units, shared, &mut |_| {}))
+            })
+            .collect();
+        let mut reports = vec![work(
+            stores, bound, scope, &cache, &units, &shared, progress,
+        )];
+        for h in helpers {
+            reports.push(
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        reports
+    });
+    let mut total = reports
+        .into_iter()
+        .reduce(ExploreReport::add)
+        .expect("one thread at least");
+    if total.counterexample.is_some() && total.per_tab_refused.is_none() {
+        let mut one = bound.clone();
+        one.jobs = 1;
+        return Some(search(stores, &one, scope, progress, None));
+    }
+    total.distinct_states = cache.len();
+    total.states_cached = cache.len();
+    total.distinct_full_states = cache.len();
+    total.visited_bytes = cache.bytes();
+    total.covered = Some(shard::Covered {
+        prefix_depth: 0,
+        units_total: 1,
+        units: vec![vec![0]],
+    });
+    Some(total)
+}
+
+/// One thread of [`search_on_threads`]: takes units until none is left or the search
+/// stops, and returns its own counts.
+fn work(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    scope: Scope,
+    cache: &Cache,
+    units: &[Vec<Step>],
+    shared: &Shared,
+    progress: &mut dyn FnMut(Progress),
+) -> ExploreReport {
+    let mut s = Search::new(stores, bound, scope, None, cache);
+    'units: while !shared.stop.load(Ordering::Relaxed) {
+        let u = shared.next_unit.fetch_add(1, Ordering::Relaxed);
+        let Some(unit) = units.get(u) else { break };
+        s.start_unit(unit.clone(), u, units.len());
+        while let Some((step, sleep)) = s.next_step() {
+            s.come_back();
+            let next = s.arrive(step, sleep);
+            if let Some(c) = &s.report.counterexample {
+                shared.shortest.fetch_min(c.steps.len(), Ordering::Relaxed);
+            }
+            let shortest = shared.shortest.load(Ordering::Relaxed);
+            s.depth_max = s.depth_max.min(shortest.saturating_sub(1));
+            match next {
+                Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
+                Next::Back { complete } => s.back(complete),
+                Next::Stop => {
+                    shared.stop.store(true, Ordering::Relaxed);
+                    break 'units;
+                }
+            }
+            if s.report_progress(progress) || shared.stop.load(Ordering::Relaxed) {
+                shared.stop.store(true, Ordering::Relaxed);
                 break 'units;
             }
         }
@@ -110,7 +248,8 @@ struct Search<'a, 'h> {
     ids: StateIds,
     /// Fingerprints the full states (the default).
     buf: Buffers,
-    cache: Cache,
+    /// The state cache, shared by the threads of one search.
+    cache: &'a Cache,
     /// The world in the state the search is at.
     world: World,
     /// The steps enabled in `world`, once judged.
@@ -141,6 +280,7 @@ impl<'a, 'h> Search<'a, 'h> {
         bound: &'a ExploreBound,
         scope: Scope,
         on_arrival: Option<ArrivalHook<'h>>,
+        cache: &'a Cache,
     ) -> Search<'a, 'h> {
         let world = scope.world(&bound.config, stores);
         let mut ids = StateIds::default();
@@ -166,7 +306,7 @@ impl<'a, 'h> Search<'a, 'h> {
             caching: state_cache == StateCache::On,
             ids,
             buf,
-            cache: Cache::default(),
+            cache,
             world,
             enabled: Vec::new(),
             frames: Vec::new(),

@@ -153,6 +153,11 @@ pub struct ExploreBound {
     pub time_limit: Option<TimeLimit>,
     /// Search only this shard of the search tree ([`shard`]).
     pub shard: Option<Shard>,
+    /// Threads of the depth-first search (at least 1): more than one share one state
+    /// cache and split the tree into units (`dfs.rs`, `search_on_threads`); the verdict
+    /// and the counterexample do not depend on it, the counts do. Not with a shard or
+    /// exact keys (then one thread).
+    pub jobs: usize,
 }
 
 /// The search algorithm.
@@ -205,6 +210,7 @@ impl ExploreBound {
             max_memory: None,
             time_limit: None,
             shard: None,
+            jobs: 1,
         }
     }
 

@@ -5,7 +5,7 @@
 //! stateless search in `cache.rs`), every reduced search must give the same verdict and, for
 //! every shipped buggy store, a counterexample of the same shortest length that replays as
 //! a real failure. The breadth-first search must give the same report on one thread and on
-//! several.
+//! several; the depth-first search on two threads, the same verdict and counterexample.
 
 use crate::oracle::Invariant;
 use crate::run::explore::{explore, Engine, ExploreBound, ExploreReport};
@@ -51,7 +51,12 @@ fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
     out.push(("per-tab depth-first".to_string(), r.clone()));
     let mut p = r.clone();
     p.persistent = true;
-    out.push(("per-tab depth-first persistent".to_string(), p));
+    out.push(("per-tab depth-first persistent".to_string(), p.clone()));
+    p.jobs = 2;
+    out.push(("per-tab depth-first persistent jobs=2".to_string(), p));
+    let mut w = b.clone();
+    w.jobs = 2;
+    out.push(("whole-world depth-first jobs=2".to_string(), w));
     let mut x = b.clone();
     x.exact_keys = true;
     out.push(("whole-world depth-first exact keys".to_string(), x));
@@ -94,9 +99,21 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
             let base = explore(&store, &b, &mut |_| {});
             assert!(base.truncated == 0 && base.limit_hit.is_none());
             let mut bfs_reports: Vec<ExploreReport> = Vec::new();
+            let mut one_thread = None;
             for (what, rb) in reduced(&b) {
                 let what = format!("{name} {} {what}", b.describe());
                 let r = explore(&store, &rb, &mut |_| {});
+                // The depth-first search on two threads: the one-thread counterexample,
+                // step for step (its verdict is checked below with every other search's).
+                if what.ends_with("per-tab depth-first persistent") {
+                    one_thread = Some(r.counterexample.clone());
+                } else if what.ends_with("per-tab depth-first persistent jobs=2") {
+                    let one = one_thread.take().expect("one thread first");
+                    assert_eq!(
+                        r.counterexample, one,
+                        "{what}: jobs changed the counterexample"
+                    );
+                }
                 assert_eq!(r.per_tab_refused, None, "{what}");
                 assert_eq!(r.verified(), base.verified(), "{what}");
                 let Some(c) = &r.counterexample else { continue };
