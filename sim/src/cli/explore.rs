@@ -304,8 +304,8 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
         anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
     }
-    if args.jobs == Some(0) {
-        anyhow::bail!("--jobs must be at least 1");
+    if let Some(jobs) = args.jobs.filter(|j| !(1..=1024).contains(j)) {
+        anyhow::bail!("--jobs {jobs}: must be between 1 and 1024");
     }
     bound.engine = if args.breadth_first {
         let jobs = args

@@ -230,3 +230,43 @@ fn explore_json_is_json_only_and_time_stops_with_what_was_covered() {
     assert_eq!(world["message_texts"], "colliding", "{world}");
     assert_eq!(world["passive_observer"], true, "{world}");
 }
+
+/// The depth-first search on two threads prints what one thread prints, byte for byte,
+/// when it finds a counterexample (it is the one-thread search's), and verifies what one
+/// thread verifies; `--jobs` out of range is refused by name.
+#[test]
+fn explore_on_two_threads_gives_the_one_thread_verdict_and_counterexample() {
+    let args = |store: &'static str, jobs: &'static str| {
+        vec![
+            "explore",
+            "--store",
+            store,
+            "--sends",
+            "2",
+            "--one-sender",
+            "--jobs",
+            jobs,
+        ]
+    };
+    let one = sim(&args("current", "1"));
+    let two = sim(&args("current", "2"));
+    assert_eq!(code(&one), 1);
+    assert_eq!(code(&two), 1);
+    assert_eq!(
+        String::from_utf8(two.stdout).unwrap(),
+        String::from_utf8(one.stdout).unwrap()
+    );
+    let verified = sim(&args("durable", "2"));
+    assert_eq!(code(&verified), 0);
+    let text = String::from_utf8(verified.stdout).unwrap();
+    assert!(
+        text.contains("verified: no violation within bound"),
+        "{text}"
+    );
+    for bad in [&["--jobs", "0"][..], &["--jobs", "2", "--exact-keys"]] {
+        let o = sim(&[&["explore", "--store", "durable"][..], bad].concat());
+        assert_eq!(code(&o), 2);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(err.contains("--jobs"), "{err}");
+    }
+}
