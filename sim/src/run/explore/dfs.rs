@@ -108,7 +108,8 @@ struct Shared {
 /// verdict: verified or not is a fact about the bound. When a thread finds a
 /// counterexample, the one-thread search is run again and its report is the answer: the
 /// same counterexample, byte for byte, as `--jobs 1` (a store with a bug is found in
-/// seconds; the long searches are the ones that verify).
+/// seconds; the long searches are the ones that verify). Unless a limit stopped the
+/// search: then the counterexample a thread found is reported as it is, rather than lost.
 fn search_on_threads(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
@@ -152,7 +153,13 @@ fn search_on_threads(
         .into_iter()
         .reduce(ExploreReport::add)
         .expect("one thread at least");
-    if total.counterexample.is_some() && total.per_tab_refused.is_none() {
+    // After a limit the one-thread search could not get as far again (a `--time` deadline
+    // has passed): the counterexample found is kept, real but not canonical, and the
+    // report says the search was stopped.
+    if total.counterexample.is_some()
+        && total.per_tab_refused.is_none()
+        && total.limit_hit.is_none()
+    {
         let mut one = bound.clone();
         one.jobs = 1;
         return Some(search(stores, &one, scope, progress, None));
