@@ -101,7 +101,9 @@ struct Shared {
 /// below it, exactly as one shard does, but with the one cache of the whole search: a
 /// state another thread searched in full is not searched again, and an entry's claim holds
 /// whoever wrote it (see [`Cache`]). So, as with shards, the units together cover every
-/// schedule, and every violation is met by some thread, at its length.
+/// schedule, and when the bound has a violation some thread meets one (not necessarily
+/// at its shortest length: a thread that relied on another's promise leaves the state to
+/// it, and that one may have reached it by a longer path).
 ///
 /// **Deterministic verdict and counterexample.** Which thread meets what first depends on
 /// timing, so the counts (states, schedules, steps) vary from run to run, never the
