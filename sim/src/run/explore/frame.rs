@@ -15,8 +15,8 @@ use super::independence::independent;
 use super::scope::Scope;
 
 /// How many enabled steps a mask can name: a state with more is never cached. 48, so that
-/// a cache entry packs a sleep mask and a 16-bit budget into one word (`cache.rs`); the
-/// worlds `explore` searches offer fewer than 30 steps at a time.
+/// a cache entry packs a sleep mask and a 16-bit budget into one word (`cache.rs`). A state
+/// with more enabled steps is searched without the cache: sound, only slower.
 pub(super) const MASK_STEPS: usize = 48;
 
 /// One state on the current path.
