@@ -63,18 +63,9 @@ pub(super) fn search(
         units: vec![mine.clone()],
     });
     let n = mine.len();
-    'units: for (done, u) in mine.into_iter().enumerate() {
-        s.start_unit(units[u].clone(), done, n);
-        while let Some((step, sleep)) = s.next_step() {
-            s.come_back();
-            match s.arrive(step, sleep) {
-                Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
-                Next::Back { complete } => s.back(complete),
-                Next::Stop => break 'units,
-            }
-            if s.report_progress(progress) {
-                break 'units;
-            }
+    for (done, u) in mine.into_iter().enumerate() {
+        if !s.search_unit(units[u].clone(), done, n, progress, None) {
+            break;
         }
     }
     s.finish()
@@ -166,9 +157,10 @@ fn search_on_threads(
         one.jobs = 1;
         return Some(search(stores, &one, scope, progress, None));
     }
-    total.distinct_states = cache.len();
-    total.states_cached = cache.len();
-    total.distinct_full_states = cache.len();
+    let states = cache.len();
+    total.distinct_states = states;
+    total.states_cached = states;
+    total.distinct_full_states = states;
     total.visited_bytes = cache.bytes();
     total.covered = Some(shard::Covered {
         prefix_depth: 0,
@@ -190,30 +182,11 @@ fn work(
     progress: &mut dyn FnMut(Progress),
 ) -> ExploreReport {
     let mut s = Search::new(stores, bound, scope, None, cache);
-    'units: while !shared.stop.load(Ordering::Relaxed) {
+    while !shared.stop.load(Ordering::Relaxed) {
         let u = shared.next_unit.fetch_add(1, Ordering::Relaxed);
         let Some(unit) = units.get(u) else { break };
-        s.start_unit(unit.clone(), u, units.len());
-        while let Some((step, sleep)) = s.next_step() {
-            s.come_back();
-            let next = s.arrive(step, sleep);
-            if let Some(c) = &s.report.counterexample {
-                shared.shortest.fetch_min(c.steps.len(), Ordering::Relaxed);
-            }
-            let shortest = shared.shortest.load(Ordering::Relaxed);
-            s.depth_max = s.depth_max.min(shortest.saturating_sub(1));
-            match next {
-                Next::Descend { todo, sleep, cache } => s.descend(todo, sleep, cache),
-                Next::Back { complete } => s.back(complete),
-                Next::Stop => {
-                    shared.stop.store(true, Ordering::Relaxed);
-                    break 'units;
-                }
-            }
-            if s.report_progress(progress) || shared.stop.load(Ordering::Relaxed) {
-                shared.stop.store(true, Ordering::Relaxed);
-                break 'units;
-            }
+        if !s.search_unit(unit.clone(), u, units.len(), progress, Some(shared)) {
+            shared.stop.store(true, Ordering::Relaxed);
         }
     }
     s.finish()
@@ -363,6 +336,43 @@ impl<'a, 'h> Search<'a, 'h> {
         }
         self.report.distinct_states = 1;
         self.report
+    }
+
+    /// Searches below the unit `prefix` (the `done`-th of `of` units), with the other
+    /// threads of the search when `shared` is given: their shortest counterexample bounds
+    /// this one's depth, and their stop stops it. False when the search must stop (a
+    /// violation in first-counterexample mode, a breach of the per-tab premise, a limit).
+    fn search_unit(
+        &mut self,
+        prefix: Vec<Step>,
+        done: usize,
+        of: usize,
+        progress: &mut dyn FnMut(Progress),
+        shared: Option<&Shared>,
+    ) -> bool {
+        self.start_unit(prefix, done, of);
+        while let Some((step, sleep)) = self.next_step() {
+            self.come_back();
+            let next = self.arrive(step, sleep);
+            if let Some(shared) = shared {
+                if let Some(c) = &self.report.counterexample {
+                    shared.shortest.fetch_min(c.steps.len(), Ordering::Relaxed);
+                }
+                let shortest = shared.shortest.load(Ordering::Relaxed);
+                self.depth_max = self.depth_max.min(shortest.saturating_sub(1));
+            }
+            match next {
+                Next::Descend { todo, sleep, cache } => self.descend(todo, sleep, cache),
+                Next::Back { complete } => self.back(complete),
+                Next::Stop => return false,
+            }
+            if self.report_progress(progress)
+                || shared.is_some_and(|sh| sh.stop.load(Ordering::Relaxed))
+            {
+                return false;
+            }
+        }
+        true
     }
 
     /// Starts the search below the unit `prefix` (the `done`-th of `of` units), from the
@@ -649,10 +659,7 @@ impl<'a, 'h> Search<'a, 'h> {
 
     /// The report, with the counts of what was stored.
     fn finish(mut self) -> ExploreReport {
-        self.report.distinct_states = self.observed.len() as u64;
-        if self.caching {
-            self.report.distinct_states = self.states_so_far();
-        }
+        self.report.distinct_states = self.states_so_far();
         self.report.states_cached = self.cache.len();
         if self.caching && self.bound.exact_keys {
             self.report.state_key_bytes = self.ids.part_bytes();

@@ -238,12 +238,17 @@ impl Scope {
         if self.judges(client as ClientId) {
             return super::state_key::client_part(world, client, part, scratch);
         }
-        use std::hash::Hash;
         part.bytes.clear();
-        let c = &world.clients()[client];
-        (c.sent(), c.post_responses().len()).hash(part);
+        hash_post_source(&world.clients()[client], part);
         true
     }
+}
+
+/// What the state key holds of a POST source `c` (see [`Scope::client_part`]): the
+/// messages it sent and how many of its POSTs the backend handled.
+pub(super) fn hash_post_source(c: &crate::model::client::Client, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    (c.sent(), c.post_responses().len()).hash(h);
 }
 
 /// The tabs whose abstract searches decide the whole world: one per class of

@@ -174,7 +174,7 @@ pub fn fingerprint(world: &World, scope: Scope) -> u64 {
             world.hash_client_state(i, &mut h);
             c.render().hash(&mut h);
         } else {
-            (c.sent(), c.post_responses().len()).hash(&mut h);
+            super::scope::hash_post_source(c, &mut h);
         }
     }
     xxhash_rust::xxh3::xxh3_64(&h.bytes)
