@@ -102,6 +102,10 @@ pub struct Args {
     /// Take every enabled step from every state (no persistent sets in the per-tab search).
     #[arg(long)]
     no_persistent: bool,
+    /// Deliver the judged tab's POST responses as steps of their own, even when its store
+    /// ignores them (no inert-response reduction in the per-tab search).
+    #[arg(long)]
+    no_inert_responses: bool,
     /// Worker threads: of --breadth-first (default: every core), or of the depth-first
     /// search (default 1), whose threads share one state cache. The verdict and the
     /// counterexample do not depend on it; the depth-first counts (states, schedules) vary
@@ -300,6 +304,7 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     bound.per_tab = !(args.whole_world || baseline);
     bound.symmetry = !args.no_symmetry;
     bound.persistent = !args.no_persistent && !baseline;
+    bound.inert_post_responses = !args.no_inert_responses && !baseline;
     bound.exact_keys = args.exact_keys;
     if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
         anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
@@ -388,6 +393,9 @@ fn print_text(
     }
     if let Some(why) = &report.per_tab_refused {
         println!("per-tab search refused ({why}); the whole world was searched");
+    }
+    if let Some(why) = &report.post_responses_refused {
+        println!("inert POST responses refused ({why}); searched again with them delivered");
     }
     match report.engine {
         Engine::DepthFirst => print_depth_first(store, report),

@@ -181,6 +181,12 @@ impl World {
         crate::model::content::message_id(self.next_message)
     }
 
+    /// Empties `client`'s inbox: for a search that never delivers to that tab (the
+    /// per-tab search's POST sources), whose inbox would only grow and be copied.
+    pub fn clear_inbox(&mut self, client: ClientId) {
+        self.clients[client as usize].inbox.clear();
+    }
+
     /// Put `event` in every client's inbox under the next event id.
     pub(super) fn broadcast(&mut self, event: Event, rec: &mut impl Record) {
         let id = self.next_event;

@@ -234,6 +234,44 @@ fn explore_json_is_json_only_and_time_stops_with_what_was_covered() {
 /// The depth-first search on two threads prints what one thread prints, byte for byte,
 /// when it finds a counterexample (it is the one-thread search's), and verifies what one
 /// thread verifies; `--jobs` out of range is refused by name.
+/// Inert POST responses are on by default and say so; `--no-inert-responses` delivers them,
+/// with the same verdict and the same counterexample length, in more states.
+#[test]
+fn explore_skips_post_responses_unless_told_and_gets_the_same_answer() {
+    let run = |store: &str, extra: &[&str]| {
+        let o = sim(&[&["explore", "--store", store, "--sends", "1"][..], extra].concat());
+        (code(&o), String::from_utf8(o.stdout).unwrap())
+    };
+    let states = |text: &str| -> u64 {
+        let after = text
+            .split("distinct states ")
+            .nth(1)
+            .expect("a state count");
+        after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let (c1, inert) = run("durable", &[]);
+    let (c2, delivered) = run("durable", &["--no-inert-responses"]);
+    assert_eq!((c1, c2), (0, 0), "{inert}{delivered}");
+    assert!(inert.contains("; its own POST responses inert"), "{inert}");
+    assert!(!delivered.contains("inert"), "{delivered}");
+    assert!(states(&inert) < states(&delivered), "{inert}{delivered}");
+    let length = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("counterexample ("))
+            .map(str::to_string)
+    };
+    let (c1, inert) = run("current", &[]);
+    let (c2, delivered) = run("current", &["--no-inert-responses"]);
+    assert_eq!((c1, c2), (1, 1), "{inert}{delivered}");
+    assert!(length(&inert).is_some());
+    assert_eq!(length(&inert), length(&delivered));
+}
+
 #[test]
 fn explore_on_two_threads_gives_the_one_thread_verdict_and_counterexample() {
     let args = |store: &'static str, jobs: &'static str| {

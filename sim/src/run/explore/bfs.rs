@@ -33,7 +33,7 @@ use crate::model::world::World;
 use crate::oracle::Violation;
 
 use super::limits::Limits;
-use super::scope::{Scope, Unfaithful};
+use super::scope::{PostResponses, Scope, Unfaithful};
 use super::state_key::KeyWriter;
 use super::visited::Fingerprints;
 use super::{Counterexample, Engine, ExploreBound, ExploreReport, Progress, StateCache};
@@ -128,7 +128,7 @@ struct Expanded {
     steps_applied: u64,
     truncated: u64,
     revisits: u64,
-    unfaithful: Option<String>,
+    unfaithful: Option<Unfaithful>,
     limit: Option<String>,
 }
 
@@ -311,7 +311,7 @@ impl<'a> Worker<'a> {
             let violation = match self.judge(&mut world, step, depth, after) {
                 Ok(v) => v,
                 Err(breach) => {
-                    out.unfaithful = Some(breach.0);
+                    out.unfaithful = Some(breach);
                     self.counters.stop.store(true, Relaxed);
                     return false;
                 }
@@ -338,6 +338,10 @@ impl<'a> Worker<'a> {
         depth: usize,
         after: &mut Vec<Step>,
     ) -> Result<Option<Violation>, Unfaithful> {
+        debug_assert!(
+            !matches!(self.scope, Scope::Tab(_, PostResponses::Inert)),
+            "the breadth-first search delivers POST responses"
+        );
         let violation = self.scope.judge_step(world, step, depth)?;
         Ok(violation.or_else(|| {
             self.scope.enabled_steps(world, after);
@@ -473,7 +477,7 @@ pub(super) fn search(
             limits,
             tab: match scope {
                 Scope::Whole => None,
-                Scope::Tab(c) => Some(c),
+                Scope::Tab(c, _) => Some(c),
             },
             to_workers,
             replies,
@@ -506,7 +510,7 @@ fn judge_quiescent_root(
     if let Some(v) = scope.converged(root, 0) {
         match scope.concretize(stores, &bound.config, bound.depth_max, Vec::new(), v) {
             Ok(c) => report.counterexample = Some(c),
-            Err(breach) => report.per_tab_refused = Some(breach.0),
+            Err(breach) => report.refuse(breach),
         }
     }
 }
@@ -543,11 +547,11 @@ impl Coordinator<'_, '_> {
             }
             let expanded = self.expand_level(depth);
             let (arrivals, found) = self.tally(expanded);
-            if self.report.per_tab_refused.is_some() || self.report.limit_hit.is_some() {
+            if self.report.refused() || self.report.limit_hit.is_some() {
                 break;
             }
             self.judge_found(found, depth);
-            if self.report.per_tab_refused.is_some() {
+            if self.report.refused() {
                 break;
             }
             let keep = self.admit(arrivals);
@@ -601,8 +605,10 @@ impl Coordinator<'_, '_> {
             report.steps_applied += e.steps_applied;
             report.truncated += e.truncated;
             report.revisits += e.revisits;
-            if report.per_tab_refused.is_none() {
-                report.per_tab_refused = e.unfaithful;
+            if !report.refused() {
+                if let Some(breach) = e.unfaithful {
+                    report.refuse(breach);
+                }
             }
             if report.limit_hit.is_none() {
                 report.limit_hit = e.limit;
@@ -634,7 +640,7 @@ impl Coordinator<'_, '_> {
             ) {
                 Ok(c) => c,
                 Err(breach) => {
-                    self.report.per_tab_refused = Some(breach.0);
+                    self.report.refuse(breach);
                     return;
                 }
             };

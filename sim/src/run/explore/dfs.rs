@@ -20,7 +20,7 @@ use super::bfs::{fingerprint as full_fingerprint, Buffers};
 use super::cache::{steps_left, Cache, CacheSlot, Visit, BUDGET_MAX};
 use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 use super::limits::Limits;
-use super::scope::Scope;
+use super::scope::{InertCheck, Scope};
 use super::shard;
 use super::state_key::{fingerprint, StateIds};
 use super::{ExploreBound, ExploreReport, Progress, StateCache};
@@ -149,10 +149,7 @@ fn search_on_threads(
     // After a limit the one-thread search could not get as far again (a `--time` deadline
     // has passed): the counterexample found is kept, real but not canonical, and the
     // report says the search was stopped.
-    if total.counterexample.is_some()
-        && total.per_tab_refused.is_none()
-        && total.limit_hit.is_none()
-    {
+    if total.counterexample.is_some() && !total.refused() && total.limit_hit.is_none() {
         let mut one = bound.clone();
         one.jobs = 1;
         return Some(search(stores, &one, scope, progress, None));
@@ -228,6 +225,8 @@ struct Search<'a, 'h> {
     caching: bool,
     /// Numbers the full states by their exact keys ([`ExploreBound::exact_keys`]).
     ids: StateIds,
+    /// What H2's check has seen (the inert POST responses of the per-tab search).
+    inert: InertCheck,
     /// Fingerprints the full states (the default).
     buf: Buffers,
     /// The state cache, shared by the threads of one search.
@@ -287,6 +286,7 @@ impl<'a, 'h> Search<'a, 'h> {
             observed: FxHashSet::default(),
             caching: state_cache == StateCache::On,
             ids,
+            inert: InertCheck::default(),
             buf,
             cache,
             world,
@@ -331,7 +331,7 @@ impl<'a, 'h> Search<'a, 'h> {
                 violation,
             ) {
                 Ok(c) => self.report.counterexample = Some(c),
-                Err(breach) => self.report.per_tab_refused = Some(breach.0),
+                Err(breach) => self.report.refuse(breach),
             }
         }
         self.report.distinct_states = 1;
@@ -392,7 +392,7 @@ impl<'a, 'h> Search<'a, 'h> {
     /// The initial world as the first frame. Its copy is always taken: whether it can be
     /// says whether the stores can copy themselves.
     fn push_root(&mut self) {
-        let Next::Descend { todo, sleep, cache } = self.expand(0, Vec::new()) else {
+        let Next::Descend { todo, sleep, cache } = self.expand(None, 0, Vec::new()) else {
             unreachable!("nothing is asleep at the root, and it has steps")
         };
         let mut root = Frame::new(0, todo, sleep, cache);
@@ -445,7 +445,7 @@ impl<'a, 'h> Search<'a, 'h> {
         let violation = match self.scope.judge_step(&mut self.world, step, depth - 1) {
             Ok(violation) => violation,
             Err(breach) => {
-                self.report.per_tab_refused = Some(breach.0);
+                self.report.refuse(breach);
                 return Next::Stop;
             }
         };
@@ -456,11 +456,11 @@ impl<'a, 'h> Search<'a, 'h> {
             hook(&self.world, &path(&self.frames));
         }
         if let Some(violation) = violation {
-            return self.violated(violation);
+            return self.violated(violation, None);
         }
         self.enabled_here();
         if self.enabled.is_empty() {
-            self.quiescent(depth)
+            self.quiescent(step, depth)
         } else if depth >= self.depth_max {
             // Cut here: after a counterexample, only strictly shorter schedules matter.
             if self.report.counterexample.is_none() {
@@ -468,15 +468,26 @@ impl<'a, 'h> Search<'a, 'h> {
             }
             Next::Back { complete: false }
         } else {
-            self.expand(depth, sleep)
+            self.expand(Some(step), depth, sleep)
         }
     }
 
     /// The schedule to here broke an invariant: record it, then stop, or (in `shortest`
     /// mode) search on for strictly shorter ones only.
-    fn violated(&mut self, violation: Violation) -> Next {
+    fn violated(&mut self, violation: Violation, delivery: Option<Step>) -> Next {
+        let mut steps = path(&self.frames);
+        if let Some(delivery) = delivery {
+            // Met one step further than this state, at a delivery the search does not
+            // take: beyond `depth_max` the real search would have cut there.
+            if steps.len() >= self.depth_max {
+                if self.report.counterexample.is_none() {
+                    self.report.truncated += 1;
+                }
+                return Next::Back { complete: false };
+            }
+            steps.push(delivery);
+        }
         self.report.schedules += 1;
-        let steps = path(&self.frames);
         if violation.invariant == Invariant::Converges && self.scope != Scope::Whole {
             self.report.note_tab_convergence(steps.len());
         }
@@ -489,7 +500,7 @@ impl<'a, 'h> Search<'a, 'h> {
         ) {
             Ok(real) => real,
             Err(breach) => {
-                self.report.per_tab_refused = Some(breach.0);
+                self.report.refuse(breach);
                 return Next::Stop;
             }
         };
@@ -506,9 +517,14 @@ impl<'a, 'h> Search<'a, 'h> {
 
     /// A quiescent state: the convergence check ends the schedule, unless the cache has
     /// seen this state end one already.
-    fn quiescent(&mut self, depth: usize) -> Next {
+    fn quiescent(&mut self, step: Step, depth: usize) -> Next {
+        // Few states end a schedule: asked at every arrival, before convergence, whose
+        // real counterexample delivers every queued response (so is longer).
+        if let Some(next) = self.after_post_response(Some(step), depth) {
+            return next;
+        }
         if let Some(violation) = self.scope.converged(&self.world, depth - 1) {
-            return self.violated(violation);
+            return self.violated(violation, None);
         }
         if self
             .key()
@@ -521,10 +537,30 @@ impl<'a, 'h> Search<'a, 'h> {
         Next::Back { complete: true }
     }
 
+    /// What a state reached by `step`, `depth` steps from the start, holds when the
+    /// judged tab's POST responses are inert ([`Scope::after_post_response`]): a
+    /// violation after a delivery (which ends the schedule), or a breach of H2 (which
+    /// stops the search). Asked at a state's first arrival only (and at every arrival once
+    /// a counterexample was found, where a shorter path makes a shorter one): both are
+    /// functions of the state.
+    fn after_post_response(&mut self, step: Option<Step>, depth: usize) -> Option<Next> {
+        match self
+            .scope
+            .after_post_response(&self.world, step, depth, &mut self.inert)
+        {
+            Ok(None) => None,
+            Ok(Some((violation, delivery))) => Some(self.violated(violation, Some(delivery))),
+            Err(breach) => {
+                self.report.refuse(breach);
+                Some(Next::Stop)
+            }
+        }
+    }
+
     /// A state with steps enabled, `depth` steps from the start, reached with the sleep
     /// set `sleep` passed on: the frame that searches it, with the steps that neither
     /// sleep nor (when cached) were covered by an earlier search of the same state.
-    fn expand(&mut self, depth: usize, sleep: Vec<Step>) -> Next {
+    fn expand(&mut self, step: Option<Step>, depth: usize, sleep: Vec<Step>) -> Next {
         if let Some(&step) = self.prefix.get(depth) {
             debug_assert!(
                 self.enabled.contains(&step),
@@ -539,7 +575,12 @@ impl<'a, 'h> Search<'a, 'h> {
         let sleep = sleep_here(sleep, &self.enabled);
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
-            None => (!sleep_mask, None),
+            None => {
+                if let Some(next) = self.after_post_response(step, depth) {
+                    return next;
+                }
+                (!sleep_mask, None)
+            }
             Some(key) => {
                 let remaining = steps_left(self.depth_max, depth);
                 match self.cache.visit(key, sleep_mask, remaining) {
@@ -554,6 +595,13 @@ impl<'a, 'h> Search<'a, 'h> {
                     } => {
                         if revisit {
                             self.report.revisits_partial += 1;
+                        }
+                        if !revisit || self.report.counterexample.is_some() {
+                            if let Some(next) = self.after_post_response(step, depth) {
+                                // Searched no further: stored as such.
+                                self.cache.leave(slot, false, self.depth_max, depth);
+                                return next;
+                            }
                         }
                         (todo, Some(slot))
                     }
@@ -634,7 +682,7 @@ impl<'a, 'h> Search<'a, 'h> {
             steps_applied: self.report.steps_applied,
             tab: match self.scope {
                 Scope::Whole => None,
-                Scope::Tab(c) => Some(c),
+                Scope::Tab(c, _) => Some(c),
             },
         });
         match self.limits.hit(states) {

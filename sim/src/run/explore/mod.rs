@@ -142,6 +142,10 @@ pub struct ExploreBound {
     /// With `per_tab`: take only the judged tab's steps where they form a persistent set
     /// ([`scope::Scope::persistent_set`]).
     pub persistent: bool,
+    /// With `per_tab`, depth-first: never deliver the judged tab's POST responses when
+    /// its store ignores them (checked), judging instead at every state the verdict after
+    /// one ([`scope::PostResponses::Inert`]).
+    pub inert_post_responses: bool,
     /// Which search: depth-first with sleep sets (and the exact-key cache when
     /// `state_cache`), or breadth-first over fingerprints on `jobs` threads.
     pub engine: Engine,
@@ -205,6 +209,7 @@ impl ExploreBound {
             symmetry: false,
             exact_keys: false,
             persistent: false,
+            inert_post_responses: false,
             engine: Engine::DepthFirst,
             max_states: None,
             max_memory: None,
@@ -217,7 +222,7 @@ impl ExploreBound {
     /// One line naming the search (not the world): what results must agree on to merge.
     pub fn describe_search(&self) -> String {
         format!(
-            "depth_max={} shortest={} reduction={} state_cache={} per_tab={} symmetry={} persistent={} exact_keys={} engine={}",
+            "depth_max={} shortest={} reduction={} state_cache={} per_tab={} symmetry={} persistent={} inert_post_responses={} exact_keys={} engine={}",
             self.depth_max,
             self.shortest,
             self.reduction,
@@ -225,6 +230,7 @@ impl ExploreBound {
             self.per_tab,
             self.symmetry,
             self.persistent,
+            self.inert_post_responses,
             self.exact_keys,
             match self.engine {
                 Engine::DepthFirst => "depth-first",
@@ -336,6 +342,10 @@ pub struct ExploreReport {
     /// (see [`scope`]): why, and the whole world was searched instead.
     #[serde(default)]
     pub per_tab_refused: Option<String>,
+    /// The per-tab search skipped the judged tab's POST responses but its store did not
+    /// ignore one (H2, see [`scope`]): why, and the search ran again with them delivered.
+    #[serde(default)]
+    pub post_responses_refused: Option<String>,
     /// The limit (`--max-states`, `--max-memory`) that stopped the search: the result is
     /// inconclusive.
     #[serde(default)]
@@ -380,12 +390,27 @@ impl ExploreReport {
             visited_bytes: 0,
             revisits: 0,
             per_tab_refused: None,
+            post_responses_refused: None,
             limit_hit: None,
             tab_convergence_at: None,
             shortest_check: None,
             covered: None,
             counterexample: None,
         }
+    }
+
+    /// A store broke a premise of the per-tab search: the search stops, and [`explore`]
+    /// searches again without the premise.
+    fn refuse(&mut self, breach: scope::Unfaithful) {
+        match breach {
+            scope::Unfaithful::Posts(why) => self.per_tab_refused = Some(why),
+            scope::Unfaithful::ReadsPostResponses(why) => self.post_responses_refused = Some(why),
+        }
+    }
+
+    /// Whether a store broke a premise of the per-tab search (see [`ExploreReport::refuse`]).
+    fn refused(&self) -> bool {
+        self.per_tab_refused.is_some() || self.post_responses_refused.is_some()
     }
 
     /// A per-tab search met a convergence violation after `len` abstract steps.
@@ -441,6 +466,24 @@ pub fn explore(
     bound: &ExploreBound,
     progress: &mut dyn FnMut(Progress),
 ) -> ExploreReport {
+    let report = explore_tabs(stores, bound, progress);
+    let Some(why) = report.post_responses_refused else {
+        return report;
+    };
+    let mut delivering = bound.clone();
+    delivering.inert_post_responses = false;
+    let mut report = explore_tabs(stores, &delivering, progress);
+    report.post_responses_refused = Some(why);
+    report
+}
+
+/// [`explore`] with the bound's reductions as asked; stops early, with
+/// `post_responses_refused` set, when a store does not ignore its POST responses.
+fn explore_tabs(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    progress: &mut dyn FnMut(Progress),
+) -> ExploreReport {
     if !bound.per_tab {
         return search_scope(stores, bound, Scope::Whole, progress);
     }
@@ -451,8 +494,14 @@ pub fn explore(
     };
     let mut total: Option<ExploreReport> = None;
     let mut searched: Vec<String> = Vec::new();
+    let mut inert = false;
     for &c in &tabs {
-        let r = search_scope(stores, bound, Scope::Tab(c), progress);
+        let responses = scope::post_responses(stores, bound, c);
+        inert |= responses == scope::PostResponses::Inert;
+        let r = search_scope(stores, bound, Scope::Tab(c, responses), progress);
+        if r.post_responses_refused.is_some() {
+            return r;
+        }
         if let Some(why) = r.per_tab_refused {
             let mut whole = search_scope(stores, bound, Scope::Whole, progress);
             whole.per_tab_refused = Some(why);
@@ -488,6 +537,9 @@ pub fn explore(
     }
     if !others.is_empty() {
         scope.push_str(&format!("; {} by symmetry", others.join(", ")));
+    }
+    if inert {
+        scope.push_str("; its own POST responses inert");
     }
     total.scope = scope;
     total
@@ -590,6 +642,7 @@ impl ExploreReport {
         self.visited_bytes = self.visited_bytes.max(o.visited_bytes);
         self.revisits += o.revisits;
         self.limit_hit = self.limit_hit.or(o.limit_hit);
+        self.post_responses_refused = self.post_responses_refused.or(o.post_responses_refused);
         if let Some(l) = o.tab_convergence_at {
             self.note_tab_convergence(l);
         }

@@ -47,6 +47,16 @@
 //! store in the same state, and there it is caught. When it is caught the abstraction is
 //! refused and the caller searches the whole world instead. The shipped stores all keep H.
 //!
+//! # Inert POST responses
+//!
+//! With [`PostResponses::Inert`] the judged tab's own POST responses are never delivered:
+//! premise **H2**, *its store ignores them* (no effect, the same state and render), is
+//! checked at each state with one queued ([`InertCheck`]), and the oracle's verdict after
+//! a delivery is judged where one could be taken ([`Scope::after_post_response`]), so a
+//! violation at a delivery is still met, at its length. The argument is in
+//! `docs/model.md`, "Inert POST responses". A breach makes the caller search again with
+//! the responses delivered.
+//!
 //! # Symmetry
 //!
 //! Two tabs are **interchangeable** when they play the same role (both send, or both only
@@ -72,8 +82,20 @@ use super::state_key::KeyWriter;
 pub enum Scope {
     /// Every tab, in the real world.
     Whole,
-    /// Tab `c` only, every other tab reduced to its POSTs (see the module doc).
-    Tab(ClientId),
+    /// Tab `c` only, every other tab reduced to its POSTs (see the module doc), and what
+    /// the search does with `c`'s own POST responses.
+    Tab(ClientId, PostResponses),
+}
+
+/// What the per-tab search does with the judged tab's POST responses (see the module
+/// doc, "Inert POST responses").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PostResponses {
+    /// Delivered as in the real world: a step of their own.
+    Delivered,
+    /// Never delivered, the store's ignoring them checked (H2) and the oracle's verdict
+    /// after a delivery judged at every state where one could be taken.
+    Inert,
 }
 
 /// A store that only POSTs: in answer to a send, exactly that message, and nothing else.
@@ -102,9 +124,96 @@ impl Store for PostOnly {
     }
 }
 
-/// The judged tab's store broke H (see the module doc): what it did, in words.
+/// The judged tab's store broke a premise of the per-tab search (see the module doc):
+/// which one, and what it did, in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unfaithful(pub String);
+pub enum Unfaithful {
+    /// H: it POSTed something other than exactly the sent message in answer to a send
+    /// (or a counterexample did not replay). The whole world is searched instead.
+    Posts(String),
+    /// H2: it did not ignore a POST response. The per-tab search runs again with the
+    /// responses delivered.
+    ReadsPostResponses(String),
+}
+
+impl Unfaithful {
+    /// What the store did, in words.
+    pub fn why(&self) -> &str {
+        match self {
+            Unfaithful::Posts(why) | Unfaithful::ReadsPostResponses(why) => why,
+        }
+    }
+}
+
+/// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
+/// state and render after one), remembered by the store's state and the responses queued
+/// for it, so that each pair is tried once (a search holds one per thread).
+#[derive(Default)]
+pub struct InertCheck {
+    /// Store states (with the queued responses after them) known to ignore those responses.
+    ignoring: rustc_hash::FxHashSet<Box<[u8]>>,
+    key: KeyWriter,
+    after: KeyWriter,
+}
+
+impl InertCheck {
+    /// Whether tab `c`'s store, as it is in `world`, ignores every POST response queued
+    /// for it: fed to a copy of the store, one after the other, each must answer no
+    /// effect and leave the state and the render as they were. Every queued one, not
+    /// only the first: in a real schedule the earlier ones may have been delivered.
+    fn check(&mut self, world: &World, c: ClientId) -> Result<(), Unfaithful> {
+        use std::hash::Hash;
+        let tab = world.client(c);
+        let store = tab.store();
+        let breach = |why: String| {
+            Err(Unfaithful::ReadsPostResponses(format!(
+                "{why}: the per-tab search skips POST responses only for a store that ignores them"
+            )))
+        };
+        self.key.bytes.clear();
+        if !store.hash_state(&mut self.key) {
+            return breach("the store cannot expose its state".into());
+        }
+        let state_len = self.key.bytes.len();
+        for response in tab.post_responses() {
+            response.hash(&mut self.key);
+        }
+        if self.ignoring.contains(&self.key.bytes[..]) {
+            return Ok(());
+        }
+        let Some(mut copy) = store.clone_box() else {
+            return breach("the store cannot copy itself".into());
+        };
+        for (message_id, response) in tab.post_responses() {
+            let input = Input::PostResponse {
+                message_id: *message_id,
+                response: *response,
+            };
+            let answer =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| copy.handle(&input)));
+            match answer {
+                Ok(Ok(effects)) if effects.is_empty() => {}
+                Ok(Ok(effects)) => {
+                    return breach(format!(
+                        "in answer to {input:?} the store asked for {effects:?}"
+                    ))
+                }
+                Ok(Err(fault)) => return breach(format!("{input:?} failed: {fault:?}")),
+                Err(_) => return breach(format!("the store panicked on {input:?}")),
+            }
+            self.after.bytes.clear();
+            let exposed = copy.hash_state(&mut self.after);
+            if !exposed || self.after.bytes[..] != self.key.bytes[..state_len] {
+                return breach(format!("{input:?} changed the store's state"));
+            }
+            if copy.render() != store.render() {
+                return breach(format!("{input:?} changed what the tab shows"));
+            }
+        }
+        self.ignoring.insert(self.key.bytes[..].into());
+        Ok(())
+    }
+}
 
 /// A [`Record`] that checks H on the inputs a step feeds the judged tab's store.
 #[derive(Default)]
@@ -140,7 +249,7 @@ impl Scope {
     pub fn world(self, config: &WorldConfig, stores: &dyn StoreFactory) -> World {
         match self {
             Scope::Whole => World::new(config.clone(), stores),
-            Scope::Tab(c) => World::with_stores(config.clone(), |i| {
+            Scope::Tab(c, _) => World::with_stores(config.clone(), |i| {
                 if i == c {
                     stores.make(i)
                 } else {
@@ -155,9 +264,12 @@ impl Scope {
     pub fn takes(self, step: &Step) -> bool {
         match self {
             Scope::Whole => true,
-            Scope::Tab(c) => match step {
+            Scope::Tab(c, responses) => match step {
                 Step::Send { .. } | Step::HandlePost { .. } => true,
                 Step::ServeFetch { client } => *client == c,
+                Step::DeliverPostResponse { client } if *client == c => {
+                    responses == PostResponses::Delivered
+                }
                 _ => step.client().is_none_or(|o| o == c),
             },
         }
@@ -167,7 +279,7 @@ impl Scope {
     pub fn judges(self, client: ClientId) -> bool {
         match self {
             Scope::Whole => true,
-            Scope::Tab(c) => c == client,
+            Scope::Tab(c, _) => c == client,
         }
     }
 
@@ -196,12 +308,21 @@ impl Scope {
             let mut check = PostCheck::default();
             let applied = world.apply_into(step, &mut check);
             if let Some(breach) = check.breach {
-                return Err(Unfaithful(breach));
+                return Err(Unfaithful::Posts(breach));
             }
             applied
         } else {
             world.apply_into(step, &mut ())
         };
+        if let Scope::Tab(c, _) = self {
+            if step.actor() == Actor::Backend {
+                // Broadcasts reach the POST sources too, whose deliveries the search never
+                // takes and whose key leaves their inbox out: dropped, not copied along.
+                for o in (0..world.clients().len() as ClientId).filter(|&o| o != c) {
+                    world.clear_inbox(o);
+                }
+            }
+        }
         if let Err(crash) = applied {
             // A PostOnly store never fails, so a crash is the judged tab's (or, in the
             // whole world, any tab's).
@@ -214,12 +335,44 @@ impl Scope {
         })
     }
 
+    /// With [`PostResponses::Inert`], at a state reached by `step` after `depth` steps (none
+    /// at the start) with a POST response queued for the judged tab `c`: H2 there (`inert`
+    /// remembers the stores that passed), then the verdict after delivering the next
+    /// response, the step the search does not take: the violation met there and that
+    /// step, which ends the counterexample. Both are functions of the state, so a search
+    /// with a state cache asks once per state (see the module doc).
+    pub fn after_post_response(
+        self,
+        world: &World,
+        step: Option<Step>,
+        depth: usize,
+        inert: &mut InertCheck,
+    ) -> Result<Option<(Violation, Step)>, Unfaithful> {
+        let Scope::Tab(c, PostResponses::Inert) = self else {
+            return Ok(None);
+        };
+        if world.client(c).post_responses().len() == 0 {
+            return Ok(None);
+        }
+        inert.check(world, c)?;
+        // After a step of `c` other than a fetch response, the oracle judged what it judges
+        // after a delivery: the same render and facts (a delivery changes neither), and
+        // `fetched` false.
+        if step.is_some_and(|s| {
+            s.actor() == Actor::Client(c) && !matches!(s, Step::DeliverFetchResponse { .. })
+        }) {
+            return Ok(None);
+        }
+        let delivery = Step::DeliverPostResponse { client: c };
+        Ok(check_step(world, &delivery, depth).map(|v| (v, delivery)))
+    }
+
     /// Convergence at the end of a schedule (`index`: the last step's index): every tab's
     /// in the whole world, the judged tab's for [`Scope::Tab`].
     pub fn converged(self, world: &World, index: usize) -> Option<Violation> {
         match self {
             Scope::Whole => check_converged(world, index),
-            Scope::Tab(c) => converged(world, c, world.client(c).render(), index),
+            Scope::Tab(c, _) => converged(world, c, world.client(c).render(), index),
         }
     }
 
@@ -249,6 +402,26 @@ impl Scope {
 pub(super) fn hash_post_source(c: &crate::model::client::Client, h: &mut impl std::hash::Hasher) {
     use std::hash::Hash;
     (c.sent(), c.post_responses().len()).hash(h);
+}
+
+/// How the per-tab search of tab `c` treats `c`'s POST responses: inert when the bound
+/// asks for it, the search is depth-first, and `c`'s store can copy itself and expose its
+/// state (what H2's check needs); otherwise delivered.
+pub fn post_responses(
+    stores: &dyn StoreFactory,
+    bound: &super::ExploreBound,
+    c: ClientId,
+) -> PostResponses {
+    if !bound.inert_post_responses || bound.engine != super::Engine::DepthFirst {
+        return PostResponses::Delivered;
+    }
+    let store = stores.make(c);
+    let exposed = store.hash_state(&mut KeyWriter::default());
+    if exposed && store.clone_box().is_some() {
+        PostResponses::Inert
+    } else {
+        PostResponses::Delivered
+    }
 }
 
 /// The tabs whose abstract searches decide the whole world: one per class of
@@ -305,7 +478,7 @@ impl Scope {
         let mut enabled = Vec::new();
         let mut pending = steps.into_iter();
         let not_real = |why: String| {
-            Err(Unfaithful(format!(
+            Err(Unfaithful::Posts(format!(
                 "a per-tab counterexample ({abstract_len} steps, {}) does not replay in the real world: {why}",
                 violation.invariant
             )))
@@ -386,7 +559,7 @@ impl Scope {
     /// bounded turn). Every quiescent state stays reachable (persistent sets preserve
     /// deadlocks, Godefroid 1996, thm. 4.3), so convergence is judged on all of them.
     pub fn persistent_set(self, world: &World, enabled: &mut Vec<Step>) {
-        let Scope::Tab(c) = self else { return };
+        let Scope::Tab(c, _) = self else { return };
         let tab = world.client(c);
         let config = world.config();
         let window = config.ws_reorder_window.max(1) as usize;

@@ -52,8 +52,19 @@ fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
     let mut p = r.clone();
     p.persistent = true;
     out.push(("per-tab depth-first persistent".to_string(), p.clone()));
+    let mut inert = p.clone();
     p.jobs = 2;
     out.push(("per-tab depth-first persistent jobs=2".to_string(), p));
+    inert.inert_post_responses = true;
+    out.push((
+        "per-tab depth-first persistent inert".to_string(),
+        inert.clone(),
+    ));
+    inert.jobs = 2;
+    out.push((
+        "per-tab depth-first persistent inert jobs=2".to_string(),
+        inert,
+    ));
     let mut w = b.clone();
     w.jobs = 2;
     out.push(("whole-world depth-first jobs=2".to_string(), w));
@@ -115,6 +126,10 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
                     );
                 }
                 assert_eq!(r.per_tab_refused, None, "{what}");
+                assert_eq!(r.post_responses_refused, None, "{what}");
+                if rb.inert_post_responses {
+                    assert!(r.scope.ends_with("POST responses inert"), "{what}");
+                }
                 assert_eq!(r.verified(), base.verified(), "{what}");
                 let Some(c) = &r.counterexample else { continue };
                 // A real counterexample: it replays, in the real world, to a failure.
@@ -222,6 +237,70 @@ fn a_store_that_posts_twice_is_searched_whole() {
         assert!(r.per_tab_refused.is_some(), "{engine:?}");
         assert_eq!(r.scope, "whole world");
     }
+}
+
+/// A store that reads its POST responses breaks H2: the search with inert responses finds
+/// out, says why, and searches again with them delivered, where the bug (a crash on the
+/// second response) is found. Were H2 assumed instead of checked, the responses would
+/// never reach the store and the bound would pass as verified.
+#[test]
+fn a_store_that_reads_post_responses_gets_them_delivered() {
+    use crate::model::store::{Answer, Store, StoreFactory};
+    use crate::model::wire::{ClientId, Input, RenderRow};
+    struct Counting(Box<dyn Store>, u8);
+    impl Store for Counting {
+        fn handle(&mut self, input: &Input) -> Answer {
+            if let Input::PostResponse { .. } = input {
+                self.1 += 1;
+                assert!(self.1 < 2, "a second POST response");
+            }
+            self.0.handle(input)
+        }
+        fn render(&self) -> &[RenderRow] {
+            self.0.render()
+        }
+        fn hash_state(&self, state: &mut dyn std::hash::Hasher) -> bool {
+            state.write_u8(self.1);
+            self.0.hash_state(state)
+        }
+        fn clone_box(&self) -> Option<Box<dyn Store>> {
+            Some(Box::new(Counting(self.0.clone_box()?, self.1)))
+        }
+    }
+    struct CountingKind;
+    impl StoreFactory for CountingKind {
+        fn name(&self) -> String {
+            "durable-counting-post-responses".into()
+        }
+        fn make(&self, c: ClientId) -> Box<dyn Store> {
+            Box::new(Counting(by_name("durable").unwrap().make(c), 0))
+        }
+    }
+    let mut b = bound((2, true, 0, 0, 1));
+    b.per_tab = true;
+    b.symmetry = true;
+    b.persistent = true;
+    let delivered = explore(&CountingKind, &b, &mut |_| {});
+    let crash = verdict(&delivered);
+    assert!(matches!(crash, Some((_, Invariant::Crash))), "{crash:?}");
+    assert_eq!(delivered.post_responses_refused, None);
+    b.inert_post_responses = true;
+    let r = explore(&CountingKind, &b, &mut |_| {});
+    let why = r
+        .post_responses_refused
+        .as_deref()
+        .expect("H2 breach noticed");
+    assert!(why.contains("changed the store's state"), "{why}");
+    assert_eq!(verdict(&r), crash);
+    assert!(!r.scope.contains("inert"), "{}", r.scope);
+    // The shipped stores ignore them: the reduction applies.
+    let r = explore(&by_name("durable").unwrap(), &b, &mut |_| {});
+    assert_eq!(r.post_responses_refused, None);
+    assert!(
+        r.scope.ends_with("its own POST responses inert"),
+        "{}",
+        r.scope
+    );
 }
 
 /// `--max-states`: a search stopped by a limit is never a verification.
