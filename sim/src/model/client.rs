@@ -39,20 +39,21 @@ pub struct Client {
     pub(super) sends_left: u8,
     pub(super) scrolls_left: u8,
     /// Ground truth: messages this client's user sent, in order.
-    pub(super) sent: Vec<MessageId>,
+    pub(super) sent: Arc<Vec<MessageId>>,
     /// Their texts (`msg:m<N>`), kept so the oracle does not format them on every check.
-    pub(super) sent_texts: Vec<String>,
+    pub(super) sent_texts: Arc<Vec<String>>,
     /// Ground truth: delta texts delivered to this client, in delivery order.
-    pub(super) deltas_shown: Vec<String>,
+    pub(super) deltas_shown: Arc<Vec<String>>,
     /// What this tab learned when, for the oracle's judgement of order and shape: the
     /// tab's clock at each send (parallel to `sent`), at each delta delivery and the
     /// delta's view segment (parallel to `deltas_shown`), and each tool marker delivered.
-    pub(super) learned: Box<Learned>,
-    /// The keys of `sent_texts` and `deltas_shown` (boxed: a `Vec` of clients stays a
-    /// small allocation).
-    pub(super) keys: Box<TrackedKeys>,
+    pub(super) learned: Arc<Learned>,
+    /// The keys of `sent_texts` and `deltas_shown`. This and the other facts above are
+    /// shared (`Arc`) between a tab and its copies, and copied only when a step adds to
+    /// them: the search copies a world far more often than a send or a delta changes one.
+    pub(super) keys: Arc<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
-    pub(super) seals_shown: BTreeSet<TurnId>,
+    pub(super) seals_shown: Arc<BTreeSet<TurnId>>,
 }
 
 /// When a tab learned each piece of content, by its own clock (one tick per send and per
@@ -118,6 +119,16 @@ impl Learned {
             }
         };
         &mut self.tool_events[i].1
+    }
+
+    /// Whether [`Learned::delivered`] changes anything for `event` (so that a tab's copy,
+    /// shared with its snapshots, is copied only then).
+    fn learns_from(&self, event: &Event) -> bool {
+        match event {
+            Event::TextDelta { .. } | Event::ToolCall { .. } | Event::ToolResult { .. } => true,
+            Event::TurnStart { .. } => self.run_turn.is_some(),
+            _ => false,
+        }
     }
 
     /// An event reached the tab.
@@ -228,12 +239,12 @@ impl Client {
             scrolled_up: false,
             sends_left: sends,
             scrolls_left: scrolls,
-            sent: Vec::new(),
-            sent_texts: Vec::new(),
-            deltas_shown: Vec::new(),
-            learned: Box::default(),
-            keys: Box::default(),
-            seals_shown: BTreeSet::new(),
+            sent: Arc::default(),
+            sent_texts: Arc::default(),
+            deltas_shown: Arc::default(),
+            learned: Arc::default(),
+            keys: Arc::default(),
+            seals_shown: Arc::default(),
         }
     }
 
@@ -360,14 +371,16 @@ impl World {
         let (_, ev) = c.inbox.remove(pos).expect("enabled");
         match &ev {
             Event::TurnSealed { turn_id } => {
-                c.seals_shown.insert(*turn_id);
+                Arc::make_mut(&mut c.seals_shown).insert(*turn_id);
             }
             Event::ToolCall { text, .. } | Event::ToolResult { text, .. } => {
-                c.keys.add_marker(text)
+                Arc::make_mut(&mut c.keys).add_marker(text)
             }
             _ => {}
         }
-        c.learned.delivered(&ev);
+        if c.learned.learns_from(&ev) {
+            Arc::make_mut(&mut c.learned).delivered(&ev);
+        }
         let input = Input::Event { event: ev };
         let fed = self.feed(client, &input, rec);
         // The delta's text is recorded once the store is done with the input (moved, not
@@ -377,8 +390,8 @@ impl World {
         } = input
         {
             let c = &mut self.clients[client as usize];
-            c.keys.add_delta(&text);
-            c.deltas_shown.push(text);
+            Arc::make_mut(&mut c.keys).add_delta(&text);
+            Arc::make_mut(&mut c.deltas_shown).push(text);
         }
         fed
     }
@@ -436,10 +449,10 @@ impl World {
         let text = message_text_of(self.config.message_texts, k, message_id);
         let c = &mut self.clients[client as usize];
         c.sends_left -= 1;
-        c.sent.push(message_id);
-        c.learned.sent();
-        c.keys.add_sent(&text);
-        c.sent_texts.push(text.clone());
+        Arc::make_mut(&mut c.sent).push(message_id);
+        Arc::make_mut(&mut c.learned).sent();
+        Arc::make_mut(&mut c.keys).add_sent(&text);
+        Arc::make_mut(&mut c.sent_texts).push(text.clone());
         self.feed(client, &Input::UserSend { message_id, text }, rec)
     }
 

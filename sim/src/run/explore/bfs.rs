@@ -34,7 +34,6 @@ use crate::oracle::Violation;
 
 use super::limits::Limits;
 use super::scope::{PostResponses, Scope, Unfaithful};
-use super::state_key::KeyWriter;
 use super::visited::Fingerprints;
 use super::{Counterexample, Engine, ExploreBound, ExploreReport, Progress, StateCache};
 
@@ -56,29 +55,68 @@ fn path_of(link: &Option<Arc<Link>>) -> Vec<Step> {
 }
 
 /// The fingerprint of `world`'s full state as `scope` sees it: XXH3-64 (seed 0, the same
-/// in every run and on every machine) over the exact key, i.e. the shared state, then each tab's
-/// part, length-prefixed ([`Scope::client_part`]). `None` when a store cannot expose its
-/// state.
+/// in every run and on every machine) over an exact key of it: the shared state, then each
+/// tab's part ([`Scope::client_part`]'s fields), every integer at its full width and each
+/// part followed by its length (so the key reads back from its end: injective, like
+/// [`super::state_key`], whose varints and length prefixes cost a copy and a loop per
+/// integer here, on every arrival). `None` when a store cannot expose its state.
 pub fn fingerprint(world: &World, scope: Scope, buf: &mut Buffers) -> Option<u64> {
     use std::hash::Hasher;
-    buf.key.bytes.clear();
-    world.hash_shared_state(&mut buf.key);
-    for client in 0..world.clients().len() {
-        if !scope.client_part(world, client, &mut buf.part, &mut buf.scratch) {
-            return None;
+    let key = &mut buf.fixed;
+    key.bytes.clear();
+    world.hash_shared_state(key);
+    for (client, c) in world.clients().iter().enumerate() {
+        let start = key.bytes.len();
+        if scope.judges(client as crate::model::wire::ClientId) {
+            world.hash_client_state(client, key);
+            let store = key.bytes.len();
+            if !c.store().hash_state(key) {
+                return None;
+            }
+            key.write_u64((key.bytes.len() - store) as u64);
+        } else {
+            super::scope::hash_post_source(c, key);
         }
-        buf.key.write_usize(buf.part.bytes.len());
-        buf.key.bytes.extend_from_slice(&buf.part.bytes);
+        key.write_u64((key.bytes.len() - start) as u64);
     }
-    Some(xxhash_rust::xxh3::xxh3_64(&buf.key.bytes))
+    Some(xxhash_rust::xxh3::xxh3_64(&key.bytes))
+}
+
+/// A `Hasher` that records what it is fed, integers little-endian at their full width
+/// (self-delimiting, so the record stays injective): [`fingerprint`]'s key.
+#[derive(Default)]
+pub struct FixedWidth {
+    bytes: Vec<u8>,
+}
+
+impl std::hash::Hasher for FixedWidth {
+    fn finish(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.bytes)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.bytes.push(n);
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.bytes.extend_from_slice(&(n as u64).to_le_bytes());
+    }
 }
 
 /// Reused key buffers.
 #[derive(Default)]
 pub struct Buffers {
-    key: KeyWriter,
-    part: KeyWriter,
-    scratch: KeyWriter,
+    fixed: FixedWidth,
 }
 
 /// Whether the breadth-first search can run: every store exposes and copies its state.

@@ -557,15 +557,20 @@ impl<'a, 'h> Search<'a, 'h> {
         }
     }
 
-    /// A state with steps enabled, `depth` steps from the start, reached with the sleep
-    /// set `sleep` passed on: the frame that searches it, with the steps that neither
-    /// sleep nor (when cached) were covered by an earlier search of the same state.
-    fn expand(&mut self, step: Option<Step>, depth: usize, sleep: Vec<Step>) -> Next {
+    /// A state with steps enabled, `depth` steps from the start, reached by `arrived` (none
+    /// at the start) with the sleep set `sleep` passed on: the frame that searches it, with
+    /// the steps that neither sleep nor (when cached) were covered by an earlier search of
+    /// the same state.
+    fn expand(&mut self, arrived: Option<Step>, depth: usize, sleep: Vec<Step>) -> Next {
         if let Some(&step) = self.prefix.get(depth) {
             debug_assert!(
                 self.enabled.contains(&step),
                 "a unit's prefix is a path of the tree"
             );
+            // Not cached, so asked at every walk down the prefix.
+            if let Some(next) = self.after_post_response(arrived, depth) {
+                return next;
+            }
             return Next::Descend {
                 todo: vec![step],
                 sleep: Vec::new(),
@@ -576,7 +581,7 @@ impl<'a, 'h> Search<'a, 'h> {
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
             None => {
-                if let Some(next) = self.after_post_response(step, depth) {
+                if let Some(next) = self.after_post_response(arrived, depth) {
                     return next;
                 }
                 (!sleep_mask, None)
@@ -597,7 +602,7 @@ impl<'a, 'h> Search<'a, 'h> {
                             self.report.revisits_partial += 1;
                         }
                         if !revisit || self.report.counterexample.is_some() {
-                            if let Some(next) = self.after_post_response(step, depth) {
+                            if let Some(next) = self.after_post_response(arrived, depth) {
                                 // Searched no further: stored as such.
                                 self.cache.leave(slot, false, self.depth_max, depth);
                                 return next;
