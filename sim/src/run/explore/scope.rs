@@ -136,15 +136,6 @@ pub enum Unfaithful {
     ReadsPostResponses(String),
 }
 
-impl Unfaithful {
-    /// What the store did, in words.
-    pub fn why(&self) -> &str {
-        match self {
-            Unfaithful::Posts(why) | Unfaithful::ReadsPostResponses(why) => why,
-        }
-    }
-}
-
 /// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
 /// state and render after one), remembered by the store's state and the responses queued
 /// for it, so that each pair is tried once (a search holds one per thread).
