@@ -2,14 +2,16 @@
 //! fetches in flight), its user, and the ground truth about what the tab's user sent and
 //! was shown. Also the steps that feed a tab's store, and the fetch server's step.
 
+use std::cell::Cell;
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
 use crate::model::record::{Record, StoreCrash};
+use crate::model::shared_store::SharedStore;
 use crate::model::step::Step;
-use crate::model::store::{Answer, CrashCause, Store};
+use crate::model::store::{Answer, CrashCause, Store, StoreFault};
 use crate::model::wire::{
     ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
 };
@@ -28,7 +30,7 @@ pub struct FetchInFlight {
 
 /// One browser tab.
 pub struct Client {
-    pub(super) store: Box<dyn Store>,
+    pub(super) store: SharedStore,
     /// Undelivered WebSocket events, oldest first, with their global event ids.
     pub(super) inbox: VecDeque<(u32, Event)>,
     pub(super) posts: VecDeque<(MessageId, String)>,
@@ -54,6 +56,12 @@ pub struct Client {
     pub(super) keys: Arc<TrackedKeys>,
     /// Ground truth: turns whose `turn-sealed` this client has received.
     pub(super) seals_shown: Arc<BTreeSet<TurnId>>,
+    /// A digest of the tab's own part (its store, user and facts:
+    /// [`World::hash_client_own`] and the store's digest) in the current state, once
+    /// asked for ([`Client::own_digest`]); forgotten at each step of the tab, the only
+    /// steps that change that part. Backend steps, most of a search's, leave it as it is,
+    /// so a search's fingerprint feeds the store's state once per state of the store.
+    pub(super) own_digest: Cell<Option<u128>>,
 }
 
 /// When a tab learned each piece of content, by its own clock (one tick per send and per
@@ -228,7 +236,7 @@ impl TrackedKeys {
 impl Client {
     pub(super) fn new(store: Box<dyn Store>, sends: u8, scrolls: u8) -> Client {
         Client {
-            store,
+            store: SharedStore::new(store),
             // 21 events of 48 bytes: the most that stays under glibc's 1 KiB per-thread
             // cache (larger blocks take the slow path); enough for 96 % of runs.
             inbox: VecDeque::with_capacity(21),
@@ -245,16 +253,22 @@ impl Client {
             learned: Arc::default(),
             keys: Arc::default(),
             seals_shown: Arc::default(),
+            own_digest: Cell::new(None),
         }
     }
 
     /// What the tab's user sees right now.
     pub fn render(&self) -> &[RenderRow] {
-        self.store.render()
+        self.store.get().render()
     }
     /// The store under test.
     pub fn store(&self) -> &dyn Store {
-        self.store.as_ref()
+        self.store.get()
+    }
+    /// The digest of the store's state ([`SharedStore::digest`]): remembered until the
+    /// store is next fed, and shared with the world's copies.
+    pub fn store_digest(&self, compute: impl FnOnce(&dyn Store) -> Option<u128>) -> Option<u128> {
+        self.store.digest(compute)
     }
     /// Undelivered WebSocket events with their ids, oldest first.
     pub fn inbox(&self) -> impl ExactSizeIterator<Item = (u32, &Event)> + '_ {
@@ -304,6 +318,19 @@ impl Client {
     pub fn seals_shown(&self) -> &BTreeSet<TurnId> {
         &self.seals_shown
     }
+    /// The digest of the tab's own part in its current state: the one remembered since
+    /// the tab's last step, else `compute`'s (remembered when it gives one). `compute`
+    /// must be a function of the own part alone ([`World::hash_client_own`] and the
+    /// store's state), the same function at every call: the world never
+    /// looks inside the digest, it only forgets it when that part may change.
+    pub fn own_digest(&self, compute: impl FnOnce() -> Option<u128>) -> Option<u128> {
+        if let Some(digest) = self.own_digest.get() {
+            return Some(digest);
+        }
+        let digest = compute();
+        self.own_digest.set(digest);
+        digest
+    }
     /// No fetch of this tab is waiting to be served or delivered.
     pub fn no_fetch_outstanding(&self) -> bool {
         self.fetch_requests.is_empty() && self.fetch_responses.is_empty()
@@ -327,6 +354,10 @@ impl World {
         step: Step,
         rec: &mut impl Record,
     ) -> Result<(), StoreCrash> {
+        if let Some(client) = step.client() {
+            // The tab's own part may change: its digest is asked again.
+            self.clients[client as usize].own_digest.set(None);
+        }
         match step {
             Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
             Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
@@ -478,7 +509,12 @@ impl World {
         rec: &mut impl Record,
     ) -> Result<(), StoreCrash> {
         let c = &mut self.clients[client as usize];
-        let answer = catch_unwind(AssertUnwindSafe(|| c.store.handle(input)));
+        // A store shared with a copy of the world is copied first (inside the catch: the
+        // copy is the store's own code).
+        let answer = catch_unwind(AssertUnwindSafe(|| match c.store.get_mut() {
+            Ok(store) => store.handle(input),
+            Err(cause) => Err(StoreFault { cause }),
+        }));
         let effects = match answer_or_cause(answer) {
             Ok(effects) => effects,
             Err(cause) => {

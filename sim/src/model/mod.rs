@@ -7,6 +7,7 @@ pub mod client;
 pub mod config;
 pub mod content;
 pub mod record;
+pub mod shared_store;
 pub mod state;
 pub mod step;
 pub mod store;

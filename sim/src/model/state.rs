@@ -76,11 +76,20 @@ impl World {
         }
     }
 
-    /// Client `client`'s network queues, user budget and facts, without its store. A
-    /// served fetch's snapshot is fed as its lengths: the DB and `written_turns` only ever
-    /// grow by appending, so a snapshot is always their prefix of that length (the
-    /// shared state holds the current ones).
+    /// Client `client`'s network queues, user budget and facts, without its store: its
+    /// network part ([`World::hash_client_network`]) then its own
+    /// ([`World::hash_client_own`]).
     pub fn hash_client_state(&self, client: usize, h: &mut impl std::hash::Hasher) {
+        self.hash_client_network(client, h);
+        self.hash_client_own(client, h);
+    }
+
+    /// What is in flight between client `client` and the backend: its inbox, POSTs and
+    /// fetches both ways. Backend steps change it; the tab's own part does not change
+    /// without a step of the tab. A served fetch's snapshot is fed as its lengths: the DB
+    /// and `written_turns` only ever grow by appending, so a snapshot is always their
+    /// prefix of that length (the shared state holds the current ones).
+    pub fn hash_client_network(&self, client: usize, h: &mut impl std::hash::Hasher) {
         use std::hash::Hash;
         let Client {
             store: _, // Store::hash_state
@@ -89,31 +98,18 @@ impl World {
             post_responses,
             fetch_requests,
             fetch_responses,
-            scrolled_up,
-            sends_left,
-            scrolls_left,
-            sent,
-            sent_texts,
-            deltas_shown,
-            learned,
-            keys: _, // a function of `sent_texts` and `deltas_shown`
-            seals_shown,
+            scrolled_up: _,  // hash_client_own
+            sends_left: _,   // hash_client_own
+            scrolls_left: _, // hash_client_own
+            sent: _,         // hash_client_own
+            sent_texts: _,   // hash_client_own
+            deltas_shown: _, // hash_client_own
+            learned: _,      // hash_client_own
+            keys: _,         // a function of `sent_texts` and `deltas_shown`
+            seals_shown: _,  // hash_client_own
+            own_digest: _,   // a function of the own part and the store
         } = &self.clients[client];
-        (
-            inbox,
-            posts,
-            post_responses,
-            fetch_requests,
-            scrolled_up,
-            sends_left,
-            scrolls_left,
-            sent,
-            sent_texts,
-            deltas_shown,
-            learned,
-            seals_shown,
-        )
-            .hash(h);
+        (inbox, posts, post_responses, fetch_requests).hash(h);
         fetch_responses.len().hash(h);
         for f in fetch_responses {
             let FetchInFlight {
@@ -126,6 +122,42 @@ impl World {
             debug_assert!(self.backend.written_turns.starts_with(written_turns));
             (request, snapshot_seq, chunks.len(), written_turns.len()).hash(h);
         }
+    }
+
+    /// Client `client`'s own part, without its store: its user's budget and scroll, and
+    /// the ground-truth facts the oracle reads. Only a step of the tab changes it (or its
+    /// store), which is what lets [`Client::own_digest`] remember a digest of it.
+    pub fn hash_client_own(&self, client: usize, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let Client {
+            store: _,           // Store::hash_state
+            inbox: _,           // hash_client_network
+            posts: _,           // hash_client_network
+            post_responses: _,  // hash_client_network
+            fetch_requests: _,  // hash_client_network
+            fetch_responses: _, // hash_client_network
+            scrolled_up,
+            sends_left,
+            scrolls_left,
+            sent,
+            sent_texts,
+            deltas_shown,
+            learned,
+            keys: _, // a function of `sent_texts` and `deltas_shown`
+            seals_shown,
+            own_digest: _, // a function of the own part and the store
+        } = &self.clients[client];
+        (
+            scrolled_up,
+            sends_left,
+            scrolls_left,
+            sent,
+            sent_texts,
+            deltas_shown,
+            learned,
+            seals_shown,
+        )
+            .hash(h);
     }
 }
 
@@ -198,9 +230,10 @@ fn try_clone_client(c: &Client) -> Option<Client> {
         learned,
         keys,
         seals_shown,
+        own_digest,
     } = c;
     Some(Client {
-        store: store.clone_box()?,
+        store: store.try_share()?,
         inbox: inbox.clone(),
         posts: posts.clone(),
         post_responses: post_responses.clone(),
@@ -215,5 +248,6 @@ fn try_clone_client(c: &Client) -> Option<Client> {
         learned: learned.clone(),
         keys: keys.clone(),
         seals_shown: seals_shown.clone(),
+        own_digest: own_digest.clone(),
     })
 }

@@ -71,18 +71,6 @@ impl Store for BootFailed {
     }
 }
 
-/// A placeholder for the moment a store is moved into its [`BootFailed`] wrapper.
-struct Booting;
-
-impl Store for Booting {
-    fn handle(&mut self, _input: &Input) -> Answer {
-        unreachable!("replaced at once")
-    }
-    fn render(&self) -> &[RenderRow] {
-        &[]
-    }
-}
-
 /// The whole simulated world.
 pub struct World {
     pub(super) config: WorldConfig,
@@ -107,29 +95,37 @@ impl World {
         config: WorldConfig,
         mut make: impl FnMut(ClientId) -> Box<dyn Store>,
     ) -> World {
-        let mut clients: Vec<Client> = (0..config.clients)
-            .map(|i| {
+        let mut stores: Vec<Box<dyn Store>> = (0..config.clients).map(&mut make).collect();
+        let mut booted = Vec::with_capacity(stores.len());
+        for store in &mut stores {
+            let answer = catch_unwind(AssertUnwindSafe(|| store.boot()));
+            booted.push(answer_or_cause(answer));
+        }
+        let clients = stores
+            .into_iter()
+            .zip(booted)
+            .zip(0..)
+            .map(|((store, boot), i)| {
                 let sends = if config.is_active(i) {
                     config.sends_per_client
                 } else {
                     0
                 };
-                Client::new(make(i), sends, config.scrolls_per_client)
+                let (store, effects) = match boot {
+                    Ok(effects) => (store, effects),
+                    Err(cause) => {
+                        let failed: Box<dyn Store> = Box::new(BootFailed {
+                            store,
+                            cause: Some(cause),
+                        });
+                        (failed, Vec::new())
+                    }
+                };
+                let mut c = Client::new(store, sends, config.scrolls_per_client);
+                c.route(effects);
+                c
             })
             .collect();
-        for c in &mut clients {
-            let answer = catch_unwind(AssertUnwindSafe(|| c.store.boot()));
-            match answer_or_cause(answer) {
-                Ok(effects) => c.route(effects),
-                Err(cause) => {
-                    let store = std::mem::replace(&mut c.store, Box::new(Booting));
-                    c.store = Box::new(BootFailed {
-                        store,
-                        cause: Some(cause),
-                    });
-                }
-            }
-        }
         let mut world = World {
             config,
             backend: Backend::new(),

@@ -23,24 +23,55 @@ const BUDGET_PROMISED: u32 = 0xFFFE;
 /// further than this many steps ([`super::dfs`] cuts `depth_max` to it; a schedule that
 /// long is reported as cut, never as verified).
 pub(super) const BUDGET_MAX: u32 = 0xFFFD;
-/// The sleep set's bits in a packed entry; the budget is in the 16 bits above them.
+/// The sleep set's bits in a packed entry; the verdicts' two bits are above them, and the
+/// budget in the 16 bits above those.
 const SLEEP_BITS: u32 = super::frame::MASK_STEPS as u32;
+/// Where the verdicts' bits ([`Verdicts`]) start in a packed entry.
+const VERDICT_SHIFT: u32 = SLEEP_BITS;
+/// Where the budget starts in a packed entry.
+const BUDGET_SHIFT: u32 = SLEEP_BITS + 2;
+
+/// Which of the oracle's verdicts at a state are known to find no violation, as bits: the
+/// verdict after a step of the judged tab that is not a fetch response
+/// ([`Verdicts::AFTER_STEP`]), and the one after a fetch response
+/// ([`Verdicts::AFTER_FETCH`]). Each is a function of the full state alone (the oracle
+/// judges the judged tab's render and facts and the backend's ground truth, and a step
+/// only through whether it delivered a fetch response), so once one was judged clean
+/// at a state, an arrival there by the same kind of step need not judge it again. A
+/// verdict that found a violation is never recorded: every arrival judges it again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Verdicts(pub(super) u8);
+
+impl Verdicts {
+    /// After a step of the judged tab other than a fetch response.
+    pub(super) const AFTER_STEP: Verdicts = Verdicts(1);
+    /// After a fetch response of the judged tab.
+    pub(super) const AFTER_FETCH: Verdicts = Verdicts(2);
+    /// Whether every verdict of `kind` is among these.
+    pub(super) fn cover(self, kind: Verdicts) -> bool {
+        self.0 & kind.0 == kind.0
+    }
+    fn with(self, other: Verdicts) -> Verdicts {
+        Verdicts(self.0 | other.0)
+    }
+}
 
 /// What the cache knows about one full state `s`: it was searched with sleep set `Z` and
 /// budget `b`. Invariant: every schedule suffix from `s` of at most `b` steps whose first
 /// step is not in `Z` is covered (explored, or equivalent by commuting independent steps
 /// to an explored one, which is what a sleep set guarantees), with every violation on it
 /// recorded. Because the state determines its future, this does not depend on the path
-/// that reached `s`. Packed into one word (`Z` in the low [`SLEEP_BITS`] bits, `b` in the
-/// 16 above): with the 64-bit fingerprint, 16 bytes a slot instead of 24, which is most of
-/// what a state costs the search.
+/// that reached `s`. Also the verdicts known clean at `s` ([`Verdicts`]). Packed into one
+/// word (`Z` in the low [`SLEEP_BITS`] bits, the verdicts in the 2 above, `b` in the 16
+/// above those): with the 64-bit fingerprint, 16 bytes a slot instead of 24, which is
+/// most of what a state costs the search.
 #[derive(Clone, Copy)]
 struct CacheEntry(u64);
 
 impl CacheEntry {
-    fn new(sleep: u64, budget: u32) -> CacheEntry {
-        debug_assert!(sleep >> SLEEP_BITS == 0 && budget <= BUDGET_COMPLETE);
-        CacheEntry(sleep | u64::from(budget) << SLEEP_BITS)
+    fn new(sleep: u64, budget: u32, clean: Verdicts) -> CacheEntry {
+        debug_assert!(sleep >> SLEEP_BITS == 0 && budget <= BUDGET_COMPLETE && clean.0 < 4);
+        CacheEntry(sleep | u64::from(clean.0) << VERDICT_SHIFT | u64::from(budget) << BUDGET_SHIFT)
     }
     /// `Z`, as a bit mask over the state's enabled steps (in their order).
     fn sleep(self) -> u64 {
@@ -48,7 +79,11 @@ impl CacheEntry {
     }
     /// `b`: how many further steps the search below this state was allowed.
     fn budget(self) -> u32 {
-        (self.0 >> SLEEP_BITS) as u32
+        (self.0 >> BUDGET_SHIFT) as u32
+    }
+    /// The verdicts known clean here.
+    fn clean(self) -> Verdicts {
+        Verdicts((self.0 >> VERDICT_SHIFT) as u8 & 3)
     }
 }
 
@@ -63,19 +98,31 @@ pub(super) struct CacheSlot {
     /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
     /// still bounds what is covered.
     earlier_budget: Option<u32>,
+    /// The verdicts this visit judged clean, to record.
+    clean: Verdicts,
+}
+
+impl CacheSlot {
+    /// Records that the verdicts `kind` were judged clean at this state.
+    pub(super) fn judged_clean(&mut self, kind: Verdicts) {
+        self.clean = self.clean.with(kind);
+    }
 }
 
 /// What to do at a cached state, as [`Cache::visit`] decides.
 pub(super) enum Visit {
     /// Everything from here is covered: search nothing. `complete`: the covering search
-    /// was not cut (else the path that reached here is not complete either).
-    Pruned { complete: bool },
+    /// was not cut (else the path that reached here is not complete either). `clean`:
+    /// the verdicts known clean here.
+    Pruned { complete: bool, clean: Verdicts },
     /// Search the steps whose bits are set in `todo`, then write back through `slot`.
     /// `revisit`: the state was in the cache already (a partial revisit, for the report).
+    /// `clean`: the verdicts known clean here.
     Search {
         todo: u64,
         slot: CacheSlot,
         revisit: bool,
+        clean: Verdicts,
     },
 }
 
@@ -142,47 +189,52 @@ impl Cache {
     /// A search that starts here marks the entry *promised* until it ends; another thread
     /// that arrives meanwhile takes the promise as `b` complete (see [`Cache`]).
     pub(super) fn visit(&self, key: u64, sleep: u64, remaining: u32) -> Visit {
-        let new_search = |revisit| Visit::Search {
+        let new_search = |revisit, clean| Visit::Search {
             todo: !sleep,
             slot: CacheSlot {
                 key,
                 sleep,
                 earlier_budget: None,
+                clean: Verdicts::default(),
             },
             revisit,
+            clean,
         };
         let mut entries = self.shard(key);
         let e = match entries.entry(key) {
             Entry::Vacant(v) => {
-                v.insert(CacheEntry::new(sleep, BUDGET_PROMISED));
-                return new_search(false);
+                v.insert(CacheEntry::new(sleep, BUDGET_PROMISED, Verdicts::default()));
+                return new_search(false, Verdicts::default());
             }
             Entry::Occupied(o) => o.into_mut(),
         };
-        let (z, mut b) = (e.sleep(), e.budget());
+        let (z, mut b, clean) = (e.sleep(), e.budget(), e.clean());
         if b == BUDGET_PROMISED {
             b = BUDGET_COMPLETE; // another thread's search, still running: its promise
         }
         if b == BUDGET_NONE || b < remaining {
-            *e = CacheEntry::new(sleep, BUDGET_PROMISED);
-            return new_search(true);
+            *e = CacheEntry::new(sleep, BUDGET_PROMISED, clean);
+            return new_search(true, clean);
         }
         let uncovered = z & !sleep;
         if uncovered == 0 {
             return Visit::Pruned {
                 complete: b == BUDGET_COMPLETE,
+                clean,
             };
         }
         let earlier_budget = Some(b);
-        *e = CacheEntry::new(z & sleep, BUDGET_PROMISED);
+        *e = CacheEntry::new(z & sleep, BUDGET_PROMISED, clean);
         Visit::Search {
             todo: uncovered,
             slot: CacheSlot {
                 key,
                 sleep: z & sleep,
                 earlier_budget,
+                clean: Verdicts::default(),
             },
             revisit: true,
+            clean,
         }
     }
 
@@ -193,7 +245,7 @@ impl Cache {
         match self.shard(key).entry(key) {
             Entry::Occupied(_) => true,
             Entry::Vacant(slot) => {
-                slot.insert(CacheEntry::new(0, BUDGET_COMPLETE));
+                slot.insert(CacheEntry::new(0, BUDGET_COMPLETE, Verdicts::default()));
                 false
             }
         }
@@ -212,17 +264,26 @@ impl Cache {
             steps_left(depth_max, depth)
         };
         let budget = slot.earlier_budget.map_or(budget, |b| b.min(budget));
-        let mine = CacheEntry::new(slot.sleep, budget);
+        let mine = CacheEntry::new(slot.sleep, budget, slot.clean);
         let mut entries = self.shard(slot.key);
         let e = entries.entry(slot.key).or_insert(mine);
-        let b = e.budget();
+        let (b, clean) = (e.budget(), e.clean().with(slot.clean));
         *e = if b == BUDGET_PROMISED || b < budget {
-            mine
+            CacheEntry::new(slot.sleep, budget, clean)
         } else if b == budget {
-            CacheEntry::new(e.sleep() & slot.sleep, budget)
+            CacheEntry::new(e.sleep() & slot.sleep, budget, clean)
         } else {
-            *e
+            CacheEntry::new(e.sleep(), b, clean)
         };
+    }
+
+    /// Records that the verdicts `kind` were judged clean at state `key`, which a pruned
+    /// visit found in the cache (an arrival that searches from the state records them
+    /// when it leaves: [`CacheSlot::judged_clean`]).
+    pub(super) fn judged_clean(&self, key: u64, kind: Verdicts) {
+        if let Some(e) = self.shard(key).get_mut(&key) {
+            *e = CacheEntry::new(e.sleep(), e.budget(), e.clean().with(kind));
+        }
     }
 
     /// The table holding `key`, locked. A thread that panicked while holding it left
@@ -368,5 +429,46 @@ mod tests {
         let (plain_cached, r) = reached(&store, &b);
         assert!(r.verified());
         assert_eq!(reduced, plain_cached);
+    }
+
+    /// The verdicts judged clean at a state are kept through every later write of its
+    /// entry (a revisit, a promise, another search's claim) and given at every visit; a
+    /// kind never recorded is never reported clean.
+    #[test]
+    fn verdicts_judged_clean_stay_with_the_state() {
+        use super::{Cache, Verdicts, Visit, BUDGET_MAX};
+        let cache = Cache::default();
+        let (key, remaining) = (42, 10);
+        let Visit::Search {
+            mut slot, clean, ..
+        } = cache.visit(key, 0b01, remaining)
+        else {
+            panic!("a new state is searched")
+        };
+        assert_eq!(clean, Verdicts::default());
+        slot.judged_clean(Verdicts::AFTER_STEP);
+        cache.leave(slot, true, BUDGET_MAX as usize, 0);
+        // Pruned: everything covered, and the verdict after a step known clean.
+        let Visit::Pruned { complete, clean } = cache.visit(key, 0b01, remaining) else {
+            panic!("covered")
+        };
+        assert!(complete && clean.cover(Verdicts::AFTER_STEP));
+        assert!(!clean.cover(Verdicts::AFTER_FETCH));
+        cache.judged_clean(key, Verdicts::AFTER_FETCH);
+        // A partial revisit (a smaller sleep set) rewrites the entry: both kept.
+        let Visit::Search { slot, clean, .. } = cache.visit(key, 0b00, remaining) else {
+            panic!("the step asleep before is searched now")
+        };
+        assert!(clean.cover(Verdicts::AFTER_STEP) && clean.cover(Verdicts::AFTER_FETCH));
+        cache.leave(slot, false, 5, 0);
+        let Visit::Search { clean, .. } = cache.visit(key, 0b00, BUDGET_MAX) else {
+            panic!("a cut search covers less than this budget")
+        };
+        assert!(clean.cover(Verdicts::AFTER_STEP) && clean.cover(Verdicts::AFTER_FETCH));
+        // Another state knows nothing.
+        let Visit::Search { clean, .. } = cache.visit(7, 0, remaining) else {
+            panic!("new")
+        };
+        assert_eq!(clean, Verdicts::default());
     }
 }

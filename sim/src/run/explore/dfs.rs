@@ -17,7 +17,7 @@ use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 
 use super::bfs::{fingerprint as full_fingerprint, Buffers};
-use super::cache::{steps_left, Cache, CacheSlot, Visit, BUDGET_MAX};
+use super::cache::{steps_left, Cache, CacheSlot, Verdicts, Visit, BUDGET_MAX};
 use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
 use super::limits::Limits;
 use super::scope::{InertCheck, Scope};
@@ -392,7 +392,7 @@ impl<'a, 'h> Search<'a, 'h> {
     /// The initial world as the first frame. Its copy is always taken: whether it can be
     /// says whether the stores can copy themselves.
     fn push_root(&mut self) {
-        let Next::Descend { todo, sleep, cache } = self.expand(None, 0, Vec::new()) else {
+        let Next::Descend { todo, sleep, cache } = self.expand(None, 0, Vec::new(), None) else {
             unreachable!("nothing is asleep at the root, and it has steps")
         };
         let mut root = Frame::new(0, todo, sleep, cache);
@@ -438,12 +438,13 @@ impl<'a, 'h> Search<'a, 'h> {
     }
 
     /// Takes `step` from the top frame's state and judges the state it leads to, which
-    /// inherits the sleep set `sleep`.
+    /// inherits the sleep set `sleep`. The oracle's verdict there is judged now, or, at a
+    /// state the cache may know, once the cache was asked ([`Search::expand`]).
     fn arrive(&mut self, step: Step, sleep: Vec<Step>) -> Next {
         let depth = self.frames.len(); // the schedule's length once `step` is applied
         self.report.steps_applied += 1;
-        let violation = match self.scope.judge_step(&mut self.world, step, depth - 1) {
-            Ok(violation) => violation,
+        let crash = match self.scope.apply_step(&mut self.world, step, depth - 1) {
+            Ok(crash) => crash,
             Err(breach) => {
                 self.report.refuse(breach);
                 return Next::Stop;
@@ -455,10 +456,22 @@ impl<'a, 'h> Search<'a, 'h> {
         if let Some(hook) = self.on_arrival.as_mut() {
             hook(&self.world, &path(&self.frames));
         }
-        if let Some(violation) = violation {
+        if let Some(violation) = crash {
             return self.violated(violation, None);
         }
         self.enabled_here();
+        let remembered = self.verdict_kind(&step);
+        let cached = remembered.is_some()
+            && !self.enabled.is_empty()
+            && depth < self.depth_max
+            && self.prefix.get(depth).is_none()
+            && self.caching
+            && self.enabled.len() <= MASK_STEPS;
+        if !cached {
+            if let Some(violation) = self.scope.verdict(&self.world, &step, depth - 1) {
+                return self.violated(violation, None);
+            }
+        }
         if self.enabled.is_empty() {
             self.quiescent(step, depth)
         } else if depth >= self.depth_max {
@@ -468,7 +481,20 @@ impl<'a, 'h> Search<'a, 'h> {
             }
             Next::Back { complete: false }
         } else {
-            self.expand(Some(step), depth, sleep)
+            self.expand(Some(step), depth, sleep, remembered.filter(|_| cached))
+        }
+    }
+
+    /// The kind of verdict the oracle gives after `step` that the cache may remember
+    /// ([`Verdicts`]): in the per-tab search, after a step of the judged tab (in the whole
+    /// world a verdict is about the tab a step touched, which the bits do not say).
+    fn verdict_kind(&self, step: &Step) -> Option<Verdicts> {
+        match self.scope {
+            Scope::Tab(c, _) if step.client() == Some(c) => Some(match step {
+                Step::DeliverFetchResponse { .. } => Verdicts::AFTER_FETCH,
+                _ => Verdicts::AFTER_STEP,
+            }),
+            _ => None,
         }
     }
 
@@ -560,8 +586,15 @@ impl<'a, 'h> Search<'a, 'h> {
     /// A state with steps enabled, `depth` steps from the start, reached by `arrived` (none
     /// at the start) with the sleep set `sleep` passed on: the frame that searches it, with
     /// the steps that neither sleep nor (when cached) were covered by an earlier search of
-    /// the same state.
-    fn expand(&mut self, arrived: Option<Step>, depth: usize, sleep: Vec<Step>) -> Next {
+    /// the same state. `verdict`: the kind of the oracle's verdict still to judge here,
+    /// unless the cache knows it clean (only given when the state has a key).
+    fn expand(
+        &mut self,
+        arrived: Option<Step>,
+        depth: usize,
+        sleep: Vec<Step>,
+        verdict: Option<Verdicts>,
+    ) -> Next {
         if let Some(&step) = self.prefix.get(depth) {
             debug_assert!(
                 self.enabled.contains(&step),
@@ -581,6 +614,12 @@ impl<'a, 'h> Search<'a, 'h> {
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
             None => {
+                // A store that did not expose this state: judged here.
+                if verdict.is_some() {
+                    if let Some(next) = self.judge(arrived, depth) {
+                        return next;
+                    }
+                }
                 if let Some(next) = self.after_post_response(arrived, depth) {
                     return next;
                 }
@@ -589,15 +628,30 @@ impl<'a, 'h> Search<'a, 'h> {
             Some(key) => {
                 let remaining = steps_left(self.depth_max, depth);
                 match self.cache.visit(key, sleep_mask, remaining) {
-                    Visit::Pruned { complete } => {
+                    Visit::Pruned { complete, clean } => {
+                        if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
+                            if let Some(next) = self.judge(arrived, depth) {
+                                return next;
+                            }
+                            self.cache.judged_clean(key, kind);
+                        }
                         self.report.revisits_pruned += 1;
                         return Next::Back { complete };
                     }
                     Visit::Search {
                         todo,
-                        slot,
+                        mut slot,
                         revisit,
+                        clean,
                     } => {
+                        if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
+                            if let Some(next) = self.judge(arrived, depth) {
+                                // Searched no further: stored as such.
+                                self.cache.leave(slot, false, self.depth_max, depth);
+                                return next;
+                            }
+                            slot.judged_clean(kind);
+                        }
                         if revisit {
                             self.report.revisits_partial += 1;
                         }
@@ -622,6 +676,14 @@ impl<'a, 'h> Search<'a, 'h> {
             // A cached state is still pushed, so that leaving it stores it as searched.
         }
         Next::Descend { todo, sleep, cache }
+    }
+
+    /// The oracle's verdict after `arrived`, taken to reach this state `depth` steps from
+    /// the start, when it finds a violation: what the search does next.
+    fn judge(&mut self, arrived: Option<Step>, depth: usize) -> Option<Next> {
+        let step = arrived.expect("a verdict to judge follows a step");
+        let violation = self.scope.verdict(&self.world, &step, depth - 1)?;
+        Some(self.violated(violation, None))
     }
 
     /// Counts the observable state the search is at (the report's `distinct_states`), in

@@ -14,10 +14,11 @@ use super::cache::CacheSlot;
 use super::independence::independent;
 use super::scope::Scope;
 
-/// How many enabled steps a mask can name: a state with more is never cached. 48, so that
-/// a cache entry packs a sleep mask and a 16-bit budget into one word (`cache.rs`). A state
-/// with more enabled steps is searched without the cache: sound, only slower.
-pub(super) const MASK_STEPS: usize = 48;
+/// How many enabled steps a mask can name: a state with more is never cached. 46, so that
+/// a cache entry packs a sleep mask, two verdict bits and a 16-bit budget into one word
+/// (`cache.rs`). A state with more enabled steps is searched without the cache: sound,
+/// only slower.
+pub(super) const MASK_STEPS: usize = 46;
 
 /// One state on the current path.
 pub(super) struct Frame {

@@ -75,6 +75,7 @@ use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 use crate::model::world::World;
 use crate::oracle::{check_converged, check_step, converged, Violation};
 
+use super::bfs::{store_digest, FixedWidth};
 use super::state_key::KeyWriter;
 
 /// What a search judges.
@@ -138,13 +139,17 @@ pub enum Unfaithful {
 
 /// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
 /// state and render after one), remembered by the store's state and the responses queued
-/// for it, so that each pair is tried once (a search holds one per thread).
+/// for it, so that each pair is tried once (a search holds one per thread). The store's
+/// state is remembered by its 128-bit digest (`bfs::store_digest`, which the fingerprint
+/// computes anyway); a check itself compares exact states.
 #[derive(Default)]
 pub struct InertCheck {
-    /// Store states (with the queued responses after them) known to ignore those responses.
+    /// Store states (their digests, with the queued responses after them) known to ignore
+    /// those responses.
     ignoring: rustc_hash::FxHashSet<Box<[u8]>>,
     key: KeyWriter,
-    after: KeyWriter,
+    before: FixedWidth,
+    after: FixedWidth,
 }
 
 impl InertCheck {
@@ -153,7 +158,7 @@ impl InertCheck {
     /// effect and leave the state and the render as they were. Every queued one, not
     /// only the first: in a real schedule the earlier ones may have been delivered.
     fn check(&mut self, world: &World, c: ClientId) -> Result<(), Unfaithful> {
-        use std::hash::Hash;
+        use std::hash::{Hash, Hasher};
         let tab = world.client(c);
         let store = tab.store();
         let breach = |why: String| {
@@ -161,11 +166,11 @@ impl InertCheck {
                 "{why}: the per-tab search skips POST responses only for a store that ignores them"
             )))
         };
-        self.key.bytes.clear();
-        if !store.hash_state(&mut self.key) {
+        let Some(digest) = tab.store_digest(|store| store_digest(store, &mut self.before)) else {
             return breach("the store cannot expose its state".into());
-        }
-        let state_len = self.key.bytes.len();
+        };
+        self.key.bytes.clear();
+        self.key.write_u128(digest);
         for response in tab.post_responses() {
             response.hash(&mut self.key);
         }
@@ -175,6 +180,10 @@ impl InertCheck {
         let Some(mut copy) = store.clone_box() else {
             return breach("the store cannot copy itself".into());
         };
+        self.before.clear();
+        if !store.hash_state(&mut self.before) {
+            return breach("the store cannot expose its state".into());
+        }
         for (message_id, response) in tab.post_responses() {
             let input = Input::PostResponse {
                 message_id: *message_id,
@@ -192,9 +201,9 @@ impl InertCheck {
                 Ok(Err(fault)) => return breach(format!("{input:?} failed: {fault:?}")),
                 Err(_) => return breach(format!("the store panicked on {input:?}")),
             }
-            self.after.bytes.clear();
+            self.after.clear();
             let exposed = copy.hash_state(&mut self.after);
-            if !exposed || self.after.bytes[..] != self.key.bytes[..state_len] {
+            if !exposed || self.after.bytes() != self.before.bytes() {
                 return breach(format!("{input:?} changed the store's state"));
             }
             if copy.render() != store.render() {
@@ -284,18 +293,30 @@ impl Scope {
 
     /// Applies `step` (the `index`-th of its schedule) and judges it: the violation it
     /// causes on a judged tab (a crash included), or a breach of H by the judged tab's
-    /// store (only checked in [`Scope::Tab`]).
+    /// store (only checked in [`Scope::Tab`]). [`Scope::apply_step`], then
+    /// [`Scope::verdict`].
     pub fn judge_step(
         self,
         world: &mut World,
         step: Step,
         index: usize,
     ) -> Result<Option<Violation>, Unfaithful> {
-        let judged = match step.actor() {
-            Actor::Client(o) => self.judges(o),
-            Actor::Backend => false,
-        };
-        let applied = if judged && self != Scope::Whole {
+        Ok(match self.apply_step(world, step, index)? {
+            Some(crash) => Some(crash),
+            None => self.verdict(world, &step, index),
+        })
+    }
+
+    /// Applies `step` (the `index`-th of its schedule): the crash it causes (a violation),
+    /// or a breach of H by the judged tab's store (only checked in [`Scope::Tab`]). The
+    /// oracle's verdict on the state it leads to is [`Scope::verdict`]'s.
+    pub fn apply_step(
+        self,
+        world: &mut World,
+        step: Step,
+        index: usize,
+    ) -> Result<Option<Violation>, Unfaithful> {
+        let applied = if self.judges_step(&step) && self != Scope::Whole {
             let mut check = PostCheck::default();
             let applied = world.apply_into(step, &mut check);
             if let Some(breach) = check.breach {
@@ -314,16 +335,29 @@ impl Scope {
                 }
             }
         }
-        if let Err(crash) = applied {
+        Ok(applied
+            .err()
             // A PostOnly store never fails, so a crash is the judged tab's (or, in the
             // whole world, any tab's).
-            return Ok(Some(crate::run::crash_violation(crash, index)));
-        }
-        Ok(if judged {
-            check_step(world, &step, index)
+            .map(|crash| crate::run::crash_violation(crash, index)))
+    }
+
+    /// The oracle's verdict after `step` (the `index`-th of its schedule, just applied
+    /// without a crash): on the tab it touched, when this scope judges that tab.
+    pub fn verdict(self, world: &World, step: &Step, index: usize) -> Option<Violation> {
+        if self.judges_step(step) {
+            check_step(world, step, index)
         } else {
             None
-        })
+        }
+    }
+
+    /// Whether the oracle judges the state `step` leads to: a step of a judged tab.
+    fn judges_step(self, step: &Step) -> bool {
+        match step.actor() {
+            Actor::Client(o) => self.judges(o),
+            Actor::Backend => false,
+        }
     }
 
     /// With [`PostResponses::Inert`], at a state reached by `step` after `depth` steps (none

@@ -6,7 +6,10 @@
 //! future never searched. With `n` states and fingerprints that behave like independent
 //! uniform 64-bit values, the chance that any two of them collide is at most
 //! `n(n-1)/2 / 2^64`: 5.4e-8 for a million states, 5.4e-6 for ten million, 5.4e-4 for
-//! a hundred million ([`collision_bound`] prints it in each report).
+//! a hundred million ([`collision_bound`] prints it in each report). The key a fingerprint
+//! hashes holds each judged tab's own part as a 128-bit digest (`bfs::fingerprint`): two
+//! different own parts with one digest add at most `n(n-1)/2 / 2^128` per tab, a share
+//! of the bound too small to print.
 
 /// A set of nonzero 64-bit fingerprints.
 pub(super) struct Fingerprints {
@@ -91,7 +94,9 @@ impl Fingerprints {
 }
 
 /// The bound on the chance that two of `n` states share a 64-bit fingerprint (see the
-/// module doc).
+/// module doc). The chance that two tabs' own parts share a 128-bit digest (at most `n`
+/// of them per judged tab: `bfs::fingerprint`) adds `t · n(n-1)/2 / 2^128` for `t`
+/// judged tabs: a factor `1 + t / 2^64` on this figure, which no digit printed shows.
 pub fn collision_bound(n: u64) -> f64 {
     let n = n as f64;
     n * (n - 1.0).max(0.0) / 2.0 / 2f64.powi(64)
