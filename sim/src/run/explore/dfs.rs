@@ -625,47 +625,10 @@ impl<'a, 'h> Search<'a, 'h> {
                 }
                 (!sleep_mask, None)
             }
-            Some(key) => {
-                let remaining = steps_left(self.depth_max, depth);
-                match self.cache.visit(key, sleep_mask, remaining) {
-                    Visit::Pruned { complete, clean } => {
-                        if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
-                            if let Some(next) = self.judge(arrived, depth) {
-                                return next;
-                            }
-                            self.cache.judged_clean(key, kind);
-                        }
-                        self.report.revisits_pruned += 1;
-                        return Next::Back { complete };
-                    }
-                    Visit::Search {
-                        todo,
-                        mut slot,
-                        revisit,
-                        clean,
-                    } => {
-                        if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
-                            if let Some(next) = self.judge(arrived, depth) {
-                                // Searched no further: stored as such.
-                                self.cache.leave(slot, false, self.depth_max, depth);
-                                return next;
-                            }
-                            slot.judged_clean(kind);
-                        }
-                        if revisit {
-                            self.report.revisits_partial += 1;
-                        }
-                        if !revisit || self.report.counterexample.is_some() {
-                            if let Some(next) = self.after_post_response(arrived, depth) {
-                                // Searched no further: stored as such.
-                                self.cache.leave(slot, false, self.depth_max, depth);
-                                return next;
-                            }
-                        }
-                        (todo, Some(slot))
-                    }
-                }
-            }
+            Some(key) => match self.visit(key, sleep_mask, arrived, depth, verdict) {
+                Ok((todo, slot)) => (todo, Some(slot)),
+                Err(next) => return next,
+            },
         };
         let todo = select(&self.enabled, todo);
         if todo.is_empty() {
@@ -676,6 +639,61 @@ impl<'a, 'h> Search<'a, 'h> {
             // A cached state is still pushed, so that leaving it stores it as searched.
         }
         Next::Descend { todo, sleep, cache }
+    }
+
+    /// [`Search::expand`] at a state with the key `key` and the sleep set `sleep_mask`:
+    /// what the cache leaves to search from it and the slot to write back to, or what the
+    /// search does next when nothing is searched from it (covered, or a violation met). The
+    /// verdict of kind `verdict` is judged unless the cache knows it clean; H2 and the
+    /// verdict after a POST response at a state's first arrival (and at every arrival once a
+    /// counterexample was found).
+    fn visit(
+        &mut self,
+        key: u64,
+        sleep_mask: u64,
+        arrived: Option<Step>,
+        depth: usize,
+        verdict: Option<Verdicts>,
+    ) -> Result<(u64, CacheSlot), Next> {
+        let remaining = steps_left(self.depth_max, depth);
+        match self.cache.visit(key, sleep_mask, remaining) {
+            Visit::Pruned { complete, clean } => {
+                if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
+                    if let Some(next) = self.judge(arrived, depth) {
+                        return Err(next);
+                    }
+                    self.cache.judged_clean(key, kind);
+                }
+                self.report.revisits_pruned += 1;
+                Err(Next::Back { complete })
+            }
+            Visit::Search {
+                todo,
+                mut slot,
+                revisit,
+                clean,
+            } => {
+                if let Some(kind) = verdict.filter(|&k| !clean.cover(k)) {
+                    if let Some(next) = self.judge(arrived, depth) {
+                        // Searched no further: stored as such.
+                        self.cache.leave(slot, false, self.depth_max, depth);
+                        return Err(next);
+                    }
+                    slot.judged_clean(kind);
+                }
+                if revisit {
+                    self.report.revisits_partial += 1;
+                }
+                if !revisit || self.report.counterexample.is_some() {
+                    if let Some(next) = self.after_post_response(arrived, depth) {
+                        // Searched no further: stored as such.
+                        self.cache.leave(slot, false, self.depth_max, depth);
+                        return Err(next);
+                    }
+                }
+                Ok((todo, slot))
+            }
+        }
     }
 
     /// The oracle's verdict after `arrived`, taken to reach this state `depth` steps from
