@@ -14,21 +14,22 @@ use crate::model::store::{CrashCause, Store};
 /// A store, shared by the world copies that hold it in the same state.
 pub struct SharedStore {
     store: Rc<dyn Store>,
-    /// The store copies itself ([`Store::clone_box`] answered a copy when it was made):
-    /// only such a store is ever shared, since a write to a shared one needs a copy.
-    copies: bool,
+    /// Whether the store copies itself ([`Store::clone_box`] answered a copy), learnt at
+    /// the first [`SharedStore::try_share`]: only such a store is ever shared, since a
+    /// write to a shared one needs a copy. Not asked when the store is made, so a world
+    /// that is never copied (a fuzz run) never pays for a copy it does not use.
+    copies: Cell<Option<bool>>,
     /// A digest of the store's state, once asked for ([`SharedStore::digest`]); forgotten
     /// when the store is fed.
     digest: Cell<Option<u128>>,
 }
 
 impl SharedStore {
-    /// Holds `store`, asking it once whether it can copy itself.
+    /// Holds `store`.
     pub fn new(store: Box<dyn Store>) -> SharedStore {
-        let copies = store.clone_box().is_some();
         SharedStore {
             store: Rc::from(store),
-            copies,
+            copies: Cell::new(None),
             digest: Cell::new(None),
         }
     }
@@ -39,7 +40,7 @@ impl SharedStore {
     }
 
     /// The store, to feed: first copied for this holder when another holds it too. A
-    /// store that answered a copy when it was made and none now cannot be fed here; that
+    /// store that answered a copy when first shared and none now cannot be fed here; that
     /// breaks [`Store::clone_box`]'s contract and is its crash, never the harness's.
     pub fn get_mut(&mut self) -> Result<&mut dyn Store, CrashCause> {
         self.digest.set(None);
@@ -57,11 +58,22 @@ impl SharedStore {
     }
 
     /// Another holder of this store in its current state, or `None` when the store cannot
-    /// copy itself.
+    /// copy itself. The first call asks [`Store::clone_box`], and the copy it answers is
+    /// the new holder's own (so asking costs nothing a later write would not have paid);
+    /// later calls share.
     pub fn try_share(&self) -> Option<SharedStore> {
-        self.copies.then(|| SharedStore {
-            store: Rc::clone(&self.store),
-            copies: true,
+        let store = match self.copies.get() {
+            Some(false) => return None,
+            Some(true) => Rc::clone(&self.store),
+            None => {
+                let copy = self.store.clone_box();
+                self.copies.set(Some(copy.is_some()));
+                Rc::from(copy?)
+            }
+        };
+        Some(SharedStore {
+            store,
+            copies: Cell::new(Some(true)),
             digest: self.digest.clone(),
         })
     }
@@ -98,8 +110,14 @@ mod tests {
     #[test]
     fn a_write_to_a_shared_store_goes_to_a_copy_of_its_own() {
         let a = SharedStore::new(crate::store::by_name("durable").unwrap().make(0));
+        // The first share asks for a copy, and the new holder keeps it; later ones share.
+        let first = a.try_share().expect("durable copies itself");
+        assert!(!Rc::ptr_eq(&a.store, &first.store));
         let mut b = a.try_share().expect("durable copies itself");
         assert!(Rc::ptr_eq(&a.store, &b.store));
+        assert!(first
+            .try_share()
+            .is_some_and(|c| Rc::ptr_eq(&c.store, &first.store)));
         send(&mut b, 1);
         assert!(!Rc::ptr_eq(&a.store, &b.store));
         assert!(a.get().render().is_empty());
@@ -123,6 +141,8 @@ mod tests {
                 &[]
             }
         }
-        assert!(SharedStore::new(Box::new(NoCopy)).try_share().is_none());
+        let store = SharedStore::new(Box::new(NoCopy));
+        assert!(store.try_share().is_none());
+        assert!(store.try_share().is_none());
     }
 }
