@@ -460,16 +460,14 @@ impl<'a, 'h> Search<'a, 'h> {
             return self.violated(violation, None);
         }
         self.enabled_here();
+        // A verdict the cache may know clean is left to the state's visit; any other is
+        // judged now.
         let remembered = self.verdict_kind(&step);
-        let cached = remembered.is_some()
-            && !self.enabled.is_empty()
-            && depth < self.depth_max
-            && self.prefix.get(depth).is_none()
-            && self.caching
-            && self.enabled.len() <= MASK_STEPS;
-        if !cached {
-            if let Some(violation) = self.scope.verdict(&self.world, &step, depth - 1) {
-                return self.violated(violation, None);
+        let leaves_to_cache =
+            remembered.is_some() && !self.enabled.is_empty() && depth < self.depth_max;
+        if !leaves_to_cache {
+            if let Some(next) = self.judge(Some(step), depth) {
+                return next;
             }
         }
         if self.enabled.is_empty() {
@@ -481,7 +479,7 @@ impl<'a, 'h> Search<'a, 'h> {
             }
             Next::Back { complete: false }
         } else {
-            self.expand(Some(step), depth, sleep, remembered.filter(|_| cached))
+            self.expand(Some(step), depth, sleep, remembered)
         }
     }
 
@@ -586,8 +584,8 @@ impl<'a, 'h> Search<'a, 'h> {
     /// A state with steps enabled, `depth` steps from the start, reached by `arrived` (none
     /// at the start) with the sleep set `sleep` passed on: the frame that searches it, with
     /// the steps that neither sleep nor (when cached) were covered by an earlier search of
-    /// the same state. `verdict`: the kind of the oracle's verdict still to judge here,
-    /// unless the cache knows it clean (only given when the state has a key).
+    /// the same state. `verdict`: the kind of the oracle's verdict after `arrived` still to
+    /// judge here, unless the state has a key and the cache knows it clean.
     fn expand(
         &mut self,
         arrived: Option<Step>,
@@ -600,7 +598,12 @@ impl<'a, 'h> Search<'a, 'h> {
                 self.enabled.contains(&step),
                 "a unit's prefix is a path of the tree"
             );
-            // Not cached, so asked at every walk down the prefix.
+            // Not cached, so judged and asked at every walk down the prefix.
+            if verdict.is_some() {
+                if let Some(next) = self.judge(arrived, depth) {
+                    return next;
+                }
+            }
             if let Some(next) = self.after_post_response(arrived, depth) {
                 return next;
             }
@@ -614,7 +617,8 @@ impl<'a, 'h> Search<'a, 'h> {
         let sleep_mask = mask_of(&self.enabled, &sleep);
         let (todo, cache) = match self.key() {
             None => {
-                // A store that did not expose this state: judged here.
+                // Not cached (no cache, too many steps, or a store that did not expose
+                // this state): judged here.
                 if verdict.is_some() {
                     if let Some(next) = self.judge(arrived, depth) {
                         return next;
