@@ -2,12 +2,12 @@
 //! fetches in flight), its user, and the ground truth about what the tab's user sent and
 //! was shown. Also the steps that feed a tab's store, and the fetch server's step.
 
-use std::cell::Cell;
 use std::collections::{BTreeSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
+use crate::model::memo::Memo;
 use crate::model::record::{Record, StoreCrash};
 use crate::model::shared_store::SharedStore;
 use crate::model::step::Step;
@@ -61,7 +61,7 @@ pub struct Client {
     /// asked for ([`Client::own_digest`]); forgotten at each step of the tab, the only
     /// steps that change that part. Backend steps, most of a search's, leave it as it is,
     /// so a search's fingerprint feeds the store's state once per state of the store.
-    pub(super) own_digest: Cell<Option<u128>>,
+    pub(super) own_digest: Memo,
 }
 
 /// When a tab learned each piece of content, by its own clock (one tick per send and per
@@ -253,7 +253,7 @@ impl Client {
             learned: Arc::default(),
             keys: Arc::default(),
             seals_shown: Arc::default(),
-            own_digest: Cell::new(None),
+            own_digest: Memo::default(),
         }
     }
 
@@ -324,12 +324,7 @@ impl Client {
     /// store's state), the same function at every call: the world never
     /// looks inside the digest, it only forgets it when that part may change.
     pub fn own_digest(&self, compute: impl FnOnce() -> Option<u128>) -> Option<u128> {
-        if let Some(digest) = self.own_digest.get() {
-            return Some(digest);
-        }
-        let digest = compute();
-        self.own_digest.set(digest);
-        digest
+        self.own_digest.get_or(compute)
     }
     /// No fetch of this tab is waiting to be served or delivered.
     pub fn no_fetch_outstanding(&self) -> bool {
@@ -356,7 +351,7 @@ impl World {
     ) -> Result<(), StoreCrash> {
         if let Some(client) = step.client() {
             // The tab's own part may change: its digest is asked again.
-            self.clients[client as usize].own_digest.set(None);
+            self.clients[client as usize].own_digest.forget();
         }
         match step {
             Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),

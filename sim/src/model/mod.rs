@@ -6,6 +6,7 @@ pub mod backend;
 pub mod client;
 pub mod config;
 pub mod content;
+pub mod memo;
 pub mod record;
 pub mod shared_store;
 pub mod state;

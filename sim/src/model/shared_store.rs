@@ -9,6 +9,7 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use crate::model::memo::Memo;
 use crate::model::store::{CrashCause, Store};
 
 /// A store, shared by the world copies that hold it in the same state.
@@ -21,7 +22,7 @@ pub struct SharedStore {
     copies: Cell<Option<bool>>,
     /// A digest of the store's state, once asked for ([`SharedStore::digest`]); forgotten
     /// when the store is fed.
-    digest: Cell<Option<u128>>,
+    digest: Memo,
 }
 
 impl SharedStore {
@@ -30,7 +31,7 @@ impl SharedStore {
         SharedStore {
             store: Rc::from(store),
             copies: Cell::new(None),
-            digest: Cell::new(None),
+            digest: Memo::default(),
         }
     }
 
@@ -43,7 +44,7 @@ impl SharedStore {
     /// store that answered a copy when first shared and none now cannot be fed here; that
     /// breaks [`Store::clone_box`]'s contract and is its crash, never the harness's.
     pub fn get_mut(&mut self) -> Result<&mut dyn Store, CrashCause> {
-        self.digest.set(None);
+        self.digest.forget();
         if Rc::get_mut(&mut self.store).is_none() {
             let Some(copy) = self.store.clone_box() else {
                 return Err(CrashCause::Panicked {
@@ -83,12 +84,7 @@ impl SharedStore {
     /// the store's state ([`Store::hash_state`]), the same at every call: the digest is
     /// only remembered here, never looked into.
     pub fn digest(&self, compute: impl FnOnce(&dyn Store) -> Option<u128>) -> Option<u128> {
-        if let Some(digest) = self.digest.get() {
-            return Some(digest);
-        }
-        let digest = compute(self.get());
-        self.digest.set(digest);
-        digest
+        self.digest.get_or(|| compute(self.get()))
     }
 }
 
