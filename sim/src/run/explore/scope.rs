@@ -166,7 +166,12 @@ impl InertCheck {
                 "{why}: the per-tab search skips POST responses only for a store that ignores them"
             )))
         };
-        let Some(digest) = tab.store_digest(|store| store_digest(store, &mut self.before)) else {
+        // When the digest is computed here, `before` is left holding the exact state.
+        let mut fed = false;
+        let Some(digest) = tab.store_digest(|store| {
+            fed = true;
+            store_digest(store, &mut self.before)
+        }) else {
             return breach("the store cannot expose its state".into());
         };
         self.key.bytes.clear();
@@ -180,9 +185,11 @@ impl InertCheck {
         let Some(mut copy) = store.clone_box() else {
             return breach("the store cannot copy itself".into());
         };
-        self.before.clear();
-        if !store.hash_state(&mut self.before) {
-            return breach("the store cannot expose its state".into());
+        if !fed {
+            self.before.clear();
+            if !store.hash_state(&mut self.before) {
+                return breach("the store cannot expose its state".into());
+            }
         }
         for (message_id, response) in tab.post_responses() {
             let input = Input::PostResponse {
