@@ -19,7 +19,7 @@ use reconcile_sim::trace::class::{classify, Class};
 use reconcile_sim::trace::scenario::{self, Scenario};
 use reconcile_sim::trace::shrink::Limits;
 
-use crate::support::{code, repo, sim, stdout, tmp};
+use crate::support::{code, repo, sim, stdout, tmp, Scratch};
 
 fn load(rel: &str) -> Scenario {
     scenario::load(&repo().join(rel)).unwrap()
@@ -297,17 +297,18 @@ fn check_known(
     label: &str,
     store: &dyn StoreFactory,
     seeds: u64,
-) -> reconcile_sim::campaign::check::CheckReport {
+) -> (reconcile_sim::campaign::check::CheckReport, Scratch) {
     let empty = tmp(&format!("{label}-empty"));
-    run_check(
+    let out = tmp(&format!("{label}-out"));
+    let report = run_check(
         &CheckRequest {
-            scenarios_dir: empty,
+            scenarios_dir: empty.to_path_buf(),
             under_test: Some(vec![store]),
             seeds,
             seed_start: 0,
             strategy: StrategySpec::Random,
             jobs: 2,
-            out: tmp(&format!("{label}-out")),
+            out: out.to_path_buf(),
             limits: Limits::default(),
             known: Some(repo().join("scenarios/known/current")),
             shard: reconcile_sim::campaign::shard::Shard::WHOLE,
@@ -324,7 +325,8 @@ fn check_known(
             )
         },
     )
-    .unwrap()
+    .unwrap();
+    (report, out)
 }
 
 /// `check --store current --known scenarios/known/current` passes on today's `current`
@@ -355,7 +357,7 @@ fn check_with_the_baseline_passes_on_current() {
 /// saves its minimal scenario.
 #[test]
 fn check_with_the_baseline_fails_on_a_new_class_and_names_it() {
-    let report = check_known("new-class", &CurrentHidingToolResults, 2000);
+    let (report, _out) = check_known("new-class", &CurrentHidingToolResults, 2000);
     assert!(!report.ok());
     let new: Vec<String> = report
         .batches
@@ -384,7 +386,7 @@ fn check_with_the_baseline_fails_on_a_new_class_and_names_it() {
 /// A store that fixed every known class passes, and each baseline file is reported fixed.
 #[test]
 fn a_known_failure_that_no_longer_fails_is_reported_fixed() {
-    let report = check_known("fixed", &FixedCurrent, 0);
+    let (report, _out) = check_known("fixed", &FixedCurrent, 0);
     assert!(report.ok());
     assert_eq!(report.scenarios.len(), known_current().len());
     assert!(report

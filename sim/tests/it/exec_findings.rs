@@ -17,7 +17,7 @@
 
 use std::path::Path;
 
-use crate::support::{code, repo, require_node, sim_env, sim_in, stderr, stdout, tmp};
+use crate::support::{code, repo, require_node, sim_env, sim_in, stderr, stdout, tmp, Scratch};
 
 const FAULTY: &str = "sim/tests/faulty/faulty.js";
 
@@ -40,6 +40,8 @@ fn timeouts(mode: &str) -> Vec<(&'static str, &'static str)> {
 /// The three reports of one faulty adapter: `fuzz`'s text, `check --json` and its JUnit
 /// file, over `seeds` seeds from 1 (seed 1 reaches a `turn-start`, where the faults fire).
 struct Reports {
+    /// Where the campaigns saved their findings, kept while the reports are read.
+    _dir: Scratch,
     text: String,
     json: serde_json::Value,
     junit: String,
@@ -91,7 +93,12 @@ fn reports(label: &str, mode: &str, seeds: &str) -> Reports {
     let json: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{mode}: check --json: {e}: {}", stdout(&o)));
     let junit = std::fs::read_to_string(&junit).unwrap();
-    Reports { text, json, junit }
+    Reports {
+        _dir: dir,
+        text,
+        json,
+        junit,
+    }
 }
 
 /// The check's crash class of cause `kind`.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{code, repo, require_node, sim, stderr, stdout, tmp};
+use crate::support::{code, repo, require_node, sim, stderr, stdout, tmp, Scratch};
 use reconcile_sim::trace::scenario::{self, load};
 
 /// `exec:` a correct `current` that takes `ms` per input (sim/tests/slow/slow.js).
@@ -355,16 +355,21 @@ fn ctrl_c_during_explore_stops_the_search_and_prints_what_it_covered() {
 }
 
 /// A directory nobody may write into: a read-only one, or for root (whom permissions do
-/// not stop) a path under /sys, which refuses everyone.
-fn unwritable_dir(name: &str) -> PathBuf {
+/// not stop) a path under /sys, which refuses everyone. With the scratch directory that
+/// holds it, if any, to keep while the path is used.
+fn unwritable_dir(name: &str) -> (Option<Scratch>, PathBuf) {
     if rustix::process::geteuid().is_root() {
-        return PathBuf::from("/sys/reconcile-sim-unwritable").join(name);
+        return (
+            None,
+            PathBuf::from("/sys/reconcile-sim-unwritable").join(name),
+        );
     }
     let d = tmp(name);
     let mut perms = std::fs::metadata(&d).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o555);
     std::fs::set_permissions(&d, perms).unwrap();
-    d.join("out")
+    let out = d.join("out");
+    (Some(d), out)
 }
 
 /// `--out` that is a file: the table and every class are printed, each marked NOT SAVED,
@@ -402,7 +407,7 @@ fn fuzz_with_out_a_file_prints_the_table_and_fails_clearly() {
 /// printed, then the error, exit 2.
 #[test]
 fn run_into_an_unwritable_directory_prints_the_trace_then_fails() {
-    let out = unwritable_dir("run-ro");
+    let (_scratch, out) = unwritable_dir("run-ro");
     let o = sim(&[
         "run",
         "--store",
@@ -899,7 +904,8 @@ fn numeric_flags_out_of_range_are_clear_errors() {
 /// and splitting the printed command gives back the file.
 #[test]
 fn check_prints_replay_commands_a_shell_can_run() {
-    let dir = tmp("quoted").join("with space");
+    let scratch = tmp("quoted");
+    let dir = scratch.join("with space");
     std::fs::create_dir_all(&dir).unwrap();
     // bug-a breaks inv3 on naive; a copy that expects a pass fails its check.
     let mut sc = load(&repo().join("scenarios/bug-a.json")).unwrap();

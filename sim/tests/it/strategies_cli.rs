@@ -54,8 +54,7 @@ fn explore_verifies_the_hand_counted_bound_and_plain_counts_180() {
 
 #[test]
 fn explore_finds_the_stale_fetch_bug_in_current_and_saves_it() {
-    let dir = std::env::temp_dir().join(format!("rs-explore-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::support::tmp("explore-cx");
     let out = dir.join("cx.json");
     let o = sim(&[
         "explore",

@@ -58,12 +58,54 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
-/// A fresh, empty scratch directory named after `name` (and this test process).
-pub fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("reconcile-sim-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh, empty scratch directory named after `name` (and this test process), removed
+/// when the test is done with it, kept when the test fails (to look at).
+pub fn tmp(name: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("reconcile-sim-{name}-"))
+        .tempdir()
+        .expect("temp dir");
+    Scratch(Some(dir))
+}
+
+/// A scratch directory ([`tmp`]): a path, removed on drop unless the test panicked.
+pub struct Scratch(Option<tempfile::TempDir>);
+
+impl Scratch {
+    /// The directory's path.
+    pub fn path(&self) -> &Path {
+        self.0.as_ref().expect("held until dropped").path()
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path().as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            if std::thread::panicking() {
+                let kept = dir.keep();
+                eprintln!("scratch directory kept: {}", kept.display());
+            }
+        }
+    }
 }
 
 /// Fail loudly if Node.js is missing (checked once, reported by every test that needs it).
