@@ -13,6 +13,7 @@ use reconcile_sim::campaign::recheck::{
 use reconcile_sim::campaign::shard::format_ranges;
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::run::interrupt;
+use reconcile_sim::trace::shrink::Limits;
 
 use super::flags::{
     resolve_stores, seed_range, ExecFlags, JobsFlag, LimitFlags, OutFlag, StrategyFlags,
@@ -76,20 +77,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     let limits = args.limits.limits();
-    let budget = match (args.seeds, args.time) {
-        (Some(n), _) => {
-            seed_range(args.seed_start, n, "--seed-start + --seeds")?;
-            Budget::Seeds(n)
-        }
-        // The whole run, shrinking included, fits in --time: once something fails, the
-        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
-        // shrink it in.
-        (None, Some(t)) => Budget::TimeWithShrinking {
-            total: t,
-            reserve: limits.time_max.min(t / 4),
-        },
-        (None, None) => unreachable!("clap requires one"),
-    };
+    let budget = budget(&args, limits)?;
     let jobs = args.jobs.jobs()?;
     let shard = args.sharding.shard();
     let campaign = Campaign {
@@ -168,22 +156,57 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if args.json {
         print_json(&result, &args.out.out)?;
     } else {
-        let (table, details) = text(&result, &args.out.out);
-        print!("{table}");
-        eprintln!(
-            "({} runs in {:.1?} on {} thread{})",
-            outcome.report.seeds * campaign.stores.len() as u64,
+        let runs = outcome.report.seeds * campaign.stores.len() as u64;
+        print_text(
+            &result,
+            &args.out.out,
+            runs,
             started.elapsed(),
             campaign.jobs,
-            if campaign.jobs == 1 { "" } else { "s" }
         );
-        print!("{details}");
-        for w in warnings(&result, &args.out.out) {
-            eprintln!("{w}");
-        }
     }
     not_written(&result, result_error)?;
     Ok(verdict(&result))
+}
+
+/// The campaign's budget: `--seeds` (checked against `--seed-start`), or `--time` with a
+/// reserve for shrinking.
+fn budget(args: &Args, limits: Limits) -> anyhow::Result<Budget> {
+    Ok(match (args.seeds, args.time) {
+        (Some(n), _) => {
+            seed_range(args.seed_start, n, "--seed-start + --seeds")?;
+            Budget::Seeds(n)
+        }
+        // The whole run, shrinking included, fits in --time: once something fails, the
+        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
+        // shrink it in.
+        (None, Some(t)) => Budget::TimeWithShrinking {
+            total: t,
+            reserve: limits.time_max.min(t / 4),
+        },
+        (None, None) => unreachable!("clap requires one"),
+    })
+}
+
+/// The text report: the table on stdout, the run's size and time on stderr, then the
+/// details and the warnings.
+fn print_text(
+    result: &ResultFile<FuzzResult>,
+    out: &Path,
+    runs: u64,
+    elapsed: std::time::Duration,
+    jobs: usize,
+) {
+    let (table, details) = text(result, out);
+    print!("{table}");
+    eprintln!(
+        "({runs} runs in {elapsed:.1?} on {jobs} thread{})",
+        if jobs == 1 { "" } else { "s" }
+    );
+    print!("{details}");
+    for w in warnings(result, out) {
+        eprintln!("{w}");
+    }
 }
 
 /// Exit 1 when any store failed any seed, or a second look found a store unstable.
