@@ -4,11 +4,11 @@ use std::path::Path;
 
 use reconcile_sim::campaign::findings::{replay_command_for, Finding};
 use reconcile_sim::campaign::fuzz::{
-    format_table, run_campaign_shard, Budget, Campaign, CHUNK_SEEDS,
+    format_table, run_campaign_shard, Budget, Campaign, CampaignOutcome, CHUNK_SEEDS,
 };
 use reconcile_sim::campaign::merge::{FuzzResult, ResultFile, Shards};
 use reconcile_sim::campaign::recheck::{
-    check_determinism, format_suspects, settle, Suspect, DETERMINISM_SEEDS,
+    check_determinism, format_suspects, settle, Settled, Suspect, DETERMINISM_SEEDS,
 };
 use reconcile_sim::campaign::shard::format_ranges;
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
@@ -90,7 +90,6 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         classes: !args.no_classes,
     };
     let started = std::time::Instant::now();
-    let deadline = args.time.map(|t| started + t);
     let progress = Progress::start(match (args.seeds, args.time) {
         (Some(n), _) => Measure::Runs(
             shard
@@ -105,43 +104,20 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         &|done| progress.runs(done),
         interrupt::flag(),
     );
-    // Recheck the first failing seed of each (store, class) — or (store, invariant) with
-    // --no-classes —, then shrink and save it, all within --time; one that does not
-    // happen again is a suspect (flaky, or a state leak), saved as found; after Ctrl-C,
-    // they are saved unshrunk.
-    let count = outcome.first_failures.len();
-    let out = &args.out.out;
-    let settled = settle(
-        &campaign.stores,
-        &outcome.first_failures,
-        out,
+    let deadline = args.time.map(|t| started + t);
+    let recheck_determinism = args.check_determinism && shard.index == 1;
+    let Settled {
+        findings: saved,
+        suspects,
+    } = settle_failures(
+        &campaign,
+        &outcome,
+        &args.out.out,
         limits,
         deadline,
-        &|i, f| {
-            progress.say(format!(
-                "shrinking {}/{count}: {} {}",
-                i + 1,
-                f.store,
-                f.class
-                    .as_ref()
-                    .map_or(f.invariant.to_string(), |c| c.to_string())
-            ))
-        },
+        recheck_determinism,
+        &progress,
     );
-    let saved = settled.findings;
-    let mut suspects = settled.suspects;
-    let in_time = deadline.is_none_or(|d| std::time::Instant::now() < d);
-    if args.check_determinism && shard.index == 1 && in_time && !interrupt::requested() {
-        progress.say("running the first seeds again (--check-determinism)".to_string());
-        let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
-        let start = outcome.report.seed_start;
-        suspects.extend(check_determinism(
-            &campaign.stores,
-            strategy,
-            start..start + seeds,
-            out,
-        ));
-    }
     progress.finish();
     let result = ResultFile::new(
         Shards::one(shard),
@@ -167,6 +143,53 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     }
     not_written(&result, result_error)?;
     Ok(verdict(&result))
+}
+
+/// Recheck the first failing seed of each (store, class) — or (store, invariant) with
+/// `--no-classes` —, then shrink and save it, all within `--time`; one that does not happen
+/// again is a suspect (flaky, or a state leak), saved as found; after Ctrl-C, they are
+/// saved unshrunk. Then, with `recheck_determinism` and time left, run the first seeds
+/// again (`--check-determinism`).
+fn settle_failures(
+    campaign: &Campaign<'_>,
+    outcome: &CampaignOutcome,
+    out: &Path,
+    limits: Limits,
+    deadline: Option<std::time::Instant>,
+    recheck_determinism: bool,
+    progress: &Progress,
+) -> Settled {
+    let count = outcome.first_failures.len();
+    let mut settled = settle(
+        &campaign.stores,
+        &outcome.first_failures,
+        out,
+        limits,
+        deadline,
+        &|i, f| {
+            progress.say(format!(
+                "shrinking {}/{count}: {} {}",
+                i + 1,
+                f.store,
+                f.class
+                    .as_ref()
+                    .map_or(f.invariant.to_string(), |c| c.to_string())
+            ))
+        },
+    );
+    let in_time = deadline.is_none_or(|d| std::time::Instant::now() < d);
+    if recheck_determinism && in_time && !interrupt::requested() {
+        progress.say("running the first seeds again (--check-determinism)".to_string());
+        let seeds = DETERMINISM_SEEDS.min(outcome.report.seeds);
+        let start = outcome.report.seed_start;
+        settled.suspects.extend(check_determinism(
+            &campaign.stores,
+            campaign.strategy,
+            start..start + seeds,
+            out,
+        ));
+    }
+    settled
 }
 
 /// The campaign's budget: `--seeds` (checked against `--seed-start`), or `--time` with a
