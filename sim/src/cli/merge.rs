@@ -6,8 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use reconcile_sim::campaign::merge::{merge_paths, Merged};
+use reconcile_sim::campaign::merge::{
+    merge_paths, CheckResult, FuzzResult, Merged, NightlyResult, ResultFile,
+};
 use reconcile_sim::campaign::nightly::{fresh_night_dir, today};
+use reconcile_sim::run::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
 use super::Verdict;
@@ -42,93 +45,119 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let merged = merge_paths(&args.paths, args.allow_partial)?;
-    let source = Path::new("the merged result");
     if args.junit.is_some() && !matches!(merged, Merged::Check(_)) {
         anyhow::bail!(
             "--junit: only check results have a JUnit report (these are not check results)"
         );
     }
     match merged {
-        Merged::Fuzz(mut r) => {
-            let out = args.out.unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-            // Every scenario is written again here: a file this merge cannot write is
-            // reported NOT SAVED after the table (exit 2), as `fuzz` reports it.
-            for s in &mut r.result.scenarios {
-                s.saved.file_text(source)?;
-                s.saved.write_error = s.saved.write(&out, source).err().map(|e| e.to_string());
-            }
-            let result_error = match &args.result {
-                Some(path) => r.save(path).err().map(|e| e.to_string()),
-                None => None,
-            };
-            if args.json {
-                super::fuzz::print_json(&r, &out)?;
-            } else {
-                let (table, details) = super::fuzz::text(&r, &out);
-                print!("{table}{details}");
-                for w in super::fuzz::warnings(&r, &out) {
-                    eprintln!("{w}");
-                }
-            }
-            super::fuzz::not_written(&r, result_error)?;
-            Ok(super::fuzz::verdict(&r))
-        }
-        Merged::Check(mut r) => {
-            let out = args.out.unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
-            r.result.write_saved(&out, source)?;
-            r.result.report = r.result.report_under(&out);
-            let result_error = match &args.result {
-                Some(path) => r.save(path).err().map(|e| e.to_string()),
-                None => None,
-            };
-            super::check::output(
-                &r,
-                &r.result.report,
-                args.junit.as_deref(),
-                args.json,
-                result_error.into_iter().collect(),
-                None,
-            )
-        }
-        Merged::Nightly(r) => {
-            let out = args.out.unwrap_or_else(|| PathBuf::from("nightly"));
-            let name = Path::new(&r.result.summary.night_dir)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| today().0);
-            let night_dir = fresh_night_dir(&out, &name)?;
-            let summary = r.result.write_night(&night_dir, &r.shards, source)?;
-            if let Some(path) = &args.result {
-                let mut again = r.clone();
-                again.result.summary = summary.clone();
-                again.save(path)?;
-            }
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
-            } else {
-                print!("{}", reconcile_sim::campaign::nightly::markdown(&summary));
-                println!(
-                    "summary: {}/summary.md and summary.json",
-                    night_dir.display()
-                );
-            }
-            Ok(super::nightly::verdict(&summary))
-        }
-        Merged::Explore(r) => {
-            if args.out.is_some() {
-                anyhow::bail!("--out: explore results carry their counterexample (use `explore --out` on one search, or the steps the merge prints)");
-            }
-            if let Some(path) = &args.result {
-                let text = serde_json::to_string_pretty(&r)? + "\n";
-                reconcile_sim::trace::scenario::write_atomically(path, text.as_bytes())
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-            }
-            if args.json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
-            } else {
-                super::explore::print_result(&r)?;
-            }
-            super::explore::verdict(&r.result.report)
+        Merged::Fuzz(r) => fuzz(r, &args),
+        Merged::Check(r) => check(r, &args),
+        Merged::Nightly(r) => nightly(r, &args),
+        Merged::Explore(r) => explore(r, &args),
+    }
+}
+
+/// Where the merge says its scenarios come from, in an error.
+const SOURCE: &str = "the merged result";
+
+/// Merged fuzz results: every scenario written again under `--out`, then reported as
+/// `fuzz` reports.
+fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
+    let source = Path::new(SOURCE);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    // Every scenario is written again here: a file this merge cannot write is
+    // reported NOT SAVED after the table (exit 2), as `fuzz` reports it.
+    for s in &mut r.result.scenarios {
+        s.saved.file_text(source)?;
+        s.saved.write_error = s.saved.write(&out, source).err().map(|e| e.to_string());
+    }
+    let result_error = match &args.result {
+        Some(path) => r.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
+    if args.json {
+        super::fuzz::print_json(&r, &out)?;
+    } else {
+        let (table, details) = super::fuzz::text(&r, &out);
+        print!("{table}{details}");
+        for w in super::fuzz::warnings(&r, &out) {
+            eprintln!("{w}");
         }
     }
+    super::fuzz::not_written(&r, result_error)?;
+    Ok(super::fuzz::verdict(&r))
+}
+
+/// Merged check results: the saved scenarios written under `--out`, then reported as
+/// `check` reports.
+fn check(mut r: ResultFile<CheckResult>, args: &Args) -> anyhow::Result<Verdict> {
+    let source = Path::new(SOURCE);
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    r.result.write_saved(&out, source)?;
+    r.result.report = r.result.report_under(&out);
+    let result_error = match &args.result {
+        Some(path) => r.save(path).err().map(|e| e.to_string()),
+        None => None,
+    };
+    super::check::output(
+        &r,
+        &r.result.report,
+        args.junit.as_deref(),
+        args.json,
+        result_error.into_iter().collect(),
+        None,
+    )
+}
+
+/// Merged nightly results: a night directory as the nightly run writes it.
+fn nightly(r: ResultFile<NightlyResult>, args: &Args) -> anyhow::Result<Verdict> {
+    let source = Path::new(SOURCE);
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("nightly"));
+    let name = Path::new(&r.result.summary.night_dir)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| today().0);
+    let night_dir = fresh_night_dir(&out, &name)?;
+    let summary = r.result.write_night(&night_dir, &r.shards, source)?;
+    if let Some(path) = &args.result {
+        let mut again = r.clone();
+        again.result.summary = summary.clone();
+        again.save(path)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        print!("{}", reconcile_sim::campaign::nightly::markdown(&summary));
+        println!(
+            "summary: {}/summary.md and summary.json",
+            night_dir.display()
+        );
+    }
+    Ok(super::nightly::verdict(&summary))
+}
+
+/// Merged explore results: printed (and written with `--result`); their counterexample
+/// travels in the result, so `--out` is refused.
+fn explore(r: Box<ExploreResult>, args: &Args) -> anyhow::Result<Verdict> {
+    if args.out.is_some() {
+        anyhow::bail!("--out: explore results carry their counterexample (use `explore --out` on one search, or the steps the merge prints)");
+    }
+    if let Some(path) = &args.result {
+        let text = serde_json::to_string_pretty(&r)? + "\n";
+        reconcile_sim::trace::scenario::write_atomically(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        super::explore::print_result(&r)?;
+    }
+    super::explore::verdict(&r.result.report)
 }
