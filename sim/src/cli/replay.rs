@@ -2,9 +2,14 @@
 
 use std::path::PathBuf;
 
+use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::Outcome;
+use reconcile_sim::trace::class::Class;
 use reconcile_sim::trace::scenario;
-use reconcile_sim::trace::timeline::{format_mermaid, format_text, narrate_masked, Phase};
+use reconcile_sim::trace::scenario::Scenario;
+use reconcile_sim::trace::timeline::{
+    format_mermaid, format_text, narrate_masked, Narration, Phase,
+};
 
 use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags};
 use super::Verdict;
@@ -54,66 +59,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let expect = if own_store { sc.expect } else { None };
     let expect_class = if own_store { sc.class.clone() } else { None };
     if args.json {
-        let skipped: Vec<_> = n
-            .lines
-            .iter()
-            .filter_map(|l| match l.phase {
-                Phase::Skipped { input_index } => {
-                    Some(serde_json::json!({"index": input_index, "step": l.step}))
-                }
-                _ => None,
-            })
-            .collect();
-        let value = serde_json::json!({
-            "file": args.file.display().to_string(),
-            "store": store.name(),
-            "expect": expect,
-            "outcome": n.report.outcome,
-            "class": class,
-            "class_name": class.as_ref().map(|c| c.to_string()),
-            "expect_class": expect_class,
-            "reproduced": n.report.outcome.invariant() == expect
-                && (expect_class.is_none() || class == expect_class),
-            "steps": n.report.steps.len(),
-            "drain_steps": n.report.drain.len(),
-            "skipped": skipped,
-        });
+        let value = json_report(&args, store.name(), &n, expect, &class, &expect_class);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         match args.format {
-            Format::Text => {
-                println!(
-                    "scenario {} · store {}",
-                    scenario::printable(&args.file.display().to_string()),
-                    scenario::printable(&store.name())
-                );
-                // Text from the file is printed with control characters as escapes: a
-                // scenario from elsewhere must not drive the terminal.
-                if let Some(d) = &sc.description {
-                    println!("{}", scenario::printable(d));
-                }
-                println!("options:");
-                print!("{}", sc.config.describe());
-                print!("{}", format_text(&n, expect));
-                if let Some(c) = &class {
-                    let agrees = match &expect_class {
-                        Some(want) if want == c => " (the file's class: reproduced)",
-                        Some(_) => " (NOT the file's class)",
-                        None => "",
-                    };
-                    println!("class: {c}{agrees}");
-                }
-                if let (Some(want), None) = (&expect_class, &class) {
-                    println!(
-                        "class: the file's class ({}) did not show",
-                        scenario::printable(&want.to_string())
-                    );
-                }
-                if !sc.masked.is_empty() {
-                    let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
-                    println!("masked: {}", scenario::printable(&names.join("; ")));
-                }
-            }
+            Format::Text => print_text(&args, &sc, store.name(), &n, expect, &class, &expect_class),
             Format::Mermaid => print!("{}", format_mermaid(&n, expect)),
         }
     }
@@ -121,4 +71,83 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
     })
+}
+
+/// The replay as one JSON object: what the file expects, what happened, and the inputs the
+/// store did not take.
+fn json_report(
+    args: &Args,
+    store: String,
+    n: &Narration,
+    expect: Option<Invariant>,
+    class: &Option<Class>,
+    expect_class: &Option<Class>,
+) -> serde_json::Value {
+    let skipped: Vec<_> = n
+        .lines
+        .iter()
+        .filter_map(|l| match l.phase {
+            Phase::Skipped { input_index } => {
+                Some(serde_json::json!({"index": input_index, "step": l.step}))
+            }
+            _ => None,
+        })
+        .collect();
+    serde_json::json!({
+        "file": args.file.display().to_string(),
+        "store": store,
+        "expect": expect,
+        "outcome": n.report.outcome,
+        "class": class,
+        "class_name": class.as_ref().map(|c| c.to_string()),
+        "expect_class": expect_class,
+        "reproduced": n.report.outcome.invariant() == expect
+            && (expect_class.is_none() || *class == *expect_class),
+        "steps": n.report.steps.len(),
+        "drain_steps": n.report.drain.len(),
+        "skipped": skipped,
+    })
+}
+
+/// The replay as a timeline, with the file's description, options, class and masks. Text
+/// from the file is printed with control characters as escapes: a scenario from elsewhere
+/// must not drive the terminal.
+fn print_text(
+    args: &Args,
+    sc: &Scenario,
+    store: String,
+    n: &Narration,
+    expect: Option<Invariant>,
+    class: &Option<Class>,
+    expect_class: &Option<Class>,
+) {
+    println!(
+        "scenario {} · store {}",
+        scenario::printable(&args.file.display().to_string()),
+        scenario::printable(&store)
+    );
+    if let Some(d) = &sc.description {
+        println!("{}", scenario::printable(d));
+    }
+    println!("options:");
+    print!("{}", sc.config.describe());
+    print!("{}", format_text(n, expect));
+    if let Some(c) = class {
+        let agrees = match expect_class {
+            Some(want) if want == c => " (the file's class: reproduced)",
+            Some(_) => " (NOT the file's class)",
+            None => "",
+        };
+        println!("class: {c}{agrees}");
+    }
+    if let (Some(want), None) = (expect_class, class) {
+        println!(
+            "class: the file's class ({}) did not show",
+            scenario::printable(&want.to_string())
+        );
+    }
+    if !sc.masked.is_empty() {
+        let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
+        println!("masked: {}", scenario::printable(&names.join("; ")));
+    }
 }
