@@ -2,12 +2,12 @@
 
 use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_observed;
-use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled};
+use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled, Suspect};
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::trace::class::{Class, ClassWatch};
-use reconcile_sim::trace::coverage::CoverageObserver;
+use reconcile_sim::trace::coverage::{Coverage, CoverageObserver};
 use reconcile_sim::trace::timeline::TraceLines;
 
 use super::flags::{resolve_store_with, ExecFlags, LimitFlags, OutFlag, StrategyFlags};
@@ -52,7 +52,6 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let report = run_one_observed(store, spec, args.seed, &mut observer);
     let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
     let class = watch.class_of(&report.outcome);
-    let strategy_choices = spec.build(args.seed).describe();
     let mut reproduce = format!(
         "reconcile-sim run --store {} --seed {}",
         shell_words::quote(&store.name()),
@@ -61,22 +60,65 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     reproduce.push_str(&spec.flags());
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
     let saved = settle_failure(store, spec, &args, &report, class);
-    let suspect = saved.as_ref().and_then(|s| s.suspects.first().cloned());
-    let saved = saved.and_then(|s| s.findings.into_iter().next());
+    let ran = Ran {
+        store: store.name(),
+        seed: args.seed,
+        spec,
+        strategy_choices: spec.build(args.seed).describe(),
+        suspect: saved.as_ref().and_then(|s| s.suspects.first().cloned()),
+        saved: saved.and_then(|s| s.findings.into_iter().next()),
+        report,
+        coverage,
+        lines,
+        reproduce,
+    };
     if args.json {
+        println!("{}", serde_json::to_string_pretty(&ran.json()?)?);
+    } else {
+        ran.print_text(args.coverage);
+    }
+    super::fuzz::unsaved(ran.saved.as_slice(), ran.suspect.as_slice())?;
+    Ok(match ran.report.outcome {
+        Outcome::Pass => Verdict::Clean,
+        Outcome::Fail(_) => Verdict::Violation,
+    })
+}
+
+/// One run, settled: what `run` prints, as JSON or as text.
+struct Ran {
+    store: String,
+    seed: u64,
+    spec: StrategySpec,
+    /// What the strategy chose for this seed, in words (empty for `random`).
+    strategy_choices: String,
+    report: RunReport,
+    coverage: Coverage,
+    /// The narrated trace.
+    lines: Vec<String>,
+    /// The command that runs it again.
+    reproduce: String,
+    /// A failure, shrunk and saved.
+    saved: Option<Finding>,
+    /// A failure that did not happen again.
+    suspect: Option<Suspect>,
+}
+
+impl Ran {
+    /// The run as one JSON object (coverage always included).
+    fn json(&self) -> anyhow::Result<serde_json::Value> {
         let mut value = serde_json::json!({
-            "store": store.name(),
-            "seed": args.seed,
-            "strategy": spec,
-            "strategy_choices": strategy_choices,
-            "config": report.config,
-            "outcome": report.outcome,
-            "steps": report.steps,
-            "drain": report.drain,
-            "reproduce": reproduce,
-            "coverage": coverage,
+            "store": self.store,
+            "seed": self.seed,
+            "strategy": self.spec,
+            "strategy_choices": self.strategy_choices,
+            "config": self.report.config,
+            "outcome": self.report.outcome,
+            "steps": self.report.steps,
+            "drain": self.report.drain,
+            "reproduce": self.reproduce,
+            "coverage": self.coverage,
         });
-        if let Some(f) = &saved {
+        if let Some(f) = &self.saved {
             value["scenario"] = f.path.display().to_string().into();
             value["scenario_steps"] = f.shrunk.steps.len().into();
             value["replay"] = f.replay_command().into();
@@ -84,36 +126,38 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 value["write_error"] = e.clone().into();
             }
         }
-        if let Some(s) = &suspect {
+        if let Some(s) = &self.suspect {
             value["suspect"] = serde_json::to_value(s)?;
         }
-        println!("{}", serde_json::to_string_pretty(&value)?);
-    } else {
+        Ok(value)
+    }
+
+    /// The run as text: options, verdict (with the trace on a failure), a suspect, and
+    /// the coverage when asked for.
+    fn print_text(&self, coverage: bool) {
         println!(
             "store {} · seed {} · strategy {}",
-            store.name(),
-            args.seed,
-            spec
+            self.store, self.seed, self.spec
         );
         println!("options:");
-        print!("{}", report.config.describe());
-        if !strategy_choices.is_empty() {
-            println!("  strategy: {strategy_choices}");
+        print!("{}", self.report.config.describe());
+        if !self.strategy_choices.is_empty() {
+            println!("  strategy: {}", self.strategy_choices);
         }
-        print_verdict(&report, &lines, saved.as_ref(), &reproduce);
-        if let Some(s) = &suspect {
+        print_verdict(
+            &self.report,
+            &self.lines,
+            self.saved.as_ref(),
+            &self.reproduce,
+        );
+        if let Some(s) = &self.suspect {
             print!("{}", format_suspects(std::slice::from_ref(s)));
         }
+        if coverage {
+            println!("coverage (interesting orderings reached):");
+            print!("{}", self.coverage.format());
+        }
     }
-    if args.coverage && !args.json {
-        println!("coverage (interesting orderings reached):");
-        print!("{}", coverage.format());
-    }
-    super::fuzz::unsaved(saved.as_slice(), suspect.as_slice())?;
-    Ok(match report.outcome {
-        Outcome::Pass => Verdict::Clean,
-        Outcome::Fail(_) => Verdict::Violation,
-    })
 }
 
 /// A failing run's failure (of class `class`), rechecked first (one that does not happen
