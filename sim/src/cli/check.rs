@@ -221,39 +221,7 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> S
             " (each must reproduce its expect on the store it names)"
         }
     ));
-    for s in &report.scenarios {
-        let skipped = if s.skipped > 0 {
-            format!(" ({} steps not enabled on this store, skipped)", s.skipped)
-        } else {
-            String::new()
-        };
-        if matches!(s.verdict, ScenarioVerdict::Known | ScenarioVerdict::Fixed) {
-            let label = if s.verdict == ScenarioVerdict::Known {
-                "known"
-            } else {
-                "FIXED"
-            };
-            out.push_str(&format!(
-                "  {label:<5} {}: {}{skipped}\n",
-                s.path.display(),
-                scenario_message(s)
-            ));
-        } else if s.ok {
-            out.push_str(&format!(
-                "  ok    {} on {}{skipped}\n",
-                s.path.display(),
-                s.store
-            ));
-        } else {
-            out.push_str(&format!(
-                "  FAIL  {}: {}{skipped}\n",
-                s.path.display(),
-                scenario_message(s),
-            ));
-            push_cause(&mut out, s.cause.as_ref(), "        ");
-            out.push_str(&format!("        replay: {}\n", s.replay));
-        }
-    }
+    push_scenarios(&mut out, report);
     out.push_str(&format_fuzz(report, config));
     if report.determinism_seeds > 0 {
         out.push_str(&format!(
@@ -294,28 +262,7 @@ fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
             report.strategy,
             reconcile_sim::campaign::check::BATCH_SEEDS
         ));
-        for b in &report.batches {
-            if b.ok() {
-                out.push_str(&format!(
-                    "  ok    {} seeds {}..{}\n",
-                    b.store,
-                    b.seed_start,
-                    b.seed_start + b.seeds
-                ));
-            } else {
-                out.push_str(&format!(
-                    "  FAIL  {} seeds {}..{}: {}\n",
-                    b.store,
-                    b.seed_start,
-                    b.seed_start + b.seeds,
-                    batch_message(b)
-                ));
-                for c in b.new_classes().filter(|c| c.cause.is_some()) {
-                    out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
-                    push_cause(&mut out, c.cause.as_ref(), "          ");
-                }
-            }
-        }
+        push_batches(&mut out, report);
         if !report.baseline.classes.is_empty() {
             out.push_str(&format!(
                 "known classes: {} (from {})\n",
@@ -326,40 +273,108 @@ fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
                     .unwrap_or_else(|| "files marked known_failure".to_string())
             ));
         }
-        for f in &report.found {
-            let found_by = match f.seed {
-                Some(seed) => format!("seed {seed}"),
-                None => "a scenario".to_string(),
-            };
-            let label = if report.baseline.covers(&f.store) {
-                "NEW class"
+        push_found(&mut out, report);
+    }
+    out
+}
+
+/// One line per replayed scenario (a failure with its cause and replay command).
+fn push_scenarios(out: &mut String, report: &CheckReport) {
+    for s in &report.scenarios {
+        let skipped = if s.skipped > 0 {
+            format!(" ({} steps not enabled on this store, skipped)", s.skipped)
+        } else {
+            String::new()
+        };
+        if matches!(s.verdict, ScenarioVerdict::Known | ScenarioVerdict::Fixed) {
+            let label = if s.verdict == ScenarioVerdict::Known {
+                "known"
             } else {
-                "new failure"
+                "FIXED"
             };
             out.push_str(&format!(
-                "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
-                f.store,
-                f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
-                f.invariant,
-                f.original_steps,
-                f.steps,
-                if f.one_minimal {
-                    ""
-                } else {
-                    " (gave up early)"
-                },
-                match &f.write_error {
-                    Some(e) => format!("NOT SAVED: {e}"),
-                    None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
-                }
+                "  {label:<5} {}: {}{skipped}\n",
+                s.path.display(),
+                scenario_message(s)
             ));
-            push_cause(&mut out, f.cause.as_ref(), "        ");
-            if let Some(why) = &f.gave_up {
-                out.push_str(&format!("        warning: {why}\n"));
+        } else if s.ok {
+            out.push_str(&format!(
+                "  ok    {} on {}{skipped}\n",
+                s.path.display(),
+                s.store
+            ));
+        } else {
+            out.push_str(&format!(
+                "  FAIL  {}: {}{skipped}\n",
+                s.path.display(),
+                scenario_message(s),
+            ));
+            push_cause(out, s.cause.as_ref(), "        ");
+            out.push_str(&format!("        replay: {}\n", s.replay));
+        }
+    }
+}
+
+/// One line per fuzzed batch (a failing one with its new classes' causes).
+fn push_batches(out: &mut String, report: &CheckReport) {
+    for b in &report.batches {
+        if b.ok() {
+            out.push_str(&format!(
+                "  ok    {} seeds {}..{}\n",
+                b.store,
+                b.seed_start,
+                b.seed_start + b.seeds
+            ));
+        } else {
+            out.push_str(&format!(
+                "  FAIL  {} seeds {}..{}: {}\n",
+                b.store,
+                b.seed_start,
+                b.seed_start + b.seeds,
+                batch_message(b)
+            ));
+            for c in b.new_classes().filter(|c| c.cause.is_some()) {
+                out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
+                push_cause(out, c.cause.as_ref(), "          ");
             }
         }
     }
-    out
+}
+
+/// One entry per new failure: its class, how far it shrank, where it was saved.
+fn push_found(out: &mut String, report: &CheckReport) {
+    for f in &report.found {
+        let found_by = match f.seed {
+            Some(seed) => format!("seed {seed}"),
+            None => "a scenario".to_string(),
+        };
+        let label = if report.baseline.covers(&f.store) {
+            "NEW class"
+        } else {
+            "new failure"
+        };
+        out.push_str(&format!(
+            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
+            f.store,
+            f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
+            f.invariant,
+            f.original_steps,
+            f.steps,
+            if f.one_minimal {
+                ""
+            } else {
+                " (gave up early)"
+            },
+            match &f.write_error {
+                Some(e) => format!("NOT SAVED: {e}"),
+                None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
+            }
+        ));
+        push_cause(out, f.cause.as_ref(), "        ");
+        if let Some(why) = &f.gave_up {
+            out.push_str(&format!("        warning: {why}\n"));
+        }
+    }
 }
 
 /// A crash's cause and stderr tail, one line each, indented by `indent`.
