@@ -371,12 +371,11 @@ pub(super) fn shards_label(shards: &Shards) -> String {
     }
 }
 
-/// The text `fuzz` prints: the header and table, then the rest (reproduce commands,
-/// classes, shrunk files, coverage); scenario paths under `out`.
-pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
+/// The first line of the text report: the strategy and the seeds run.
+fn header(result: &ResultFile<FuzzResult>) -> String {
     let r = &result.result;
     let report = &r.report;
-    let mut table = if r.contiguous(&result.shards) {
+    if r.contiguous(&result.shards) {
         format!(
             "fuzz · strategy {} · seeds {}..{} ({} per store)\n",
             report.strategy,
@@ -395,7 +394,15 @@ pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, Stri
             format_ranges(&r.seed_ranges(&result.shards), 6),
             report.seeds
         )
-    };
+    }
+}
+
+/// The text `fuzz` prints: the header and table, then the rest (reproduce commands,
+/// classes, shrunk files, coverage); scenario paths under `out`.
+pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
+    let r = &result.result;
+    let report = &r.report;
+    let mut table = header(result);
     table.push_str(&format_table(report));
     let mut details = String::new();
     for s in &report.stores {
