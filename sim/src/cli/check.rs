@@ -132,10 +132,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     );
     // A result file that cannot be written fails the check (exit 2) after the report, as
     // every other file does.
-    let result_error = match &args.sharding.result {
-        Some(path) => result.save(path).err().map(|e| e.to_string()),
-        None => None,
-    };
+    let result_error = result.save_to(args.sharding.result.as_deref());
     output(
         &result,
         &report,

@@ -125,10 +125,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     );
     // A result file that cannot be written fails the run (exit 2) after the table, as a
     // scenario file does.
-    let result_error = match &args.sharding.result {
-        Some(path) => result.save(path).err().map(|e| e.to_string()),
-        None => None,
-    };
+    let result_error = result.save_to(args.sharding.result.as_deref());
     if args.json {
         print_json(&result, &args.out.out)?;
     } else {

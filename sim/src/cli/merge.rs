@@ -43,6 +43,13 @@ pub struct Args {
     allow_partial: bool,
 }
 
+impl Args {
+    /// `--out`, else `default`.
+    fn out_or(&self, default: &str) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| PathBuf::from(default))
+    }
+}
+
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let merged = merge_paths(&args.paths, args.allow_partial)?;
     if args.junit.is_some() && !matches!(merged, Merged::Check(_)) {
@@ -65,20 +72,14 @@ const SOURCE: &str = "the merged result";
 /// `fuzz` reports.
 fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
     let source = Path::new(SOURCE);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    let out = args.out_or(DEFAULT_OUT);
     // Every scenario is written again here: a file this merge cannot write is
     // reported NOT SAVED after the table (exit 2), as `fuzz` reports it.
     for s in &mut r.result.scenarios {
         s.saved.file_text(source)?;
         s.saved.write_error = s.saved.write(&out, source).err().map(|e| e.to_string());
     }
-    let result_error = match &args.result {
-        Some(path) => r.save(path).err().map(|e| e.to_string()),
-        None => None,
-    };
+    let result_error = r.save_to(args.result.as_deref());
     if args.json {
         super::fuzz::print_json(&r, &out)?;
     } else {
@@ -96,16 +97,10 @@ fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
 /// `check` reports.
 fn check(mut r: ResultFile<CheckResult>, args: &Args) -> anyhow::Result<Verdict> {
     let source = Path::new(SOURCE);
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT));
+    let out = args.out_or(DEFAULT_OUT);
     r.result.write_saved(&out, source)?;
     r.result.report = r.result.report_under(&out);
-    let result_error = match &args.result {
-        Some(path) => r.save(path).err().map(|e| e.to_string()),
-        None => None,
-    };
+    let result_error = r.save_to(args.result.as_deref());
     super::check::output(
         &r,
         &r.result.report,
@@ -119,7 +114,7 @@ fn check(mut r: ResultFile<CheckResult>, args: &Args) -> anyhow::Result<Verdict>
 /// Merged nightly results: a night directory as the nightly run writes it.
 fn nightly(r: ResultFile<NightlyResult>, args: &Args) -> anyhow::Result<Verdict> {
     let source = Path::new(SOURCE);
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("nightly"));
+    let out = args.out_or("nightly");
     let name = Path::new(&r.result.summary.night_dir)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -112,6 +112,12 @@ impl<T: ShardResult> ResultFile<T> {
     pub fn save(&self, path: &Path) -> Result<(), CampaignError> {
         write_atomically(path, self.to_json().as_bytes()).map_err(CampaignError::io("write", path))
     }
+
+    /// [`ResultFile::save`] to `path` when one is given (`--result`), with the error as
+    /// text: a command reports it after everything else it prints, and then fails.
+    pub fn save_to(&self, path: Option<&Path>) -> Option<String> {
+        path.and_then(|p| self.save(p).err()).map(|e| e.to_string())
+    }
 }
 
 /// One kind of mergeable result.
