@@ -1,6 +1,6 @@
 //! `reconcile-sim replay FILE [--store NAME] [--json] [--format text|mermaid]`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::Outcome;
@@ -56,98 +56,116 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     // `expect` (and `class`) speak about the store the file names; on another store no
     // violation is expected.
     let own_store = store.name() == sc.store;
-    let expect = if own_store { sc.expect } else { None };
-    let expect_class = if own_store { sc.class.clone() } else { None };
+    let replayed = Replayed {
+        store: store.name(),
+        expect: if own_store { sc.expect } else { None },
+        expect_class: if own_store { sc.class.clone() } else { None },
+        class,
+        n,
+    };
     if args.json {
-        let value = json_report(&args, store.name(), &n, expect, &class, &expect_class);
+        let value = replayed.json(&args.file);
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         match args.format {
-            Format::Text => print_text(&args, &sc, store.name(), &n, expect, &class, &expect_class),
-            Format::Mermaid => print!("{}", format_mermaid(&n, expect)),
+            Format::Text => replayed.print_text(&args.file, &sc),
+            Format::Mermaid => print!("{}", format_mermaid(&replayed.n, replayed.expect)),
         }
     }
-    Ok(match n.report.outcome {
+    Ok(match replayed.n.report.outcome {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,
     })
 }
 
-/// The replay as one JSON object: what the file expects, what happened, and the inputs the
-/// store did not take.
-fn json_report(
-    args: &Args,
+/// One replay: what the file expects of the store replayed, and what happened.
+struct Replayed {
     store: String,
-    n: &Narration,
+    n: Narration,
+    /// The file's `expect`, on the store it names (no violation is expected on another).
     expect: Option<Invariant>,
-    class: &Option<Class>,
-    expect_class: &Option<Class>,
-) -> serde_json::Value {
-    let skipped: Vec<_> = n
-        .lines
-        .iter()
-        .filter_map(|l| match l.phase {
-            Phase::Skipped { input_index } => {
-                Some(serde_json::json!({"index": input_index, "step": l.step}))
-            }
-            _ => None,
-        })
-        .collect();
-    serde_json::json!({
-        "file": args.file.display().to_string(),
-        "store": store,
-        "expect": expect,
-        "outcome": n.report.outcome,
-        "class": class,
-        "class_name": class.as_ref().map(|c| c.to_string()),
-        "expect_class": expect_class,
-        "reproduced": n.report.outcome.invariant() == expect
-            && (expect_class.is_none() || *class == *expect_class),
-        "steps": n.report.steps.len(),
-        "drain_steps": n.report.drain.len(),
-        "skipped": skipped,
-    })
+    /// The class the replay showed.
+    class: Option<Class>,
+    /// The file's `class`, on the store it names.
+    expect_class: Option<Class>,
 }
 
-/// The replay as a timeline, with the file's description, options, class and masks. Text
-/// from the file is printed with control characters as escapes: a scenario from elsewhere
-/// must not drive the terminal.
-fn print_text(
-    args: &Args,
-    sc: &Scenario,
-    store: String,
-    n: &Narration,
-    expect: Option<Invariant>,
-    class: &Option<Class>,
-    expect_class: &Option<Class>,
-) {
-    println!(
-        "scenario {} · store {}",
-        scenario::printable(&args.file.display().to_string()),
-        scenario::printable(&store)
-    );
-    if let Some(d) = &sc.description {
-        println!("{}", scenario::printable(d));
+impl Replayed {
+    /// The replay as one JSON object: what the file expects, what happened, and the inputs the
+    /// store did not take.
+    fn json(&self, file: &Path) -> serde_json::Value {
+        let Replayed {
+            store,
+            n,
+            expect,
+            class,
+            expect_class,
+        } = self;
+        let skipped: Vec<_> = n
+            .lines
+            .iter()
+            .filter_map(|l| match l.phase {
+                Phase::Skipped { input_index } => {
+                    Some(serde_json::json!({"index": input_index, "step": l.step}))
+                }
+                _ => None,
+            })
+            .collect();
+        serde_json::json!({
+            "file": file.display().to_string(),
+            "store": store,
+            "expect": expect,
+            "outcome": n.report.outcome,
+            "class": class,
+            "class_name": class.as_ref().map(|c| c.to_string()),
+            "expect_class": expect_class,
+            "reproduced": n.report.outcome.invariant() == *expect
+                && (expect_class.is_none() || *class == *expect_class),
+            "steps": n.report.steps.len(),
+            "drain_steps": n.report.drain.len(),
+            "skipped": skipped,
+        })
     }
-    println!("options:");
-    print!("{}", sc.config.describe());
-    print!("{}", format_text(n, expect));
-    if let Some(c) = class {
-        let agrees = match expect_class {
-            Some(want) if want == c => " (the file's class: reproduced)",
-            Some(_) => " (NOT the file's class)",
-            None => "",
-        };
-        println!("class: {c}{agrees}");
-    }
-    if let (Some(want), None) = (expect_class, class) {
+
+    /// The replay as a timeline, with the file's description, options, class and masks. Text
+    /// from the file is printed with control characters as escapes: a scenario from elsewhere
+    /// must not drive the terminal.
+    fn print_text(&self, file: &Path, sc: &Scenario) {
+        let Replayed {
+            store,
+            n,
+            expect,
+            class,
+            expect_class,
+        } = self;
         println!(
-            "class: the file's class ({}) did not show",
-            scenario::printable(&want.to_string())
+            "scenario {} · store {}",
+            scenario::printable(&file.display().to_string()),
+            scenario::printable(store)
         );
-    }
-    if !sc.masked.is_empty() {
-        let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
-        println!("masked: {}", scenario::printable(&names.join("; ")));
+        if let Some(d) = &sc.description {
+            println!("{}", scenario::printable(d));
+        }
+        println!("options:");
+        print!("{}", sc.config.describe());
+        print!("{}", format_text(n, *expect));
+        if let Some(c) = class {
+            let agrees = match expect_class {
+                Some(want) if want == c => " (the file's class: reproduced)",
+                Some(_) => " (NOT the file's class)",
+                None => "",
+            };
+            println!("class: {c}{agrees}");
+        }
+        if let (Some(want), None) = (expect_class, class) {
+            println!(
+                "class: the file's class ({}) did not show",
+                scenario::printable(&want.to_string())
+            );
+        }
+        if !sc.masked.is_empty() {
+            let names: Vec<String> = sc.masked.iter().map(|c| c.to_string()).collect();
+            println!("masked: {}", scenario::printable(&names.join("; ")));
+        }
     }
 }
