@@ -26,7 +26,7 @@ enum Texts {
 #[command(after_help = "\
 By default each tab is judged in a search of its own, the other tabs reduced to their \
 POSTs, one tab per class of interchangeable tabs, depth-first with sleep sets and \
-persistent sets over 64-bit fingerprints of the full state (docs/model.md, \"Explore: \
+persistent sets (the judged tab first, else the backend first) over 64-bit fingerprints of the full state (docs/model.md, \"Explore: \
 reductions and their soundness\"). --breadth-first searches on every core instead, with \
 the same verdict and counterexample, keeping every state of a level as a world in memory.
 
@@ -106,6 +106,11 @@ pub struct Args {
     /// ignores them (no inert-response reduction in the per-tab search).
     #[arg(long)]
     no_inert_responses: bool,
+    /// Never let the backend run ahead of the judged tab where the tab cannot go first
+    /// (no backend-first persistent sets; with them, a search that meets a violation runs
+    /// again without them for the shortest counterexample).
+    #[arg(long)]
+    no_backend_first: bool,
     /// Worker threads: of --breadth-first (default: every core), or of the depth-first
     /// search (default 1), whose threads share one state cache. The verdict and the
     /// counterexample do not depend on it; the depth-first counts (states, schedules) vary
@@ -305,6 +310,7 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     bound.symmetry = !args.no_symmetry;
     bound.persistent = !args.no_persistent && !baseline;
     bound.inert_post_responses = !args.no_inert_responses && !baseline;
+    bound.backend_first = bound.persistent && !args.no_backend_first;
     bound.exact_keys = args.exact_keys;
     if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
         anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
@@ -436,6 +442,11 @@ fn print_text(
             println!("counterexample ({} steps, shortest found):", c.steps.len());
             if let Some(check) = &report.shortest_check {
                 println!("  ({check})");
+            }
+            if let Some(found) = report.backend_first_found {
+                println!(
+                    "  (the search with backend-first sets met a violation after {found} steps; searched again without them for the shortest, whose counts are above)"
+                );
             }
             for line in trace_lines(store, bound.config.clone(), &c.steps) {
                 println!("  {line}");

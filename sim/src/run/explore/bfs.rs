@@ -329,7 +329,8 @@ impl<'a> Worker<'a> {
             }
             self.scope.enabled_steps(&node.world, &mut enabled);
             if self.bound.persistent {
-                self.scope.persistent_set(&node.world, &mut enabled);
+                self.scope
+                    .persistent_set(&node.world, &mut enabled, self.bound.backend_first);
             }
             debug_assert!(!enabled.is_empty(), "quiescent states are never kept");
             if depth >= self.bound.depth_max {

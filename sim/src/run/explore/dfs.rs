@@ -315,7 +315,8 @@ impl<'a, 'h> Search<'a, 'h> {
     fn enabled_here(&mut self) {
         self.scope.enabled_steps(&self.world, &mut self.enabled);
         if self.bound.persistent {
-            self.scope.persistent_set(&self.world, &mut self.enabled);
+            self.scope
+                .persistent_set(&self.world, &mut self.enabled, self.bound.backend_first);
         }
     }
 

@@ -248,10 +248,15 @@ fn add_shard_report(r: &mut ExploreReport, o: ExploreReport) {
     };
     let refused = r.per_tab_refused.take().or(o.per_tab_refused.clone());
     let check = r.shortest_check.take().or(o.shortest_check.clone());
+    let found = match (r.backend_first_found, o.backend_first_found) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
     let mut sum = r.clone().add(o);
     sum.counterexample = counterexample;
     sum.covered = covered;
     sum.per_tab_refused = refused;
     sum.shortest_check = check;
+    sum.backend_first_found = found;
     *r = sum;
 }

@@ -142,6 +142,11 @@ pub struct ExploreBound {
     /// With `per_tab`: take only the judged tab's steps where they form a persistent set
     /// ([`scope::Scope::persistent_set`]).
     pub persistent: bool,
+    /// With `persistent`: where the judged tab's steps form no persistent set, take only
+    /// the backend's agent steps and the other tabs' sends when they form one
+    /// ([`scope::Scope::persistent_set`]). It may meet a violation later than its shortest
+    /// length, so [`explore`] searches again without it when it meets one.
+    pub backend_first: bool,
     /// With `per_tab`, depth-first: never deliver the judged tab's POST responses when
     /// its store ignores them (checked), judging instead at every state the verdict after
     /// one ([`scope::PostResponses::Inert`]).
@@ -209,6 +214,7 @@ impl ExploreBound {
             symmetry: false,
             exact_keys: false,
             persistent: false,
+            backend_first: false,
             inert_post_responses: false,
             engine: Engine::DepthFirst,
             max_states: None,
@@ -222,7 +228,7 @@ impl ExploreBound {
     /// One line naming the search (not the world): what results must agree on to merge.
     pub fn describe_search(&self) -> String {
         format!(
-            "depth_max={} shortest={} reduction={} state_cache={} per_tab={} symmetry={} persistent={} inert_post_responses={} exact_keys={} engine={}",
+            "depth_max={} shortest={} reduction={} state_cache={} per_tab={} symmetry={} persistent={} backend_first={} inert_post_responses={} exact_keys={} engine={}",
             self.depth_max,
             self.shortest,
             self.reduction,
@@ -230,6 +236,7 @@ impl ExploreBound {
             self.per_tab,
             self.symmetry,
             self.persistent,
+            self.backend_first,
             self.inert_post_responses,
             self.exact_keys,
             match self.engine {
@@ -361,6 +368,11 @@ pub struct ExploreReport {
     /// depth below it, and what that found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shortest_check: Option<String>,
+    /// With [`ExploreBound::backend_first`]: the length of the counterexample the search
+    /// with backend-first sets found before [`explore`] searched again without them for
+    /// the shortest (whose counts and counterexample this report holds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend_first_found: Option<usize>,
     /// With `--shard`: the part of the search tree this search covered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered: Option<Covered>,
@@ -394,6 +406,7 @@ impl ExploreReport {
             limit_hit: None,
             tab_convergence_at: None,
             shortest_check: None,
+            backend_first_found: None,
             covered: None,
             counterexample: None,
         }
@@ -461,7 +474,31 @@ pub struct Progress {
 /// search of its own, one after the other, and the report adds them up: the counts are
 /// sums, the counterexample is the shortest (the first tab's on a tie). If a store breaks
 /// the per-tab premise, the whole world is searched instead and the report says why.
+///
+/// With [`ExploreBound::backend_first`], a search that meets a violation runs again
+/// without it, so that the counterexample is the shortest (see
+/// [`scope::Scope::persistent_set`]); `backend_first_found` keeps the length the first
+/// search met.
 pub fn explore(
+    stores: &dyn StoreFactory,
+    bound: &ExploreBound,
+    progress: &mut dyn FnMut(Progress),
+) -> ExploreReport {
+    let report = explore_responses(stores, bound, progress);
+    let found = match &report.counterexample {
+        Some(c) if bound.backend_first && bound.per_tab && bound.persistent => c.steps.len(),
+        _ => return report,
+    };
+    let mut without = bound.clone();
+    without.backend_first = false;
+    let mut report = explore_responses(stores, &without, progress);
+    report.backend_first_found = Some(found);
+    report
+}
+
+/// [`explore`] without the second search for the shortest counterexample: the per-tab
+/// searches, and again with POST responses delivered if a store did not ignore one.
+fn explore_responses(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     progress: &mut dyn FnMut(Progress),

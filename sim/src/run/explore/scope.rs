@@ -562,55 +562,227 @@ impl Scope {
 }
 
 impl Scope {
-    /// The **persistent set** of a state (the breadth-first search's partial-order
-    /// reduction, [`super::ExploreBound::persistent`]): in [`Scope::Tab`]`(c)`, when tab
-    /// `c` cannot influence anything else before its next step, only `c`'s enabled steps
-    /// are taken from here; otherwise every enabled step. `enabled` is narrowed in place.
+    /// The **persistent set** of a state ([`super::ExploreBound::persistent`]): in
+    /// [`Scope::Tab`]`(c)`, the judged tab's steps when they form one
+    /// ([`tab_first_set`]), otherwise, with `backend_first`
+    /// ([`super::ExploreBound::backend_first`]), the backend's agent steps and the other
+    /// tabs' sends when they form one ([`backend_first_set`]); otherwise every enabled
+    /// step. `enabled` is narrowed in place.
     ///
-    /// The conditions, each making sure that no step outside the set that could run
-    /// before one of `c`'s depends on them (Godefroid's persistence; every step of `c`
-    /// depends on every other step of `c`, and a backend step depends on a step of `c`
-    /// only when it is `HandlePost {c}` or `ServeFetch {c}`, see [`super::independent`]):
-    ///
-    /// 1. `c` has no POST and no fetch waiting to be handled or served (only a step of
-    ///    `c` can then enable `HandlePost {c}` or `ServeFetch {c}`);
-    /// 2. `c`'s inbox holds at least `ws_reorder_window` events (no broadcast can then
-    ///    make another delivery to `c` deliverable);
-    /// 3. if `c` can send, no other tab can (two sends depend on each other);
-    /// 4. `c` has a step enabled.
-    ///
-    /// Why the shortest violation survives, at its length: take a shortest path `w` from
-    /// here to a violation; it ends with a step of `c` (only `c` is judged), so it holds
-    /// a step of the set (a step of `c` outside the set would have run before any step of
-    /// the set, which persistence rules out). Let `a` be its first such step: every step
-    /// before `a` is independent of `a`, so `a` moved to the front gives a path of the
-    /// same length with the same verdicts, whose first step the reduced search takes.
-    /// Induction on the length does the rest; the state cache is sound with it because
-    /// the set depends on the state alone and the state graph has no cycle (every step
-    /// consumes a budget or a queue item: a send, a scroll, a delivery, an agent step of a
-    /// bounded turn). Every quiescent state stays reachable (persistent sets preserve
-    /// deadlocks, Godefroid 1996, thm. 4.3), so convergence is judged on all of them.
-    pub fn persistent_set(self, world: &World, enabled: &mut Vec<Step>) {
+    /// A set `T` of steps enabled in a state `s` is persistent (Godefroid 1996, def. 4.1)
+    /// when every step of every path from `s` that takes no step of `T` is independent
+    /// ([`super::independent`]) of every step of `T`. Both sets below are functions of
+    /// the state alone, so the state cache stays sound with them, and the state graph has
+    /// no cycle (every step consumes a budget or a queue item: a send, a scroll, a
+    /// delivery, an agent step of a bounded turn). Every quiescent state stays reachable
+    /// (persistent sets preserve deadlocks, Godefroid 1996, thm. 4.3), so convergence is
+    /// judged on all of them; what each set does to the shortest violation is said with
+    /// it.
+    pub fn persistent_set(self, world: &World, enabled: &mut Vec<Step>, backend_first: bool) {
         let Scope::Tab(c, _) = self else { return };
-        let tab = world.client(c);
+        if !tab_first_set(world, c, enabled) && backend_first {
+            backend_first_set(world, c, enabled);
+        }
+    }
+}
+
+/// In the per-tab search of `c`: narrows `enabled` to `c`'s steps and answers true when
+/// they form a persistent set (see [`Scope::persistent_set`]); false, `enabled` untouched,
+/// otherwise.
+///
+/// The conditions, each making sure that no step outside the set that could run before
+/// one of `c`'s depends on them (every step of `c` depends on every other step of `c`, and
+/// a backend step depends on a step of `c` only when it is `HandlePost {c}` or
+/// `ServeFetch {c}`):
+///
+/// 1. `c` has no POST and no fetch waiting to be handled or served (only a step of `c`
+///    can then enable `HandlePost {c}` or `ServeFetch {c}`);
+/// 2. `c`'s inbox holds at least `ws_reorder_window` events (no broadcast can then make
+///    another delivery to `c` deliverable);
+/// 3. if `c` can send, no other tab can (two sends depend on each other);
+/// 4. `c` has a step enabled.
+///
+/// Why the shortest violation survives, at its length: take a shortest path `w` from here
+/// to a violation; it ends with a step of `c` (only `c` is judged), so it holds a step of
+/// the set (a step of `c` outside the set would have run before any step of the set,
+/// which persistence rules out). Let `a` be its first such step: every step before `a` is
+/// independent of `a`, so `a` moved to the front gives a path of the same length with the
+/// same verdicts, whose first step the reduced search takes. Induction on the length does
+/// the rest.
+fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
+    let tab = world.client(c);
+    let config = world.config();
+    let window = config.ws_reorder_window.max(1) as usize;
+    let quiet = tab.posts().len() == 0 && tab.fetch_requests().len() == 0;
+    if !quiet || tab.inbox().len() < window {
+        return false;
+    }
+    let mine = |s: &Step| s.actor() == Actor::Client(c);
+    let can_send = enabled
+        .iter()
+        .any(|s| matches!(s, Step::Send { client } if *client == c));
+    let others_send = world.clients().iter().enumerate().any(|(i, o)| {
+        i != c as usize
+            && config.is_active(i as ClientId)
+            && (o.sent().len() as u8) < config.sends_per_client
+    });
+    if (can_send && others_send) || !enabled.iter().any(mine) {
+        return false;
+    }
+    enabled.retain(mine);
+    true
+}
+
+/// In the per-tab search of `c`: narrows `enabled` to the **backend's agent steps and the
+/// other tabs' sends** and answers true when they form a persistent set; false, `enabled`
+/// untouched, otherwise. Where the judged tab cannot go first ([`tab_first_set`]), this
+/// lets the backend run ahead of it instead of interleaving with it.
+///
+/// Two cases, the agent steps' dependence on everything else read off
+/// [`super::independent`] (an agent step depends on no client's step, on `ServeFetch`
+/// only when it writes the DB, and on every other backend step):
+///
+/// - **The turn is written** (`Written`): the set is `{AgentSeal}`, its only agent step.
+///   No step but `AgentSeal` ends that phase, `HandlePost` is disabled during it, and
+///   every other step that can run (a client's, another tab's send, `ServeFetch`, which
+///   `AgentSeal` does not write the DB for) is independent of it.
+/// - **Nothing can reach the backend but the other tabs' sends**: `c` has no send left,
+///   no tab has a POST waiting, and the turn, if any, is not `Finishing` (so no enabled
+///   agent step writes the DB). The set is the enabled agent steps and the other tabs'
+///   sends. Outside it run only `c`'s steps (independent of both: `c` cannot send) and
+///   `ServeFetch {c}`, now or once `c` asks, which is independent of agent steps that
+///   do not write the DB and of sends. `HandlePost` stays disabled until a send in the
+///   set queues a POST (premise H: `c`'s store POSTs only in answer to a send, which it
+///   has none left of; a breach of H is met at the step that breaks it, before any step
+///   depends on it, and drops the abstraction).
+///
+/// **What it does to violations.** Every violation is still met: a path `w` to one
+/// either holds a step of the set, which moves to its front as in [`tab_first_set`], or
+/// holds none, and then every step of `w` is independent of every step of the set (that
+/// is persistence), so a step `t` of the set followed by `w` is a path with the same
+/// verdicts (the oracle reads nothing `t` writes) from a state of lower height (the
+/// longest path from it is shorter): induction on the height. But the second path is one
+/// step longer, so the violation may be met later than its shortest length. So
+/// [`super::explore`] searches again without this set whenever it met a violation, and
+/// the counterexample reported is that search's: the shortest.
+fn backend_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
+    use crate::model::backend::TurnPhase;
+    let phase = world.backend().turn().map(|t| t.phase());
+    let in_set: fn(&Step, ClientId) -> bool = if phase == Some(TurnPhase::Written) {
+        |s, _| *s == Step::AgentSeal
+    } else {
         let config = world.config();
-        let window = config.ws_reorder_window.max(1) as usize;
-        let quiet = tab.posts().len() == 0 && tab.fetch_requests().len() == 0;
-        if !quiet || tab.inbox().len() < window {
-            return;
+        let c_sends =
+            config.is_active(c) && (world.client(c).sent().len() as u8) < config.sends_per_client;
+        if c_sends
+            || phase == Some(TurnPhase::Finishing)
+            || world.clients().iter().any(|o| o.posts().len() > 0)
+        {
+            return false;
         }
-        let mine = |s: &Step| s.actor() == Actor::Client(c);
-        let can_send = enabled
-            .iter()
-            .any(|s| matches!(s, Step::Send { client } if *client == c));
-        let others_send = world.clients().iter().enumerate().any(|(i, o)| {
-            i != c as usize
-                && config.is_active(i as ClientId)
-                && (o.sent().len() as u8) < config.sends_per_client
-        });
-        if (can_send && others_send) || !enabled.iter().any(mine) {
-            return;
+        |s, c| match s {
+            Step::Send { client } => *client != c,
+            Step::ServeFetch { .. } | Step::HandlePost { .. } => false,
+            s => s.actor() == Actor::Backend,
         }
-        enabled.retain(mine);
+    };
+    if !enabled.iter().any(|s| in_set(s, c)) {
+        return false;
+    }
+    enabled.retain(|s| in_set(s, c));
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::explore::{independent, ExploreBound};
+    use rand::{RngExt, SeedableRng};
+
+    /// Both sets are persistent in the states random schedules reach: along
+    /// random paths from such a state that take no step of the set, every step is
+    /// independent of every step of the set, and the set's steps stay enabled. The model's
+    /// own dynamics against the arguments of [`tab_first_set`] and [`backend_first_set`], in worlds with
+    /// scrolling, reordering, tool calls and failures, for stores that fetch at different
+    /// moments.
+    #[test]
+    fn both_persistent_sets_are_persistent_along_random_paths() {
+        let (mut applied_at, mut tab_first_at) = (0, 0);
+        for name in ["durable", "current", "fix-ab", "membership"] {
+            let stores = crate::store::by_name(name).unwrap();
+            for (sends, scrolls, window, tools) in [(2, 1, 2, 1), (2, 0, 1, 0), (1, 1, 3, 2)] {
+                let mut b = ExploreBound::small(2, sends);
+                b.config.scrolls_per_client = scrolls;
+                b.config.ws_reorder_window = window;
+                b.config.tool_calls_per_turn_max = tools;
+                b.config.turn_failures = tools > 0;
+                let scope = Scope::Tab(0, PostResponses::Delivered);
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(sends * 7 + tools));
+                for _ in 0..60 {
+                    let mut world = scope.world(&b.config, &stores);
+                    let mut enabled = Vec::new();
+                    for depth in 0..200 {
+                        scope.enabled_steps(&world, &mut enabled);
+                        if enabled.is_empty() {
+                            break;
+                        }
+                        let mut set = enabled.clone();
+                        if tab_first_set(&world, 0, &mut set) {
+                            tab_first_at += 1;
+                            check_persistent(scope, &world, &set, &mut rng);
+                        } else if backend_first_set(&world, 0, &mut set) {
+                            applied_at += 1;
+                            check_persistent(scope, &world, &set, &mut rng);
+                        }
+                        let step = enabled[rng.random_range(0..enabled.len())];
+                        if scope.judge_step(&mut world, step, depth).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            applied_at > 1000,
+            "the set applied at only {applied_at} states"
+        );
+        assert!(
+            tab_first_at > 1000,
+            "the tab's set applied at only {tab_first_at} states"
+        );
+    }
+
+    /// Random paths of at most 12 steps outside `set` from `world`.
+    fn check_persistent(
+        scope: Scope,
+        world: &World,
+        set: &[Step],
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) {
+        let mut enabled = Vec::new();
+        let mut scratch = Vec::new();
+        for _ in 0..4 {
+            let mut w = world.try_clone().expect("the store copies itself");
+            for depth in 0..12 {
+                scope.enabled_steps(&w, &mut enabled);
+                enabled.retain(|s| !set.contains(s));
+                if enabled.is_empty() {
+                    break;
+                }
+                let step = enabled[rng.random_range(0..enabled.len())];
+                for t in set {
+                    assert!(
+                        independent(&step, t),
+                        "{step} (after {depth} steps outside the set) depends on {t} of the set {set:?}"
+                    );
+                }
+                if scope.judge_step(&mut w, step, depth).is_err() {
+                    break;
+                }
+                for t in set {
+                    assert!(w.is_enabled(t, &mut scratch), "{t} disabled by {step}");
+                }
+            }
+        }
     }
 }

@@ -128,7 +128,7 @@ pub(super) fn units(
             }
             scope.enabled_steps(&world, &mut enabled);
             if bound.persistent {
-                scope.persistent_set(&world, &mut enabled);
+                scope.persistent_set(&world, &mut enabled, bound.backend_first);
             }
             for &step in &enabled {
                 let mut w = match world.try_clone() {
