@@ -439,7 +439,12 @@ fn print_text(
             report.truncated
         ),
         Some(c) => {
-            println!("counterexample ({} steps, shortest found):", c.steps.len());
+            let which = if bound.shortest {
+                "shortest found"
+            } else {
+                "the first found (--first): a shorter one may exist"
+            };
+            println!("counterexample ({} steps, {which}):", c.steps.len());
             if let Some(check) = &report.shortest_check {
                 println!("  ({check})");
             }

@@ -486,7 +486,16 @@ pub fn explore(
 ) -> ExploreReport {
     let report = explore_responses(stores, bound, progress);
     let found = match &report.counterexample {
-        Some(c) if bound.backend_first && bound.per_tab && bound.persistent => c.steps.len(),
+        // Only a per-tab search has these sets, and `--first` asks for no shortest.
+        Some(c)
+            if bound.backend_first
+                && bound.per_tab
+                && bound.persistent
+                && bound.shortest
+                && report.per_tab_refused.is_none() =>
+        {
+            c.steps.len()
+        }
         _ => return report,
     };
     let mut without = bound.clone();
