@@ -592,11 +592,12 @@ impl Scope {
 ///
 /// The conditions, each making sure that no step outside the set that could run before
 /// one of `c`'s depends on them (every step of `c` depends on every other step of `c`, and
-/// a backend step depends on a step of `c` only when it is `HandlePost {c}` or
-/// `ServeFetch {c}`):
+/// a backend step depends on a step of `c` only when it is `HandlePost {c}`):
 ///
 /// 1. `c` has no POST and no fetch waiting to be handled or served (only a step of `c`
-///    can then enable `HandlePost {c}` or `ServeFetch {c}`);
+///    can then enable `HandlePost {c}`, or a delivery of a fetch response to `c`: a
+///    `ServeFetch {c}` outside the set would enable one, a step of `c` depending on the
+///    set's; the test below finds exactly that when this condition is dropped);
 /// 2. `c`'s inbox holds at least `ws_reorder_window` events (no broadcast can then make
 ///    another delivery to `c` deliverable);
 /// 3. if `c` can send, no other tab can (two sends depend on each other);
