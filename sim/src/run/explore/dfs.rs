@@ -310,13 +310,18 @@ impl<'a, 'h> Search<'a, 'h> {
         s
     }
 
-    /// The steps to search from `world`: the scope's enabled steps, narrowed to a
-    /// persistent set when the bound asks for one.
+    /// The steps to search from `world` (a state `frames.len()` steps from the start):
+    /// the scope's enabled steps, narrowed to a persistent set when the bound asks for
+    /// one. Along a unit's prefix, never a backend-first set: the units are listed without
+    /// them (`shard::units`), so that a shard searching its units again without them
+    /// walks the same prefixes.
     fn enabled_here(&mut self) {
         self.scope.enabled_steps(&self.world, &mut self.enabled);
         if self.bound.persistent {
+            let on_prefix = self.frames.len() < self.prefix.len();
+            let backend_first = self.bound.backend_first && !on_prefix;
             self.scope
-                .persistent_set(&self.world, &mut self.enabled, self.bound.backend_first);
+                .persistent_set(&self.world, &mut self.enabled, backend_first);
         }
     }
 
@@ -385,8 +390,9 @@ impl<'a, 'h> Search<'a, 'h> {
         self.dirty = false;
         if done > 0 {
             self.world = self.scope.world(&self.bound.config, self.stores);
-            self.enabled_here();
         }
+        // Again for the first unit too: what the root takes depends on the prefix.
+        self.enabled_here();
         self.push_root();
     }
 

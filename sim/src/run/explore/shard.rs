@@ -128,7 +128,11 @@ pub(super) fn units(
             }
             scope.enabled_steps(&world, &mut enabled);
             if bound.persistent {
-                scope.persistent_set(&world, &mut enabled, bound.backend_first);
+                // Never backend-first sets here: a shard that meets a violation searches
+                // its units again without them (see `explore`), so the listing must be
+                // the same with and without them, or the merge's shortest would come from
+                // two different cuts of the tree.
+                scope.persistent_set(&world, &mut enabled, false);
             }
             for &step in &enabled {
                 let mut w = match world.try_clone() {

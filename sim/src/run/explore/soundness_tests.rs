@@ -530,3 +530,41 @@ fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
     }
     assert_eq!(checked, 4);
 }
+
+/// Sharded per-tab searches with backend-first sets merge to the shortest counterexample:
+/// a shard that meets a violation searches its own units again without the sets, and the
+/// units are listed the same with and without them.
+#[test]
+fn shards_with_backend_first_sets_merge_to_the_shortest() {
+    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    let mut failing = 0;
+    for name in ["current", "naive", "fix-ab", "durable"] {
+        let store = by_name(name).unwrap();
+        for shape in [(1, false, 0, 0, 1), (1, true, 0, 1, 2)] {
+            let mut b = bound(shape);
+            b.per_tab = true;
+            b.symmetry = true;
+            b.persistent = true;
+            b.inert_post_responses = true;
+            b.backend_first = true;
+            let whole = explore(&store, &b, &mut |_| {});
+            let n = 3;
+            let results: Vec<ExploreResult> = (1..=n)
+                .map(|i| {
+                    let mut s = b.clone();
+                    s.shard = Some(Shard::new(i, n).unwrap());
+                    ExploreResult::new(name.to_string(), &s, explore(&store, &s, &mut |_| {}))
+                })
+                .collect();
+            let merged = merge_explore_results(results).unwrap();
+            assert_eq!(merged.result.verified, whole.verified(), "{name} {shape:?}");
+            assert_eq!(
+                verdict(&merged.result.report),
+                verdict(&whole),
+                "{name} {shape:?}"
+            );
+            failing += usize::from(whole.counterexample.is_some());
+        }
+    }
+    assert!(failing >= 4, "only {failing} bounds with a violation");
+}
