@@ -60,7 +60,8 @@ impl SharedStore {
 
     /// Another holder of this store in its current state, or `None` when the store cannot
     /// copy itself. The first call asks [`Store::clone_box`], and the copy it answers is
-    /// the new holder's own (so asking costs nothing a later write would not have paid);
+    /// the new holder's own: the one copy a first write to a shared store would have made
+    /// anyway (if no holder is ever fed, it is the one copy the old probe at `new` made);
     /// later calls share.
     pub fn try_share(&self) -> Option<SharedStore> {
         let store = match self.copies.get() {
