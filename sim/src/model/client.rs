@@ -326,6 +326,10 @@ impl Client {
     pub fn own_digest(&self, compute: impl FnOnce() -> Option<u128>) -> Option<u128> {
         self.own_digest.get_or(compute)
     }
+    /// Whether this tab's user has a send left (a passive observer never has).
+    pub fn can_send(&self) -> bool {
+        self.sends_left > 0
+    }
     /// No fetch of this tab is waiting to be served or delivered.
     pub fn no_fetch_outstanding(&self) -> bool {
         self.fetch_requests.is_empty() && self.fetch_responses.is_empty()

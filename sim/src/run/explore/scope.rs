@@ -619,15 +619,12 @@ fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
         return false;
     }
     let mine = |s: &Step| s.actor() == Actor::Client(c);
-    let can_send = enabled
+    let others_send = world
+        .clients()
         .iter()
-        .any(|s| matches!(s, Step::Send { client } if *client == c));
-    let others_send = world.clients().iter().enumerate().any(|(i, o)| {
-        i != c as usize
-            && config.is_active(i as ClientId)
-            && (o.sent().len() as u8) < config.sends_per_client
-    });
-    if (can_send && others_send) || !enabled.iter().any(mine) {
+        .enumerate()
+        .any(|(i, o)| i != c as usize && o.can_send());
+    if (tab.can_send() && others_send) || !enabled.iter().any(mine) {
         return false;
     }
     enabled.retain(mine);
@@ -669,28 +666,26 @@ fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
 fn backend_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
     use crate::model::backend::TurnPhase;
     let phase = world.backend().turn().map(|t| t.phase());
-    let in_set: fn(&Step, ClientId) -> bool = if phase == Some(TurnPhase::Written) {
-        |s, _| *s == Step::AgentSeal
-    } else {
-        let config = world.config();
-        let c_sends =
-            config.is_active(c) && (world.client(c).sent().len() as u8) < config.sends_per_client;
-        if c_sends
+    let written = phase == Some(TurnPhase::Written);
+    // Not written: only the other tabs' sends may still reach the backend, and the turn
+    // writes nothing now.
+    if !written
+        && (world.client(c).can_send()
             || phase == Some(TurnPhase::Finishing)
-            || world.clients().iter().any(|o| o.posts().len() > 0)
-        {
-            return false;
-        }
-        |s, c| match s {
-            Step::Send { client } => *client != c,
-            Step::ServeFetch { .. } | Step::HandlePost { .. } => false,
-            s => s.actor() == Actor::Backend,
-        }
-    };
-    if !enabled.iter().any(|s| in_set(s, c)) {
+            || world.clients().iter().any(|o| o.posts().len() > 0))
+    {
         return false;
     }
-    enabled.retain(|s| in_set(s, c));
+    let in_set = |s: &Step| match s {
+        _ if written => *s == Step::AgentSeal,
+        Step::Send { client } => *client != c,
+        Step::ServeFetch { .. } | Step::HandlePost { .. } => false,
+        s => s.actor() == Actor::Backend,
+    };
+    if !enabled.iter().any(in_set) {
+        return false;
+    }
+    enabled.retain(in_set);
     true
 }
 
