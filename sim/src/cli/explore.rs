@@ -7,8 +7,8 @@ use reconcile_sim::campaign::findings::replay_command;
 use reconcile_sim::model::content::MessageTexts;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::explore::{
-    collision_bound, explore, resident_bytes, Engine, ExploreBound, ExploreReport, ExploreResult,
-    Shard, StateCache, TimeLimit,
+    collision_bound, explore, resident_bytes, Counterexample, Engine, ExploreBound, ExploreReport,
+    ExploreResult, Shard, StateCache, TimeLimit,
 };
 use reconcile_sim::trace::timeline::trace_lines;
 
@@ -405,20 +405,7 @@ fn print_text(
     }
     match report.engine {
         Engine::DepthFirst => print_depth_first(store, report),
-        Engine::BreadthFirst { jobs } => {
-            println!(
-                "schedules {} (distinct quiescent states; breadth-first, no sleep sets), truncated {}, steps applied {}",
-                report.schedules, report.truncated, report.steps_applied
-            );
-            println!(
-                "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits; {jobs} thread(s)",
-                report.distinct_full_states,
-                report.visited_bytes as f64 / (1024.0 * 1024.0),
-                report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
-                collision_bound(report.distinct_full_states),
-                report.revisits
-            );
-        }
+        Engine::BreadthFirst { jobs } => print_breadth_first(report, jobs),
     }
     let secs = elapsed.as_secs_f64().max(1e-9);
     eprintln!(
@@ -438,28 +425,52 @@ fn print_text(
             "no violation found, but {} schedules were cut at depth_max: not a verification",
             report.truncated
         ),
-        Some(c) => {
-            let which = if bound.shortest {
-                "shortest found"
-            } else {
-                "the first found (--first): a shorter one may exist"
-            };
-            println!("counterexample ({} steps, {which}):", c.steps.len());
-            if let Some(check) = &report.shortest_check {
-                println!("  ({check})");
-            }
-            if let Some(found) = report.backend_first_found {
-                println!(
-                    "  (the search with backend-first sets met a violation after {found} steps; searched again without them for the shortest, whose counts are above)"
-                );
-            }
-            for line in trace_lines(store, bound.config.clone(), &c.steps) {
-                println!("  {line}");
-            }
-            print!("verdict: FAIL {}", c.violation);
-            println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
-        }
+        Some(c) => print_counterexample(store, bound, report, c)?,
     }
+    Ok(())
+}
+
+fn print_breadth_first(report: &ExploreReport, jobs: usize) {
+    println!(
+        "schedules {} (distinct quiescent states; breadth-first, no sleep sets), truncated {}, steps applied {}",
+        report.schedules, report.truncated, report.steps_applied
+    );
+    println!(
+        "state cache: {} distinct full states as 64-bit fingerprints ({:.1} MiB, {:.1} bytes a state; chance of any collision <= {:.1e}), {} revisits; {jobs} thread(s)",
+        report.distinct_full_states,
+        report.visited_bytes as f64 / (1024.0 * 1024.0),
+        report.visited_bytes as f64 / report.distinct_full_states.max(1) as f64,
+        collision_bound(report.distinct_full_states),
+        report.revisits
+    );
+}
+
+/// The counterexample `c` of `report`: how it was found, its trace, verdict and steps.
+fn print_counterexample(
+    store: &dyn StoreFactory,
+    bound: &ExploreBound,
+    report: &ExploreReport,
+    c: &Counterexample,
+) -> anyhow::Result<()> {
+    let which = if bound.shortest {
+        "shortest found"
+    } else {
+        "the first found (--first): a shorter one may exist"
+    };
+    println!("counterexample ({} steps, {which}):", c.steps.len());
+    if let Some(check) = &report.shortest_check {
+        println!("  ({check})");
+    }
+    if let Some(found) = report.backend_first_found {
+        println!(
+            "  (the search with backend-first sets met a violation after {found} steps; searched again without them for the shortest, whose counts are above)"
+        );
+    }
+    for line in trace_lines(store, bound.config.clone(), &c.steps) {
+        println!("  {line}");
+    }
+    print!("verdict: FAIL {}", c.violation);
+    println!("steps (JSON): {}", serde_json::to_string(&c.steps)?);
     Ok(())
 }
 
