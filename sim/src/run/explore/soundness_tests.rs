@@ -10,6 +10,7 @@
 use crate::oracle::Invariant;
 use crate::run::explore::{explore, Engine, ExploreBound, ExploreReport};
 use crate::store::by_name;
+use std::collections::BTreeMap;
 
 /// The buggy stores and the reference.
 const STORES: [&str; 8] = [
@@ -42,66 +43,32 @@ fn bound((sends, one_sender, deltas, scrolls, window): (u8, bool, u8, u8, u8)) -
 }
 
 /// The reduced searches of `b`: per tab with symmetry, depth-first and breadth-first
-/// (with and without persistent sets, on one and two threads).
+/// (with and without persistent sets and backend-first sets, on one and two threads).
+/// A search with backend-first sets is named as its twin without them, plus
+/// " backend-first", and comes after it.
 fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
-    let mut out = Vec::new();
     let mut r = b.clone();
     r.per_tab = true;
     r.symmetry = true;
-    out.push(("per-tab depth-first".to_string(), r.clone()));
-    let mut p = r.clone();
-    p.persistent = true;
-    out.push(("per-tab depth-first persistent".to_string(), p.clone()));
-    let mut inert = p.clone();
-    p.jobs = 2;
-    out.push(("per-tab depth-first persistent jobs=2".to_string(), p));
-    inert.inert_post_responses = true;
-    out.push((
-        "per-tab depth-first persistent inert".to_string(),
-        inert.clone(),
-    ));
-    let mut first = inert.clone();
-    inert.jobs = 2;
-    out.push((
-        "per-tab depth-first persistent inert jobs=2".to_string(),
-        inert,
-    ));
-    first.backend_first = true;
-    out.push((
-        "per-tab depth-first persistent inert backend-first".to_string(),
-        first.clone(),
-    ));
-    first.jobs = 2;
-    out.push((
-        "per-tab depth-first persistent inert backend-first jobs=2".to_string(),
-        first,
-    ));
+    let mut out = per_tab_depth_first(&r);
     let mut w = b.clone();
     w.jobs = 2;
     out.push(("whole-world depth-first jobs=2".to_string(), w));
     let mut x = b.clone();
     x.exact_keys = true;
     out.push(("whole-world depth-first exact keys".to_string(), x));
-    for persistent in [false, true] {
+    for (persistent, backend_first, sets) in [
+        (false, false, ""),
+        (true, false, " persistent"),
+        (true, true, " persistent backend-first"),
+    ] {
         for jobs in [1, 2] {
             let mut x = r.clone();
             x.engine = Engine::BreadthFirst { jobs };
             x.persistent = persistent;
-            out.push((
-                format!("per-tab breadth-first persistent={persistent} jobs={jobs}"),
-                x,
-            ));
+            x.backend_first = backend_first;
+            out.push((format!("per-tab breadth-first{sets} jobs={jobs}"), x));
         }
-    }
-    for jobs in [1, 2] {
-        let mut x = r.clone();
-        x.engine = Engine::BreadthFirst { jobs };
-        x.persistent = true;
-        x.backend_first = true;
-        out.push((
-            format!("per-tab breadth-first persistent backend-first jobs={jobs}"),
-            x,
-        ));
     }
     if b.config.passive_observer
         && b.config.ws_reorder_window == 1
@@ -111,6 +78,31 @@ fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
         let mut w = b.clone();
         w.engine = Engine::BreadthFirst { jobs: 2 };
         out.push(("whole-world breadth-first".to_string(), w));
+    }
+    out
+}
+
+/// Turns one reduction on.
+type Reduction = fn(&mut ExploreBound);
+
+/// The per-tab depth-first searches of `r`: plain, then with persistent sets, inert POST
+/// responses and backend-first sets added one after the other, each on one thread and on
+/// two.
+fn per_tab_depth_first(r: &ExploreBound) -> Vec<(String, ExploreBound)> {
+    let mut out = vec![("per-tab depth-first".to_string(), r.clone())];
+    let added: [(&str, Reduction); 3] = [
+        (" persistent", |x| x.persistent = true),
+        (" inert", |x| x.inert_post_responses = true),
+        (" backend-first", |x| x.backend_first = true),
+    ];
+    let (mut name, mut x) = ("per-tab depth-first".to_string(), r.clone());
+    for (suffix, add) in added {
+        add(&mut x);
+        name.push_str(suffix);
+        x.jobs = 1;
+        out.push((name.clone(), x.clone()));
+        x.jobs = 2;
+        out.push((format!("{name} jobs=2"), x.clone()));
     }
     out
 }
@@ -132,62 +124,28 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
             let base = explore(&store, &b, &mut |_| {});
             assert!(base.truncated == 0 && base.limit_hit.is_none());
             let mut bfs_reports: Vec<ExploreReport> = Vec::new();
-            let mut one_thread = None;
-            for (what, rb) in reduced(&b) {
-                let what = format!("{name} {} {what}", b.describe());
+            let mut reports: BTreeMap<String, ExploreReport> = BTreeMap::new();
+            for (short, rb) in reduced(&b) {
+                let what = format!("{name} {} {short}", b.describe());
                 let r = explore(&store, &rb, &mut |_| {});
                 // The depth-first search on two threads: the one-thread counterexample,
                 // step for step (its verdict is checked below with every other search's).
-                if what.ends_with("per-tab depth-first persistent") {
-                    one_thread = Some(r.counterexample.clone());
-                } else if what.ends_with("per-tab depth-first persistent jobs=2") {
-                    let one = one_thread.take().expect("one thread first");
+                if short == "per-tab depth-first persistent jobs=2" {
+                    let one = &reports["per-tab depth-first persistent"];
                     assert_eq!(
-                        r.counterexample, one,
+                        r.counterexample, one.counterexample,
                         "{what}: jobs changed the counterexample"
                     );
                 }
-                assert_eq!(r.per_tab_refused, None, "{what}");
-                assert_eq!(r.post_responses_refused, None, "{what}");
-                if rb.inert_post_responses {
-                    assert!(r.scope.ends_with("POST responses inert"), "{what}");
-                }
-                assert_eq!(r.verified(), base.verified(), "{what}");
                 if rb.backend_first {
-                    // The search with backend-first sets met a violation exactly when there
-                    // is one, never a shorter one than the shortest; the report's is then
-                    // the search's without them (checked below like every other).
-                    let found = r.backend_first_found;
-                    let shortest = base.counterexample.as_ref().map(|c| c.steps.len());
-                    assert_eq!(found.is_some(), shortest.is_some(), "{what}");
-                    assert!(found >= shortest, "{what}: {found:?} < {shortest:?}");
-                    if r.verified() {
-                        let mut x = rb.clone();
-                        x.backend_first = false;
-                        let without = explore(&store, &x, &mut |_| {});
-                        pruned +=
-                            usize::from(r.distinct_full_states < without.distinct_full_states);
-                    }
+                    let twin = &reports[&short.replacen(" backend-first", "", 1)];
+                    pruned += usize::from(backend_first_pruned(&r, twin, &base, &what));
                 }
-                let Some(c) = &r.counterexample else { continue };
-                // A real counterexample: it replays, in the real world, to a failure.
-                let replayed = crate::run::replay(&store, b.config.clone(), &c.steps);
-                assert!(
-                    matches!(replayed.outcome, crate::run::Outcome::Fail(_)),
-                    "{what}: does not replay"
-                );
-                // As short as the shortest (a per-tab convergence violation is made so by
-                // `shortest_check`, see `a_convergence_failure_gets_the_shortest_length_too`).
-                assert_eq!(
-                    verdict(&r),
-                    verdict(&base),
-                    "{what}: {:?} vs {:?}",
-                    verdict(&r),
-                    verdict(&base)
-                );
+                agrees_with_the_plain_search(&store, &b, &base, &rb, &r, &what);
                 if matches!(rb.engine, Engine::BreadthFirst { .. }) && rb.per_tab {
-                    bfs_reports.push(r);
+                    bfs_reports.push(r.clone());
                 }
+                reports.insert(short, r);
             }
             // One thread or two: the same report, counterexample included.
             for pair in bfs_reports.chunks(2) {
@@ -210,6 +168,58 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
         pruned >= 2,
         "backend-first sets pruned on only {pruned} verified searches"
     );
+}
+
+/// A reduced search's report `r` (of bound `rb`) against the plain search's `base`: no
+/// premise refused, the same verdict, and a counterexample that replays as a real failure
+/// and is as short as the shortest.
+fn agrees_with_the_plain_search(
+    store: &dyn crate::model::store::StoreFactory,
+    b: &ExploreBound,
+    base: &ExploreReport,
+    rb: &ExploreBound,
+    r: &ExploreReport,
+    what: &str,
+) {
+    assert_eq!(r.per_tab_refused, None, "{what}");
+    assert_eq!(r.post_responses_refused, None, "{what}");
+    if rb.inert_post_responses {
+        assert!(r.scope.ends_with("POST responses inert"), "{what}");
+    }
+    assert_eq!(r.verified(), base.verified(), "{what}");
+    let Some(c) = &r.counterexample else { return };
+    // A real counterexample: it replays, in the real world, to a failure.
+    let replayed = crate::run::replay(store, b.config.clone(), &c.steps);
+    assert!(
+        matches!(replayed.outcome, crate::run::Outcome::Fail(_)),
+        "{what}: does not replay"
+    );
+    // As short as the shortest (a per-tab convergence violation is made so by
+    // `shortest_check`, see `a_convergence_failure_gets_the_shortest_length_too`).
+    assert_eq!(
+        verdict(r),
+        verdict(base),
+        "{what}: {:?} vs {:?}",
+        verdict(r),
+        verdict(base)
+    );
+}
+
+/// A search with backend-first sets (`r`) met a violation exactly when there is one (the
+/// plain search's `base`), never a shorter one than the shortest; its report is then the
+/// search's without them (checked like every other). True when it verified the bound in
+/// fewer states than its `twin` without them.
+fn backend_first_pruned(
+    r: &ExploreReport,
+    twin: &ExploreReport,
+    base: &ExploreReport,
+    what: &str,
+) -> bool {
+    let found = r.backend_first_found;
+    let shortest = base.counterexample.as_ref().map(|c| c.steps.len());
+    assert_eq!(found.is_some(), shortest.is_some(), "{what}");
+    assert!(found >= shortest, "{what}: {found:?} < {shortest:?}");
+    r.verified() && r.distinct_full_states < twin.distinct_full_states
 }
 
 /// The breadth-first search on several threads gives the same report as on one, also on
@@ -434,23 +444,6 @@ fn a_convergence_failure_gets_the_shortest_length_too() {
 fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
     use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
     use std::collections::BTreeSet;
-    let states_of = |store: &dyn crate::model::store::StoreFactory, b: &ExploreBound| {
-        let mut seen = BTreeSet::new();
-        let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
-            let (mut key, mut scratch) = Default::default();
-            assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
-            let key: crate::run::explore::KeyWriter = key;
-            seen.insert(key.bytes);
-        };
-        let r = super::dfs::search(
-            store,
-            b,
-            super::scope::Scope::Whole,
-            &mut |_| {},
-            Some(&mut hook),
-        );
-        (seen, r)
-    };
     let mut checked = 0;
     for name in ["current", "durable"] {
         let store = by_name(name).unwrap();
@@ -507,28 +500,56 @@ fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
             );
             results.rotate_left(1);
             assert_eq!(merge_explore_results(results.clone()).unwrap(), merged);
-            // Missing, doubled and foreign parts are refused.
-            let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
-            assert!(err.contains("missing"), "{err}");
-            let mut twice = results.clone();
-            twice.push(results[0].clone());
-            assert!(merge_explore_results(twice)
-                .unwrap_err()
-                .contains("given twice"));
-            let mut other = results.clone();
-            other[1].result.config.store = "naive".into();
-            assert!(merge_explore_results(other)
-                .unwrap_err()
-                .contains("different configurations"));
-            let mut old = results.clone();
-            old[2].tool = "reconcile-sim 0.0.1".into();
-            assert!(merge_explore_results(old)
-                .unwrap_err()
-                .contains("not by this build"));
+            merge_refuses_bad_parts(&results);
             checked += 1;
         }
     }
     assert_eq!(checked, 4);
+}
+
+/// The whole-world depth-first search of `b`, and the exact keys of every state it
+/// reached.
+fn states_of(
+    store: &dyn crate::model::store::StoreFactory,
+    b: &ExploreBound,
+) -> (std::collections::BTreeSet<Vec<u8>>, ExploreReport) {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
+        let (mut key, mut scratch) = Default::default();
+        assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
+        let key: crate::run::explore::KeyWriter = key;
+        seen.insert(key.bytes);
+    };
+    let r = super::dfs::search(
+        store,
+        b,
+        super::scope::Scope::Whole,
+        &mut |_| {},
+        Some(&mut hook),
+    );
+    (seen, r)
+}
+
+/// Missing, doubled and foreign parts of the three shards' `results` are refused.
+fn merge_refuses_bad_parts(results: &[crate::run::explore::ExploreResult]) {
+    use crate::run::explore::merge_explore_results;
+    let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
+    assert!(err.contains("missing"), "{err}");
+    let mut twice = results.to_vec();
+    twice.push(results[0].clone());
+    assert!(merge_explore_results(twice)
+        .unwrap_err()
+        .contains("given twice"));
+    let mut other = results.to_vec();
+    other[1].result.config.store = "naive".into();
+    assert!(merge_explore_results(other)
+        .unwrap_err()
+        .contains("different configurations"));
+    let mut old = results.to_vec();
+    old[2].tool = "reconcile-sim 0.0.1".into();
+    assert!(merge_explore_results(old)
+        .unwrap_err()
+        .contains("not by this build"));
 }
 
 /// Sharded per-tab searches with backend-first sets merge to the shortest counterexample:
