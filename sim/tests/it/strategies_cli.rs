@@ -169,6 +169,48 @@ fn every_strategy_finds_bug_a_and_bug_b_signatures() {
     }
 }
 
+/// `--max-states` on one thread stops at the same state in every run, whatever the
+/// machine's speed: the same counts printed twice, and exactly one state past the limit.
+#[test]
+fn explore_max_states_on_one_thread_prints_the_same_counts_every_run() {
+    let run = || {
+        let o = sim(&[
+            "explore",
+            "--store",
+            "durable",
+            "--sends",
+            "2",
+            "--deltas",
+            "0",
+            "--jobs",
+            "1",
+            "--max-states",
+            "3000",
+        ]);
+        assert_eq!(code(&o), 2);
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(
+            err.contains("--max-states 3000 reached (3001 distinct states)"),
+            "{err}"
+        );
+        // Every line but the one with the elapsed time and rates.
+        let out = String::from_utf8(o.stdout).unwrap();
+        let counts: Vec<String> = out
+            .lines()
+            .filter(|l| !l.contains("steps/s"))
+            .map(String::from)
+            .collect();
+        assert!(
+            counts
+                .iter()
+                .any(|l| l.contains("3001 distinct full states")),
+            "{out}"
+        );
+        counts
+    };
+    assert_eq!(run(), run());
+}
+
 /// `explore --json` prints one JSON object on stdout and nothing else (the scenario lines
 /// go to stderr); `--time` stops a search inconclusive (exit 2) and says what it covered;
 /// the world flags reach the bound (turn failures, colliding texts, an observer).

@@ -243,6 +243,10 @@ struct Search<'a, 'h> {
     copying: bool,
     /// `steps_applied` when the clock was last read.
     last_progress: u64,
+    /// States this search added to the cache: its length when the search has the cache
+    /// to itself (one thread, a shard), counted here so that `--max-states` can be
+    /// checked after every step without reading the cache's locked tables.
+    cached_here: u64,
     /// When `progress` is next called.
     next_progress: std::time::Instant,
     /// The prefix of the unit being searched ([`shard`]): its steps are taken one by one,
@@ -295,6 +299,7 @@ impl<'a, 'h> Search<'a, 'h> {
             dirty: false,
             copying: false,
             last_progress: 0,
+            cached_here: 0,
             next_progress: std::time::Instant::now(),
             prefix: Vec::new(),
             units_done: (0, 1),
@@ -372,7 +377,8 @@ impl<'a, 'h> Search<'a, 'h> {
                 Next::Back { complete } => self.back(complete),
                 Next::Stop => return false,
             }
-            if self.report_progress(progress)
+            if (shared.is_none() && self.over_max_states())
+                || self.report_progress(progress)
                 || shared.is_some_and(|sh| sh.stop.load(Ordering::Relaxed))
             {
                 return false;
@@ -557,13 +563,12 @@ impl<'a, 'h> Search<'a, 'h> {
         if let Some(violation) = self.scope.converged(&self.world, depth - 1) {
             return self.violated(violation, None);
         }
-        if self
-            .key()
-            .is_some_and(|key| self.cache.visit_quiescent(key))
-        {
-            self.report.revisits_pruned += 1;
-        } else {
-            self.report.schedules += 1;
+        match self.key().map(|key| self.cache.visit_quiescent(key)) {
+            Some(true) => self.report.revisits_pruned += 1,
+            reached => {
+                self.cached_here += u64::from(reached.is_some());
+                self.report.schedules += 1;
+            }
         }
         Next::Back { complete: true }
     }
@@ -694,6 +699,8 @@ impl<'a, 'h> Search<'a, 'h> {
                 }
                 if revisit {
                     self.report.revisits_partial += 1;
+                } else {
+                    self.cached_here += 1;
                 }
                 if !revisit || self.report.counterexample.is_some() {
                     if let Some(next) = self.after_post_response(arrived, depth) {
@@ -782,6 +789,34 @@ impl<'a, 'h> Search<'a, 'h> {
             },
         });
         match self.limits.hit(states) {
+            Some(limit) => {
+                self.report.limit_hit = Some(limit);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `--max-states`, checked after every step of a search that has its cache to itself
+    /// rather than at the progress tick with the other limits: the count alone decides
+    /// where a one-thread search stops, so what it reports when stopped is the same on
+    /// every machine and every run. (On several threads which states come first varies
+    /// with timing anyway; there the shared cache is counted at the tick.)
+    fn over_max_states(&mut self) -> bool {
+        if self.bound.max_states.is_none() {
+            return false;
+        }
+        let states = if self.caching && !self.bound.exact_keys {
+            debug_assert_eq!(
+                self.cached_here,
+                self.cache.len(),
+                "the cache is this search's"
+            );
+            self.cached_here
+        } else {
+            self.states_so_far()
+        };
+        match self.limits.over_states(states) {
             Some(limit) => {
                 self.report.limit_hit = Some(limit);
                 true

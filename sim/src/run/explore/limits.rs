@@ -2,7 +2,10 @@
 //! says which, naming the flag, next to the counts of what it covered. A stopped search is
 //! **inconclusive**: it never counts as a verification ([`super::ExploreReport::verified`]).
 //! The wall clock and the resident set decide only *when* a search stops, never a verdict
-//! it reports as conclusive.
+//! it reports as conclusive. `--max-states` is a count, so the depth-first search checks it
+//! after every step: on one thread it stops at the same state on every run and machine,
+//! and reports the same counts (on several threads, which states come first varies with
+//! timing anyway). The other limits are checked about five times a second.
 
 use super::ExploreBound;
 
@@ -54,6 +57,17 @@ impl Limits {
         })
     }
 
+    /// `--max-states`, if `states` distinct states are more than it allows, in words naming
+    /// the flag. Cheap, and a function of the count alone, so that a search that checks it
+    /// after every step stops at the same state on every machine: the one-thread
+    /// depth-first search does, and its counts when stopped are reproducible.
+    pub(super) fn over_states(&self, states: u64) -> Option<String> {
+        let max = self.max_states.filter(|&m| states > m)?;
+        Some(format!(
+            "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"
+        ))
+    }
+
     /// The limit hit with `states` distinct states reached, in words naming its flag; the
     /// memory limit is checked against the process's resident set now.
     pub(super) fn hit(&self, states: u64) -> Option<String> {
@@ -65,10 +79,8 @@ impl Limits {
         if let Some(out) = self.out_of_time(states) {
             return Some(out);
         }
-        if let Some(max) = self.max_states.filter(|&m| states > m) {
-            return Some(format!(
-                "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"
-            ));
+        if let Some(out) = self.over_states(states) {
+            return Some(out);
         }
         if let Some(max) = self.max_memory {
             if let Some(rss) = resident_bytes().filter(|&r| r > max) {

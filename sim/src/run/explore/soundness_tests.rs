@@ -377,6 +377,37 @@ fn a_limit_hit_is_inconclusive() {
     }
 }
 
+/// `--max-states` stops the one-thread depth-first search at the state that passes it,
+/// whatever the machine's speed: the count is checked after every step, not at the
+/// progress tick, so two runs report the same counts and the stop is exact (one state
+/// past the limit: the state that passed it). Checked on the full search and per tab,
+/// with and without the state cache.
+#[test]
+fn max_states_stops_the_one_thread_search_at_the_same_state_every_run() {
+    let store = by_name("durable").unwrap();
+    let mut b = bound((2, false, 1, 0, 1));
+    b.max_states = Some(700);
+    for (per_tab, cache) in [(false, true), (true, true), (true, false)] {
+        b.per_tab = per_tab;
+        b.symmetry = per_tab;
+        b.state_cache = cache;
+        let runs: Vec<ExploreReport> = (0..2).map(|_| explore(&store, &b, &mut |_| {})).collect();
+        let what = format!("per_tab={per_tab} cache={cache}");
+        for r in &runs {
+            assert_eq!(
+                r.limit_hit.as_deref(),
+                Some(
+                    "--max-states 700 reached (701 distinct states): search stopped, inconclusive"
+                ),
+                "{what}"
+            );
+            assert_eq!(r.distinct_states, 701, "{what}");
+        }
+        let counts = |r: &ExploreReport| (r.schedules, r.steps_applied, r.revisits_pruned);
+        assert_eq!(counts(&runs[0]), counts(&runs[1]), "{what}");
+    }
+}
+
 /// A store that never applies a fetch response: its live rows are never reconciled, so it
 /// fails only at convergence (invariant 4), the one violation whose real length the
 /// per-tab search cannot read off its own schedule.
