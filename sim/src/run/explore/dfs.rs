@@ -565,10 +565,11 @@ impl<'a, 'h> Search<'a, 'h> {
         }
         match self.key().map(|key| self.cache.visit_quiescent(key)) {
             Some(true) => self.report.revisits_pruned += 1,
-            reached => {
-                self.cached_here += u64::from(reached.is_some());
+            Some(false) => {
+                self.cached_here += 1;
                 self.report.schedules += 1;
             }
+            None => self.report.schedules += 1,
         }
         Next::Back { complete: true }
     }

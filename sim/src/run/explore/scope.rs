@@ -703,7 +703,7 @@ mod tests {
     /// moments.
     #[test]
     fn both_persistent_sets_are_persistent_along_random_paths() {
-        let (mut applied_at, mut tab_first_at) = (0, 0);
+        let (mut backend_first_at, mut tab_first_at) = (0, 0);
         for name in ["durable", "current", "fix-ab", "membership"] {
             let stores = crate::store::by_name(name).unwrap();
             for (sends, scrolls, window, tools) in [(2, 1, 2, 1), (2, 0, 1, 0), (1, 1, 3, 2)] {
@@ -727,7 +727,7 @@ mod tests {
                             tab_first_at += 1;
                             check_persistent(scope, &world, &set, &mut rng);
                         } else if backend_first_set(&world, 0, &mut set) {
-                            applied_at += 1;
+                            backend_first_at += 1;
                             check_persistent(scope, &world, &set, &mut rng);
                         }
                         let step = enabled[rng.random_range(0..enabled.len())];
@@ -739,8 +739,8 @@ mod tests {
             }
         }
         assert!(
-            applied_at > 1000,
-            "the set applied at only {applied_at} states"
+            backend_first_at > 1000,
+            "the backend-first set applied at only {backend_first_at} states"
         );
         assert!(
             tab_first_at > 1000,
