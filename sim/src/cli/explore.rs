@@ -63,6 +63,11 @@ pub struct Args {
     /// WebSocket reordering window (1 = in order).
     #[arg(long, default_value_t = 1)]
     window: u8,
+    /// At most this many later events may overtake any one event within the window (a
+    /// bound on how late an event arrives; without it, one event may wait behind every
+    /// later one). Every order it allows, the unbounded window allows too.
+    #[arg(long, value_name = "N")]
+    overtakes: Option<u8>,
     /// A turn may fail at any point while it streams (`AgentFail`).
     #[arg(long)]
     turn_failures: bool,
@@ -295,6 +300,7 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     bound.config.deltas_per_segment_max = args.deltas;
     bound.config.tool_calls_per_turn_max = args.tool_calls;
     bound.config.ws_reorder_window = args.window.max(1);
+    bound.config.ws_overtakes_max = args.overtakes;
     bound.config.status_on_connect = !args.no_status_on_connect;
     bound.config.turn_failures = args.turn_failures;
     bound.config.message_texts = match args.message_texts {

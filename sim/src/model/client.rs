@@ -33,6 +33,12 @@ pub struct Client {
     pub(super) store: SharedStore,
     /// Undelivered WebSocket events, oldest first, with their global event ids.
     pub(super) inbox: VecDeque<(u32, Event)>,
+    /// Under a bound on overtaking (`ws_overtakes_max`): how many later events have
+    /// overtaken each of the oldest events of `inbox` (parallel to its front, no trailing
+    /// zeros). Only an event among the `window − 1` oldest can have been overtaken: a
+    /// delivery takes one of the `window` oldest and overtakes the events before it, and
+    /// an event only ever moves towards the front. Always empty without the bound.
+    pub(super) overtaken: Vec<u8>,
     pub(super) posts: VecDeque<(MessageId, String)>,
     pub(super) post_responses: VecDeque<(MessageId, PostOutcome)>,
     pub(super) fetch_requests: VecDeque<RequestId>,
@@ -240,6 +246,7 @@ impl Client {
             // 21 events of 48 bytes: the most that stays under glibc's 1 KiB per-thread
             // cache (larger blocks take the slow path); enough for 96 % of runs.
             inbox: VecDeque::with_capacity(21),
+            overtaken: Vec::new(),
             posts: VecDeque::new(),
             post_responses: VecDeque::new(),
             fetch_requests: VecDeque::new(),
@@ -335,6 +342,12 @@ impl Client {
         self.fetch_requests.is_empty() && self.fetch_responses.is_empty()
     }
 
+    /// How many later events have overtaken the `i`-th oldest event of the inbox (0
+    /// without a bound on overtaking).
+    pub(super) fn overtaken_at(&self, i: usize) -> u8 {
+        self.overtaken.get(i).copied().unwrap_or(0)
+    }
+
     /// Nothing is in flight to or from this tab and its user is at the bottom.
     pub(super) fn is_idle(&self) -> bool {
         self.inbox.is_empty()
@@ -399,6 +412,9 @@ impl World {
             .expect("enabled");
         rec.position(pos);
         let (_, ev) = c.inbox.remove(pos).expect("enabled");
+        if self.config.ws_overtakes_max.is_some() {
+            count_overtakes(&mut c.overtaken, pos);
+        }
         match &ev {
             Event::TurnSealed { turn_id } => {
                 Arc::make_mut(&mut c.seals_shown).insert(*turn_id);
@@ -562,5 +578,24 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         s.clone()
     } else {
         "panic with a non-string payload".to_string()
+    }
+}
+
+/// Under a bound on overtaking: the event at `pos` of the inbox was just taken, so each
+/// event before it was overtaken once more, and the counts after it move one place
+/// towards the front. `overtaken` stays parallel to the inbox's front, with no trailing
+/// zeros, so that equal inboxes with equal counts hash alike.
+fn count_overtakes(overtaken: &mut Vec<u8>, pos: usize) {
+    if pos < overtaken.len() {
+        overtaken.remove(pos);
+    }
+    if overtaken.len() < pos {
+        overtaken.resize(pos, 0);
+    }
+    for n in &mut overtaken[..pos] {
+        *n = n.saturating_add(1);
+    }
+    while overtaken.last() == Some(&0) {
+        overtaken.pop();
     }
 }

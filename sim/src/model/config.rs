@@ -38,6 +38,14 @@ pub struct WorldConfig {
     /// WebSocket reordering window per client: 1 delivers in order; k lets any of the k
     /// oldest undelivered events arrive next.
     pub ws_reorder_window: u8,
+    /// How many later events may overtake any one event within the reordering window
+    /// (arrive at the tab while it is still on its way). Absent: any number, so one event
+    /// may wait behind every later one. A bound of exhaustive search (`explore
+    /// --overtakes`), not an option of the seeds' worlds: every order of arrival it
+    /// allows, the unbounded window allows too, so the fuzzers, which always leave it
+    /// absent, cover every behaviour of every bound. Absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ws_overtakes_max: Option<u8>,
     /// Whether a tab is sent the agent's current status when it connects. When false, a
     /// fresh tab believes the agent is running until the first `status` event.
     pub status_on_connect: bool,
@@ -72,6 +80,7 @@ impl WorldConfig {
             } else {
                 rng.random_range(2u32..=3) as u8
             },
+            ws_overtakes_max: None,
             status_on_connect: rng.random_bool(0.75),
             message_texts: if rng.random_bool(0.3) {
                 MessageTexts::Colliding
@@ -179,8 +188,10 @@ macro_rules! option {
 impl WorldConfig {
     /// Every option of the world's shape, in field order: the one list the fuzz byte
     /// encoding, the proptest generator and the shrinker's budget cuts are derived from.
-    /// (The run limits `steps_max` and `drain_steps_max` are not options of the world.) A
-    /// test checks it names every field, so a new option added without a row fails.
+    /// (The run limits `steps_max` and `drain_steps_max` are not options of the world,
+    /// nor is `ws_overtakes_max`, a bound of exhaustive search that narrows what the
+    /// unbounded default allows.) A test checks it names every field, so a new option
+    /// added without a row fails.
     pub const OPTIONS: [WorldOption; 10] = [
         option!(clients: u8, 1..=3, (Cut::Never, 0)),
         option!(passive_observer: bool, (Cut::Never, 0)),
@@ -216,6 +227,7 @@ impl WorldConfig {
             tool_calls_per_turn_max: 0,
             turn_failures: false,
             ws_reorder_window: 1,
+            ws_overtakes_max: None,
             status_on_connect: false,
             message_texts: MessageTexts::Tokens,
             steps_max: STEPS_MAX_DEFAULT,
@@ -252,7 +264,12 @@ mod tests {
     fn the_option_table_covers_every_option() {
         let mut config = WorldConfig::from_seed(3);
         config.message_texts = MessageTexts::Colliding;
+        assert_eq!(config.ws_overtakes_max, None, "no seed bounds overtaking");
         let value = serde_json::to_value(config).unwrap();
+        assert!(
+            value.get("ws_overtakes_max").is_none(),
+            "left out when absent"
+        );
         let fields: Vec<&str> = value
             .as_object()
             .unwrap()

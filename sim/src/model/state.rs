@@ -94,6 +94,7 @@ impl World {
         let Client {
             store: _, // Store::hash_state
             inbox,
+            overtaken,
             posts,
             post_responses,
             fetch_requests,
@@ -110,6 +111,11 @@ impl World {
             own_digest: _,   // a function of the own part and the store
         } = &self.clients[client];
         (inbox, posts, post_responses, fetch_requests).hash(h);
+        // Always empty without the bound, so left out (the keys of every other search stay
+        // as they were); with it, always fed.
+        if self.config.ws_overtakes_max.is_some() {
+            overtaken.hash(h);
+        }
         fetch_responses.len().hash(h);
         for f in fetch_responses {
             let FetchInFlight {
@@ -132,6 +138,7 @@ impl World {
         let Client {
             store: _,           // Store::hash_state
             inbox: _,           // hash_client_network
+            overtaken: _,       // hash_client_network
             posts: _,           // hash_client_network
             post_responses: _,  // hash_client_network
             fetch_requests: _,  // hash_client_network
@@ -217,6 +224,7 @@ fn try_clone_client(c: &Client) -> Option<Client> {
     let Client {
         store,
         inbox,
+        overtaken,
         posts,
         post_responses,
         fetch_requests,
@@ -235,6 +243,7 @@ fn try_clone_client(c: &Client) -> Option<Client> {
     Some(Client {
         store: store.try_share()?,
         inbox: inbox.clone(),
+        overtaken: overtaken.clone(),
         posts: posts.clone(),
         post_responses: post_responses.clone(),
         fetch_requests: fetch_requests.clone(),

@@ -181,6 +181,7 @@ impl World {
     /// per-tab search's POST sources), whose inbox would only grow and be copied.
     pub fn clear_inbox(&mut self, client: ClientId) {
         self.clients[client as usize].inbox.clear();
+        self.clients[client as usize].overtaken.clear();
     }
 
     /// Put `event` in every client's inbox under the next event id.
@@ -281,6 +282,20 @@ impl World {
         }
     }
 
+    /// Whether no broadcast can make another event deliverable to `client`: its inbox
+    /// already holds `ws_reorder_window` events (a broadcast lands behind them), or, under
+    /// a bound on overtaking, one of the events that can arrive has been overtaken as often
+    /// as the bound allows (nothing behind it can arrive before it).
+    pub fn deliveries_closed(&self, client: ClientId) -> bool {
+        let c = &self.clients[client as usize];
+        let window = self.config.ws_reorder_window.max(1) as usize;
+        c.inbox.len() >= window
+            || self
+                .config
+                .ws_overtakes_max
+                .is_some_and(|m| (0..c.inbox.len()).any(|i| c.overtaken_at(i) >= m))
+    }
+
     /// Every enabled delivery to a client (events, POST responses, fetch responses), in
     /// `Step` order.
     #[inline(always)]
@@ -298,11 +313,17 @@ impl World {
                     },
                 );
             } else {
-                for (event, _) in c.inbox.iter().take(window) {
+                let overtakes_max = self.config.ws_overtakes_max;
+                for (i, (event, _)) in c.inbox.iter().take(window).enumerate() {
                     out.push(Step::DeliverEvent {
                         client,
                         event: *event,
                     });
+                    // An event overtaken as often as the bound allows holds back the
+                    // later ones until it arrives.
+                    if overtakes_max.is_some_and(|m| c.overtaken_at(i) >= m) {
+                        break;
+                    }
                 }
             }
         }
@@ -382,6 +403,89 @@ mod tests {
     use super::*;
     use crate::model::wire::{Effect, Input, RenderRow, Role};
     use crate::run::strategy::{random::RandomStrategy, Strategy};
+
+    /// Every order in which tab 0 can be handed five events already broadcast, against the
+    /// definition of the window and of the bound on overtaking: each event arrives while
+    /// fewer than `window` older ones are still on their way, and no event is overtaken
+    /// by more than `ws_overtakes_max` later ones. Without the bound an event may wait
+    /// behind every later one; each bound allows fewer orders than the next.
+    #[test]
+    fn events_arrive_in_exactly_the_orders_the_window_and_the_overtaking_bound_allow() {
+        const EVENTS: u32 = 5;
+        fn allowed(order: &[u32], window: u8, overtakes: Option<u8>) -> bool {
+            order.iter().enumerate().all(|(t, &e)| {
+                let older_on_the_way = (1..e).filter(|x| !order[..t].contains(x)).count();
+                let overtaken_by = order[..t].iter().filter(|&&y| y > e).count();
+                older_on_the_way < usize::from(window)
+                    && overtakes.is_none_or(|m| overtaken_by <= usize::from(m))
+            })
+        }
+        fn permutations(rest: &mut Vec<u32>, prefix: &mut Vec<u32>, out: &mut BTreeSet<Vec<u32>>) {
+            if rest.is_empty() {
+                out.insert(prefix.clone());
+            }
+            for i in 0..rest.len() {
+                let e = rest.remove(i);
+                prefix.push(e);
+                permutations(rest, prefix, out);
+                prefix.pop();
+                rest.insert(i, e);
+            }
+        }
+        fn arrivals(world: &World, prefix: &mut Vec<u32>, out: &mut BTreeSet<Vec<u32>>) {
+            let mut enabled = Vec::new();
+            world.enabled_steps(&mut enabled);
+            let mut any = false;
+            for step in enabled {
+                if let Step::DeliverEvent { client: 0, event } = step {
+                    any = true;
+                    let mut next = world.try_clone().expect("copies");
+                    next.apply(step);
+                    prefix.push(event);
+                    arrivals(&next, prefix, out);
+                    prefix.pop();
+                }
+            }
+            if !any {
+                out.insert(prefix.clone());
+            }
+        }
+        let mut every = BTreeSet::new();
+        permutations(&mut (1..=EVENTS).collect(), &mut Vec::new(), &mut every);
+        assert_eq!(every.len(), 120);
+        for window in 1..=3 {
+            let mut counts = Vec::new();
+            for overtakes in [Some(0), Some(1), Some(2), None] {
+                let mut config = crate::run::explore::ExploreBound::small(2, 0).config;
+                config.status_on_connect = false;
+                config.ws_reorder_window = window;
+                config.ws_overtakes_max = overtakes;
+                let mut world = World::new(config, &crate::store::current::KIND);
+                assert_eq!(world.client(0).inbox().len(), 0);
+                for _ in 0..EVENTS {
+                    let status = AgentStatus::Running;
+                    world.broadcast(Event::Status { status }, &mut ());
+                }
+                let mut got = BTreeSet::new();
+                arrivals(&world, &mut Vec::new(), &mut got);
+                let expected: BTreeSet<Vec<u32>> = every
+                    .iter()
+                    .filter(|o| allowed(o, window, overtakes))
+                    .cloned()
+                    .collect();
+                assert_eq!(got, expected, "window {window}, overtakes {overtakes:?}");
+                counts.push(got.len());
+            }
+            if window == 1 {
+                assert_eq!(counts, [1, 1, 1, 1], "in order");
+            } else {
+                assert!(
+                    counts.windows(2).all(|w| w[0] < w[1]),
+                    "{window}: {counts:?}"
+                );
+            }
+        }
+    }
 
     /// Laws of the backend model, checked over many random schedules: the DB's `seq` is
     /// strictly increasing; every turn has exactly one user row written at its start

@@ -24,6 +24,7 @@ pub fn scripted_config() -> WorldConfig {
         tool_calls_per_turn_max: 2,
         turn_failures: false,
         ws_reorder_window: 1,
+        ws_overtakes_max: None,
         status_on_connect: true,
         message_texts: crate::model::content::MessageTexts::Tokens,
         steps_max: 200,

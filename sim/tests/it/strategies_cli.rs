@@ -78,6 +78,53 @@ fn explore_finds_the_stale_fetch_bug_in_current_and_saves_it() {
     assert!(saved["steps"].as_array().is_some_and(|s| !s.is_empty()));
 }
 
+/// `--overtakes N` bounds how many later events may overtake one: the header and the
+/// verdict name it, and a counterexample saved under it keeps the bound in its world, so
+/// its replay enforces it and fails the same way.
+#[test]
+fn explore_overtakes_is_named_and_kept_in_the_saved_counterexample() {
+    let dir = crate::support::tmp("explore-overtakes");
+    let out = dir.join("cx.json");
+    let o = sim(&[
+        "explore",
+        "--store",
+        "current",
+        "--window",
+        "2",
+        "--overtakes",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("window=2 overtakes=1 "), "{text}");
+    assert!(text.contains("verdict: FAIL inv2-no-duplicate"), "{text}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(saved["config"]["ws_overtakes_max"], 1, "{saved}");
+    let replayed = sim(&["replay", out.to_str().unwrap()]);
+    assert_eq!(code(&replayed), 1);
+    let shown = String::from_utf8(replayed.stdout).unwrap();
+    assert!(shown.contains("inv2-no-duplicate"), "{shown}");
+    let durable = sim(&[
+        "explore",
+        "--store",
+        "durable",
+        "--window",
+        "2",
+        "--overtakes",
+        "1",
+    ]);
+    assert_eq!(code(&durable), 0);
+    let text = String::from_utf8(durable.stdout).unwrap();
+    assert!(
+        text.contains("verified: no violation within bound"),
+        "{text}"
+    );
+    assert!(text.contains("window=2 overtakes=1 "), "{text}");
+}
+
 #[test]
 fn pct_depth_is_printed_and_reproducible_and_depth_needs_pct() {
     let args = [

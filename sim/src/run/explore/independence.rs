@@ -16,7 +16,8 @@ use crate::model::step::{Actor, Step};
 /// - A backend step and a step of client `c` commute unless the backend step is
 ///   `HandlePost {c}` (reads `c`'s POST queue, writes its POST responses). Broadcasts only
 ///   append to inboxes: a delivery takes an event already within the reordering window,
-///   which an append never pushes out. A fetch response carries a snapshot taken when it
+///   which an append never pushes out (under a bound on overtaking, the appended event
+///   has been overtaken by none, and a delivery counts only the events before it). A fetch response carries a snapshot taken when it
 ///   was served, so later backend steps do not change it; and the DB rows the oracle
 ///   looks up by `seq` never change once written. `ServeFetch {c}` moves the oldest of
 ///   `c`'s fetch requests to its responses: a step of `c` only appends requests (its
@@ -72,10 +73,17 @@ mod tests {
         let mut pairs = 0;
         for name in ["durable", "current", "naive", "membership"] {
             let stores = crate::store::by_name(name).unwrap();
-            for (sends, scrolls, window, tools) in [(2, 1, 2, 1), (1, 2, 3, 2), (2, 0, 1, 0)] {
+            let worlds = [
+                (2, 1, 2, 1, None),
+                (1, 2, 3, 2, None),
+                (2, 0, 1, 0, None),
+                (2, 1, 3, 1, Some(1)),
+            ];
+            for (sends, scrolls, window, tools, overtakes) in worlds {
                 let mut config: WorldConfig = ExploreBound::small(2, sends).config;
                 config.scrolls_per_client = scrolls;
                 config.ws_reorder_window = window;
+                config.ws_overtakes_max = overtakes;
                 config.tool_calls_per_turn_max = tools;
                 config.turn_failures = tools > 0;
                 let mut rng =

@@ -201,6 +201,7 @@ impl ExploreBound {
                 tool_calls_per_turn_max: 0,
                 turn_failures: false,
                 ws_reorder_window: 1,
+                ws_overtakes_max: None,
                 status_on_connect: true,
                 message_texts: crate::model::content::MessageTexts::Tokens,
                 steps_max: 0,
@@ -246,11 +247,20 @@ impl ExploreBound {
         )
     }
 
-    /// One line naming the bound, so that a report says what it verified.
+    /// One line naming the bound, so that a report says what it verified. A bound on
+    /// overtaking, and colliding message texts, are named only when there are.
     pub fn describe(&self) -> String {
         let c = &self.config;
+        let overtakes = c
+            .ws_overtakes_max
+            .map(|m| format!(" overtakes={m}"))
+            .unwrap_or_default();
+        let texts = match c.message_texts {
+            crate::model::content::MessageTexts::Tokens => "",
+            crate::model::content::MessageTexts::Colliding => " message_texts=colliding",
+        };
         format!(
-            "clients={} passive_observer={} sends_per_client={} scrolls={} deltas={} tool_calls={} failures={} window={} status_on_connect={} depth_max={}",
+            "clients={} passive_observer={} sends_per_client={} scrolls={} deltas={} tool_calls={} failures={} window={}{overtakes} status_on_connect={}{texts} depth_max={}",
             c.clients,
             c.passive_observer,
             c.sends_per_client,

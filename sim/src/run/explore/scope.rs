@@ -598,8 +598,10 @@ impl Scope {
 ///    can then enable `HandlePost {c}`, or a delivery of a fetch response to `c`: a
 ///    `ServeFetch {c}` outside the set would enable one, a step of `c` depending on the
 ///    set's; the test below finds exactly that when this condition is dropped);
-/// 2. `c`'s inbox holds at least `ws_reorder_window` events (no broadcast can then make
-///    another delivery to `c` deliverable);
+/// 2. no broadcast can make another delivery to `c` deliverable
+///    ([`World::deliveries_closed`]): `c`'s inbox holds at least `ws_reorder_window`
+///    events, or, under a bound on overtaking, an event that can arrive was overtaken as
+///    often as the bound allows;
 /// 3. if `c` can send, no other tab can (two sends depend on each other);
 /// 4. `c` has a step enabled.
 ///
@@ -612,10 +614,8 @@ impl Scope {
 /// the rest.
 fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
     let tab = world.client(c);
-    let config = world.config();
-    let window = config.ws_reorder_window.max(1) as usize;
     let quiet = tab.posts().len() == 0 && tab.fetch_requests().len() == 0;
-    if !quiet || tab.inbox().len() < window {
+    if !quiet || !world.deliveries_closed(c) {
         return false;
     }
     let mine = |s: &Step| s.actor() == Actor::Client(c);
@@ -706,10 +706,17 @@ mod tests {
         let (mut backend_first_at, mut tab_first_at) = (0, 0);
         for name in ["durable", "current", "fix-ab", "membership"] {
             let stores = crate::store::by_name(name).unwrap();
-            for (sends, scrolls, window, tools) in [(2, 1, 2, 1), (2, 0, 1, 0), (1, 1, 3, 2)] {
+            let worlds = [
+                (2, 1, 2, 1, None),
+                (2, 0, 1, 0, None),
+                (1, 1, 3, 2, None),
+                (2, 1, 3, 1, Some(1)),
+            ];
+            for (sends, scrolls, window, tools, overtakes) in worlds {
                 let mut b = ExploreBound::small(2, sends);
                 b.config.scrolls_per_client = scrolls;
                 b.config.ws_reorder_window = window;
+                b.config.ws_overtakes_max = overtakes;
                 b.config.tool_calls_per_turn_max = tools;
                 b.config.turn_failures = tools > 0;
                 let scope = Scope::Tab(0, PostResponses::Delivered);
