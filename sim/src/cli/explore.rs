@@ -291,6 +291,9 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
             args.clients
         );
     }
+    if args.overtakes.is_some() && args.window <= 1 {
+        anyhow::bail!("--overtakes bounds the reordering within --window: with --window 1 events arrive in order and none overtakes another (give --window 2 or more)");
+    }
     if args.one_sender && args.clients > 2 {
         anyhow::bail!("--one-sender needs --clients 2 (--observer makes the last of any number of tabs watch)");
     }

@@ -123,6 +123,13 @@ fn explore_overtakes_is_named_and_kept_in_the_saved_counterexample() {
         "{text}"
     );
     assert!(text.contains("window=2 overtakes=1 "), "{text}");
+    let in_order = sim(&["explore", "--store", "durable", "--overtakes", "1"]);
+    assert_eq!(code(&in_order), 2);
+    let err = String::from_utf8(in_order.stderr).unwrap();
+    assert!(
+        err.contains("--overtakes") && err.contains("--window 2"),
+        "{err}"
+    );
 }
 
 #[test]

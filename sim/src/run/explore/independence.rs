@@ -17,13 +17,14 @@ use crate::model::step::{Actor, Step};
 ///   `HandlePost {c}` (reads `c`'s POST queue, writes its POST responses). Broadcasts only
 ///   append to inboxes: a delivery takes an event already within the reordering window,
 ///   which an append never pushes out (under a bound on overtaking, the appended event
-///   has been overtaken by none, and a delivery counts only the events before it). A fetch response carries a snapshot taken when it
-///   was served, so later backend steps do not change it; and the DB rows the oracle
-///   looks up by `seq` never change once written. `ServeFetch {c}` moves the oldest of
-///   `c`'s fetch requests to its responses: a step of `c` only appends requests (its
-///   store's fetches) or takes a response already served, by its request id, so the two
-///   commute whenever both are enabled; and the one thing the oracle reads of `c`'s
-///   fetches, whether any is outstanding, is true before and after a serve.
+///   has been overtaken by none, and a delivery counts only the events before it). A
+///   fetch response carries a snapshot taken when it was served, so later backend steps
+///   do not change it; and the DB rows the oracle looks up by `seq` never change once
+///   written. `ServeFetch {c}` moves the oldest of `c`'s fetch requests to its
+///   responses: a step of `c` only appends requests (its store's fetches) or takes a
+///   response already served, by its request id, so the two commute whenever both are
+///   enabled; and the one thing the oracle reads of `c`'s fetches, whether any is
+///   outstanding, is true before and after a serve.
 /// - Two backend steps commute only when one is `ServeFetch` and the other neither writes
 ///   the DB (`AgentWrite`, `HandlePost`) nor serves the same client: serving reads the DB
 ///   and a client queue; agent streaming, `status`, `turn-sealed` and consumption touch

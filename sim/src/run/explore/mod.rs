@@ -248,7 +248,7 @@ impl ExploreBound {
     }
 
     /// One line naming the bound, so that a report says what it verified. A bound on
-    /// overtaking, and colliding message texts, are named only when there are.
+    /// overtaking and colliding message texts are named only when present.
     pub fn describe(&self) -> String {
         let c = &self.config;
         let overtakes = c
