@@ -38,7 +38,6 @@ const BOUNDS: [(u8, bool, u8, u8, u8); 4] = [
 fn small_bounds() -> Vec<ExploreBound> {
     let mut bounds = BOUNDS.map(bound).to_vec();
     let mut overtaking = bound(BOUNDS[3]);
-    overtaking.config.deltas_per_segment_max = 1;
     overtaking.config.ws_overtakes_max = Some(1);
     bounds.push(overtaking);
     bounds
