@@ -718,6 +718,27 @@ mod tests {
     use crate::oracle::Invariant;
     use crate::store::by_name;
 
+    /// A report names every option that changes what a bound verifies: a bound on
+    /// overtaking and colliding texts appear when set (and only then, so the lines of
+    /// every other bound read as before).
+    #[test]
+    fn the_bound_line_names_overtaking_and_colliding_texts_when_set() {
+        let mut b = ExploreBound::small(2, 1);
+        let plain = b.describe();
+        assert!(
+            !plain.contains("overtakes") && !plain.contains("message_texts"),
+            "{plain}"
+        );
+        b.config.ws_reorder_window = 2;
+        b.config.ws_overtakes_max = Some(1);
+        b.config.message_texts = crate::model::content::MessageTexts::Colliding;
+        let line = b.describe();
+        assert!(
+            line.contains(" window=2 overtakes=1 status_on_connect=true message_texts=colliding depth_max=200"),
+            "{line}"
+        );
+    }
+
     /// Two tabs, nobody sends, each scrolls up and down once; `status_on_connect` puts
     /// one `status idle` in each inbox. Per client the three steps (deliver, up, down)
     /// have 3 orders (the delivery goes before, between or after the scrolls) and the
