@@ -342,10 +342,11 @@ impl Client {
         self.fetch_requests.is_empty() && self.fetch_responses.is_empty()
     }
 
-    /// How many later events have overtaken the `i`-th oldest event of the inbox (0
-    /// without a bound on overtaking).
-    pub(super) fn overtaken_at(&self, i: usize) -> u8 {
-        self.overtaken.get(i).copied().unwrap_or(0)
+    /// Whether the `i`-th oldest event of the inbox holds back every later one: under
+    /// `bound` (`ws_overtakes_max`), later events overtook it as often as the bound
+    /// allows, so none behind it may arrive before it. Never without a bound.
+    pub(super) fn holds_back(&self, i: usize, bound: Option<u8>) -> bool {
+        bound.is_some_and(|m| self.overtaken.get(i).copied().unwrap_or(0) >= m)
     }
 
     /// Nothing is in flight to or from this tab and its user is at the bottom.

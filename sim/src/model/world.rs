@@ -290,10 +290,7 @@ impl World {
         let c = &self.clients[client as usize];
         let window = self.config.ws_reorder_window.max(1) as usize;
         c.inbox.len() >= window
-            || self
-                .config
-                .ws_overtakes_max
-                .is_some_and(|m| (0..c.inbox.len()).any(|i| c.overtaken_at(i) >= m))
+            || (0..c.inbox.len()).any(|i| c.holds_back(i, self.config.ws_overtakes_max))
     }
 
     /// Every enabled delivery to a client (events, POST responses, fetch responses), in
@@ -319,9 +316,7 @@ impl World {
                         client,
                         event: *event,
                     });
-                    // An event overtaken as often as the bound allows holds back the
-                    // later ones until it arrives.
-                    if overtakes_max.is_some_and(|m| c.overtaken_at(i) >= m) {
+                    if c.holds_back(i, overtakes_max) {
                         break;
                     }
                 }
