@@ -5,11 +5,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::model::client::PostAnswer;
 use crate::model::content::{delta_text, tool_call_text, tool_result_text, INTERRUPT_MARKER};
 use crate::model::record::Record;
 use crate::model::step::Step;
 use crate::model::wire::{
-    AgentStatus, ChunkRow, ClientId, Event, MessageId, PostOutcome, Role, TurnId,
+    AgentStatus, ChunkRow, ClientId, ConsumeReason, Event, MessageId, PostOutcome, Role, TurnId,
 };
 use crate::model::world::World;
 
@@ -68,7 +69,18 @@ pub struct Backend {
     pub(super) written_turns: Arc<Vec<TurnId>>,
     pub(super) next_seq: u32,
     pub(super) next_turn: u32,
+    /// The ids the backend minted, by the world's id of the message (a POST that carried
+    /// no id, in a world with `server_ids`). Events and the DB keep the
+    /// world's ids (the facts every observer reads); a store is told the minted ones
+    /// ([`Backend::wire_event`], [`Backend::wire_chunks`]), as a real backend would name
+    /// them.
+    pub(super) minted: BTreeMap<MessageId, MessageId>,
 }
+
+/// The first id the backend mints: far above any id a world's users send (`m1`, `m10`,
+/// `m2`, … up to a few dozen), so the two never meet, and `m901`, `m902`, … read as the
+/// server's in a trace.
+pub const MINTED_ID_BASE: u32 = 900;
 
 impl Backend {
     /// A backend with an empty DB and no turn.
@@ -118,6 +130,60 @@ impl Backend {
         self.turn.as_mut().expect("enabled: a turn is running")
     }
 
+    /// The id the backend names message `id` by on the wire: the one it minted, if it
+    /// minted one, else the client's.
+    pub fn wire_id(&self, id: MessageId) -> MessageId {
+        self.minted.get(&id).copied().unwrap_or(id)
+    }
+
+    /// The world's id of the message the backend names `wire` on the wire (the inverse of
+    /// [`Backend::wire_id`]).
+    pub fn world_id(&self, wire: MessageId) -> MessageId {
+        self.minted
+            .iter()
+            .find(|(_, minted)| **minted == wire)
+            .map_or(wire, |(world, _)| *world)
+    }
+
+    /// A snapshot's rows as a store is told them: the message ids the backend minted in
+    /// place of the world's. Shared, not copied, when no row holds a minted id.
+    pub fn wire_chunks(&self, chunks: Arc<Vec<ChunkRow>>) -> Arc<Vec<ChunkRow>> {
+        let minted = |r: &ChunkRow| r.message_ids.iter().any(|m| self.minted.contains_key(m));
+        if self.minted.is_empty() || !chunks.iter().any(minted) {
+            return chunks;
+        }
+        let rows = chunks
+            .iter()
+            .map(|r| ChunkRow {
+                message_ids: r.message_ids.iter().map(|m| self.wire_id(*m)).collect(),
+                ..r.clone()
+            })
+            .collect();
+        Arc::new(rows)
+    }
+
+    /// `event` as a store is told it: the message ids the backend minted in place of the
+    /// world's (events are recorded with the world's ids, the facts every observer reads).
+    pub fn wire_event(&self, event: Event) -> Event {
+        if self.minted.is_empty() {
+            return event;
+        }
+        match event {
+            Event::MessageQueued { message_id, text } => Event::MessageQueued {
+                message_id: self.wire_id(message_id),
+                text,
+            },
+            Event::MessageConsumed {
+                message_ids,
+                reason,
+            } => Event::MessageConsumed {
+                message_ids: message_ids.into_iter().map(|m| self.wire_id(m)).collect(),
+                reason,
+            },
+            other => other,
+        }
+    }
+
     fn push_row(&mut self, turn_id: TurnId, role: Role, text: String, ids: Vec<MessageId>) {
         Arc::make_mut(&mut self.db).push(ChunkRow {
             seq: self.next_seq,
@@ -127,6 +193,23 @@ impl Backend {
             message_ids: ids,
         });
         self.next_seq += 1;
+    }
+
+    /// Start turn `turn_id`, its one user row (`text`, holding `ids`) persisted at once.
+    fn start_turn(&mut self, text: String, ids: Vec<MessageId>) -> TurnId {
+        let turn_id = TurnId(self.next_turn);
+        self.next_turn += 1;
+        self.push_row(turn_id, Role::User, text, ids);
+        self.turn = Some(Turn {
+            id: turn_id,
+            phase: TurnPhase::Streaming,
+            pending_rows: Vec::new(),
+            deltas_total: 0,
+            deltas_in_segment: 0,
+            tool_calls: 0,
+            open_call: None,
+        });
+        turn_id
     }
 }
 
@@ -149,26 +232,21 @@ impl World {
     }
 
     /// `HandlePost`: start a turn if the agent is idle (persisting the one user row and
-    /// emitting `turn-start`, `status running`), otherwise queue the message.
+    /// emitting `turn-start`, `status running`), otherwise queue the message. The backend
+    /// mints the message an id when the POST carried none (only a world with
+    /// `server_ids` lets a POST carry none: [`Client::route`](crate::model::client)).
     pub(super) fn handle_post(&mut self, client: ClientId, rec: &mut impl Record) {
-        let (message_id, text) = self.clients[client as usize]
+        let post = self.clients[client as usize]
             .posts
             .pop_front()
             .expect("enabled");
+        let message_id = post.message;
+        if !post.carried_id {
+            let minted = MessageId(MINTED_ID_BASE + 1 + self.backend.minted.len() as u32);
+            self.backend.minted.insert(message_id, minted);
+        }
         let outcome = if self.backend.turn.is_none() {
-            let turn_id = TurnId(self.backend.next_turn);
-            self.backend.next_turn += 1;
-            self.backend
-                .push_row(turn_id, Role::User, text, vec![message_id]);
-            self.backend.turn = Some(Turn {
-                id: turn_id,
-                phase: TurnPhase::Streaming,
-                pending_rows: Vec::new(),
-                deltas_total: 0,
-                deltas_in_segment: 0,
-                tool_calls: 0,
-                open_call: None,
-            });
+            let turn_id = self.backend.start_turn(post.text, vec![message_id]);
             self.broadcast(Event::TurnStart { turn_id }, rec);
             self.broadcast(
                 Event::Status {
@@ -178,14 +256,20 @@ impl World {
             );
             PostOutcome::Started { turn_id }
         } else {
-            self.backend.queue.push((message_id, text));
-            self.broadcast(Event::MessageQueued { message_id }, rec);
+            let text = self.config.queued_texts.then(|| post.text.clone());
+            self.backend.queue.push((message_id, post.text));
+            self.broadcast(Event::MessageQueued { message_id, text }, rec);
             PostOutcome::Queued
         };
         rec.posted(message_id, outcome);
+        let server_id = self.backend.minted.get(&message_id).copied();
         self.clients[client as usize]
             .post_responses
-            .push_back((message_id, outcome));
+            .push_back(PostAnswer {
+                posted: post.carried_id.then_some(message_id),
+                outcome,
+                server_id,
+            });
     }
 
     /// `AgentDelta`: stream one text delta (appended to the turn's assistant row, or the
@@ -204,7 +288,7 @@ impl World {
                 .pending_rows
                 .push((Role::Assistant, text.clone(), Vec::new())),
         }
-        let turn_id = turn.id;
+        let turn_id = (!self.config.deltas_without_turn_ids).then_some(turn.id);
         self.broadcast(Event::TextDelta { turn_id, text }, rec);
     }
 
@@ -252,7 +336,7 @@ impl World {
         let turn_id = turn.id;
         if !ids.is_empty() {
             self.backend.folded.insert((turn_id, call), ids.clone());
-            self.broadcast(Event::MessageConsumed { message_ids: ids }, rec);
+            self.consumed(ids, ConsumeReason::Interrupt, rec);
         }
         self.broadcast(
             Event::ToolResult {
@@ -295,10 +379,49 @@ impl World {
         Arc::make_mut(&mut self.backend.written_turns).push(turn_id);
     }
 
-    /// `AgentSeal`: `turn-sealed`, after the write; the agent is idle again.
+    /// `AgentSeal`: `turn-sealed`, after the write; the agent is idle again. In a world
+    /// with `continuation_drains`, messages queued while the turn was finishing are then
+    /// drained into a new turn at once (`message-consumed`, `turn-start`,
+    /// `status running`): the manager's continuation, which runs before any other POST.
     pub(super) fn agent_seal(&mut self, rec: &mut impl Record) {
         let turn = self.backend.turn.take().expect("enabled");
         self.broadcast(Event::TurnSealed { turn_id: turn.id }, rec);
+        if self.config.continuation_drains && !self.backend.queue.is_empty() {
+            let consumed = std::mem::take(&mut self.backend.queue);
+            let ids: Vec<MessageId> = consumed.iter().map(|(m, _)| *m).collect();
+            let text = consumed
+                .into_iter()
+                .map(|(_, t)| t)
+                .collect::<Vec<_>>()
+                .join("\n");
+            self.consumed(ids.clone(), ConsumeReason::Continuation, rec);
+            let turn_id = self.backend.start_turn(text, ids);
+            self.broadcast(Event::TurnStart { turn_id }, rec);
+            self.broadcast(
+                Event::Status {
+                    status: AgentStatus::Running,
+                },
+                rec,
+            );
+        }
+    }
+
+    /// Whether the seal of the running turn would start a continuation turn (it then
+    /// writes the DB and reads the queue: `explore`'s independence relation asks).
+    pub fn seal_continues(&self) -> bool {
+        self.config.continuation_drains && !self.backend.queue.is_empty()
+    }
+
+    /// Broadcast `message-consumed` for `ids`, with its reason in a world that sends one.
+    fn consumed(&mut self, message_ids: Vec<MessageId>, why: ConsumeReason, rec: &mut impl Record) {
+        let reason = self.config.consume_reasons.then_some(why);
+        self.broadcast(
+            Event::MessageConsumed {
+                message_ids,
+                reason,
+            },
+            rec,
+        );
     }
 
     /// The end-of-reply `dequeueMessages()` site: queued messages become trailing user
@@ -312,7 +435,7 @@ impl World {
             ids.push(m);
         }
         turn.deltas_in_segment = 0;
-        self.broadcast(Event::MessageConsumed { message_ids: ids }, rec);
+        self.consumed(ids, ConsumeReason::Trailing, rec);
     }
 
     fn finish_turn(&mut self, status: AgentStatus, rec: &mut impl Record) {

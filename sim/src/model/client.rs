@@ -28,6 +28,40 @@ pub struct FetchInFlight {
     pub(super) written_turns: Arc<Vec<TurnId>>,
 }
 
+/// A POST on its way to the backend.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PostInFlight {
+    /// The world's id of the message posted: the id the POST carried, or, for a POST that
+    /// carried none, the oldest message the tab's user sent that it had not posted yet.
+    pub message: MessageId,
+    /// The text posted.
+    pub text: String,
+    /// Whether the POST carried the id (else the backend mints one).
+    pub carried_id: bool,
+}
+
+/// The answer to a POST, on its way back to the tab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PostAnswer {
+    /// The id the POST carried, if any.
+    pub posted: Option<MessageId>,
+    /// Started a turn, or queued.
+    pub outcome: PostOutcome,
+    /// The id the backend minted, if it minted one.
+    pub server_id: Option<MessageId>,
+}
+
+impl PostAnswer {
+    /// What the store is told.
+    pub fn input(&self) -> Input {
+        Input::PostResponse {
+            message_id: self.posted,
+            response: self.outcome,
+            server_id: self.server_id,
+        }
+    }
+}
+
 /// One browser tab.
 pub struct Client {
     pub(super) store: SharedStore,
@@ -39,8 +73,11 @@ pub struct Client {
     /// delivery takes one of the `window` oldest and overtakes the events before it, and
     /// an event only ever moves towards the front. Always empty without the bound.
     pub(super) overtaken: Vec<u8>,
-    pub(super) posts: VecDeque<(MessageId, String)>,
-    pub(super) post_responses: VecDeque<(MessageId, PostOutcome)>,
+    pub(super) posts: VecDeque<PostInFlight>,
+    pub(super) post_responses: VecDeque<PostAnswer>,
+    /// The messages the tab's store has POSTed so far (by the world's ids), to tell which
+    /// message a POST without an id is.
+    pub(super) posted: Vec<MessageId>,
     pub(super) fetch_requests: VecDeque<RequestId>,
     pub(super) fetch_responses: Vec<FetchInFlight>,
     pub(super) scrolled_up: bool,
@@ -148,13 +185,14 @@ impl Learned {
     /// An event reached the tab.
     fn delivered(&mut self, event: &Event) {
         match event {
-            Event::TextDelta { turn_id, .. } => {
+            Event::TextDelta { turn_id, text } => {
+                let turn_id = delta_turn(*turn_id, text);
                 let at = self.tick();
-                if self.run_turn != Some(*turn_id) {
+                if self.run_turn != Some(turn_id) {
                     self.runs += 1;
-                    self.run_turn = Some(*turn_id);
+                    self.run_turn = Some(turn_id);
                 }
-                let segment = (*turn_id, *self.tool_events_of(*turn_id));
+                let segment = (turn_id, *self.tool_events_of(turn_id));
                 let run = self.runs;
                 self.deltas.push(DeltaSeen { at, run, segment });
             }
@@ -169,6 +207,17 @@ impl Learned {
             Event::TurnStart { .. } => self.run_turn = None,
             _ => {}
         }
+    }
+}
+
+/// The turn a delta belongs to: the one its event names, or, for a delta sent without a
+/// turn id (`deltas_without_turn_ids`), the one its token names (`txt:t<T>.<K>`: the
+/// world's ground truth, which no store reads).
+pub fn delta_turn(turn_id: Option<TurnId>, text: &str) -> TurnId {
+    match (turn_id, token_key(text)) {
+        (Some(t), _) => t,
+        (None, Some(TokenKey::Txt(t, _))) => TurnId(t),
+        (None, _) => TurnId(0),
     }
 }
 
@@ -249,6 +298,7 @@ impl Client {
             overtaken: Vec::new(),
             posts: VecDeque::new(),
             post_responses: VecDeque::new(),
+            posted: Vec::new(),
             fetch_requests: VecDeque::new(),
             fetch_responses: Vec::new(),
             scrolled_up: false,
@@ -282,11 +332,11 @@ impl Client {
         self.inbox.iter().map(|(id, e)| (*id, e))
     }
     /// POST responses not yet delivered, oldest first.
-    pub fn post_responses(&self) -> impl ExactSizeIterator<Item = &(MessageId, PostOutcome)> {
+    pub fn post_responses(&self) -> impl ExactSizeIterator<Item = &PostAnswer> {
         self.post_responses.iter()
     }
     /// POSTs the store asked for that the backend has not handled yet, oldest first.
-    pub fn posts(&self) -> impl ExactSizeIterator<Item = &(MessageId, String)> {
+    pub fn posts(&self) -> impl ExactSizeIterator<Item = &PostInFlight> {
         self.posts.iter()
     }
     /// Fetches the store asked for that the backend has not served yet, oldest first.
@@ -428,7 +478,9 @@ impl World {
         if c.learned.learns_from(&ev) {
             Arc::make_mut(&mut c.learned).delivered(&ev);
         }
-        let input = Input::Event { event: ev };
+        let input = Input::Event {
+            event: self.backend.wire_event(ev),
+        };
         let fed = self.feed(client, &input, rec);
         // The delta's text is recorded once the store is done with the input (moved, not
         // copied), also when the store crashed on it.
@@ -449,15 +501,11 @@ impl World {
         client: ClientId,
         rec: &mut impl Record,
     ) -> Result<(), StoreCrash> {
-        let (message_id, response) = self.clients[client as usize]
+        let answer = self.clients[client as usize]
             .post_responses
             .pop_front()
             .expect("enabled");
-        let input = Input::PostResponse {
-            message_id,
-            response,
-        };
-        self.feed(client, &input, rec)
+        self.feed(client, &answer.input(), rec)
     }
 
     /// `DeliverFetchResponse`: served response `request` reaches `client`.
@@ -478,7 +526,7 @@ impl World {
         let input = Input::FetchResponse {
             request_id: f.request,
             snapshot_seq: f.snapshot_seq,
-            chunks: f.chunks,
+            chunks: self.backend.wire_chunks(f.chunks),
             written_turns: f.written_turns,
         };
         self.feed(client, &input, rec)
@@ -539,23 +587,71 @@ impl World {
             }
         };
         rec.fed(input, Some(&effects));
-        c.route(effects);
+        if let Err(cause) = c.route(effects, self.config.server_ids) {
+            return Err(StoreCrash { client, cause });
+        }
         Ok(())
     }
 }
 
 impl Client {
     /// Queue what the store asked for: a POST for the backend, a fetch for this tab's
-    /// fetch server.
-    pub(super) fn route(&mut self, effects: Vec<Effect>) {
+    /// fetch server. A POST without a message id is a protocol fault unless the backend
+    /// mints ids (`mints`, the world's `server_ids`).
+    pub(super) fn route(&mut self, effects: Vec<Effect>, mints: bool) -> Result<(), CrashCause> {
+        if let Some(cause) = post_fault(&effects, mints) {
+            return Err(cause);
+        }
         for effect in effects {
             match effect {
-                Effect::Post { message_id, text } => self.posts.push_back((message_id, text)),
+                Effect::Post { message_id, text } => {
+                    let message = message_id.unwrap_or_else(|| self.oldest_unposted());
+                    self.posted.push(message);
+                    self.posts.push_back(PostInFlight {
+                        message,
+                        text,
+                        carried_id: message_id.is_some(),
+                    });
+                }
                 Effect::Fetch { request_id } => self.fetch_requests.push_back(request_id),
             }
         }
+        Ok(())
+    }
+
+    /// The message a POST without an id stands for: the oldest the user sent that the
+    /// store has not posted yet (a store posts its user's messages in the order they were
+    /// sent). [`UNKNOWN_MESSAGE`] when every sent message was posted already: a message
+    /// nobody sent, as a POST of an id nobody was given would be.
+    fn oldest_unposted(&self) -> MessageId {
+        self.sent
+            .iter()
+            .copied()
+            .find(|m| !self.posted.contains(m))
+            .unwrap_or(UNKNOWN_MESSAGE)
     }
 }
+
+/// Why `effects` break the protocol, if they do: a POST without a message id in a world
+/// whose backend does not mint ids (`mints`: the world's `server_ids`).
+pub(super) fn post_fault(effects: &[Effect], mints: bool) -> Option<CrashCause> {
+    let idless = effects.iter().any(|e| {
+        matches!(
+            e,
+            Effect::Post {
+                message_id: None,
+                ..
+            }
+        )
+    });
+    (idless && !mints).then(|| CrashCause::Protocol {
+        why: "a POST without a message id: this world's backend takes the id the client generates (the note: \"the queue id is the message id\"); if your backend mints ids, run with --world server_ids=true".to_string(),
+        stderr_tail: String::new(),
+    })
+}
+
+/// The world's id for a POST without an id that stands for no message the user sent.
+pub const UNKNOWN_MESSAGE: MessageId = MessageId(0);
 
 /// A store's answer (caught as by `catch_unwind`): its effects, or why it crashed (a
 /// fault it reported, or a panic).

@@ -17,6 +17,17 @@ fn is_tokens(texts: &MessageTexts) -> bool {
 /// same seed so that changing a strategy never changes the world it explores.
 pub const CONFIG_STREAM: u64 = 0;
 
+/// The RNG stream the backend-fidelity options (the paths real backends have beyond the
+/// note's) are drawn from: a stream of their own, so that adding them left every option
+/// drawn before them as it was for every seed.
+pub const BACKEND_STREAM: u64 = 2;
+
+/// Whether a flag is off (the note's world), so that it is left out of files: older files
+/// and the note's bug scenarios keep their bytes.
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
 /// Every option of a simulated world. Limits are named with their unit last.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +64,35 @@ pub struct WorldConfig {
     /// contain one another (absent in older files: tokens).
     #[serde(default, skip_serializing_if = "is_tokens")]
     pub message_texts: MessageTexts,
+    /// Beyond the note (real backends do this): a POST handled while a turn is finishing
+    /// (between `status idle` and `turn-sealed`) is queued instead of waiting, and at the
+    /// seal the queue is drained into a new turn whose initiator user row holds the
+    /// queued messages' texts joined with a newline (`message-consumed`, then
+    /// `turn-start`). Absent in older files: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub continuation_drains: bool,
+    /// Beyond the note: `message-consumed` says why (`reason`: `interrupt`, `trailing` or
+    /// `continuation`). Absent in older files: false (the note's event has no reason).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub consume_reasons: bool,
+    /// Beyond the note: `message-queued` carries the message's `text`, so a tab may show
+    /// another tab's pending message. Absent in older files: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub queued_texts: bool,
+    /// Beyond the note (real backends do this): a POST may carry no message id; the
+    /// backend then mints one, and the POST response, `message-queued`,
+    /// `message-consumed` and chunk rows name the message by it. Without it (the note's
+    /// world: the client generates the id, "the queue id is the message id") a POST
+    /// without an id breaks the protocol: a store fault naming this option. Absent in
+    /// older files: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub server_ids: bool,
+    /// Beyond the note: `text-delta` carries no turn id (the store attributes it to the
+    /// turn it believes is streaming). Only with in-order delivery (`ws_reorder_window`
+    /// 1): a backend that leaves the turn out relies on its one socket's order. Absent in
+    /// older files: false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub deltas_without_turn_ids: bool,
     /// Steps chosen by the strategy before the drain phase.
     pub steps_max: u32,
     /// Steps the deterministic drain phase may take before it counts as not converging.
@@ -87,9 +127,44 @@ impl WorldConfig {
             } else {
                 MessageTexts::Tokens
             },
+            continuation_drains: false,
+            consume_reasons: false,
+            queued_texts: false,
+            server_ids: false,
+            deltas_without_turn_ids: false,
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         }
+        .with_backend_drawn(seed)
+    }
+
+    /// `self` with the backend-fidelity options drawn for `seed`, from their own stream
+    /// ([`BACKEND_STREAM`]). Each real-backend path is in about a quarter to a half of
+    /// the seeds' worlds, so most worlds still exercise the note's paths alone.
+    fn with_backend_drawn(mut self, seed: u64) -> WorldConfig {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(BACKEND_STREAM);
+        self.continuation_drains = rng.random_bool(0.25);
+        self.consume_reasons = rng.random_bool(0.5);
+        self.queued_texts = rng.random_bool(0.25);
+        self.server_ids = rng.random_bool(0.25);
+        // Drawn always (one draw per option, whatever the world), kept only where it is
+        // coherent: a backend that leaves the turn out of deltas relies on in-order delivery.
+        let without_turn_ids = rng.random_bool(0.25);
+        self.deltas_without_turn_ids = without_turn_ids && self.ws_reorder_window == 1;
+        self
+    }
+
+    /// Why this combination of options is not a world a real system has, if it is not:
+    /// the one place such combinations are refused (files, flags and fuzz bytes alike).
+    pub fn incoherence(&self) -> Option<String> {
+        if self.deltas_without_turn_ids && self.ws_reorder_window > 1 {
+            return Some(format!(
+                "deltas_without_turn_ids = true needs ws_reorder_window = 1 (got {}): a backend that leaves the turn out of text deltas relies on in-order delivery, and under reordering no store could tell which turn a delta belongs to",
+                self.ws_reorder_window
+            ));
+        }
+        None
     }
 
     /// Clients whose users send messages.
@@ -192,7 +267,7 @@ impl WorldConfig {
     /// nor is `ws_overtakes_max`, a bound of exhaustive search that narrows what the
     /// unbounded default allows.) A test checks it names every field, so a new option
     /// added without a row fails.
-    pub const OPTIONS: [WorldOption; 10] = [
+    pub const OPTIONS: [WorldOption; 15] = [
         option!(clients: u8, 1..=3, (Cut::Never, 0)),
         option!(passive_observer: bool, (Cut::Never, 0)),
         option!(sends_per_client: u8, 0..=3, (Cut::Down, 0)),
@@ -203,6 +278,11 @@ impl WorldConfig {
         option!(ws_reorder_window: u8, 1..=3, (Cut::Down, 4)),
         option!(status_on_connect: bool, (Cut::Never, 0)),
         option!(message_texts: texts, (Cut::Down, 6)),
+        option!(continuation_drains: bool, (Cut::Down, 7)),
+        option!(consume_reasons: bool, (Cut::Down, 8)),
+        option!(queued_texts: bool, (Cut::Down, 9)),
+        option!(server_ids: bool, (Cut::Down, 10)),
+        option!(deltas_without_turn_ids: bool, (Cut::Down, 11)),
     ];
 
     /// The options the shrinker cuts, in the order it tries them.
@@ -230,11 +310,21 @@ impl WorldConfig {
             ws_overtakes_max: None,
             status_on_connect: false,
             message_texts: MessageTexts::Tokens,
+            continuation_drains: false,
+            consume_reasons: false,
+            queued_texts: false,
+            server_ids: false,
+            deltas_without_turn_ids: false,
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         };
         for (option, v) in Self::OPTIONS.iter().zip(values) {
             (option.set)(&mut config, v);
+        }
+        // Bytes may ask for an incoherent world: keep the option that shapes the
+        // transport and drop the one that needs another transport.
+        if config.incoherence().is_some() {
+            config.deltas_without_turn_ids = false;
         }
         config
     }
@@ -264,6 +354,12 @@ mod tests {
     fn the_option_table_covers_every_option() {
         let mut config = WorldConfig::from_seed(3);
         config.message_texts = MessageTexts::Colliding;
+        // Options left out of files while at the note's value: set, so they are written.
+        config.continuation_drains = true;
+        config.consume_reasons = true;
+        config.queued_texts = true;
+        config.server_ids = true;
+        config.deltas_without_turn_ids = true;
         assert_eq!(config.ws_overtakes_max, None, "no seed bounds overtaking");
         let value = serde_json::to_value(config).unwrap();
         assert!(

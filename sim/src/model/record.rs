@@ -100,7 +100,7 @@ impl StepRecord {
     /// The message ids of a `message-consumed` event this step broadcast, if any.
     pub fn consumed(&self) -> Option<&[MessageId]> {
         self.broadcast.iter().find_map(|(_, e)| match e {
-            Event::MessageConsumed { message_ids } => Some(message_ids.as_slice()),
+            Event::MessageConsumed { message_ids, .. } => Some(message_ids.as_slice()),
             _ => None,
         })
     }

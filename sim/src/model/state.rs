@@ -33,6 +33,7 @@ impl World {
             written_turns,
             next_seq,
             next_turn,
+            minted,
         } = backend;
         (
             db.as_slice(),
@@ -45,6 +46,11 @@ impl World {
             next_message,
         )
             .hash(h);
+        // Empty unless a POST carried no id or the world has `server_ids`: left out then,
+        // so the keys of every other search stay as they were.
+        if !minted.is_empty() {
+            minted.hash(h);
+        }
         match turn {
             None => 0u8.hash(h),
             Some(Turn {
@@ -97,6 +103,7 @@ impl World {
             overtaken,
             posts,
             post_responses,
+            posted: _, // hash_client_own
             fetch_requests,
             fetch_responses,
             scrolled_up: _,  // hash_client_own
@@ -136,11 +143,12 @@ impl World {
     pub fn hash_client_own(&self, client: usize, h: &mut impl std::hash::Hasher) {
         use std::hash::Hash;
         let Client {
-            store: _,           // Store::hash_state
-            inbox: _,           // hash_client_network
-            overtaken: _,       // hash_client_network
-            posts: _,           // hash_client_network
-            post_responses: _,  // hash_client_network
+            store: _,          // Store::hash_state
+            inbox: _,          // hash_client_network
+            overtaken: _,      // hash_client_network
+            posts: _,          // hash_client_network
+            post_responses: _, // hash_client_network
+            posted,
             fetch_requests: _,  // hash_client_network
             fetch_responses: _, // hash_client_network
             scrolled_up,
@@ -165,6 +173,7 @@ impl World {
             seals_shown,
         )
             .hash(h);
+        posted.hash(h);
     }
 }
 
@@ -206,8 +215,10 @@ fn copy_backend(backend: &Backend) -> Backend {
         written_turns,
         next_seq,
         next_turn,
+        minted,
     } = backend;
     Backend {
+        minted: minted.clone(),
         db: Arc::clone(db),
         queue: queue.clone(),
         folded: folded.clone(),
@@ -227,6 +238,7 @@ fn try_clone_client(c: &Client) -> Option<Client> {
         overtaken,
         posts,
         post_responses,
+        posted,
         fetch_requests,
         fetch_responses,
         scrolled_up,
@@ -246,6 +258,7 @@ fn try_clone_client(c: &Client) -> Option<Client> {
         overtaken: overtaken.clone(),
         posts: posts.clone(),
         post_responses: post_responses.clone(),
+        posted: posted.clone(),
         fetch_requests: fetch_requests.clone(),
         fetch_responses: fetch_responses.clone(),
         scrolled_up: *scrolled_up,

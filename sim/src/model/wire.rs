@@ -117,8 +117,10 @@ pub enum Event {
     },
     /// The agent streamed text into the running turn's assistant row.
     TextDelta {
-        /// The turn streaming.
-        turn_id: TurnId,
+        /// The turn streaming. Absent in a world with `deltas_without_turn_ids` (beyond
+        /// the note: some backends leave it out and rely on in-order delivery).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn_id: Option<TurnId>,
         /// One delta, `txt:t<T>.<K>`: the unique token invariant 3 follows.
         text: String,
     },
@@ -148,12 +150,20 @@ pub enum Event {
     MessageQueued {
         /// The queued message; it is also its queue id.
         message_id: MessageId,
+        /// The message's text, in a world with `queued_texts` (beyond the note: a real
+        /// backend may send it, so another tab can show the pending message).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
     },
     /// The agent drained the queue into the running turn, as `[USER INTERRUPT]` blocks in
     /// a tool result or as trailing history. It does not say which: bug D lived there.
     MessageConsumed {
         /// Every message drained, in queue order (draining takes the whole queue).
         message_ids: Vec<MessageId>,
+        /// Why, in a world with `consume_reasons` (beyond the note, whose event does not
+        /// say: bug D lived there).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<ConsumeReason>,
     },
     /// The agent's status changed.
     Status {
@@ -168,6 +178,18 @@ pub enum Event {
         /// The sealed turn: the one the reconcile folds into `chunks`.
         turn_id: TurnId,
     },
+}
+
+/// Why the agent drained the queue (`message-consumed`'s `reason`, beyond the note).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ConsumeReason {
+    /// Folded into a tool result as `[USER INTERRUPT]` blocks.
+    Interrupt,
+    /// Appended to the running turn as trailing user history.
+    Trailing,
+    /// Drained between turns into a new turn, whose initiator row holds them joined.
+    Continuation,
 }
 
 /// How the backend handled a posted message (the POST response body).
@@ -207,11 +229,16 @@ pub enum Input {
     },
     /// The response to this store's POST arrived.
     PostResponse {
-        /// The message that was posted.
-        message_id: MessageId,
+        /// The id the POST carried (absent when it carried none).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message_id: Option<MessageId>,
         /// Whether the backend started a turn with it or queued it, as a real POST
-        /// answers. No in-process store reads it.
+        /// answers.
         response: PostOutcome,
+        /// The id the backend minted for the message, when it minted one (a POST with no
+        /// id, or a world with `server_ids`): the id events and chunk rows name it by.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server_id: Option<MessageId>,
     },
     /// The response to this store's chunk fetch arrived: the whole chunk history as of
     /// the moment the backend served the request (`snapshot_seq` is its largest `seq`, 0
@@ -240,8 +267,11 @@ pub enum Input {
 pub enum Effect {
     /// POST the message to the backend.
     Post {
-        /// The message being sent, as in [`Input::UserSend`].
-        message_id: MessageId,
+        /// The message being sent, as in [`Input::UserSend`]. A store may leave it out
+        /// (beyond the note: some frontends send no id while they believe the agent idle);
+        /// the backend then mints one and names it in the POST response.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message_id: Option<MessageId>,
         /// Its text, which the backend persists (or folds into the turn) verbatim.
         text: String,
     },

@@ -37,7 +37,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::model::backend::{Backend, TurnPhase};
-use crate::model::client::{answer_or_cause, Client};
+use crate::model::client::{answer_or_cause, post_fault, Client};
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
 use crate::model::step::{Actor, Step};
@@ -111,6 +111,12 @@ impl World {
                 } else {
                     0
                 };
+                // What a boot asks for is routed as an input's effects are: a fault there is
+                // the store's boot failing.
+                let boot = boot.and_then(|effects| match post_fault(&effects, config.server_ids) {
+                    Some(cause) => Err(cause),
+                    None => Ok(effects),
+                });
                 let (store, effects) = match boot {
                     Ok(effects) => (store, effects),
                     Err(cause) => {
@@ -122,7 +128,7 @@ impl World {
                     }
                 };
                 let mut c = Client::new(store, sends, config.scrolls_per_client);
-                c.route(effects);
+                c.route(effects, config.server_ids).expect("checked above");
                 c
             })
             .collect();
@@ -207,10 +213,13 @@ impl World {
     /// pushed and then kept or dropped by its condition ([`push_if`]).
     pub fn enabled_steps(&self, out: &mut Vec<Step>) {
         out.clear();
-        let busy_finishing = matches!(
-            self.backend.turn.as_ref().map(|t| t.phase),
-            Some(TurnPhase::Finishing | TurnPhase::Written)
-        );
+        // POST handling waits while a turn finishes, unless the backend queues such POSTs
+        // for a continuation turn (`continuation_drains`).
+        let busy_finishing = !self.config.continuation_drains
+            && matches!(
+                self.backend.turn.as_ref().map(|t| t.phase),
+                Some(TurnPhase::Finishing | TurnPhase::Written)
+            );
         for (client, c) in self.numbered_clients() {
             push_if(
                 out,
@@ -485,7 +494,10 @@ mod tests {
     /// Laws of the backend model, checked over many random schedules: the DB's `seq` is
     /// strictly increasing; every turn has exactly one user row written at its start
     /// (plus trailing-history user rows); `status idle|error` is broadcast before that
-    /// turn's `turn-sealed`; a queued message never gets a `turn-start`.
+    /// turn's `turn-sealed`; a queued message never gets a `turn-start`, except in a world
+    /// with `continuation_drains`, where a turn's initiator row holds exactly the messages
+    /// a continuation drained (and a non-continuation turn's initiator is one message that
+    /// was never queued).
     #[test]
     fn backend_laws_hold_on_random_schedules() {
         let kind = crate::store::current::KIND;
@@ -495,6 +507,7 @@ mod tests {
             let mut enabled = Vec::new();
             let mut all_events: Vec<Event> = Vec::new();
             let mut queued: BTreeSet<MessageId> = BTreeSet::new();
+            let mut continued: Vec<Vec<MessageId>> = Vec::new();
             for _ in 0..300 {
                 world.enabled_steps(&mut enabled);
                 if enabled.is_empty() {
@@ -502,6 +515,9 @@ mod tests {
                 }
                 let step = enabled[strategy.choose(&enabled)];
                 let record = world.apply(step);
+                if step == Step::AgentSeal {
+                    continued.extend(record.consumed().map(<[MessageId]>::to_vec));
+                }
                 all_events.extend(record.broadcast.into_iter().map(|(_, e)| e));
             }
             let db = world.backend().db();
@@ -513,7 +529,7 @@ mod tests {
             let mut last_status_end = None;
             for (i, e) in all_events.iter().enumerate() {
                 match e {
-                    Event::MessageQueued { message_id } => {
+                    Event::MessageQueued { message_id, .. } => {
                         queued.insert(*message_id);
                     }
                     Event::Status {
@@ -530,15 +546,26 @@ mod tests {
             }
             for row in db.iter().filter(|r| r.role == Role::User) {
                 let first_of_turn = db.iter().find(|r| r.turn_id == row.turn_id).unwrap();
-                if first_of_turn.seq == row.seq {
-                    // The initiator: never a message that was queued.
-                    assert_eq!(row.message_ids.len(), 1, "seed {seed}");
-                    assert!(
-                        !queued.contains(&row.message_ids[0]),
-                        "seed {seed}: queued message started a turn"
-                    );
+                if first_of_turn.seq != row.seq {
+                    continue;
                 }
+                if continued.contains(&row.message_ids) {
+                    // A continuation's initiator: the messages it drained, joined.
+                    assert!(world.config().continuation_drains, "seed {seed}");
+                    continue;
+                }
+                // The initiator: never a message that was queued.
+                assert_eq!(row.message_ids.len(), 1, "seed {seed}");
+                assert!(
+                    !queued.contains(&row.message_ids[0]),
+                    "seed {seed}: queued message started a turn"
+                );
             }
+            let continuation_turns = db
+                .iter()
+                .filter(|r| continued.contains(&r.message_ids))
+                .count();
+            assert_eq!(continuation_turns, continued.len(), "seed {seed}");
         }
     }
 
@@ -637,7 +664,7 @@ mod tests {
         assert!(matches!(
             send.effects.as_slice(),
             [Effect::Post {
-                message_id: MessageId(1),
+                message_id: Some(MessageId(1)),
                 ..
             }]
         ));

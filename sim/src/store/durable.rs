@@ -31,8 +31,12 @@
 //!    still live, and the next delta grew the earlier row:
 //!    `scenarios/found/durable-row-ids-seed41621.json`.)
 //!
-//! `turn-start`, `message-queued`, `message-consumed` and `status` change nothing that
-//! decides keep/drop (a real UI would use them for styling only).
+//! 6. A delta without a turn id (beyond the note: `deltas_without_turn_ids`, a backend
+//!    that relies on in-order delivery) belongs to the turn of the last `turn-start`.
+//!
+//! `message-queued`, `message-consumed` and `status` change nothing that decides
+//! keep/drop (a real UI would use them for styling only); `turn-start` only names the
+//! turn a delta without a turn id belongs to.
 
 use std::collections::BTreeSet;
 
@@ -66,6 +70,8 @@ pub struct DurableStore {
     /// Live rows created so far (never goes down): numbers assistant row ids, so an id
     /// names one row for the store's life (rule 5).
     live_rows_created: u32,
+    /// The turn of the last `turn-start` (rule 6).
+    live_turn: Option<TurnId>,
 }
 
 /// Which durable fact retires a live row.
@@ -169,8 +175,9 @@ impl DurableStore {
     fn handle_event(&mut self, event: &Event, effects: &mut Vec<Effect>) {
         match event {
             Event::TextDelta { turn_id, text } => {
-                if !self.durable_turns.contains(turn_id) {
-                    self.text_delta(*turn_id, text);
+                let turn_id = turn_id.or(self.live_turn).unwrap_or(TurnId(0));
+                if !self.durable_turns.contains(&turn_id) {
+                    self.text_delta(turn_id, text);
                 }
             }
             Event::ToolCall {
@@ -204,10 +211,8 @@ impl DurableStore {
                 }
             }
             Event::TurnSealed { .. } => self.reconcile(effects),
-            Event::TurnStart { .. }
-            | Event::MessageQueued { .. }
-            | Event::MessageConsumed { .. }
-            | Event::Status { .. } => {}
+            Event::TurnStart { turn_id } => self.live_turn = Some(*turn_id),
+            Event::MessageQueued { .. } | Event::MessageConsumed { .. } | Event::Status { .. } => {}
         }
     }
 }
@@ -224,7 +229,7 @@ impl Store for DurableStore {
                     text,
                 );
                 effects.push(Effect::Post {
-                    message_id: *message_id,
+                    message_id: Some(*message_id),
                     text: text.clone(),
                 });
             }
@@ -322,7 +327,7 @@ mod tests {
         event(
             s,
             Event::TextDelta {
-                turn_id: TurnId(t),
+                turn_id: Some(TurnId(t)),
                 text,
             },
         );

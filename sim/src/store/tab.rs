@@ -149,7 +149,7 @@ pub struct TabStore<P> {
     in_flight: BTreeMap<RequestId, TurnId>,
     /// `currentAssistantId`: the turn and id of the live row the turn's text streams
     /// into, until a tool event ends the segment.
-    current_assistant: Option<(TurnId, String)>,
+    current_assistant: Option<(Option<TurnId>, String)>,
     next_request: u32,
     /// Live rows created so far (never goes down): numbers assistant row ids, so an id
     /// names one row for the tab's life.
@@ -232,7 +232,7 @@ impl<P: ReconcilePolicy> TabStore<P> {
     /// wherever it sits in `live`; with none (the turn's first text, text after a tool
     /// event, or a row a reconcile dropped) it starts a new assistant row at the end, which
     /// becomes current.
-    fn text_delta(&mut self, turn_id: TurnId, text: &str) {
+    fn text_delta(&mut self, turn_id: Option<TurnId>, text: &str) {
         let current = match &self.current_assistant {
             Some((t, id)) if *t == turn_id => self.find_live(id),
             _ => None,
@@ -243,8 +243,9 @@ impl<P: ReconcilePolicy> TabStore<P> {
             row.text.push_str(text);
             return;
         }
-        let id = format!("a-{turn_id}-{}", self.live_rows_created);
-        self.push_live(id.clone(), Role::Assistant, Some(turn_id), text.to_string());
+        let turn = turn_id.map_or_else(|| "-".to_string(), |t| t.to_string());
+        let id = format!("a-{turn}-{}", self.live_rows_created);
+        self.push_live(id.clone(), Role::Assistant, turn_id, text.to_string());
         self.current_assistant = Some((turn_id, id));
     }
 
@@ -284,7 +285,11 @@ impl<P: ReconcilePolicy> TabStore<P> {
                 let start = self.sealed_len;
                 self.policy.backfill(&mut self.rows[start..], *turn_id);
             }
-            Event::TextDelta { turn_id, text } => self.text_delta(*turn_id, text),
+            // A delta without a turn id (beyond the note) is the turn the tab believes is
+            // streaming: `liveTurnId`.
+            Event::TextDelta { turn_id, text } => {
+                self.text_delta(turn_id.or(self.live_turn_id), text)
+            }
             Event::ToolCall {
                 turn_id,
                 call,
@@ -311,8 +316,10 @@ impl<P: ReconcilePolicy> TabStore<P> {
                     text.clone(),
                 )
             }
-            Event::MessageQueued { message_id } => self.message_queued(*message_id),
-            Event::MessageConsumed { message_ids } => self.message_consumed(message_ids),
+            // The note's store reads neither a queued message's text (it shows only its
+            // own messages) nor a consume reason (the note's event has none).
+            Event::MessageQueued { message_id, .. } => self.message_queued(*message_id),
+            Event::MessageConsumed { message_ids, .. } => self.message_consumed(message_ids),
             Event::Status { status } => self.agent_status = *status,
             Event::TurnSealed { turn_id } => self.reconcile_sealed_turn(*turn_id, effects),
         }
@@ -336,7 +343,7 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
                     self.push_live(message_id.to_string(), Role::User, None, text.clone());
                 }
                 effects.push(Effect::Post {
-                    message_id: *message_id,
+                    message_id: Some(*message_id),
                     text: text.clone(),
                 });
             }
@@ -413,7 +420,7 @@ mod tests {
         event(
             s,
             Event::TextDelta {
-                turn_id: TurnId(t),
+                turn_id: Some(TurnId(t)),
                 text,
             },
         );
@@ -462,12 +469,14 @@ mod tests {
             s,
             Event::MessageQueued {
                 message_id: MessageId(3),
+                text: None,
             },
         );
         event(
             s,
             Event::MessageConsumed {
                 message_ids: vec![MessageId(3)],
+                reason: None,
             },
         ); // binds m3 to t1 (liveTurnId)
         let result = "tool-result:t1.1 [USER INTERRUPT] msg:m3".to_string();
@@ -622,6 +631,7 @@ mod tests {
         assert_eq!(s.queued_messages, [MessageId(1)]);
         let queued = Event::MessageQueued {
             message_id: MessageId(2),
+            text: None,
         };
         event(&mut s, queued.clone());
         event(&mut s, queued);
@@ -632,6 +642,7 @@ mod tests {
             &mut s,
             Event::MessageConsumed {
                 message_ids: vec![MessageId(1)],
+                reason: None,
             },
         );
         assert_eq!(s.queued_messages, [MessageId(2)]);

@@ -102,6 +102,9 @@ pub struct RegressionSeed {
     /// defers the reconcile, bug D's interrupt), so shrinking does not wander to a smaller
     /// interleaving with the same root cause.
     pub must_include: fn(&crate::model::step::Step) -> bool,
+    /// What the world must keep to stay the story (a path beyond the note needs its world
+    /// option; the shrinker would otherwise cut it and find another bug).
+    pub must_keep: fn(&crate::model::config::WorldConfig) -> bool,
     /// The bug's interleaving, as the note tells it, built with [`Script`] on a store:
     /// what [`regression_scenario`] records on `before` and shrinks into the file.
     pub script: for<'a> fn(&'a StoreKind) -> Script<'a>,
@@ -118,6 +121,7 @@ impl RegressionSeed {
     ) -> bool {
         let store = |n: &str| by_name(n).expect("a shipped store");
         steps.iter().any(self.must_include)
+            && (self.must_keep)(config)
             && replay(&store(self.after), config.clone(), steps)
                 .outcome
                 .invariant()
@@ -156,6 +160,7 @@ pub const REGRESSION_SEEDS: [RegressionSeed; 4] = [
         after: "fix-a",
         must_pass: &["fix-a", "current"],
         must_include: |s| matches!(s, crate::model::step::Step::ScrollUp { .. }),
+        must_keep: |_| true,
         script: bug_a_script,
     },
     RegressionSeed {
@@ -166,6 +171,7 @@ pub const REGRESSION_SEEDS: [RegressionSeed; 4] = [
         after: "fix-ab",
         must_pass: &["fix-ab"],
         must_include: |_| true,
+        must_keep: |_| true,
         script: bug_b_script,
     },
     RegressionSeed {
@@ -176,6 +182,7 @@ pub const REGRESSION_SEEDS: [RegressionSeed; 4] = [
         after: "fix-abc",
         must_pass: &[],
         must_include: |_| true,
+        must_keep: |_| true,
         script: bug_c_script,
     },
     RegressionSeed {
@@ -186,6 +193,7 @@ pub const REGRESSION_SEEDS: [RegressionSeed; 4] = [
         after: "current",
         must_pass: &["current"],
         must_include: |s| *s == crate::model::step::Step::AgentToolResult { interrupt: true },
+        must_keep: |_| true,
         script: bug_d_script,
     },
 ];

@@ -1,7 +1,9 @@
 //! Tools for testing stores and the harness itself: hand-built interleavings (the note's
-//! bugs A–D), lockstep differential testing, and proptest strategies.
+//! bugs A–D, and the backend paths beyond the note), lockstep differential testing, and
+//! proptest strategies.
 
 pub mod bugs;
 pub mod differential;
+pub mod paths;
 pub mod schedule;
 pub mod script;

@@ -27,6 +27,11 @@ pub fn scripted_config() -> WorldConfig {
         ws_overtakes_max: None,
         status_on_connect: true,
         message_texts: crate::model::content::MessageTexts::Tokens,
+        continuation_drains: false,
+        consume_reasons: false,
+        queued_texts: false,
+        server_ids: false,
+        deltas_without_turn_ids: false,
         steps_max: 200,
         drain_steps_max: 2000,
     }

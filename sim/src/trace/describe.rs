@@ -4,7 +4,9 @@
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::CrashCause;
-use crate::model::wire::{AgentStatus, Effect, Event, Input, MessageId, PostOutcome};
+use crate::model::wire::{
+    AgentStatus, ConsumeReason, Effect, Event, Input, MessageId, PostOutcome,
+};
 
 /// What a step did, in words: what happened (`POST m1 reaches the backend (agent idle:
 /// starts t1)`), then the events it broadcast (`→ e5 turn-start t1, e6 status running`)
@@ -30,7 +32,7 @@ pub fn note(record: &StepRecord) -> String {
     // Posts first, then fetches, whatever order the store asked in.
     for e in &record.effects {
         if let Effect::Post { message_id, .. } = e {
-            extra.push(format!("asks POST {message_id}"));
+            extra.push(format!("asks POST {}", posted_id(*message_id)));
         }
     }
     for e in &record.effects {
@@ -67,6 +69,10 @@ pub fn what_happened(record: &StepRecord) -> String {
             Some(ids) => format!("trailing drain of {}", list_ids(ids)),
             None => String::new(),
         },
+        (Step::AgentSeal, _) => match record.consumed() {
+            Some(ids) => format!("continuation with {}", list_ids(ids)),
+            None => String::new(),
+        },
         (Step::AgentToolResult { interrupt: true }, _) => {
             format!(
                 "interrupt with {}",
@@ -85,12 +91,19 @@ fn delivered(input: &Input) -> String {
         Input::Event { event: e } => event(e),
         Input::PostResponse {
             message_id,
-            response: PostOutcome::Started { turn_id },
-        } => format!("POST {message_id} response: started {turn_id}"),
-        Input::PostResponse {
-            message_id,
-            response: PostOutcome::Queued,
-        } => format!("POST {message_id} response: queued"),
+            response,
+            server_id,
+        } => {
+            let outcome = match response {
+                PostOutcome::Started { turn_id } => format!("started {turn_id}"),
+                PostOutcome::Queued => "queued".to_string(),
+            };
+            let minted = server_id.map_or_else(String::new, |s| format!(" (server id {s})"));
+            format!(
+                "POST {} response: {outcome}{minted}",
+                posted_id(*message_id)
+            )
+        }
         Input::FetchResponse {
             request_id,
             snapshot_seq,
@@ -104,11 +117,25 @@ fn delivered(input: &Input) -> String {
     }
 }
 
+/// The id a POST carried, or that it carried none.
+fn posted_id(id: Option<MessageId>) -> String {
+    id.map_or_else(|| "(no id)".to_string(), |m| m.to_string())
+}
+
 fn list_ids(ids: &[MessageId]) -> String {
     ids.iter()
         .map(|m| m.to_string())
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// A consume reason as the wire writes it.
+pub fn consume_reason(reason: ConsumeReason) -> &'static str {
+    match reason {
+        ConsumeReason::Interrupt => "interrupt",
+        ConsumeReason::Trailing => "trailing",
+        ConsumeReason::Continuation => "continuation",
+    }
 }
 
 /// A short description of an event: `turn-start t1`, `text-delta txt:t1.1`.
@@ -118,10 +145,21 @@ pub fn event(e: &Event) -> String {
         Event::TextDelta { text, .. } => format!("text-delta {text}"),
         Event::ToolCall { text, .. } => format!("tool-call {text}"),
         Event::ToolResult { text, .. } => format!("tool-result {text}"),
-        Event::MessageQueued { message_id } => format!("message-queued {message_id}"),
-        Event::MessageConsumed { message_ids } => {
-            format!("message-consumed {}", list_ids(message_ids))
-        }
+        Event::MessageQueued { message_id, text } => match text {
+            None => format!("message-queued {message_id}"),
+            Some(t) => format!("message-queued {message_id} {t:?}"),
+        },
+        Event::MessageConsumed {
+            message_ids,
+            reason,
+        } => match reason {
+            None => format!("message-consumed {}", list_ids(message_ids)),
+            Some(r) => format!(
+                "message-consumed {} ({})",
+                list_ids(message_ids),
+                consume_reason(*r)
+            ),
+        },
         Event::Status { status } => format!(
             "status {}",
             match status {

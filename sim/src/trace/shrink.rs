@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use std::collections::BTreeMap;
 
+use crate::model::client::delta_turn;
 use crate::model::config::WorldConfig;
 use crate::model::record::StepRecord;
 use crate::model::step::{Actor, Step};
@@ -797,10 +798,10 @@ impl Observer for Analysis<'_> {
 fn event_turn(e: &Event) -> Option<u32> {
     match e {
         Event::TurnStart { turn_id }
-        | Event::TextDelta { turn_id, .. }
         | Event::ToolCall { turn_id, .. }
         | Event::ToolResult { turn_id, .. }
         | Event::TurnSealed { turn_id } => Some(turn_id.0),
+        Event::TextDelta { turn_id, text } => Some(delta_turn(*turn_id, text).0),
         _ => None,
     }
 }

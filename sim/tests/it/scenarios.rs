@@ -12,6 +12,12 @@ use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
 use reconcile_sim::testing::bugs::{regression_scenario, RegressionSeed, REGRESSION_SEEDS};
+use reconcile_sim::testing::paths::PATH_SEEDS;
+
+/// The note's bugs, then the backend paths beyond the note.
+fn seeds() -> impl Iterator<Item = &'static RegressionSeed> {
+    REGRESSION_SEEDS.iter().chain(PATH_SEEDS.iter())
+}
 use reconcile_sim::trace::class::classify;
 use reconcile_sim::trace::scenario::{self, Scenario};
 use reconcile_sim::trace::shrink::{check_one_minimal, check_one_minimal_by};
@@ -46,7 +52,7 @@ fn seed_file(seed: &RegressionSeed) -> PathBuf {
 
 #[test]
 fn regenerating_the_regression_seeds_gives_the_committed_bytes() {
-    for seed in &REGRESSION_SEEDS {
+    for seed in seeds() {
         assert_file(&seed_file(seed), &regression_scenario(seed).to_json());
     }
 }
@@ -58,7 +64,7 @@ fn outcome(sc: &Scenario, store: &str) -> Outcome {
 /// The committed seed fails on the store before the fix with the note's invariant, and
 /// does not on the store after it (nor, where the note says the fix is complete, at all).
 fn assert_both_directions(name: &str) {
-    let seed = REGRESSION_SEEDS.iter().find(|s| s.name == name).unwrap();
+    let seed = seeds().find(|s| s.name == name).unwrap();
     let sc = scenario::load(&seed_file(seed)).unwrap();
     assert_eq!(sc.store, seed.before);
     assert_eq!(sc.expect, Some(seed.invariant));
@@ -122,6 +128,13 @@ fn bug_d_seed_breaks_inv2_on_fix_abc_and_passes_on_current() {
 }
 
 #[test]
+fn continuation_seed_loses_the_message_on_current_and_passes_on_durable() {
+    assert_both_directions("paths/continuation");
+    let sc = scenario::load(&repo().join("scenarios/paths/continuation.json")).unwrap();
+    assert!(sc.config.continuation_drains);
+}
+
+#[test]
 fn every_committed_scenario_reproduces_its_expectation_and_is_one_minimal() {
     let files = json_files(&repo().join("scenarios"));
     assert!(files.len() >= 4, "{files:?}");
@@ -137,9 +150,7 @@ fn every_committed_scenario_reproduces_its_expectation_and_is_one_minimal() {
             "{}: skipped steps",
             path.display()
         );
-        let seed = REGRESSION_SEEDS
-            .iter()
-            .find(|s| path.file_stem().is_some_and(|f| f == s.name));
+        let seed = seeds().find(|s| path.ends_with(format!("{}.json", s.name)));
         match (seed, sc.expect) {
             // A class witness is 1-minimal for its class: deleting any step loses the
             // class (the same invariant broken another way is another class).

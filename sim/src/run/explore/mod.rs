@@ -204,6 +204,11 @@ impl ExploreBound {
                 ws_overtakes_max: None,
                 status_on_connect: true,
                 message_texts: crate::model::content::MessageTexts::Tokens,
+                continuation_drains: false,
+                consume_reasons: false,
+                queued_texts: false,
+                server_ids: false,
+                deltas_without_turn_ids: false,
                 steps_max: 0,
                 drain_steps_max: 0,
             },
@@ -474,6 +479,19 @@ pub struct Progress {
     pub steps_applied: u64,
     /// The tab judged (per-tab search), if any.
     pub tab: Option<u8>,
+}
+
+/// Why `explore` cannot search a world of `config`, if it cannot: its reductions rest on
+/// premises a world option breaks. With `continuation_drains` a POST is handled while a
+/// turn finishes and the seal may write the DB (the continuation turn's first row), which
+/// the independence relation (`agent-seal` commutes with `serve-fetch`) and the
+/// backend-first sets (`handle-post` is disabled while the turn is written) assume
+/// away; searching such a world needs both revised and re-proved, so it is refused rather
+/// than searched unsoundly. The fuzzers cover it.
+pub fn world_refusal(config: &WorldConfig) -> Option<String> {
+    config.continuation_drains.then(|| {
+        "explore does not search worlds with continuation_drains = true: its reductions assume a POST waits while a turn finishes (the fuzzers cover those worlds: fuzz --world continuation_drains=true)".to_string()
+    })
 }
 
 /// Search every schedule within `bound`: what the CLI's `explore` and `bench` report, a

@@ -108,7 +108,7 @@ impl Store for PostOnly {
     fn handle(&mut self, input: &Input) -> Answer {
         Ok(match input {
             Input::UserSend { message_id, text } => vec![Effect::Post {
-                message_id: *message_id,
+                message_id: Some(*message_id),
                 text: text.clone(),
             }],
             _ => Vec::new(),
@@ -191,11 +191,8 @@ impl InertCheck {
                 return breach("the store cannot expose its state".into());
             }
         }
-        for (message_id, response) in tab.post_responses() {
-            let input = Input::PostResponse {
-                message_id: *message_id,
-                response: *response,
-            };
+        for answer in tab.post_responses() {
+            let input = answer.input();
             let answer =
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| copy.handle(&input)));
             match answer {
@@ -237,8 +234,12 @@ impl Record for PostCheck {
             Effect::Fetch { .. } => None,
         });
         let ok = match input {
+            // A POST without an id stands for the message sent (`Client::route`).
             Input::UserSend { message_id, text } => {
-                posts.next() == Some((message_id, text)) && posts.next().is_none()
+                posts
+                    .next()
+                    .is_some_and(|(m, t)| m.is_none_or(|m| m == *message_id) && t == text)
+                    && posts.next().is_none()
             }
             _ => posts.next().is_none(),
         };

@@ -311,6 +311,9 @@ impl<'a> Parser<'a> {
                 ),
             ));
         }
+        if let Some(why) = config.incoherence() {
+            return Err(self.err(config_at, format!("in `config`: {why}")));
+        }
         Ok(config)
     }
 
