@@ -19,8 +19,11 @@
 //    an id (numbering by the current row count reused ids once a snapshot retired more live
 //    rows than it added chunks; see durable.rs).
 //
-// `turn-start`, `message-queued`, `message-consumed`, `status` and `post-response` change
-// nothing that decides keep/drop.
+// 6. A delta without a turn id (beyond the note: `deltas_without_turn_ids`) belongs to the
+//    turn of the last `turn-start`.
+//
+// `message-queued`, `message-consumed`, `status` and `post-response` change nothing that
+// decides keep/drop; `turn-start` only names the turn a delta without a turn id belongs to.
 //
 // Wire values (docs/protocol.md): message and turn ids are numbers (`3` is `m3` / `t3`).
 
@@ -57,6 +60,8 @@ class DurableStore {
     this.currentAssistantTurn = null;
     /** Live rows created so far (never goes down): numbers assistant row ids (rule 5). */
     this.liveRowsCreated = 0;
+    /** The turn of the last `turn-start` (rule 6), or null before the first. */
+    this.liveTurn = null;
   }
 
   /** Handle one input (the protocol's `input` object); return the effects, in order. */
@@ -108,9 +113,12 @@ class DurableStore {
 
   handleEvent(event, effects) {
     switch (event.type) {
-      case "text-delta":
-        if (!this.durableTurns.has(event.turn_id)) this.textDelta(event.turn_id, event.text);
+      case "text-delta": {
+        // Rule 6: a delta without a turn id belongs to the turn of the last turn-start.
+        const turn = event.turn_id ?? this.liveTurn ?? 0;
+        if (!this.durableTurns.has(turn)) this.textDelta(turn, event.text);
         break;
+      }
       case "tool-call":
         this.endSegment();
         if (!this.durableTurns.has(event.turn_id)) {
@@ -127,6 +135,8 @@ class DurableStore {
         this.reconcile(effects);
         break;
       case "turn-start":
+        this.liveTurn = event.turn_id;
+        break;
       case "message-queued":
       case "message-consumed":
       case "status":

@@ -221,10 +221,13 @@ class TabStore {
         this.policy.backfill(this.live, event.turn_id);
         break;
       case "text-delta": {
+        // A delta without a turn id (beyond the note) is the turn the tab believes is
+        // streaming: `liveTurnId`.
+        const turn = event.turn_id ?? this.liveTurnId ?? undefined;
         // `currentAssistantId`: the turn's text grows its streaming row in place, wherever
         // it sits in live; with none (first text, after a tool event, or dropped by a
         // reconcile) a new assistant row starts at the end and becomes current.
-        const current = this.currentAssistantId !== null && this.currentAssistantTurn === event.turn_id
+        const current = this.currentAssistantId !== null && this.currentAssistantTurn === turn
           ? this.live.find((r) => r.id === this.currentAssistantId)
           : undefined;
         if (current !== undefined) {
@@ -232,10 +235,10 @@ class TabStore {
         } else {
           // Row ids mirror tab.rs: the number is the live rows created before this one (the
           // current row count went down at a reconcile and reused ids).
-          const id = `a-${turnName(event.turn_id)}-${this.liveRowsCreated}`;
-          this.pushLive({ id, role: "assistant", turnId: event.turn_id, text: event.text });
+          const id = `a-${turn === undefined ? "-" : turnName(turn)}-${this.liveRowsCreated}`;
+          this.pushLive({ id, role: "assistant", turnId: turn, text: event.text });
           this.currentAssistantId = id;
-          this.currentAssistantTurn = event.turn_id;
+          this.currentAssistantTurn = turn;
         }
         break;
       }

@@ -1,11 +1,11 @@
-import type { AgentStatus, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
+import type { AgentStatus, ConsumeReason, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
 /** A WebSocket event in the usual app shape: camelCase, message ids as the store's own ids. */
 export type AppEvent = {
     type: "turn-start";
     turnId: number;
 } | {
     type: "text-delta";
-    turnId: number;
+    turnId?: number;
     text: string;
 } | {
     type: "tool-call";
@@ -20,9 +20,11 @@ export type AppEvent = {
 } | {
     type: "message-queued";
     messageId: string;
+    text?: string;
 } | {
     type: "message-consumed";
     messageIds: string[];
+    reason?: ConsumeReason;
 } | {
     type: "status";
     status: AgentStatus;

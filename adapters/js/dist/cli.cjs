@@ -668,15 +668,21 @@ var Run = class {
       case "turn-start":
       case "turn-sealed":
         return { type: e.type, turnId: e.turn_id };
-      case "text-delta":
-        return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+      case "text-delta": {
+        const text = deltaPrefix === "" ? e.text : deltaPrefix + e.text;
+        return e.turn_id === void 0 ? { type: e.type, text } : { type: e.type, turnId: e.turn_id, text };
+      }
       case "tool-call":
       case "tool-result":
         return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
-      case "message-queued":
-        return { type: e.type, messageId: this.ids.toStore(e.message_id) };
-      case "message-consumed":
-        return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+      case "message-queued": {
+        const queued = { type: e.type, messageId: this.ids.toStore(e.message_id) };
+        return e.text === void 0 ? queued : { ...queued, text: e.text };
+      }
+      case "message-consumed": {
+        const consumed = { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+        return e.reason === void 0 ? consumed : { ...consumed, reason: e.reason };
+      }
       case "status":
         return { type: e.type, status: e.status };
       default:
@@ -906,9 +912,10 @@ ${canonicalJson(input)}`)}`;
         run.call(mapping.event(run.appEvent(input.event, this.deltaPrefix), input.event));
         return;
       case "post-response": {
-        const pending = run.posts.get(input.message_id);
-        if (pending !== void 0) {
-          run.posts.delete(input.message_id);
+        const id = input.message_id;
+        const pending = id === void 0 ? void 0 : run.posts.get(id);
+        if (id !== void 0 && pending !== void 0) {
+          run.posts.delete(id);
           pending.resolve(input.response);
         } else if (mapping.input !== void 0) {
           run.call(mapping.input(input));

@@ -96,15 +96,21 @@ class Run {
             case "turn-start":
             case "turn-sealed":
                 return { type: e.type, turnId: e.turn_id };
-            case "text-delta":
-                return { type: e.type, turnId: e.turn_id, text: deltaPrefix === "" ? e.text : deltaPrefix + e.text };
+            case "text-delta": {
+                const text = deltaPrefix === "" ? e.text : deltaPrefix + e.text;
+                return e.turn_id === undefined ? { type: e.type, text } : { type: e.type, turnId: e.turn_id, text };
+            }
             case "tool-call":
             case "tool-result":
                 return { type: e.type, turnId: e.turn_id, call: e.call, text: e.text };
-            case "message-queued":
-                return { type: e.type, messageId: this.ids.toStore(e.message_id) };
-            case "message-consumed":
-                return { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+            case "message-queued": {
+                const queued = { type: e.type, messageId: this.ids.toStore(e.message_id) };
+                return e.text === undefined ? queued : { ...queued, text: e.text };
+            }
+            case "message-consumed": {
+                const consumed = { type: e.type, messageIds: e.message_ids.map((n) => this.ids.toStore(n)) };
+                return e.reason === undefined ? consumed : { ...consumed, reason: e.reason };
+            }
             case "status":
                 return { type: e.type, status: e.status };
             default:
@@ -361,9 +367,11 @@ export class AdapterRuntime {
                 run.call(mapping.event(run.appEvent(input.event, this.deltaPrefix), input.event));
                 return;
             case "post-response": {
-                const pending = run.posts.get(input.message_id);
-                if (pending !== undefined) {
-                    run.posts.delete(input.message_id);
+                // This package always POSTs with the harness's id, so a response without one is not ours.
+                const id = input.message_id;
+                const pending = id === undefined ? undefined : run.posts.get(id);
+                if (id !== undefined && pending !== undefined) {
+                    run.posts.delete(id);
                     pending.resolve(input.response);
                 }
                 else if (mapping.input !== undefined) {

@@ -14,9 +14,11 @@ export interface WireChunk {
 export type WireEvent = {
     type: "turn-start";
     turn_id: number;
-} | {
+}
+/** `turn_id` is absent in worlds with `deltas_without_turn_ids`: the turn of the last `turn-start`. */
+ | {
     type: "text-delta";
-    turn_id: number;
+    turn_id?: number;
     text: string;
 } | {
     type: "tool-call";
@@ -28,12 +30,18 @@ export type WireEvent = {
     turn_id: number;
     call: number;
     text: string;
-} | {
+}
+/** `text` is present in worlds with `queued_texts`. */
+ | {
     type: "message-queued";
     message_id: number;
-} | {
+    text?: string;
+}
+/** `reason` is present in worlds with `consume_reasons`. */
+ | {
     type: "message-consumed";
     message_ids: number[];
+    reason?: ConsumeReason;
 } | {
     type: "status";
     status: AgentStatus;
@@ -41,6 +49,8 @@ export type WireEvent = {
     type: "turn-sealed";
     turn_id: number;
 };
+/** Why a queue was drained: a tool-result boundary, trailing history, or a new turn between turns. */
+export type ConsumeReason = "interrupt" | "trailing" | "continuation";
 export type PostResponse = {
     outcome: "started";
     turn_id: number;
@@ -64,10 +74,13 @@ export type Input = {
 } | {
     input: "event";
     event: WireEvent;
-} | {
+}
+/** `message_id` is absent when the POST carried none; `server_id` is the id the backend minted then. */
+ | {
     input: "post-response";
-    message_id: number;
+    message_id?: number;
     response: PostResponse;
+    server_id?: number;
 } | WireFetchResponse;
 export type Effect = {
     effect: "post";

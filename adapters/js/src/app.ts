@@ -2,16 +2,16 @@
 // hooks it implements. Values here are in the app's shape (camelCase fields, the store's
 // own message ids), converted from the wire by the runtime.
 
-import type { AgentStatus, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
+import type { AgentStatus, ConsumeReason, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
 
 /** A WebSocket event in the usual app shape: camelCase, message ids as the store's own ids. */
 export type AppEvent =
   | { type: "turn-start"; turnId: number }
-  | { type: "text-delta"; turnId: number; text: string }
+  | { type: "text-delta"; turnId?: number; text: string }
   | { type: "tool-call"; turnId: number; call: number; text: string }
   | { type: "tool-result"; turnId: number; call: number; text: string }
-  | { type: "message-queued"; messageId: string }
-  | { type: "message-consumed"; messageIds: string[] }
+  | { type: "message-queued"; messageId: string; text?: string }
+  | { type: "message-consumed"; messageIds: string[]; reason?: ConsumeReason }
   | { type: "status"; status: AgentStatus }
   | { type: "turn-sealed"; turnId: number };
 

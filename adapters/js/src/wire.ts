@@ -20,13 +20,19 @@ export interface WireChunk {
 
 export type WireEvent =
   | { type: "turn-start"; turn_id: number }
-  | { type: "text-delta"; turn_id: number; text: string }
+  /** `turn_id` is absent in worlds with `deltas_without_turn_ids`: the turn of the last `turn-start`. */
+  | { type: "text-delta"; turn_id?: number; text: string }
   | { type: "tool-call"; turn_id: number; call: number; text: string }
   | { type: "tool-result"; turn_id: number; call: number; text: string }
-  | { type: "message-queued"; message_id: number }
-  | { type: "message-consumed"; message_ids: number[] }
+  /** `text` is present in worlds with `queued_texts`. */
+  | { type: "message-queued"; message_id: number; text?: string }
+  /** `reason` is present in worlds with `consume_reasons`. */
+  | { type: "message-consumed"; message_ids: number[]; reason?: ConsumeReason }
   | { type: "status"; status: AgentStatus }
   | { type: "turn-sealed"; turn_id: number };
+
+/** Why a queue was drained: a tool-result boundary, trailing history, or a new turn between turns. */
+export type ConsumeReason = "interrupt" | "trailing" | "continuation";
 
 export type PostResponse = { outcome: "started"; turn_id: number } | { outcome: "queued" };
 
@@ -42,7 +48,8 @@ export type Input =
   | { input: "user-send"; message_id: number; text: string }
   | { input: "scroll"; at_bottom: boolean }
   | { input: "event"; event: WireEvent }
-  | { input: "post-response"; message_id: number; response: PostResponse }
+  /** `message_id` is absent when the POST carried none; `server_id` is the id the backend minted then. */
+  | { input: "post-response"; message_id?: number; response: PostResponse; server_id?: number }
   | WireFetchResponse;
 
 export type Effect =
