@@ -31,7 +31,8 @@ export interface ChatMessage {
 /** The WebSocket events of the agent backend. */
 export type ServerEvent =
   | { type: "turn-start"; turnId: number }
-  | { type: "text-delta"; turnId: number; text: string }
+  /** `turnId` is absent on backends that tag only `turn-start` (the stream is the live turn's). */
+  | { type: "text-delta"; turnId?: number; text: string }
   | { type: "tool-call"; turnId: number; call: number; text: string }
   | { type: "tool-result"; turnId: number; call: number; text: string }
   | { type: "message-queued"; messageId: string }

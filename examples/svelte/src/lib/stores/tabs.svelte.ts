@@ -112,12 +112,14 @@ export class TabsStore {
         break;
       }
       case "text-delta": {
+        // A delta without a turn id belongs to the turn this tab saw start.
+        const turnId = event.turnId ?? tab.liveTurnId ?? undefined;
         const current = tab.live.find((m) => m.id === tab.currentAssistantId);
-        if (current && current.turnId === event.turnId) {
+        if (current && current.turnId === turnId) {
           current.text += event.text;
         } else {
           const id = crypto.randomUUID();
-          tab.live.push({ id, role: "assistant", turnId: event.turnId, text: event.text });
+          tab.live.push({ id, role: "assistant", turnId, text: event.text });
           tab.currentAssistantId = id;
         }
         break;
