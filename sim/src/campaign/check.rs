@@ -454,6 +454,9 @@ pub struct Found {
     /// For a crash: the cause in the run that found it, with the adapter's stderr tail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<CrashCause>,
+    /// The world features the saved witness needs ([`crate::trace::assume`]).
+    #[serde(default)]
+    pub needs: Vec<crate::trace::assume::Assumption>,
     /// Why the file could not be written, if it could not (the check then fails with it,
     /// after reporting everything).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -485,6 +488,7 @@ pub fn save_failures(
                 one_minimal: finding.shrunk.gave_up.is_none(),
                 gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
                 cause: finding.cause,
+                needs: finding.needs,
                 write_error: finding.write_error,
             };
             (found, finding.text)
@@ -944,11 +948,12 @@ fn batch_failure(report: &CheckReport, b: &FuzzBatch) -> TestCaseStatus {
                 .is_some_and(|s| s >= b.seed_start && s < b.seed_start + b.seeds)
     }) {
         text.push_str(&format!(
-            "\nnew class: {} (seed {}): {}",
+            "\nnew class: {} (seed {}; {}): {}",
             f.class
                 .as_ref()
                 .map_or(f.invariant.to_string(), |c| c.to_string()),
             f.seed.unwrap_or_default(),
+            crate::trace::assume::describe(&f.needs),
             crate::campaign::findings::replay_command_for(&f.store, &f.path)
         ));
     }

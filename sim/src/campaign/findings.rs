@@ -9,8 +9,12 @@ use crate::model::config::WorldConfig;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
+use crate::run::strategy::random::RandomStrategy;
+use crate::run::strategy::Strategy;
 use crate::run::Outcome;
-use crate::trace::class::{classify, Class, Classified, HasClass};
+use crate::run::{replay, Next};
+use crate::trace::assume::{self, Assumption};
+use crate::trace::class::{classify, classify_run, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
@@ -66,6 +70,8 @@ pub struct Finding {
     pub shrunk: Shrunk,
     /// Its root-cause class, if it was shrunk for one.
     pub class: Option<Class>,
+    /// The world features the saved witness needs ([`crate::trace::assume`]).
+    pub needs: Vec<Assumption>,
     /// For a `crash`: why the store crashed in the run that found it, with the adapter's
     /// stderr tail.
     pub cause: Option<CrashCause>,
@@ -184,20 +190,31 @@ pub fn shrink_and_save_after(
     limits: Limits,
     replayed: Option<Classified>,
 ) -> Result<Finding, FindingError> {
-    let (shrunk, masked) = match &failure.class {
-        Some(class) => shrink_class(store, failure, class, limits, replayed)?,
-        None => (
-            shrink(
-                store,
-                failure.config.clone(),
-                &failure.steps,
-                Some(failure.invariant),
-                limits,
-            )
-            .map_err(FindingError::DoesNotReplay)?,
-            Vec::new(),
-        ),
-    };
+    let (mut shrunk, mut masked) = shrink_failure(store, failure, limits, replayed)?;
+    let mut needs = needs_of(store, failure, &shrunk, &masked, limits);
+    // A team whose world lacks a feature the witness needs (most often WebSocket
+    // reordering: one ordered socket per tab) cannot meet this witness. Look for one in
+    // the world without each needed feature in turn, and keep the smaller set of needs.
+    let mut tried = Vec::new();
+    while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
+        tried.push(a);
+        if out_of_time(limits) {
+            break;
+        }
+        let Some(without) = search_without(store, failure, &needs, a, limits) else {
+            continue;
+        };
+        if let Ok((s, m)) = shrink_failure(store, &without, limits, None) {
+            let n = needs_of(store, &without, &s, &m, limits);
+            // Without reordering is worth other features (the ordered world is the one
+            // most apps have); any other feature is dropped only for a subset.
+            let better = !n.contains(&a)
+                && (a == Assumption::WsReordering || n.iter().all(|x| needs.contains(x)));
+            if better {
+                (shrunk, masked, needs) = (s, m, n);
+            }
+        }
+    }
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
@@ -211,6 +228,7 @@ pub fn shrink_and_save_after(
     // Set before the notes are written: a masked replay's notes reach past the masked
     // violations.
     scenario.masked = masked;
+    scenario.needs = Some(needs.clone());
     scenario.description = failure.description.clone();
     if !out_of_time(limits) {
         // One more replay, for the notes; a campaign out of time saves the steps alone.
@@ -225,9 +243,120 @@ pub fn shrink_and_save_after(
         path: file.to_path_buf(),
         shrunk,
         class: failure.class.clone(),
+        needs,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
+    })
+}
+
+/// Shrink `failure` for its class (or, without one, its invariant): the shrunk trace and
+/// the classes its replay must mask.
+fn shrink_failure(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    limits: Limits,
+    replayed: Option<Classified>,
+) -> Result<(Shrunk, Vec<Class>), FindingError> {
+    Ok(match &failure.class {
+        Some(class) => shrink_class(store, failure, class, limits, replayed)?,
+        None => (
+            shrink(
+                store,
+                failure.config.clone(),
+                &failure.steps,
+                Some(failure.invariant),
+                limits,
+            )
+            .map_err(FindingError::DoesNotReplay)?,
+            Vec::new(),
+        ),
+    })
+}
+
+/// The world features the shrunk witness needs, each checked by one replay without it;
+/// out of time, what its world has (an upper bound).
+fn needs_of(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    shrunk: &Shrunk,
+    masked: &[Class],
+    limits: Limits,
+) -> Vec<Assumption> {
+    if out_of_time(limits) {
+        return assume::present(&shrunk.config);
+    }
+    assume::needed(&shrunk.config, |config| match &failure.class {
+        Some(class) => {
+            classify(store, config, &shrunk.steps, masked)
+                .class
+                .as_ref()
+                == Some(class)
+        }
+        None => replay(store, config, &shrunk.steps).outcome.invariant() == Some(shrunk.invariant),
+    })
+}
+
+/// A run showing `failure`'s class (or invariant) in a world without `feature` and (unless
+/// `feature` is WebSocket reordering) without anything the witness does not need
+/// (`needs`), if one of
+/// [`Assumption::tries`] random schedules finds it: each seeded by its index, so the search
+/// is the same every time. Schedules run in the failure's own world (the one it was found
+/// in, larger than the shrunk witness's), cut down that way.
+fn search_without(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    needs: &[Assumption],
+    feature: Assumption,
+    limits: Limits,
+) -> Option<Failure> {
+    let cut_down = |mut world: WorldConfig| {
+        for a in Assumption::ALL {
+            // The ordered world keeps every other feature of the failure's world (a witness
+            // there is kept even if it needs more of them); other searches never add one.
+            let cut = feature != Assumption::WsReordering || a == Assumption::WsReordering;
+            if cut && a.holds(&world) && !needs.contains(&a) {
+                world = a.world_without(&world)?;
+            }
+        }
+        feature.world_without(&world)
+    };
+    let own = cut_down(failure.config.clone())?;
+    (0..feature.tries()).find_map(|k| {
+        if out_of_time(limits) {
+            return None;
+        }
+        // Half the schedules in the failure's own world, half in worlds drawn as seeds
+        // draw them (cut down the same way), which reach what one small world does not.
+        let world = if k % 2 == 0 {
+            own.clone()
+        } else {
+            cut_down(WorldConfig::from_seed(k))?
+        };
+        let steps_max = world.steps_max as usize;
+        let mut strategy = RandomStrategy::new(k);
+        let ran = classify_run(
+            store,
+            world.clone(),
+            |_, enabled, i| {
+                if i >= steps_max || enabled.is_empty() {
+                    Next::Stop
+                } else {
+                    Next::Apply(enabled[strategy.choose(enabled)])
+                }
+            },
+            &failure.mask,
+        );
+        let same = match &failure.class {
+            Some(class) => ran.class.as_ref() == Some(class),
+            None => ran.report.outcome.invariant() == Some(failure.invariant),
+        };
+        same.then(|| Failure {
+            invariant: ran.report.outcome.invariant().unwrap_or(failure.invariant),
+            config: world.clone(),
+            steps: ran.report.steps.clone(),
+            ..failure.clone()
+        })
     })
 }
 
@@ -265,6 +394,9 @@ pub fn save_unshrunk(
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
     scenario.masked = failure.mask.clone();
+    // Unshrunk and unreplayed: what its world has, an upper bound of what it needs.
+    let needs = assume::present(&failure.config);
+    scenario.needs = Some(needs.clone());
     scenario.description = failure.description.clone();
     Finding {
         store: failure.store.clone(),
@@ -281,6 +413,7 @@ pub fn save_unshrunk(
             gave_up: Some(why),
         },
         class: failure.class.clone(),
+        needs,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),

@@ -106,6 +106,10 @@ pub struct Finding {
     pub scenario: Option<String>,
     /// Main-phase steps of that scenario, after shrinking.
     pub steps: Option<usize>,
+    /// The world features that scenario needs ([`crate::trace::assume`]), for a new
+    /// signature.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Vec<crate::trace::assume::Assumption>>,
     /// For a crash: why the store crashed in the run that found it (an in-process store's
     /// panic; an adapter's fault with its stderr tail).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -457,6 +461,7 @@ fn record_finding(
         new: !known.contains(&sig),
         scenario: None,
         steps: None,
+        needs: None,
         cause: failure.cause.clone(),
         did_not_replay: false,
     };
@@ -494,6 +499,7 @@ fn record_finding(
         finding.invariant = saved.invariant;
         finding.scenario = Some(saved.path.display().to_string());
         finding.steps = Some(saved.shrunk.steps.len());
+        finding.needs = Some(saved.needs.clone());
         write_error = saved.write_error;
         known.insert(sig);
     }
@@ -556,13 +562,14 @@ fn new_signatures_md(s: &NightlySummary) -> String {
         return out;
     }
     out.push_str(
-        "| store | class | noticed by | found by | steps | scenario |\n|---|---|---|---|---|---|\n",
+        "| store | class | needs | noticed by | found by | steps | scenario |\n|---|---|---|---|---|---|---|\n",
     );
     for f in &new {
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | `{}` |\n",
+            "| {} | {} | {} | {} | {} | {} | `{}` |\n",
             f.store,
             f.class_name,
+            needs_cell(f.needs.as_deref()),
             f.invariant,
             f.source,
             match f.steps {
@@ -583,6 +590,15 @@ fn new_signatures_md(s: &NightlySummary) -> String {
         out.push_str("```\n\n");
     }
     out
+}
+
+/// A finding's world features for the summary table (`-` when not recorded).
+fn needs_cell(needs: Option<&[crate::trace::assume::Assumption]>) -> String {
+    match needs {
+        None => "-".to_string(),
+        Some([]) => "none".to_string(),
+        Some(n) => n.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "),
+    }
 }
 
 fn known_signatures_md(s: &NightlySummary) -> String {

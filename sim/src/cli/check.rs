@@ -351,7 +351,7 @@ fn push_found(out: &mut String, report: &CheckReport) {
             "new failure"
         };
         out.push_str(&format!(
-            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n",
+            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n        {}\n",
             f.store,
             f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
             f.invariant,
@@ -362,6 +362,7 @@ fn push_found(out: &mut String, report: &CheckReport) {
             } else {
                 " (gave up early)"
             },
+            reconcile_sim::trace::assume::describe(&f.needs),
             match &f.write_error {
                 Some(e) => format!("NOT SAVED: {e}"),
                 None => format!("replay: {}", replay_command_for(&f.store, &f.path)),

@@ -13,6 +13,7 @@ use reconcile_sim::campaign::recheck::{
 use reconcile_sim::campaign::shard::format_ranges;
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
 use reconcile_sim::run::interrupt;
+use reconcile_sim::trace::assume;
 use reconcile_sim::trace::shrink::Limits;
 
 use super::flags::{
@@ -307,6 +308,7 @@ pub(super) fn print_json(result: &ResultFile<FuzzResult>, out: &Path) -> anyhow:
                 "invariant": f.invariant,
                 "class": f.class,
                 "class_name": f.class.as_ref().map(|c| c.to_string()),
+                "needs": f.needs,
                 "seed": f.seed,
                 "path": path.display().to_string(),
                 "steps": f.saved.steps,
@@ -488,7 +490,7 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
     let mut text = String::new();
     for s in r.report.stores.iter().filter(|s| !s.classes.is_empty()) {
         text.push_str(&format!(
-            "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before):\n",
+            "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before; steps + = not shrunk to 1-minimal):\n",
             s.store,
             s.classes.len()
         ));
@@ -512,6 +514,9 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
+            if let Some(needs) = file.and_then(|f| f.needs.as_deref()) {
+                text.push_str(&format!("  {:>26}{}\n", "", assume::describe(needs)));
+            }
             match file {
                 Some(f) if f.saved.write_error.is_some() => {
                     text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))

@@ -188,6 +188,7 @@ pub mod strategies {
                             expect,
                             class,
                             masked,
+                            needs: None,
                             known_failure,
                             config,
                             steps: steps

@@ -1,6 +1,7 @@
 //! What runs leave behind and how a person reads it: scenario files, shrinking a failing
 //! trace, timelines and coverage of interesting orderings.
 
+pub mod assume;
 pub mod class;
 pub mod coverage;
 pub mod describe;

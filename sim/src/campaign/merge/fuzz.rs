@@ -123,6 +123,10 @@ pub struct FuzzScenario {
     /// invariant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
+    /// The world features its saved witness needs ([`crate::trace::assume`]); absent in
+    /// results written before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Vec<crate::trace::assume::Assumption>>,
     /// The first seed of its signature.
     pub seed: u64,
     /// For a crash: its cause, with the adapter's stderr tail.
@@ -172,6 +176,7 @@ impl FuzzResult {
                 store: f.store.clone(),
                 invariant: f.invariant,
                 class: f.class.clone(),
+                needs: Some(f.needs.clone()),
                 seed: f.seed.unwrap_or_default(),
                 cause: f.cause.clone(),
                 saved: SavedScenario::of_text(
@@ -410,6 +415,7 @@ mod tests {
                     class: f.class.clone(),
                     seed: f.seed.unwrap(),
                     cause: f.cause.clone(),
+                    needs: None,
                     saved: SavedScenario {
                         file: file_for(&PathBuf::new(), f).display().to_string(),
                         steps: f.steps.len(),

@@ -91,6 +91,8 @@ struct RawScenario<'a> {
     #[serde(borrow, default)]
     masked: Option<&'a RawValue>,
     #[serde(default)]
+    needs: Option<Vec<crate::trace::assume::Assumption>>,
+    #[serde(default)]
     known_failure: bool,
     #[serde(borrow)]
     config: &'a RawValue,
@@ -133,6 +135,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         expect,
         class: p.class(raw.class, "class")?,
         masked: p.class(raw.masked, "masked")?.unwrap_or_default(),
+        needs: raw.needs,
         known_failure: raw.known_failure,
         config,
         steps,

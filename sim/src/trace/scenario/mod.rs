@@ -26,6 +26,7 @@ use crate::model::world::World;
 use crate::oracle::Invariant;
 use crate::oracle::Violation;
 use crate::run::{replay_observed, Observer, StepAt};
+use crate::trace::assume::Assumption;
 use crate::trace::class::{Class, ClassWatch};
 use crate::trace::describe;
 
@@ -110,6 +111,11 @@ pub struct Scenario {
     /// removes whatever made the masked class happen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masked: Vec<Class>,
+    /// The features of the world this witness needs ([`crate::trace::assume`]): each one
+    /// without which the same steps no longer show the failure. Absent in files written
+    /// before it was recorded, and in files nobody judged (hand-written ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs: Option<Vec<Assumption>>,
     /// A known failure of `store`: `check --store` replaying it on that store accepts it
     /// failing with its `class` (and counts the class as known) instead of requiring a
     /// pass. `check --known DIR` treats every file in DIR this way.
@@ -209,6 +215,7 @@ impl Scenario {
             expect,
             class: None,
             masked: Vec::new(),
+            needs: None,
             known_failure: false,
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),

@@ -1,0 +1,261 @@
+//! What a witness assumes of the world: the features of the simulated world a failure
+//! needs, so a team whose system does not have one can tell the finding is not theirs.
+//!
+//! A world's options are the note's world plus choices real apps make differently (one
+//! ordered socket per tab, no turn failures, the backend paths of `docs/model.md`'s
+//! "Beyond the note"). A finding that needs WebSocket reordering is a bug of a store
+//! only for an app whose transport reorders. So each saved witness lists the
+//! [`Assumption`]s it **needs**: each feature its world has and without which replaying
+//! the same steps no longer shows the same failure ([`needed`]). For a 1-minimal witness
+//! this is exact for every feature the shrinker can cut (it already tried, and every
+//! option in [`Assumption::ALL`] but another tab is one of its cuts); for a witness saved
+//! unshrunk it is still checked by replay, except "another tab", which is then only what
+//! the witness has.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::config::WorldConfig;
+use crate::model::content::MessageTexts;
+
+/// A feature of the simulated world a failure may need.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Assumption {
+    /// WebSocket events reach a tab out of emission order (`ws_reorder_window` > 1). An
+    /// app with one socket per tab never sees this.
+    WsReordering,
+    /// A turn fails (`turn_failures`).
+    FailedTurn,
+    /// Another tab of the same session (`clients` ≥ 2, the passive observer included).
+    AnotherTab,
+    /// Message texts that repeat or contain one another (`message_texts = colliding`).
+    CollidingTexts,
+    /// The backend drains its queue between turns into a new turn (`continuation_drains`).
+    ContinuationDrains,
+    /// `message-consumed` says why (`consume_reasons`).
+    ConsumeReasons,
+    /// `message-queued` carries the text (`queued_texts`).
+    QueuedTexts,
+    /// The backend mints ids for id-less POSTs (`server_ids`).
+    ServerIds,
+    /// `text-delta` without a turn id (`deltas_without_turn_ids`).
+    DeltasWithoutTurnIds,
+}
+
+impl Assumption {
+    /// Every assumption, in report order.
+    pub const ALL: [Assumption; 9] = [
+        Assumption::WsReordering,
+        Assumption::FailedTurn,
+        Assumption::AnotherTab,
+        Assumption::CollidingTexts,
+        Assumption::ContinuationDrains,
+        Assumption::ConsumeReasons,
+        Assumption::QueuedTexts,
+        Assumption::ServerIds,
+        Assumption::DeltasWithoutTurnIds,
+    ];
+
+    /// What a person reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Assumption::WsReordering => "WebSocket reordering",
+            Assumption::FailedTurn => "a failed turn",
+            Assumption::AnotherTab => "another tab",
+            Assumption::CollidingTexts => "colliding texts",
+            Assumption::ContinuationDrains => "continuation drains",
+            Assumption::ConsumeReasons => "consume reasons",
+            Assumption::QueuedTexts => "queued texts",
+            Assumption::ServerIds => "server-minted ids",
+            Assumption::DeltasWithoutTurnIds => "deltas without turn ids",
+        }
+    }
+
+    /// The `--world` setting that rules it out.
+    pub fn without(self) -> &'static str {
+        match self {
+            Assumption::WsReordering => "ws_reorder_window=1",
+            Assumption::FailedTurn => "turn_failures=false",
+            Assumption::AnotherTab => "clients=1",
+            Assumption::CollidingTexts => "message_texts=tokens",
+            Assumption::ContinuationDrains => "continuation_drains=false",
+            Assumption::ConsumeReasons => "consume_reasons=false",
+            Assumption::QueuedTexts => "queued_texts=false",
+            Assumption::ServerIds => "server_ids=false",
+            Assumption::DeltasWithoutTurnIds => "deltas_without_turn_ids=false",
+        }
+    }
+
+    /// Whether `config`'s world has it.
+    pub fn holds(self, config: &WorldConfig) -> bool {
+        match self {
+            Assumption::WsReordering => config.ws_reorder_window > 1,
+            Assumption::FailedTurn => config.turn_failures,
+            Assumption::AnotherTab => config.clients > 1,
+            Assumption::CollidingTexts => config.message_texts == MessageTexts::Colliding,
+            Assumption::ContinuationDrains => config.continuation_drains,
+            Assumption::ConsumeReasons => config.consume_reasons,
+            Assumption::QueuedTexts => config.queued_texts,
+            Assumption::ServerIds => config.server_ids,
+            Assumption::DeltasWithoutTurnIds => config.deltas_without_turn_ids,
+        }
+    }
+
+    /// `config` without it, when the same steps can be replayed there (not for another
+    /// tab: the steps name the tabs; the shrinker drops whole tabs in a pass of its own).
+    fn lifted(self, config: &WorldConfig) -> Option<WorldConfig> {
+        let mut c = config.clone();
+        match self {
+            Assumption::WsReordering => {
+                c.ws_reorder_window = 1;
+                c.ws_overtakes_max = None;
+            }
+            Assumption::FailedTurn => c.turn_failures = false,
+            Assumption::AnotherTab => return None,
+            Assumption::CollidingTexts => c.message_texts = MessageTexts::Tokens,
+            Assumption::ContinuationDrains => c.continuation_drains = false,
+            Assumption::ConsumeReasons => c.consume_reasons = false,
+            Assumption::QueuedTexts => c.queued_texts = false,
+            Assumption::ServerIds => c.server_ids = false,
+            Assumption::DeltasWithoutTurnIds => c.deltas_without_turn_ids = false,
+        }
+        Some(c)
+    }
+}
+
+impl Assumption {
+    /// `config`'s world without it, for a search of new runs (not a replay: the steps
+    /// change, so one tab can stand for two), when that world is coherent.
+    pub fn world_without(self, config: &WorldConfig) -> Option<WorldConfig> {
+        let c = match self {
+            Assumption::AnotherTab => {
+                let mut c = config.clone();
+                c.clients = 1;
+                c.passive_observer = false;
+                c
+            }
+            other => other.lifted(config)?,
+        };
+        c.incoherence().is_none().then_some(c)
+    }
+
+    /// Random schedules a campaign tries in the world without it before it reports a
+    /// class as needing it: WebSocket reordering, the assumption most apps do not make,
+    /// gets the most.
+    pub fn tries(self) -> u64 {
+        match self {
+            Assumption::WsReordering => 512,
+            _ => 128,
+        }
+    }
+}
+
+impl std::fmt::Display for Assumption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The assumptions `config`'s world has, in report order.
+pub fn present(config: &WorldConfig) -> Vec<Assumption> {
+    Assumption::ALL
+        .into_iter()
+        .filter(|a| a.holds(config))
+        .collect()
+}
+
+/// The assumptions the witness in `config` needs: each one its world has for which
+/// `still_fails` (a replay of the witness's steps in the world without it, judged for
+/// the same failure) says no. "Another tab" is needed whenever the world has it (see
+/// [`Assumption::lifted`]). At most one replay per assumption the world has.
+pub fn needed(
+    config: &WorldConfig,
+    mut still_fails: impl FnMut(WorldConfig) -> bool,
+) -> Vec<Assumption> {
+    present(config)
+        .into_iter()
+        .filter(|a| match a.lifted(config) {
+            Some(c) if c.incoherence().is_none() => !still_fails(c),
+            Some(_) => true,
+            None => true,
+        })
+        .collect()
+}
+
+/// "needs WebSocket reordering, another tab", or "needs nothing beyond the note's
+/// basics" when empty: how reports print a finding's assumptions.
+pub fn describe(needs: &[Assumption]) -> String {
+    if needs.is_empty() {
+        "needs: none of the optional world features".to_string()
+    } else {
+        let names: Vec<&str> = needs.iter().map(|a| a.name()).collect();
+        format!("needs: {}", names.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_assumption_can_be_lifted_except_another_tab_and_lifting_removes_it() {
+        let mut config = WorldConfig::from_seed(7);
+        config.ws_reorder_window = 3;
+        config.turn_failures = true;
+        config.clients = 2;
+        config.message_texts = MessageTexts::Colliding;
+        config.continuation_drains = true;
+        config.consume_reasons = true;
+        config.queued_texts = true;
+        config.server_ids = true;
+        config.deltas_without_turn_ids = false;
+        let has = present(&config);
+        assert_eq!(has.len(), 8, "{has:?}");
+        for a in has {
+            match a.lifted(&config) {
+                None => assert_eq!(a, Assumption::AnotherTab),
+                Some(c) => {
+                    assert!(!a.holds(&c), "{a:?} still holds once lifted");
+                    let others: Vec<_> = present(&c);
+                    assert_eq!(others.len(), 7, "lifting {a:?} lifted more: {others:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn needed_keeps_what_the_failure_needs_and_drops_what_it_does_not() {
+        let mut config = WorldConfig::from_seed(7);
+        config.ws_reorder_window = 2;
+        config.turn_failures = true;
+        config.clients = 1;
+        config.message_texts = MessageTexts::Tokens;
+        config.continuation_drains = false;
+        config.consume_reasons = false;
+        config.queued_texts = false;
+        config.server_ids = false;
+        config.deltas_without_turn_ids = false;
+        // A failure that happens only with reordering, whatever turn failures do.
+        let needs = needed(&config, |c| c.ws_reorder_window > 1);
+        assert_eq!(needs, vec![Assumption::WsReordering]);
+        // One that happens only with failed turns.
+        let needs = needed(&config, |c| c.turn_failures);
+        assert_eq!(needs, vec![Assumption::FailedTurn]);
+        assert_eq!(
+            describe(&[Assumption::WsReordering, Assumption::AnotherTab]),
+            "needs: WebSocket reordering, another tab"
+        );
+    }
+}
