@@ -9,8 +9,7 @@ use crate::model::config::WorldConfig;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
-use crate::run::strategy::random::RandomStrategy;
-use crate::run::strategy::Strategy;
+use crate::run::strategy::StrategySpec;
 use crate::run::Outcome;
 use crate::run::{replay, Next};
 use crate::trace::assume::{self, Assumption};
@@ -43,6 +42,10 @@ pub struct Failure {
     /// For a `crash`: why the store crashed in the run that found it (with the adapter's
     /// stderr tail), which reports quote.
     pub cause: Option<CrashCause>,
+    /// Runs of a class-aware campaign that showed the same class in a world without a
+    /// feature this one's world has (the first such seed per feature): witnesses that do
+    /// not need it, tried before any search ([`shrink_and_save_after`]). Empty elsewhere.
+    pub without: Vec<(Assumption, Failure)>,
 }
 
 impl Failure {
@@ -195,13 +198,24 @@ pub fn shrink_and_save_after(
     // A team whose world lacks a feature the witness needs (most often WebSocket
     // reordering: one ordered socket per tab) cannot meet this witness. Look for one in
     // the world without each needed feature in turn, and keep the smaller set of needs.
+    // Each search starts from the best witness so far (its world), and a witness that
+    // needs less reopens the search without reordering: the smaller world may be the one
+    // where an ordered witness is in reach. Bounded: reordering, once dropped, never comes
+    // back, and every other improvement drops a feature.
+    let mut base = failure.clone();
     let mut tried = Vec::new();
     while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
         tried.push(a);
         if out_of_time(limits) {
             break;
         }
-        let Some(without) = search_without(store, failure, &needs, a, limits) else {
+        // A run of the campaign that showed the class without `a` comes first; only
+        // without one is a search needed.
+        let seen = failure.without.iter().find(|(x, _)| *x == a);
+        let Some(without) = seen
+            .map(|(_, f)| f.clone())
+            .or_else(|| search_without(store, &base, &needs, a, limits))
+        else {
             continue;
         };
         if let Ok((s, m)) = shrink_failure(store, &without, limits, None) {
@@ -211,7 +225,9 @@ pub fn shrink_and_save_after(
             let better = !n.contains(&a)
                 && (a == Assumption::WsReordering || n.iter().all(|x| needs.contains(x)));
             if better {
+                base.config = s.config.clone();
                 (shrunk, masked, needs) = (s, m, n);
+                tried.retain(|x| *x != Assumption::WsReordering);
             }
         }
     }
@@ -334,7 +350,9 @@ fn search_without(
             cut_down(WorldConfig::from_seed(k))?
         };
         let steps_max = world.steps_max as usize;
-        let mut strategy = RandomStrategy::new(k);
+        // Each strategy in turn: PCT and swarm hold deliveries back where uniform choice
+        // rarely does (two fetches in flight, a long inbox).
+        let mut strategy = StrategySpec::ALL[(k / 2 % 3) as usize].build(k);
         let ran = classify_run(
             store,
             world.clone(),

@@ -30,6 +30,7 @@ use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::run::{execute_observed, Next, Observer, RunReport};
+use crate::trace::assume::Assumption;
 use crate::trace::class::{classify_run, every_class, Class};
 use crate::trace::coverage::{Coverage, CoverageObserver};
 
@@ -210,6 +211,24 @@ struct ClassTally {
     /// The first seed's run that showed it, and the classes masked in it.
     mask: Vec<Class>,
     run: RunReport,
+    /// For each optional world feature the first run's world has, the first later seed
+    /// that showed the class in a world without it (seed, mask, run): a witness that does
+    /// not need it, already found, which [`crate::campaign::findings`] shrinks before it
+    /// searches for one.
+    without: BTreeMap<Assumption, (u64, Vec<Class>, RunReport)>,
+}
+
+impl ClassTally {
+    /// Keep `run` (of `seed`, which comes after every seed kept so far) as the witness
+    /// without each feature the first run has and `run`'s world lacks, where none is kept.
+    fn offer(&mut self, seed: u64, mask: &[Class], run: &RunReport) {
+        for a in Assumption::ALL {
+            if a.holds(&self.run.config) && !a.holds(&run.config) && !self.without.contains_key(&a)
+            {
+                self.without.insert(a, (seed, mask.to_vec(), run.clone()));
+            }
+        }
+    }
 }
 
 /// One store's share of some contiguous seeds.
@@ -237,15 +256,24 @@ impl StoreTally {
 
     fn add_classes(&mut self, seed: u64, found: Vec<(Class, Vec<Class>, RunReport)>) {
         for (class, mask, run) in found {
-            self.classes
-                .entry(class)
-                .and_modify(|t| t.seeds += 1)
-                .or_insert(ClassTally {
-                    seeds: 1,
-                    first_seed: seed,
-                    mask,
-                    run,
-                });
+            match self.classes.get_mut(&class) {
+                Some(t) => {
+                    t.seeds += 1;
+                    t.offer(seed, &mask, &run);
+                }
+                None => {
+                    self.classes.insert(
+                        class,
+                        ClassTally {
+                            seeds: 1,
+                            first_seed: seed,
+                            mask,
+                            run,
+                            without: BTreeMap::new(),
+                        },
+                    );
+                }
+            }
         }
     }
 
@@ -260,7 +288,15 @@ impl StoreTally {
         }
         for (class, t) in later.classes {
             match self.classes.get_mut(&class) {
-                Some(mine) => mine.seeds += t.seeds,
+                Some(mine) => {
+                    mine.seeds += t.seeds;
+                    // For each feature, `later`'s first seed without it: its first run
+                    // when that lacks it, else the one it kept.
+                    mine.offer(t.first_seed, &t.mask, &t.run);
+                    for (seed, mask, run) in t.without.values() {
+                        mine.offer(*seed, mask, run);
+                    }
+                }
                 None => {
                     self.classes.insert(class, t);
                 }
@@ -519,6 +555,26 @@ fn class_failures(
     let mut failures = Vec::new();
     for (class, t) in classes {
         let invariant = t.run.outcome.invariant().expect("a class is of a failure");
+        let without = t
+            .without
+            .into_iter()
+            .map(|(a, (seed, mask, run))| {
+                let failure = Failure {
+                    store: store.name(),
+                    invariant: run.outcome.invariant().expect("a class is of a failure"),
+                    seed: Some(seed),
+                    strategy: Some(campaign.strategy.to_string()),
+                    description: None,
+                    config: run.config,
+                    steps: run.steps,
+                    class: Some(class.clone()),
+                    mask,
+                    cause: Failure::cause_of(&run.outcome),
+                    without: Vec::new(),
+                };
+                (a, failure)
+            })
+            .collect();
         failures.push(Failure {
             store: store.name(),
             invariant,
@@ -530,6 +586,7 @@ fn class_failures(
             class: Some(class),
             mask: t.mask,
             cause: Failure::cause_of(&t.run.outcome),
+            without,
         });
     }
     failures
@@ -554,6 +611,7 @@ fn invariant_failures(
             class: None,
             mask: Vec::new(),
             cause: Failure::cause_of(&run.outcome),
+            without: Vec::new(),
         });
     }
     failures
@@ -649,6 +707,126 @@ mod tests {
             assert_eq!(run.outcome.invariant(), Some(f.invariant));
         }
         assert!(!three.first_failures.is_empty());
+    }
+
+    /// Each class's witness without a feature is the first seed (over the whole campaign,
+    /// whatever the threads and chunks) that showed the class in a world without it, for
+    /// exactly the features the first seed's world has.
+    #[test]
+    fn the_witness_without_each_feature_is_the_first_seed_showing_the_class_without_it() {
+        let current = by_name("current").unwrap();
+        let seeds = 2 * CHUNK_SEEDS + 5;
+        let run = |jobs| {
+            let mut c = campaign(vec![&current], seeds, jobs);
+            c.classes = true;
+            run_campaign(&c, &|_| {}, &AtomicBool::new(false)).first_failures
+        };
+        let (one, two) = (run(1), run(2));
+        type Key = Vec<(Option<Class>, Vec<(Assumption, Option<u64>)>)>;
+        let key = |fs: &[Failure]| -> Key {
+            fs.iter()
+                .map(|f| {
+                    let w = f.without.iter().map(|(a, w)| (*a, w.seed)).collect();
+                    (f.class.clone(), w)
+                })
+                .collect()
+        };
+        assert_eq!(key(&one), key(&two));
+        // Seed by seed: the classes each seed shows, and its world.
+        let shown: Vec<(u64, WorldConfig, Vec<Class>)> = (3..3 + seeds)
+            .map(|seed| {
+                let classes = classes_of_seed(&current, StrategySpec::Random, seed);
+                let classes = classes.into_iter().map(|(c, _, _)| c).collect();
+                (seed, WorldConfig::from_seed(seed), classes)
+            })
+            .collect();
+        let mut checked = 0;
+        for f in &one {
+            let class = f.class.as_ref().unwrap();
+            for a in Assumption::ALL {
+                let expected = a
+                    .holds(&f.config)
+                    .then(|| {
+                        shown
+                            .iter()
+                            .find(|(_, w, cs)| !a.holds(w) && cs.contains(class))
+                            .map(|(s, _, _)| *s)
+                    })
+                    .flatten();
+                let got = f
+                    .without
+                    .iter()
+                    .find(|(x, _)| *x == a)
+                    .map(|(_, w)| w.seed.unwrap());
+                assert_eq!(got, expected, "{class} without {a}");
+                if let Some((_, w)) = f.without.iter().find(|(x, _)| *x == a) {
+                    assert!(!a.holds(&w.config));
+                    assert_eq!(w.class.as_ref(), Some(class));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0, "no class had a witness without a feature");
+    }
+
+    /// Appending a later chunk offers its first run and the runs it kept: for each
+    /// feature, the earliest of them without it, unless the earlier chunk has one.
+    #[test]
+    fn appending_a_chunk_keeps_the_first_run_without_each_feature() {
+        let current = by_name("current").unwrap();
+        let reordering = Assumption::WsReordering;
+        let seeds_where = |ordered: bool| {
+            (0..)
+                .filter(move |s| reordering.holds(&WorldConfig::from_seed(*s)) != ordered)
+                .filter(|s| !classes_of_seed(&current, StrategySpec::Random, *s).is_empty())
+        };
+        let (s1, s3) = {
+            let mut u = seeds_where(false);
+            (u.next().unwrap(), u.next().unwrap())
+        };
+        let (s2, s4) = {
+            let mut o = seeds_where(true).filter(|s| *s > s1);
+            (o.next().unwrap(), o.next().unwrap())
+        };
+        let class = classes_of_seed(&current, StrategySpec::Random, s1)[0]
+            .0
+            .clone();
+        let tally = |seed: u64| {
+            let mut t = StoreTally::default();
+            let run = run_one(&current, StrategySpec::Random, seed);
+            t.add_classes(seed, vec![(class.clone(), Vec::new(), run)]);
+            t
+        };
+        let without = |t: &StoreTally| t.classes[&class].without.get(&reordering).map(|w| w.0);
+        // The later chunk's own first run lacks reordering.
+        let mut first = tally(s1);
+        first.append(tally(s2));
+        assert_eq!(without(&first), Some(s2));
+        // The later chunk's first run has it; the run it kept without it is offered.
+        let mut later = tally(s3.max(s1 + 1));
+        later.add_classes(
+            s4,
+            vec![(
+                class.clone(),
+                Vec::new(),
+                run_one(&current, StrategySpec::Random, s4),
+            )],
+        );
+        let mut first = tally(s1);
+        first.append(later);
+        assert_eq!(without(&first), Some(s4));
+        // An earlier chunk's witness is kept.
+        let mut first = tally(s1);
+        first.add_classes(
+            s2,
+            vec![(
+                class.clone(),
+                Vec::new(),
+                run_one(&current, StrategySpec::Random, s2),
+            )],
+        );
+        first.append(tally(s4));
+        assert_eq!(without(&first), Some(s2));
     }
 
     /// Coverage counted during the campaign equals coverage counted by replaying each run.

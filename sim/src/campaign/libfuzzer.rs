@@ -162,6 +162,7 @@ pub fn artifact_failure(
         class,
         mask: Vec::new(),
         cause: v.cause.clone(),
+        without: Vec::new(),
     };
     Some((run.store, failure))
 }

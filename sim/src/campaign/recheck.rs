@@ -597,6 +597,7 @@ pub fn check_determinism(
                 class: None,
                 mask: Vec::new(),
                 cause: Failure::cause_of(&report.outcome),
+                without: Vec::new(),
             };
             let suspect = save_suspect(
                 *store,
@@ -691,6 +692,7 @@ mod tests {
             class: None,
             mask: Vec::new(),
             cause: None,
+            without: Vec::new(),
         };
         assert_eq!(recheck(&current, &failure), None);
     }

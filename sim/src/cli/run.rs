@@ -183,6 +183,7 @@ fn settle_failure(
         class,
         mask: Vec::new(),
         cause: v.cause.clone(),
+        without: Vec::new(),
     };
     let limits = args.limits.limits();
     Some(settle(

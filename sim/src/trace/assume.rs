@@ -151,13 +151,13 @@ impl Assumption {
         c.incoherence().is_none().then_some(c)
     }
 
-    /// Random schedules a campaign tries in the world without it before it reports a
+    /// Schedules (random, PCT and swarm in turn) a campaign tries in the world without it before it reports a
     /// class as needing it: WebSocket reordering, the assumption most apps do not make,
     /// gets the most.
     pub fn tries(self) -> u64 {
         match self {
-            Assumption::WsReordering => 512,
-            _ => 128,
+            Assumption::WsReordering => 1536,
+            _ => 384,
         }
     }
 }
