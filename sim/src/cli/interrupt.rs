@@ -1,4 +1,6 @@
-//! Ctrl-C for every subcommand, in one place.
+//! Ctrl-C for every subcommand, in one place. SIGTERM and SIGHUP are handled the same
+//! way: they are what `timeout`, CI runners, systemd and container runtimes send, and a
+//! campaign they stop must keep what it found as one Ctrl-C stopped does.
 //!
 //! Subcommands that poll [`reconcile_sim::run::interrupt`] (`fuzz`, `check`, `run`,
 //! `shrink`, `from-fuzz`, `nightly`) treat the first Ctrl-C as "stop soon": they finish the
@@ -11,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use reconcile_sim::run::interrupt;
 
-/// The exit code of a run that Ctrl-C ended (128 + SIGINT, as a shell reports it).
+/// The exit code of a run that Ctrl-C (or SIGTERM, SIGHUP) ended: 128 + SIGINT, as a
+/// shell reports Ctrl-C, whichever of the three it was (the handler is not told which).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// Whether the running subcommand polls the flag.

@@ -62,8 +62,13 @@ impl Running {
 
     /// Send SIGINT, as Ctrl-C does.
     fn interrupt(&self) {
+        self.signal(rustix::process::Signal::INT);
+    }
+
+    /// Send `signal` to the process alone.
+    fn signal(&self, signal: rustix::process::Signal) {
         let pid = rustix::process::Pid::from_raw(self.pid()).unwrap();
-        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        rustix::process::kill_process(pid, signal).unwrap();
     }
 
     /// Wait for the exit, killing the process (and failing) past `within`.
@@ -188,8 +193,20 @@ fn assert_replays_on_current(file: &Path) {
 /// handler the process died silently with nothing saved and adapters left running.
 #[test]
 fn ctrl_c_during_fuzz_keeps_prints_and_saves_what_was_found() {
+    stopped_fuzz_keeps_prints_and_saves_what_was_found("ctrlc-fuzz", rustix::process::Signal::INT);
+}
+
+/// SIGTERM (what `timeout`, CI runners, systemd and container runtimes send) and SIGHUP
+/// (a closed terminal) stop a campaign the way Ctrl-C does: nothing found is lost.
+#[test]
+fn sigterm_and_sighup_during_fuzz_keep_print_and_save_what_was_found() {
+    stopped_fuzz_keeps_prints_and_saves_what_was_found("term-fuzz", rustix::process::Signal::TERM);
+    stopped_fuzz_keeps_prints_and_saves_what_was_found("hup-fuzz", rustix::process::Signal::HUP);
+}
+
+fn stopped_fuzz_keeps_prints_and_saves_what_was_found(name: &str, signal: rustix::process::Signal) {
     require_node();
-    let out = tmp("ctrlc-fuzz");
+    let out = tmp(name);
     let store = slow(2);
     let running = spawn(&[
         "fuzz",
@@ -204,7 +221,7 @@ fn ctrl_c_during_fuzz_keeps_prints_and_saves_what_was_found() {
     ]);
     let adapters = adapters_started(&running, 2);
     let signalled = Instant::now();
-    running.interrupt();
+    running.signal(signal);
     let done = running.finish(Duration::from_secs(120));
     let stopped_in = signalled.elapsed();
     assert_eq!(done.code, Some(130), "{}", done.stderr);
