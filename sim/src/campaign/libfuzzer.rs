@@ -3,7 +3,9 @@
 //! failures to shrink.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +13,6 @@ use crate::campaign::findings::Failure;
 use crate::campaign::fuzz_input::run_bytes;
 use crate::run::Outcome;
 use crate::store::StoreKind;
-use crate::trace::scenario::write_atomically;
 
 /// One cargo-fuzz target's results.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -30,9 +31,110 @@ pub struct TargetSummary {
     pub error: Option<String>,
 }
 
+/// How a child process of the night ended.
+enum Ended {
+    /// It exited by itself (its log is complete).
+    Exited,
+    /// The night was cancelled (Ctrl-C, SIGTERM): it was stopped.
+    Cancelled,
+    /// It was still running at the deadline: it was stopped.
+    Deadline,
+}
+
+/// Run `cmd` in a process group of its own, its output (stdout and stderr) going to
+/// `log`, until it exits, `cancel` is set or `deadline` passes. Stopping sends SIGINT to
+/// the whole group (libFuzzer then writes its final stats; cargo passes it on to rustc),
+/// then SIGKILL to what is left after a grace period, so no cargo, rustc or fuzzer
+/// process outlives the night. A signal sent to reconcile-sim alone, as a scheduler
+/// sends it, therefore stops the child too.
+fn supervise(
+    cmd: &mut Command,
+    log: &Path,
+    deadline: Instant,
+    cancel: &AtomicBool,
+) -> std::io::Result<Ended> {
+    use std::os::unix::process::CommandExt;
+    let out = std::fs::File::create(log)?;
+    let err = out.try_clone()?;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .process_group(0)
+        .spawn()?;
+    let group = rustix::process::Pid::from_child(&child);
+    let stop = |child: &mut std::process::Child| {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::INT);
+        let grace = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < grace {
+            if let Ok(Some(_)) = child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // Whatever of the group is left (the fuzzer's forks, a rustc) goes now.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        let _ = child.wait();
+    };
+    loop {
+        if child.try_wait()?.is_some() {
+            // The group may hold stragglers (fork mode's workers) after cargo exits.
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            return Ok(Ended::Exited);
+        }
+        if cancel.load(Ordering::Relaxed) {
+            stop(&mut child);
+            return Ok(Ended::Cancelled);
+        }
+        if Instant::now() >= deadline {
+            stop(&mut child);
+            return Ok(Ended::Deadline);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Build every cargo-fuzz target (`cargo fuzz build -s none`), by `deadline`: the build
+/// is part of the night's budget, and a night whose budget ends during it says so
+/// instead of running over. Its output goes to `<night>/cargo-fuzz-build.log`.
+/// `Err` says why the targets are not ready to run.
+pub fn build_targets(
+    fuzz_dir: &Path,
+    night_dir: &Path,
+    deadline: Instant,
+    cancel: &AtomicBool,
+) -> Result<(), String> {
+    let fuzz_dir = absolute(fuzz_dir);
+    let log = night_dir.join("cargo-fuzz-build.log");
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(fuzz_dir.parent().unwrap_or(Path::new("/")))
+        .args(["fuzz", "build", "-s", "none"]);
+    match supervise(&mut cmd, &log, deadline, cancel) {
+        Err(e) => Err(format!("cannot run cargo fuzz: {e}")),
+        Ok(Ended::Cancelled) => Err("stopped while the targets were building".into()),
+        Ok(Ended::Deadline) => Err(format!(
+            "the budget ended while the targets were building (see {}); build them before the night: cargo fuzz build -s none (scripts/nightly.sh does)",
+            log.display()
+        )),
+        Ok(Ended::Exited) => {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains("no such command") {
+                Err("cargo-fuzz is not installed: cargo install cargo-fuzz".into())
+            } else if text.contains("error: could not compile") || text.contains("error[E") {
+                Err(format!("the targets did not build (see {})", log.display()))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
 /// Run one cargo-fuzz target for `secs` seconds, the committed corpus as read-only seeds
 /// and `fuzz/corpus/<target>` as the scratch corpus libFuzzer writes to; crashes go to
-/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them.
+/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them. The target is
+/// stopped (with every process it started) when `cancel` is set or a few seconds past
+/// its time, should libFuzzer overrun it.
+#[allow(clippy::too_many_arguments)]
 pub fn run_target(
     fuzz_dir: &Path,
     corpus_dir: &Path,
@@ -41,6 +143,7 @@ pub fn run_target(
     store: Option<StoreKind>,
     secs: u64,
     jobs: usize,
+    cancel: &AtomicBool,
 ) -> TargetSummary {
     let mut t = TargetSummary {
         target: target.to_string(),
@@ -82,15 +185,22 @@ pub fn run_target(
         .arg("-ignore_crashes=1")
         .arg("-print_final_stats=1");
     let log = night_dir.join(format!("cargo-fuzz-{label}.log"));
-    match cmd.output() {
+    // libFuzzer stops itself at -max_total_time; the margin covers its start and its
+    // final stats, and a fuzzer that ignores its limit is stopped there.
+    let deadline = Instant::now() + Duration::from_secs(secs + 15);
+    match supervise(&mut cmd, &log, deadline, cancel) {
         Err(e) => t.error = Some(format!("cannot run cargo fuzz: {e}")),
-        Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            let _ = write_atomically(&log, text.as_bytes());
+        Ok(ended) => {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
             t.executions = executions_in(&text);
             if text.contains("error: could not compile") || text.contains("error[E") {
                 t.error = Some(format!("the target did not build (see {})", log.display()));
+            } else if let Ended::Deadline = ended {
+                t.error = Some(format!(
+                    "still running {}s past its time: stopped (see {})",
+                    15,
+                    log.display()
+                ));
             }
         }
     }
@@ -170,6 +280,7 @@ pub fn artifact_failure(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn executions_are_read_from_final_stats_or_status_lines() {
@@ -179,5 +290,106 @@ mod tests {
         );
         assert_eq!(executions_in("#17: cov\n#9 NEW\n"), Some(17));
         assert_eq!(executions_in("nothing here"), None);
+    }
+
+    /// Whether process `pid` still runs a minute on (a zombie does not run; a killed
+    /// process takes a moment to be seen dead).
+    fn alive(pid: i32) -> bool {
+        let running = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+                !state.starts_with('Z') && !state.starts_with('X')
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while running() {
+            if Instant::now() >= deadline {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    /// A shell that starts a grandchild (which, in the background of a non-interactive
+    /// shell, ignores SIGINT, as a stubborn rustc or fuzzer fork might) and waits.
+    fn family(dir: &Path) -> (Command, PathBuf) {
+        let pid_file = dir.join("grandchild.pid");
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg(format!(
+            "sleep 600 & echo $! > {}; echo started; wait",
+            pid_file.display()
+        ));
+        (cmd, pid_file)
+    }
+
+    fn grandchild(pid_file: &Path) -> i32 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(pid) = std::fs::read_to_string(pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+            {
+                return pid;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the shell never started its child"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Cancelling (Ctrl-C, SIGTERM) or reaching the deadline stops the child and every
+    /// process of its group; an exit on its own leaves its whole output in the log.
+    #[test]
+    fn a_supervised_child_and_its_group_end_on_cancel_and_at_the_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        // Exits by itself.
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c").arg("echo out; echo err >&2");
+        let ended = supervise(
+            &mut cmd,
+            &log,
+            Instant::now() + Duration::from_secs(600),
+            &AtomicBool::new(false),
+        );
+        assert!(matches!(ended, Ok(Ended::Exited)));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "out\nerr\n");
+        // Cancelled from another thread once the grandchild runs.
+        let cancel = AtomicBool::new(false);
+        let (mut cmd, pid_file) = family(dir.path());
+        let ended = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                grandchild(&pid_file);
+                cancel.store(true, Ordering::Relaxed);
+            });
+            supervise(
+                &mut cmd,
+                &log,
+                Instant::now() + Duration::from_secs(600),
+                &cancel,
+            )
+        });
+        assert!(matches!(ended, Ok(Ended::Cancelled)));
+        assert!(
+            !alive(grandchild(&pid_file)),
+            "the grandchild outlived a cancel"
+        );
+        // The deadline.
+        std::fs::remove_file(&pid_file).unwrap();
+        let (mut cmd, pid_file) = family(dir.path());
+        let ended = supervise(
+            &mut cmd,
+            &log,
+            Instant::now() + Duration::from_millis(300),
+            &AtomicBool::new(false),
+        );
+        assert!(matches!(ended, Ok(Ended::Deadline)));
+        assert!(
+            !alive(grandchild(&pid_file)),
+            "the grandchild outlived the deadline"
+        );
     }
 }

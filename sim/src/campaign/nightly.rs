@@ -26,7 +26,7 @@ use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure};
 use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
-use crate::campaign::libfuzzer::{artifact_failure, run_target, TargetSummary};
+use crate::campaign::libfuzzer::{artifact_failure, build_targets, run_target, TargetSummary};
 use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
@@ -138,6 +138,10 @@ pub struct NightlySummary {
     pub known_signatures: usize,
     /// One in-process campaign per strategy.
     pub campaigns: Vec<CampaignSummary>,
+    /// Seconds spent building the cargo-fuzz targets (part of the budget), when the
+    /// night ran them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cargo_fuzz_build_seconds: Option<f64>,
     /// One libFuzzer run per `interleavings` store, then `scenario_parser`.
     pub cargo_fuzz: Vec<TargetSummary>,
     /// Every failure found, new or known, in the order found.
@@ -208,6 +212,7 @@ pub fn run_nightly(
             seed_start: cfg.seed_start,
             known_signatures: known.len(),
             campaigns: Vec::new(),
+            cargo_fuzz_build_seconds: None,
             cargo_fuzz: Vec::new(),
             findings: Vec::new(),
             problems: Vec::new(),
@@ -348,13 +353,36 @@ impl Night<'_> {
             runs.push(("interleavings", Some(kind)));
         }
         runs.push(("scenario_parser", None));
+        // The targets are built inside the budget: a night never runs past it.
+        let deadline = self.started + self.cfg.budget;
+        self.progress.phase(
+            "cargo-fuzz: building the targets",
+            deadline.saturating_duration_since(Instant::now()).as_secs(),
+        );
+        let build = Instant::now();
+        let built = build_targets(fuzz_dir, &self.cfg.night_dir, deadline, self.cancel);
+        self.summary.cargo_fuzz_build_seconds = Some(build.elapsed().as_secs_f64());
+        if let Err(e) = built {
+            self.summary.problems.push(format!("cargo-fuzz: {e}"));
+            self.progress.note(&format!("problem: cargo-fuzz: {e}"));
+            return Ok(());
+        }
         let count = runs.len();
         for (i, (target, store)) in runs.into_iter().enumerate() {
             if self.cancelled() {
                 break;
             }
-            let left = self.cfg.budget.saturating_sub(self.started.elapsed());
-            let secs = (left.as_secs() / (count - i) as u64).max(10);
+            let left = deadline.saturating_duration_since(Instant::now());
+            let secs = left.as_secs() / (count - i) as u64;
+            if secs == 0 {
+                let skipped = format!(
+                    "cargo-fuzz: no budget left for {target}{}",
+                    store.map_or(String::new(), |k| format!(" on {}", k.name))
+                );
+                self.progress.note(&format!("problem: {skipped}"));
+                self.summary.problems.push(skipped);
+                continue;
+            }
             self.target(fuzz_dir, target, store, secs)?;
         }
         Ok(())
@@ -383,6 +411,7 @@ impl Night<'_> {
             store,
             secs,
             cfg.jobs,
+            self.cancel,
         );
         if let Some(e) = &t.error {
             self.summary
@@ -622,10 +651,16 @@ fn known_signatures_md(s: &NightlySummary) -> String {
 }
 
 fn cargo_fuzz_md(s: &NightlySummary) -> String {
-    if s.cargo_fuzz.is_empty() {
+    if s.cargo_fuzz.is_empty() && s.cargo_fuzz_build_seconds.is_none() {
         return String::new();
     }
-    let mut out = "## cargo-fuzz\n\n| target | store | seconds | executions | crash artifacts | problem |\n|---|---|---|---|---|---|\n".to_string();
+    let mut out = "## cargo-fuzz\n\n".to_string();
+    if let Some(b) = s.cargo_fuzz_build_seconds {
+        out.push_str(&format!(
+            "Building the targets took {b:.0} s of the budget.\n\n"
+        ));
+    }
+    out.push_str("| target | store | seconds | executions | crash artifacts | problem |\n|---|---|---|---|---|---|\n");
     for t in &s.cargo_fuzz {
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} |\n",

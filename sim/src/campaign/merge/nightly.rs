@@ -301,6 +301,10 @@ fn merged_summary_head(parts: &[NightlyResult], config: &NightConfig) -> Nightly
         seed_start: first.seed_start,
         known_signatures: config.known.len(),
         campaigns: Vec::new(),
+        cargo_fuzz_build_seconds: parts
+            .iter()
+            .filter_map(|p| p.summary.cargo_fuzz_build_seconds)
+            .reduce(f64::max),
         cargo_fuzz: Vec::new(),
         findings: Vec::new(),
         problems: Vec::new(),
