@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Node side of CI, run from a clean clone with Node >= 20 on PATH after
-# `cargo build --release` (it uses target/release/reconcile-sim):
+# `cargo build --release` (it uses $RECONCILE_SIM, by default
+# ${CARGO_TARGET_DIR:-target}/release/reconcile-sim):
 #
 #   1. adapters/js (the npm package reconcile-sim-adapter): npm ci, npm test (tsc, the
 #      one-file CLI, node --test), and the committed dist/ matches the source.
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-bin="$root/target/release/reconcile-sim"
+bin="${RECONCILE_SIM:-$root/${CARGO_TARGET_DIR:-target}/release/reconcile-sim}"
 if [ ! -x "$bin" ]; then
   echo "ci-node: $bin is missing: run cargo build --release first" >&2
   exit 1
