@@ -421,33 +421,12 @@ fn add_new_first_failures(first: &mut Vec<Failure>, failures: Vec<Failure>, know
     for f in failures {
         let class = f.class.as_ref().expect("class-aware");
         let seen = first
-            .iter_mut()
+            .iter()
             .find(|g| g.store == f.store && g.class.as_ref() == Some(class));
-        match seen {
-            // A later batch's run of the class may be the first without a feature the
-            // first run's world has: keep it as that feature's witness.
-            Some(g) => offer_without(g, f),
-            None if !known.holds(&f.store, class) => first.push(f),
-            None => {}
-        }
-    }
-}
-
-/// Keep `later` (a later run of `first`'s class), or the runs it keeps, as `first`'s
-/// witness without each feature `first`'s world has, where `first` has none yet.
-fn offer_without(first: &mut Failure, mut later: Failure) {
-    let kept = std::mem::take(&mut later.without);
-    for a in crate::trace::assume::Assumption::ALL {
-        if !a.holds(&first.config) || first.without.iter().any(|(x, _)| *x == a) {
-            continue;
-        }
-        let candidate = if a.holds(&later.config) {
-            kept.iter().find(|(x, _)| *x == a).map(|(_, w)| w.clone())
-        } else {
-            Some(later.clone())
-        };
-        if let Some(w) = candidate {
-            first.without.push((a, w));
+        // A later batch's runs are not taken as witnesses without a feature: a shard
+        // holds whole batches, and a finding must not depend on the sharding.
+        if seen.is_none() && !known.holds(&f.store, class) {
+            first.push(f);
         }
     }
 }

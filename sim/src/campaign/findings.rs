@@ -13,7 +13,7 @@ use crate::run::strategy::StrategySpec;
 use crate::run::Outcome;
 use crate::run::{replay, Next};
 use crate::trace::assume::{self, Assumption};
-use crate::trace::class::{classify, classify_run, Class, Classified, HasClass};
+use crate::trace::class::{classify, classify_run, every_class, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
@@ -315,10 +315,14 @@ fn needs_of(
 
 /// A run showing `failure`'s class (or invariant) in a world without `feature` and (unless
 /// `feature` is WebSocket reordering) without anything the witness does not need
-/// (`needs`), if one of
-/// [`Assumption::tries`] random schedules finds it: each seeded by its index, so the search
-/// is the same every time. Schedules run in the failure's own world (the one it was found
-/// in, larger than the shrunk witness's), cut down that way.
+/// (`needs`), if one of [`Assumption::tries`] schedules finds it. Half are new schedules
+/// in the failure's own world cut down that way (the one it was found in, larger than the
+/// shrunk witness's; random, PCT and swarm in turn, each seeded by its index). The other
+/// half are the campaign's own seeds from the failure's on, each in its world cut down the
+/// same way and run with the campaign's strategy, every class of the seed found by
+/// masking as the campaign does: for reordering, exactly what a campaign with
+/// `--world ws_reorder_window=1` runs on those seeds. Either way the search is the same
+/// every time.
 fn search_without(
     store: &dyn StoreFactory,
     failure: &Failure,
@@ -338,22 +342,20 @@ fn search_without(
         feature.world_without(&world)
     };
     let own = cut_down(failure.config.clone())?;
-    (0..feature.tries()).find_map(|k| {
-        if out_of_time(limits) {
-            return None;
-        }
-        // Half the schedules in the failure's own world, half in worlds drawn as seeds
-        // draw them (cut down the same way), which reach what one small world does not.
-        let world = if k % 2 == 0 {
-            own.clone()
-        } else {
-            cut_down(WorldConfig::from_seed(k))?
-        };
+    let campaign_strategy = failure
+        .strategy
+        .as_deref()
+        .and_then(|s| s.parse::<StrategySpec>().ok())
+        .unwrap_or(StrategySpec::Random);
+    let first_seed = failure.seed.unwrap_or(0);
+    let shows = |class: Option<&Class>, invariant: Option<Invariant>| match &failure.class {
+        Some(c) => class == Some(c),
+        None => invariant == Some(failure.invariant),
+    };
+    let run = |world: &WorldConfig, spec: StrategySpec, seed: u64, mask: &[Class]| {
         let steps_max = world.steps_max as usize;
-        // Each strategy in turn: PCT and swarm hold deliveries back where uniform choice
-        // rarely does (two fetches in flight, a long inbox).
-        let mut strategy = StrategySpec::ALL[(k / 2 % 3) as usize].build(k);
-        let ran = classify_run(
+        let mut strategy = spec.build(seed);
+        classify_run(
             store,
             world.clone(),
             |_, enabled, i| {
@@ -363,16 +365,36 @@ fn search_without(
                     Next::Apply(enabled[strategy.choose(enabled)])
                 }
             },
-            &failure.mask,
-        );
-        let same = match &failure.class {
-            Some(class) => ran.class.as_ref() == Some(class),
-            None => ran.report.outcome.invariant() == Some(failure.invariant),
+            mask,
+        )
+    };
+    (0..feature.tries()).find_map(|k| {
+        if out_of_time(limits) {
+            return None;
+        }
+        let (world, mask, report) = if k % 2 == 0 {
+            // Each strategy in turn: PCT and swarm hold deliveries back where uniform
+            // choice rarely does (two fetches in flight, a long inbox).
+            let spec = StrategySpec::ALL[(k / 2 % 3) as usize];
+            let ran = run(&own, spec, k, &failure.mask);
+            if !shows(ran.class.as_ref(), ran.report.outcome.invariant()) {
+                return None;
+            }
+            (own.clone(), failure.mask.clone(), ran.report)
+        } else {
+            let seed = first_seed.wrapping_add(k / 2);
+            let world = cut_down(WorldConfig::from_seed(seed))?;
+            let found = every_class(|mask| run(&world, campaign_strategy, seed, mask));
+            let (_, mask, report) = found
+                .into_iter()
+                .find(|(c, _, r)| shows(Some(c), r.outcome.invariant()))?;
+            (world, mask, report)
         };
-        same.then(|| Failure {
-            invariant: ran.report.outcome.invariant().unwrap_or(failure.invariant),
-            config: world.clone(),
-            steps: ran.report.steps.clone(),
+        Some(Failure {
+            invariant: report.outcome.invariant().unwrap_or(failure.invariant),
+            config: world,
+            steps: report.steps,
+            mask,
             ..failure.clone()
         })
     })

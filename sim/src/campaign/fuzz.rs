@@ -212,9 +212,9 @@ struct ClassTally {
     mask: Vec<Class>,
     run: RunReport,
     /// For each optional world feature the first run's world has, the first later seed
-    /// that showed the class in a world without it (seed, mask, run): a witness that does
-    /// not need it, already found, which [`crate::campaign::findings`] shrinks before it
-    /// searches for one.
+    /// of the same chunk that showed the class in a world without it (seed, mask, run):
+    /// a witness that does not need it, already found, which
+    /// [`crate::campaign::findings`] shrinks before it searches for one.
     without: BTreeMap<Assumption, (u64, Vec<Class>, RunReport)>,
 }
 
@@ -288,15 +288,10 @@ impl StoreTally {
         }
         for (class, t) in later.classes {
             match self.classes.get_mut(&class) {
-                Some(mine) => {
-                    mine.seeds += t.seeds;
-                    // For each feature, `later`'s first seed without it: its first run
-                    // when that lacks it, else the one it kept.
-                    mine.offer(t.first_seed, &t.mask, &t.run);
-                    for (seed, mask, run) in t.without.values() {
-                        mine.offer(*seed, mask, run);
-                    }
-                }
+                // Witnesses without a feature come from the first seed's own chunk only:
+                // a shard holds whole chunks, so what a class's finding is made of does
+                // not depend on how the seeds were sharded.
+                Some(mine) => mine.seeds += t.seeds,
                 None => {
                     self.classes.insert(class, t);
                 }
@@ -709,9 +704,10 @@ mod tests {
         assert!(!three.first_failures.is_empty());
     }
 
-    /// Each class's witness without a feature is the first seed (over the whole campaign,
-    /// whatever the threads and chunks) that showed the class in a world without it, for
-    /// exactly the features the first seed's world has.
+    /// Each class's witness without a feature is the first seed of the first seed's chunk
+    /// (whatever the threads) that showed the class in a world without it, for exactly
+    /// the features the first seed's world has: nothing from another chunk, so sharding
+    /// changes nothing.
     #[test]
     fn the_witness_without_each_feature_is_the_first_seed_showing_the_class_without_it() {
         let current = by_name("current").unwrap();
@@ -747,8 +743,10 @@ mod tests {
                 let expected = a
                     .holds(&f.config)
                     .then(|| {
+                        let chunk = |s: u64| (s - 3) / CHUNK_SEEDS;
                         shown
                             .iter()
+                            .filter(|(s, _, _)| chunk(*s) == chunk(f.seed.unwrap()))
                             .find(|(_, w, cs)| !a.holds(w) && cs.contains(class))
                             .map(|(s, _, _)| *s)
                     })
@@ -767,66 +765,6 @@ mod tests {
             }
         }
         assert!(checked > 0, "no class had a witness without a feature");
-    }
-
-    /// Appending a later chunk offers its first run and the runs it kept: for each
-    /// feature, the earliest of them without it, unless the earlier chunk has one.
-    #[test]
-    fn appending_a_chunk_keeps_the_first_run_without_each_feature() {
-        let current = by_name("current").unwrap();
-        let reordering = Assumption::WsReordering;
-        let seeds_where = |ordered: bool| {
-            (0..)
-                .filter(move |s| reordering.holds(&WorldConfig::from_seed(*s)) != ordered)
-                .filter(|s| !classes_of_seed(&current, StrategySpec::Random, *s).is_empty())
-        };
-        let (s1, s3) = {
-            let mut u = seeds_where(false);
-            (u.next().unwrap(), u.next().unwrap())
-        };
-        let (s2, s4) = {
-            let mut o = seeds_where(true).filter(|s| *s > s1);
-            (o.next().unwrap(), o.next().unwrap())
-        };
-        let class = classes_of_seed(&current, StrategySpec::Random, s1)[0]
-            .0
-            .clone();
-        let tally = |seed: u64| {
-            let mut t = StoreTally::default();
-            let run = run_one(&current, StrategySpec::Random, seed);
-            t.add_classes(seed, vec![(class.clone(), Vec::new(), run)]);
-            t
-        };
-        let without = |t: &StoreTally| t.classes[&class].without.get(&reordering).map(|w| w.0);
-        // The later chunk's own first run lacks reordering.
-        let mut first = tally(s1);
-        first.append(tally(s2));
-        assert_eq!(without(&first), Some(s2));
-        // The later chunk's first run has it; the run it kept without it is offered.
-        let mut later = tally(s3.max(s1 + 1));
-        later.add_classes(
-            s4,
-            vec![(
-                class.clone(),
-                Vec::new(),
-                run_one(&current, StrategySpec::Random, s4),
-            )],
-        );
-        let mut first = tally(s1);
-        first.append(later);
-        assert_eq!(without(&first), Some(s4));
-        // An earlier chunk's witness is kept.
-        let mut first = tally(s1);
-        first.add_classes(
-            s2,
-            vec![(
-                class.clone(),
-                Vec::new(),
-                run_one(&current, StrategySpec::Random, s2),
-            )],
-        );
-        first.append(tally(s4));
-        assert_eq!(without(&first), Some(s2));
     }
 
     /// Coverage counted during the campaign equals coverage counted by replaying each run.
