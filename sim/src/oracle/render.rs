@@ -586,3 +586,231 @@ impl<'a> OwnMessages<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each shape a policy may choose is accepted, in the world where the three correct
+    //! stores of `durable`'s family show it; each shape no policy allows is rejected. (The
+    //! shapes of a role, chunks first and DB-exact sealed rows are in `clauses.rs`.)
+    use crate::model::store::StoreFactory;
+    use crate::model::wire::{Origin, RenderRow, Role};
+    use crate::oracle::{judge_render, Invariant};
+    use crate::store::{durable, durable_arrival, durable_db_order};
+    use crate::testing::script::{scripted_config, Script};
+
+    const FAMILY: [&crate::store::StoreKind; 3] = [
+        &durable::KIND,
+        &durable_arrival::KIND,
+        &durable_db_order::KIND,
+    ];
+
+    /// c0 sends its first message (which starts t1); two deltas reach c0; c0 sends its
+    /// second message while they stream (queued); a third delta reaches c0; the turn's
+    /// reply ends and drains the second message as trailing history; a fourth delta
+    /// follows (a new row in the DB) and reaches c0.
+    fn trailing(kind: &dyn StoreFactory) -> Script<'_> {
+        let mut s = Script::new(scripted_config(), kind);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().delta().deliver_all(0);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().deliver_all(0);
+        s.end().delta().deliver_all(0);
+        s
+    }
+
+    /// c0 sends its first message (which starts t1); a delta reaches c0; c0 sends its
+    /// second message (queued) before the tool call reaches it; the tool result folds the
+    /// second message in as an interrupt; a delta follows; all of it reaches c0.
+    fn interrupt(kind: &dyn StoreFactory) -> Script<'_> {
+        let mut s = Script::new(scripted_config(), kind);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().deliver_all(0);
+        s.send(0).post(0).deliver_all(0);
+        s.tool_call().tool_result(true).delta().deliver_all(0);
+        s
+    }
+
+    fn rows(s: &Script<'_>) -> Vec<RenderRow> {
+        s.world().client(0).render().to_vec()
+    }
+
+    fn judge(s: &Script<'_>, rows: &[RenderRow]) -> Option<(Invariant, String)> {
+        judge_render(s.world(), 0, rows, false, 0).map(|v| (v.invariant, v.expected))
+    }
+
+    /// The live rows as `role text` lines.
+    fn shape(rows: &[RenderRow]) -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.is_live())
+            .map(|r| format!("{:?} {}", r.role, r.text))
+            .collect()
+    }
+
+    /// `rows` rearranged: the live rows in the order `order` gives (indices into them).
+    fn reorder(rows: &[RenderRow], order: &[usize]) -> Vec<RenderRow> {
+        let live: Vec<&RenderRow> = rows.iter().filter(|r| r.is_live()).collect();
+        let mut out: Vec<RenderRow> = rows.iter().filter(|r| !r.is_live()).cloned().collect();
+        out.extend(order.iter().map(|i| live[*i].clone()));
+        out
+    }
+
+    fn rejected_by(s: &Script<'_>, r: &[RenderRow], clause: &str) {
+        match judge(s, r) {
+            Some((Invariant::RenderShape, why)) => {
+                assert!(why.starts_with(clause), "{why:?} for {:?}", shape(r))
+            }
+            other => panic!("{:?} judged {other:?}, not {clause:?}", shape(r)),
+        }
+    }
+
+    #[test]
+    fn each_policy_shows_its_own_shape_of_a_trailing_drain_and_each_is_accepted() {
+        let shapes: Vec<Vec<String>> = FAMILY
+            .iter()
+            .map(|k| {
+                let s = trailing(*k);
+                assert_eq!(
+                    judge(&s, &rows(&s)),
+                    None,
+                    "{}: {:?}",
+                    k.name,
+                    shape(&rows(&s))
+                );
+                shape(&rows(&s))
+            })
+            .collect();
+        let [m1, m2] = ["User msg:m1", "User msg:m10"];
+        // In place: the streaming row grows above the second message.
+        assert_eq!(
+            shapes[0],
+            [m1, "Assistant txt:t1.1 txt:t1.2 txt:t1.3 txt:t1.4", m2]
+        );
+        // Arrival: the send ends the streaming row; a new one opens below the message.
+        assert_eq!(
+            shapes[1],
+            [
+                m1,
+                "Assistant txt:t1.1 txt:t1.2",
+                m2,
+                "Assistant txt:t1.3 txt:t1.4"
+            ]
+        );
+        // DB order: the message stays below until consumed, then the row is split there.
+        assert_eq!(
+            shapes[2],
+            [
+                m1,
+                "Assistant txt:t1.1 txt:t1.2 txt:t1.3",
+                m2,
+                "Assistant txt:t1.4"
+            ]
+        );
+    }
+
+    #[test]
+    fn each_policy_shows_its_own_shape_of_an_interrupt_and_each_is_accepted() {
+        let shapes: Vec<Vec<String>> = FAMILY
+            .iter()
+            .map(|k| {
+                let s = interrupt(*k);
+                assert_eq!(
+                    judge(&s, &rows(&s)),
+                    None,
+                    "{}: {:?}",
+                    k.name,
+                    shape(&rows(&s))
+                );
+                shape(&rows(&s))
+            })
+            .collect();
+        let call = "ToolCall tool-call:t1.1";
+        let result = "ToolResult tool-result:t1.1 [USER INTERRUPT] msg:m10";
+        let [m1, m2, d1, d2] = [
+            "User msg:m1",
+            "User msg:m10",
+            "Assistant txt:t1.1",
+            "Assistant txt:t1.2",
+        ];
+        assert_eq!(shapes[0], [m1, d1, m2, call, result, d2]);
+        assert_eq!(shapes[1], shapes[0]);
+        // DB order: the message below the call, where the result will hold it.
+        assert_eq!(shapes[2], [m1, d1, call, m2, result, d2]);
+    }
+
+    #[test]
+    fn a_run_split_with_no_user_row_between_is_rejected() {
+        let s = trailing(&durable_arrival::KIND);
+        let r = rows(&s);
+        // [m1][d1 d2][m2][d3 d4] -> [m1][d1 d2][d3 d4][m2]: the run d2|d3 split bare.
+        rejected_by(&s, &reorder(&r, &[0, 1, 3, 2]), "a run of deltas");
+        // In place, then a bare split after the consume: [m1][d1 d2 d3][d4][m2].
+        let s = trailing(&durable_db_order::KIND);
+        let r = rows(&s);
+        rejected_by(&s, &reorder(&r, &[0, 1, 3, 2]), "a run of deltas");
+    }
+
+    #[test]
+    fn a_message_above_content_that_reached_the_tab_before_its_send_is_rejected() {
+        let s = trailing(&durable::KIND);
+        let r = rows(&s);
+        // m2 above the reply whose first deltas reached c0 before m2 was sent.
+        rejected_by(&s, &reorder(&r, &[0, 2, 1]), "live rows in arrival order");
+    }
+
+    #[test]
+    fn content_below_a_placed_message_that_came_after_it_in_both_orders_is_rejected() {
+        let s = interrupt(&durable_db_order::KIND);
+        let r = rows(&s);
+        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][m2][d2]: m2 was sent
+        // before the result arrived, and the tab was told its place (message-consumed)
+        // before the result too.
+        rejected_by(
+            &s,
+            &reorder(&r, &[0, 1, 2, 4, 3, 5]),
+            "live rows in arrival order",
+        );
+        // Below the text that followed, too.
+        rejected_by(
+            &s,
+            &reorder(&r, &[0, 1, 2, 4, 5, 3]),
+            "live rows in arrival order",
+        );
+    }
+
+    #[test]
+    fn the_users_own_messages_out_of_send_order_are_rejected() {
+        let mut s = Script::new(scripted_config(), &durable::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).send(0);
+        let r = rows(&s);
+        assert_eq!(judge(&s, &r), None);
+        rejected_by(&s, &reorder(&r, &[1, 0]), "the user's own messages");
+    }
+
+    #[test]
+    fn a_turn_above_the_message_that_started_it_is_rejected_also_another_tabs() {
+        let s = trailing(&durable::KIND);
+        let r = rows(&s);
+        rejected_by(&s, &reorder(&r, &[1, 0, 2]), "live rows in arrival order");
+        // c1's message starts t1, whose delta reaches c0; c0 shows c1's message (its
+        // arrival unknown to c0) below the text: only the initiator rule says no.
+        let mut s = Script::new(scripted_config(), &durable::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(1).post(1).delta().deliver_all(0);
+        let mut r = rows(&s);
+        let text = s.world().client(1).sent_texts()[0].clone();
+        let other = RenderRow {
+            origin: Origin::Live { id: "other".into() },
+            role: Role::User,
+            turn_id: None,
+            text,
+        };
+        r.insert(0, other.clone());
+        assert_eq!(judge(&s, &r), None, "above its turn");
+        r.remove(0);
+        r.push(other);
+        rejected_by(&s, &r, "a turn's content below the message that started it");
+    }
+}
