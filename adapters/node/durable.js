@@ -21,9 +21,20 @@
 //
 // 6. A delta without a turn id (beyond the note: `deltas_without_turn_ids`) belongs to the
 //    turn of the last `turn-start`.
+// 7. Where live rows go: the render policy (`RenderPolicy` in durable.rs), one of
+//    - "in-place" (`durable`): arrival order; the turn's streaming row grows in place, also
+//      above a message the user sent while it streams;
+//    - "arrival" (`durable-arrival`): arrival order; a send ends the streaming row, so the
+//      text that follows opens a new assistant row below the user's own row;
+//    - "db-order" (`durable-db-order`): the order the DB will hold the rows, as far as the
+//      tab has been told: the user's own messages stay below all streamed content until an
+//      event places them (`message-consumed` naming them, or the first event of a new
+//      turn); placing one ends the streaming row, which is split where the message will
+//      be written. `cargo test --test it node_durable` drives each against its Rust twin.
 //
 // `message-queued`, `message-consumed`, `status` and `post-response` change nothing that
-// decides keep/drop; `turn-start` only names the turn a delta without a turn id belongs to.
+// decides keep/drop; `turn-start` names the turn a delta without a turn id belongs to, and
+// under "db-order" `turn-start` and `message-consumed` place pending messages (rule 7).
 //
 // Wire values (docs/protocol.md): message and turn ids are numbers (`3` is `m3` / `t3`).
 
@@ -36,8 +47,13 @@ const messageName = (id) => `m${id}`;
 /** `t3` for turn 3. */
 const turnName = (id) => `t${id}`;
 
+/** The render policies (rule 7), by name. */
+const POLICIES = ["in-place", "arrival", "db-order"];
+
 class DurableStore {
-  constructor() {
+  /** `policy`: one of POLICIES (rule 7); "in-place" is `durable`. */
+  constructor(policy = "in-place") {
+    if (!POLICIES.includes(policy)) throw new Error(`unknown render policy ${JSON.stringify(policy)}`);
     /** SEALED rows, as render rows: { from: "sealed", seq, role, turn_id, text }. */
     this.chunks = [];
     /**
@@ -62,6 +78,12 @@ class DurableStore {
     this.liveRowsCreated = 0;
     /** The turn of the last `turn-start` (rule 6), or null before the first. */
     this.liveTurn = null;
+    /** Where live rows go (rule 7). */
+    this.policy = policy;
+    /** Under "db-order": this tab's own messages not yet placed, in send order. */
+    this.pending = [];
+    /** Under "db-order": the turns whose first event reached the tab (ids, sorted). */
+    this.turnsSeen = [];
   }
 
   /** Handle one input (the protocol's `input` object); return the effects, in order. */
@@ -70,6 +92,8 @@ class DurableStore {
     switch (input.input) {
       case "user-send": {
         const { message_id: messageId, text } = input;
+        if (this.policy === "arrival") this.endSegment();
+        else if (this.policy === "db-order") this.pending.push(messageId);
         this.pushLive({ message: messageId }, messageName(messageId), "user", text);
         effects.push({ effect: "post", message_id: messageId, text });
         break;
@@ -116,16 +140,19 @@ class DurableStore {
       case "text-delta": {
         // Rule 6: a delta without a turn id belongs to the turn of the last turn-start.
         const turn = event.turn_id ?? this.liveTurn ?? 0;
+        this.turnEvent(turn);
         if (!this.durableTurns.has(turn)) this.textDelta(turn, event.text);
         break;
       }
       case "tool-call":
+        this.turnEvent(event.turn_id);
         this.endSegment();
         if (!this.durableTurns.has(event.turn_id)) {
           this.pushLive({ turn: event.turn_id }, `call-${turnName(event.turn_id)}-${event.call}`, "tool-call", event.text);
         }
         break;
       case "tool-result":
+        this.turnEvent(event.turn_id);
         this.endSegment();
         if (!this.durableTurns.has(event.turn_id)) {
           this.pushLive({ turn: event.turn_id }, `result-${turnName(event.turn_id)}-${event.call}`, "tool-result", event.text);
@@ -135,10 +162,13 @@ class DurableStore {
         this.reconcile(effects);
         break;
       case "turn-start":
+        this.turnEvent(event.turn_id);
         this.liveTurn = event.turn_id;
         break;
-      case "message-queued":
       case "message-consumed":
+        if (this.policy === "db-order") this.place(event.message_ids || []);
+        break;
+      case "message-queued":
       case "status":
         break;
       default:
@@ -146,10 +176,52 @@ class DurableStore {
     }
   }
 
+  /**
+   * A new live row: a user row at the bottom; a row of streamed content at the bottom too,
+   * except under "db-order", where it goes above the first pending message still shown.
+   */
   pushLive(key, id, role, text) {
     const turnId = key.turn; // undefined for a user row: not bound to a turn
-    this.live.push({ id, role, turnId, text, key });
+    const at = turnId === undefined ? this.live.length : this.contentSlot();
+    this.live.splice(at, 0, { id, role, turnId, text, key });
     this.liveRowsCreated++;
+  }
+
+  /** Where a new live row of streamed content goes (an index into `live`). */
+  contentSlot() {
+    if (this.policy !== "db-order" || this.pending.length === 0) return this.live.length;
+    const first = this.live.findIndex((r) => r.key.message !== undefined && this.pending.includes(r.key.message));
+    return first === -1 ? this.live.length : first;
+  }
+
+  /**
+   * Under "db-order": the messages `placed` now have their place, and so has every message
+   * this tab sent before them (the backend handles a tab's POSTs in order). Their rows stay
+   * where they are; if any was pending, the streaming row ends there.
+   */
+  place(placed) {
+    let last = -1;
+    this.pending.forEach((m, i) => {
+      if (placed.includes(m)) last = i;
+    });
+    if (last !== -1) {
+      this.pending.splice(0, last + 1);
+      this.endSegment();
+    }
+  }
+
+  /**
+   * Under "db-order": the first event of a turn places every pending message (each was sent
+   * before any of the turn's content reached the tab; the turn's initiator is among them).
+   */
+  turnEvent(turnId) {
+    if (this.policy !== "db-order" || this.turnsSeen.includes(turnId)) return;
+    this.turnsSeen.push(turnId);
+    this.turnsSeen.sort((a, b) => a - b);
+    if (this.pending.length > 0) {
+      this.pending = [];
+      this.endSegment();
+    }
   }
 
   /** Fetch now, or defer while the user is scrolled up. */
@@ -220,7 +292,10 @@ function liveRow(m) {
     : { from: "live", id: m.id, role: m.role, turn_id: m.turnId, text: m.text };
 }
 
-/** A fresh `durable` store. */
-const makeDurable = () => new DurableStore();
+/** A fresh `durable` store, rendering by `policy` (rule 7; "in-place" by default). */
+const makeDurable = (policy = "in-place") => new DurableStore(policy);
 
-module.exports = { DurableStore, makeDurable, liveRow };
+/** The store variants of this file, by name, and their render policies. */
+const DURABLE_VARIANTS = { durable: "in-place", "durable-arrival": "arrival", "durable-db-order": "db-order" };
+
+module.exports = { DurableStore, makeDurable, liveRow, POLICIES, DURABLE_VARIANTS };

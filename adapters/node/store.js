@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The reference adapter: `node adapters/node/store.js [--async] VARIANT`, where VARIANT is one of
 // the note's stores (current, membership, naive, fix-a, fix-ab, fix-abc, canary) or `durable`
-// (durable.js, the store that keeps a live row until a snapshot proves it durable).
+// (durable.js, the store that keeps a live row until a snapshot proves it durable) in one of
+// its render policies: `durable` (in place), `durable-arrival`, `durable-db-order`.
 // Speaks docs/protocol.md on stdin/stdout; used as
 //   reconcile-sim fuzz --store exec:'node adapters/node/store.js current' --seeds 1000
 
@@ -9,11 +10,12 @@
 
 const { serve, serveAsync } = require("./protocol");
 const tabs = require("./tabs");
-const { makeDurable } = require("./durable");
+const { makeDurable, DURABLE_VARIANTS } = require("./durable");
 
 /** A fresh store of `variant`, or undefined for an unknown name. */
-const makeStore = (variant) => (variant === "durable" ? makeDurable() : tabs.makeStore(variant));
-const VARIANTS = [...tabs.VARIANTS, "durable"];
+const makeStore = (variant) =>
+  Object.hasOwn(DURABLE_VARIANTS, variant) ? makeDurable(DURABLE_VARIANTS[variant]) : tabs.makeStore(variant);
+const VARIANTS = [...tabs.VARIANTS, ...Object.keys(DURABLE_VARIANTS)];
 
 // `--async` serves through the asynchronous loop (what a wrapped real store uses); the
 // differential test runs both loops.

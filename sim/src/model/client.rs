@@ -131,6 +131,14 @@ pub struct Learned {
     pub deltas: Vec<DeltaSeen>,
     /// Each tool marker (`tool-call:…`, `tool-result:…`) delivered, with the clock then.
     pub markers: Vec<(TokenKey, u32)>,
+    /// Each message a delivered `message-consumed` named, with the clock then: when the
+    /// tab was told where the DB will hold it (a tool result, trailing history, the next
+    /// turn's first row).
+    pub consumed: Vec<(MessageId, u32)>,
+    /// Each turn's first event delivered (its `turn-start`, or content that overtook it),
+    /// with the clock just before it: when the tab was told the turn began, so where its
+    /// initiating message sits in the DB.
+    pub turns_seen: Vec<(TurnId, u32)>,
     /// Runs begun so far.
     runs: u32,
     /// The turn of the open run, if one is open.
@@ -176,9 +184,21 @@ impl Learned {
     /// shared with its snapshots, is copied only then).
     fn learns_from(&self, event: &Event) -> bool {
         match event {
-            Event::TextDelta { .. } | Event::ToolCall { .. } | Event::ToolResult { .. } => true,
-            Event::TurnStart { .. } => self.run_turn.is_some(),
+            Event::TextDelta { .. }
+            | Event::ToolCall { .. }
+            | Event::ToolResult { .. }
+            | Event::MessageConsumed { .. } => true,
+            Event::TurnStart { turn_id } => {
+                self.run_turn.is_some() || !self.turns_seen.iter().any(|(t, _)| t == turn_id)
+            }
             _ => false,
+        }
+    }
+
+    /// The tab learned that `turn` exists (its first event, if this is it).
+    fn turn_seen(&mut self, turn: TurnId) {
+        if !self.turns_seen.iter().any(|(t, _)| *t == turn) {
+            self.turns_seen.push((turn, self.clock));
         }
     }
 
@@ -187,6 +207,7 @@ impl Learned {
         match event {
             Event::TextDelta { turn_id, text } => {
                 let turn_id = delta_turn(*turn_id, text);
+                self.turn_seen(turn_id);
                 let at = self.tick();
                 if self.run_turn != Some(turn_id) {
                     self.runs += 1;
@@ -197,6 +218,7 @@ impl Learned {
                 self.deltas.push(DeltaSeen { at, run, segment });
             }
             Event::ToolCall { turn_id, text, .. } | Event::ToolResult { turn_id, text, .. } => {
+                self.turn_seen(*turn_id);
                 let at = self.tick();
                 self.run_turn = None;
                 *self.tool_events_of(*turn_id) += 1;
@@ -204,7 +226,14 @@ impl Learned {
                     self.markers.push((key, at));
                 }
             }
-            Event::TurnStart { .. } => self.run_turn = None,
+            Event::TurnStart { turn_id } => {
+                self.turn_seen(*turn_id);
+                self.run_turn = None;
+            }
+            Event::MessageConsumed { message_ids, .. } => {
+                let at = self.clock;
+                self.consumed.extend(message_ids.iter().map(|m| (*m, at)));
+            }
             _ => {}
         }
     }

@@ -20,8 +20,9 @@
 //!    row for row, with no live rows left.
 //! 5. **What the user sees** (after every step that touches a client): the render is
 //!    `chunks ++ live` (sealed rows first, in `seq` order, each the DB's row), live rows in
-//!    the order their content reached the tab, and each live row the shape of its role.
-//!    Beyond the note; see [`render`] and `docs/model.md`.
+//!    an order some correct store defends (arrival, or the DB's order as the tab was told
+//!    it), and each live row the shape of its role. Beyond the note; see [`render`] and
+//!    `docs/model.md`.
 //!
 //! One file per invariant. Content is found by the grammar of [`crate::model::content`];
 //! in a world of colliding message texts (the same text twice, texts inside one another)
@@ -76,9 +77,11 @@ pub enum Invariant {
     #[serde(rename = "inv4-converges")]
     Converges,
     /// Invariant 5, what the user sees between reconciles: sealed rows first and as the DB
-    /// has them, live rows in the order their content reached the tab, each live row the
+    /// has them, live rows in arrival order or the DB's order as the tab was told it (the
+    /// user's own messages in send order, a turn below its initiator), each live row the
     /// shape of its role (text in the turn's assistant row, a tool result never receiving
-    /// text, one view segment of a turn's text in one row).
+    /// text, one view segment of a turn's text in one row, a run split only around a user
+    /// row).
     #[serde(rename = "inv5-render-shape")]
     RenderShape,
     /// The store panicked (or, over a process boundary, died or misbehaved).

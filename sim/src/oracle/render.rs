@@ -2,32 +2,49 @@
 //!
 //! The note defines the render as `groupRowsToMessages(chunks) ++ live` ("`tab.renderGroups`
 //! — DERIVED"); invariants 1–4 judge which content is shown, not where or in what shape.
-//! This invariant judges the rest, after every step that touches a tab:
+//! This invariant judges the rest, after every step that touches a tab, and flags only
+//! what no defensible store shows. Where stores may choose (which order the live rows
+//! take, where a streaming row ends), it accepts every choice a correct store makes:
 //!
 //! - **Chunks first.** No sealed row below a live row; after a fetch response is applied,
 //!   the sealed rows come in increasing `seq`, each exactly the DB's row (role and text).
 //!   (The note: the render is `chunks ++ live`, and `chunks` is "SEALED, durable history
 //!   (real DB `seq`)".)
-//! - **Live rows in the order their content happened.** Each live row starts when the tab
-//!   learned its first content: the user's send for the user's own message, the delivery
-//!   of its first delta for an assistant row, the delivery of its tool event for a tool
-//!   row. Live rows must start in nondecreasing order. (Beyond the note, which does not
-//!   order `live`; a user reading the thread expects their message and the reply in the
-//!   order they happened, as the DB will have them.)
+//! - **Live rows in some defensible order.** Two orders are defensible: *arrival* (each
+//!   row where the tab learned its first content: the user's send for the user's own
+//!   message, its first delta's delivery for an assistant row, its tool event's for a tool
+//!   row), and *the DB's order as the tab was told it* (content as it arrived; the user's
+//!   own message where the tab learned the DB holds it: the `message-consumed` naming it,
+//!   or the first event of the turn it started; until then below all content). A store
+//!   may mix them, row by row: a pair of live rows is out of order only when the lower
+//!   one came first in **both**. The DB order is the tab's, not the backend's: a store
+//!   knows only the events it received, in the order it received them.
+//! - **The user's own messages in send order**, and **a turn's content below the message
+//!   that started it** (the DB's first row of the turn; also another tab's message, whose
+//!   arrival the tab cannot know). Both orders agree on these, so every store must.
 //! - **Each live row the shape of its role.** A user row holds no streamed text and no
 //!   tool marker; an assistant row holds only deltas, of one turn and of one **segment**
-//!   (no tool event of the turn between them: the backend's row), and a **run** (deltas
-//!   the tab received with nothing between them) is never split between rows: what the
-//!   note's `currentAssistantId`, "the in-flight turn + its streaming row", accumulates. A
-//!   tool-call row is its marker alone; a tool result starts with its marker and never
-//!   receives streamed text. (Beyond the note's words, which name the streaming row but
-//!   not these rules; see [`crate::model::client::Learned`] for runs and segments.)
+//!   (no tool event of the turn between them: the backend's row); a tool-call row is its
+//!   marker alone; a tool result starts with its marker and never receives streamed text.
+//! - **A run** (deltas the tab received with nothing between them) stays in one row, or
+//!   is split only around a user row: continued in place (`durable`), in a new row after
+//!   the user's own row (`durable-arrival`), or split where a consumed message will be
+//!   written (`durable-db-order`). A run split with no user row between is a store that
+//!   lost track of its streaming row (`currentAssistantId`).
 //!
-//! A row whose start the tab cannot know (another tab's message) is not ordered.
+//! The argument (docs/model.md, "Invariant 5"): a rule belongs here only if every store
+//! that loses, duplicates and mislabels nothing obeys it whatever it chose where the note
+//! is silent. The earlier rule required arrival order and unsplit runs, and failed a
+//! production store that renders in DB order (issue 30).
+//!
+//! A row whose start the tab cannot know (another tab's message) is ordered only by the
+//! initiator rule. With colliding message texts, a user row's send is the earliest
+//! matching one in send order (preferring one whose message no sealed row shown holds,
+//! then any): a violation is reported only when both readings break a rule.
 
 use crate::model::client::Client;
 use crate::model::content::{for_each_token, MessageTexts, TokenKey};
-use crate::model::wire::{ClientId, Origin, RenderRow, Role};
+use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::seen::leading_token;
 use crate::oracle::{violation, Invariant, Violation};
@@ -71,7 +88,8 @@ pub fn check(
     if live_start == rows.len() {
         return None;
     }
-    match check_live(world.client(client), world, &rows[live_start..]) {
+    let (sealed, live) = rows.split_at(live_start);
+    match check_live(world.client(client), world, sealed, live) {
         Ok(()) => None,
         Err((messages, why)) => fail(messages, why),
     }
@@ -143,46 +161,251 @@ impl RowTokens {
 
 type Finding = (Vec<String>, String);
 
+/// When a live row's content reached the tab, in two orders a store may defend (see the
+/// module doc), as half-ticks of the tab's clock: content learned at tick `k` is `2k`; a
+/// decision the tab was told between ticks `k` and `k + 1` is `2k + 1`; a message whose
+/// place nothing has decided yet is [`UNDECIDED`].
+#[derive(Clone, Copy)]
+struct RowKeys {
+    /// Arrival: the user's send, the first delta's or the tool event's delivery.
+    arrival: u64,
+    /// The DB's order as the tab was told it: content as it arrived; a message when the
+    /// tab learned where the DB holds it (`message-consumed`, its turn's start).
+    db: u64,
+}
+
+/// A message whose place in the DB nothing the tab received has decided: below all
+/// content shown.
+const UNDECIDED: u64 = u64::MAX;
+
+fn content_key(tick: u32) -> u64 {
+    2 * u64::from(tick)
+}
+
+fn decision_key(clock: u32) -> u64 {
+    2 * u64::from(clock) + 1
+}
+
+/// One live row, as the order checks see it.
+struct Judged {
+    /// Ordered in time (the tab's own message, or content it learned), if it is.
+    keys: Option<RowKeys>,
+    /// The tab's own message it shows (by send index), for a user row.
+    send: Option<usize>,
+    /// The turn of its streamed content, for an assistant or tool row.
+    turn: Option<u32>,
+}
+
 /// The live rows' order and shapes (see the module doc).
-fn check_live(c: &Client, world: &World, live: &[RenderRow]) -> Result<(), Finding> {
-    let mut own = OwnMessages::new(c, world.config().message_texts);
-    let mut last: Option<(u32, &RenderRow)> = None;
+fn check_live(
+    c: &Client,
+    world: &World,
+    sealed: &[RenderRow],
+    live: &[RenderRow],
+) -> Result<(), Finding> {
+    let first = check_live_as(c, world, OwnMessages::new(c, world, sealed, true), live);
+    if first.is_err() && world.config().message_texts == MessageTexts::Colliding {
+        // The other reading of equal texts: a live row may also stand for a send whose
+        // message a sealed row holds (a lingering duplicate, invariant 2's business).
+        return check_live_as(c, world, OwnMessages::new(c, world, sealed, false), live).or(first);
+    }
+    first
+}
+
+/// [`check_live`], with the user rows read as the sends `own` assigns.
+fn check_live_as(
+    c: &Client,
+    world: &World,
+    mut own: OwnMessages<'_>,
+    live: &[RenderRow],
+) -> Result<(), Finding> {
+    let mut judged: Vec<Judged> = Vec::with_capacity(live.len());
     // (run, index of the live row holding it)
     let mut runs: Vec<(u32, usize)> = Vec::new();
+    // The send index and row of the last own user row, for the send order.
+    let mut last_own: Option<(u32, usize)> = None;
+
     for (i, row) in live.iter().enumerate() {
         let tokens = RowTokens::of(&row.text);
         shape(row, &tokens)?;
-        let (start, row_runs) = match row.role {
-            Role::User => (own.start(row, &tokens, last.map(|l| l.0)), Vec::new()),
-            Role::Assistant => deltas_seen(c, &tokens)?,
-            Role::ToolCall | Role::ToolResult => (marker_start(c, &row.text), Vec::new()),
+        let (j, row_runs) = match row.role {
+            Role::User => {
+                let send = own.send(row, &tokens, last_own.map(|(s, _)| s as usize));
+                let keys = send.map(|s| {
+                    let at = c.learned().sent_at[s];
+                    RowKeys {
+                        arrival: content_key(at),
+                        db: decided(c, world, c.sent()[s]),
+                    }
+                });
+                let j = Judged {
+                    keys,
+                    send,
+                    turn: None,
+                };
+                (j, Vec::new())
+            }
+            Role::Assistant => {
+                let (start, turn, row_runs) = deltas_seen(c, &tokens)?;
+                let j = Judged {
+                    keys: start.map(|t| RowKeys {
+                        arrival: content_key(t),
+                        db: content_key(t),
+                    }),
+                    send: None,
+                    turn,
+                };
+                (j, row_runs)
+            }
+            Role::ToolCall | Role::ToolResult => {
+                let start = marker_start(c, &row.text);
+                let turn = match leading_token(&row.text) {
+                    Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
+                    _ => None,
+                };
+                let j = Judged {
+                    keys: start.map(|t| RowKeys {
+                        arrival: content_key(t),
+                        db: content_key(t),
+                    }),
+                    send: None,
+                    turn,
+                };
+                (j, Vec::new())
+            }
         };
         for r in row_runs {
-            if let Some((_, j)) = runs.iter().find(|(run, j)| *run == r && *j != i) {
-                return Err((
-                    tokens.tokens.iter().map(|(t, _)| t.clone()).collect(),
-                    format!(
-                        "a run of deltas (received with nothing between them) in one row; it is split between live rows {j} and {i}"
-                    ),
-                ));
+            if let Some((_, k)) = runs.iter().find(|(run, k)| *run == r && *k != i) {
+                let k = *k;
+                if !live[k + 1..i]
+                    .iter()
+                    .any(|between| between.role == Role::User)
+                {
+                    return Err((
+                        tokens.tokens.iter().map(|(t, _)| t.clone()).collect(),
+                        format!(
+                            "a run of deltas received with nothing between them in one row, or split only around a user row; it is split between live rows {k} and {i}, with no user row between"
+                        ),
+                    ));
+                }
             }
             runs.push((r, i));
         }
-        let Some(start) = start else { continue };
-        if let Some((before, prev)) = last {
-            if start < before {
+        if let Some(send) = j.send {
+            if let Some((before, k)) = last_own {
+                if (send as u32) < before {
+                    return Err((
+                        vec![row.text.clone(), live[k].text.clone()],
+                        format!(
+                            "the user's own messages in the order they were sent; {:?} is below {:?}, sent after it",
+                            row.text, live[k].text
+                        ),
+                    ));
+                }
+            }
+            last_own = Some((send as u32, i));
+        }
+        judged.push(j);
+    }
+    in_some_defensible_order(live, &judged)?;
+    initiators_above_their_turns(c, world, live, &judged)
+}
+
+/// No row below one whose content came after it in every order a store may defend: a
+/// pair is out of order only when the lower row's content reached the tab first AND the
+/// tab was told the DB holds it first.
+fn in_some_defensible_order(live: &[RenderRow], judged: &[Judged]) -> Result<(), Finding> {
+    let mut arrival_max: Option<u64> = None;
+    for (i, lower) in judged.iter().enumerate() {
+        let Some(low) = lower.keys else { continue };
+        if arrival_max.is_some_and(|m| m > low.arrival) {
+            for (k, upper) in judged[..i].iter().enumerate() {
+                let Some(up) = upper.keys else { continue };
+                if low.arrival < up.arrival && low.db < up.db {
+                    return Err((
+                        vec![live[i].text.clone(), live[k].text.clone()],
+                        format!(
+                            "live rows in arrival order or in the DB's order as the tab was told it; {:?} is below {:?}, and came before it in both",
+                            live[i].text, live[k].text
+                        ),
+                    ));
+                }
+            }
+        }
+        arrival_max = Some(arrival_max.map_or(low.arrival, |m| m.max(low.arrival)));
+    }
+    Ok(())
+}
+
+/// No row of a turn's streamed content above the row of the message that started the
+/// turn (the DB holds the initiator first, and the tab sent or was shown it first).
+fn initiators_above_their_turns(
+    c: &Client,
+    world: &World,
+    live: &[RenderRow],
+    judged: &[Judged],
+) -> Result<(), Finding> {
+    let mut turns_above: Vec<(u32, usize)> = Vec::new();
+    for (i, (row, j)) in live.iter().zip(judged).enumerate() {
+        if let Some(t) = j.turn {
+            if !turns_above.iter().any(|(u, _)| *u == t) {
+                turns_above.push((t, i));
+            }
+            continue;
+        }
+        if row.role != Role::User || turns_above.is_empty() {
+            continue;
+        }
+        let mut messages: Vec<MessageId> = Vec::new();
+        for_each_token(&row.text, |_, key| {
+            if let TokenKey::Msg(m) = key {
+                messages.push(MessageId(m));
+            }
+        });
+        if let Some(s) = j.send {
+            messages.push(c.sent()[s]);
+        }
+        for m in messages {
+            let Some(turn) = initiated(world, m) else {
+                continue;
+            };
+            if let Some((_, k)) = turns_above.iter().find(|(t, _)| *t == turn.0) {
                 return Err((
-                    vec![row.text.clone(), prev.text.clone()],
+                    vec![row.text.clone(), live[*k].text.clone()],
                     format!(
-                        "live rows in the order their content reached the tab; {:?} (learned at tick {start}) is below {:?} (tick {before})",
-                        row.text, prev.text
+                        "a turn's content below the message that started it; {:?} of {turn} is above {:?}",
+                        live[*k].text, row.text
                     ),
                 ));
             }
         }
-        last = Some((start, row));
     }
     Ok(())
+}
+
+/// The turn message `m` started (the DB's first row of that turn holds it), if any.
+fn initiated(world: &World, m: MessageId) -> Option<TurnId> {
+    let db = world.backend().db();
+    db.iter()
+        .find(|r| r.role == Role::User && r.message_ids.contains(&m))
+        .filter(|r| {
+            db.iter()
+                .find(|first| first.turn_id == r.turn_id)
+                .map(|f| f.seq)
+                == Some(r.seq)
+        })
+        .map(|r| r.turn_id)
+}
+
+/// When the tab was told where the DB holds message `m` (see [`RowKeys::db`]).
+fn decided(c: &Client, world: &World, m: MessageId) -> u64 {
+    let learned = c.learned();
+    if let Some((_, at)) = learned.consumed.iter().find(|(id, _)| *id == m) {
+        return decision_key(*at);
+    }
+    initiated(world, m)
+        .and_then(|t| learned.turns_seen.iter().find(|(u, _)| *u == t))
+        .map_or(UNDECIDED, |(_, at)| decision_key(*at))
 }
 
 /// The shape a live row of its role must have.
@@ -236,9 +459,12 @@ fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
     Ok(())
 }
 
-/// When an assistant row started (its earliest delta's delivery) and the runs of its
-/// deltas; its deltas must all be of one segment.
-fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<(Option<u32>, Vec<u32>), Finding> {
+/// An assistant row's earliest delta delivery (tick), its turn and its deltas' runs.
+type DeltasSeen = (Option<u32>, Option<u32>, Vec<u32>);
+
+/// When an assistant row started (its earliest delta's delivery), its turn and the runs
+/// of its deltas; its deltas must all be of one segment.
+fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<DeltasSeen, Finding> {
     let learned = c.learned();
     let mut start: Option<u32> = None;
     let mut segment = None;
@@ -262,7 +488,7 @@ fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<(Option<u32>, Vec<u32>)
             runs.push(seen.run);
         }
     }
-    Ok((start, runs))
+    Ok((start, segment.map(|(t, _): (TurnId, u32)| t.0), runs))
 }
 
 /// When the tab learned the tool marker a tool row starts with.
@@ -284,45 +510,307 @@ fn marker_start(c: &Client, text: &str) -> Option<u32> {
 struct OwnMessages<'a> {
     c: &'a Client,
     texts: MessageTexts,
-    /// Colliding texts: for each text, the clock at each send of it not taken yet, sorted.
-    by_text: Vec<(&'a str, Vec<u32>)>,
+    /// Colliding texts: for each text, the index of each send of it not taken yet, sorted.
+    by_text: Vec<(&'a str, Vec<usize>)>,
+    /// Colliding texts: the messages the sealed rows shown hold.
+    sealed: Vec<MessageId>,
 }
 
 impl<'a> OwnMessages<'a> {
-    fn new(c: &'a Client, texts: MessageTexts) -> OwnMessages<'a> {
-        let mut by_text: Vec<(&str, Vec<u32>)> = Vec::new();
+    fn new(
+        c: &'a Client,
+        world: &World,
+        sealed: &[RenderRow],
+        avoid_sealed: bool,
+    ) -> OwnMessages<'a> {
+        let texts = world.config().message_texts;
+        let mut by_text: Vec<(&str, Vec<usize>)> = Vec::new();
+        let mut sealed_ids = Vec::new();
         if texts == MessageTexts::Colliding {
-            for (text, at) in c.sent_texts().iter().zip(&c.learned().sent_at) {
+            let db = world.backend().db();
+            for seq in sealed
+                .iter()
+                .filter_map(sealed_seq)
+                .filter(|_| avoid_sealed)
+            {
+                if let Ok(i) = db.binary_search_by_key(&seq, |d| d.seq) {
+                    sealed_ids.extend(db[i].message_ids.iter().copied());
+                }
+            }
+            for (i, text) in c.sent_texts().iter().enumerate() {
                 match by_text.iter_mut().find(|(t, _)| *t == text.as_str()) {
-                    Some((_, times)) => times.push(*at),
-                    None => by_text.push((text.as_str(), vec![*at])),
+                    Some((_, sends)) => sends.push(i),
+                    None => by_text.push((text.as_str(), vec![i])),
                 }
             }
         }
-        OwnMessages { c, texts, by_text }
+        OwnMessages {
+            c,
+            texts,
+            by_text,
+            sealed: sealed_ids,
+        }
     }
 
-    /// When the user sent the message `row` shows, if it is the tab's own; `after` is the
-    /// start of the row above.
-    fn start(&mut self, row: &RenderRow, tokens: &RowTokens, after: Option<u32>) -> Option<u32> {
+    /// Which of the user's sends (its index) `row` shows, if it is the tab's own;
+    /// `after_send` is the send shown by the own row above. With colliding texts: the
+    /// earliest send of the row's text not taken yet, from `after_send` on, preferring
+    /// one whose message no sealed row shown holds (the greedy match, which finds an
+    /// assignment in send order whenever one exists).
+    fn send(
+        &mut self,
+        row: &RenderRow,
+        tokens: &RowTokens,
+        after_send: Option<usize>,
+    ) -> Option<usize> {
         match self.texts {
             MessageTexts::Tokens => {
                 let key = tokens.tokens.first()?.1;
-                let i = self.c.keys().sent.iter().position(|k| *k == Some(key))?;
-                Some(self.c.learned().sent_at[i])
+                self.c.keys().sent.iter().position(|k| *k == Some(key))
             }
             MessageTexts::Colliding => {
-                let (_, times) = self.by_text.iter_mut().find(|(t, _)| *t == row.text)?;
-                if times.is_empty() {
+                let (_, sends) = self.by_text.iter_mut().find(|(t, _)| *t == row.text)?;
+                if sends.is_empty() {
                     return None; // more rows than sends of this text: not only the user's
                 }
-                let floor = after.unwrap_or(0);
-                let i = times
+                let sent = self.c.sent();
+                let floor = after_send.unwrap_or(0);
+                let sealed = &self.sealed;
+                let i = sends
                     .iter()
-                    .position(|t| *t >= floor)
-                    .unwrap_or(times.len() - 1);
-                Some(times.remove(i))
+                    .position(|s| *s >= floor && !sealed.contains(&sent[*s]))
+                    .or_else(|| sends.iter().position(|s| *s >= floor))
+                    .unwrap_or(sends.len() - 1);
+                Some(sends.remove(i))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each shape a policy may choose is accepted, in the world where the three correct
+    //! stores of `durable`'s family show it; each shape no policy allows is rejected. (The
+    //! shapes of a role, chunks first and DB-exact sealed rows are in `clauses.rs`.)
+    use crate::model::store::StoreFactory;
+    use crate::model::wire::{Origin, RenderRow, Role};
+    use crate::oracle::{judge_render, Invariant};
+    use crate::store::{durable, durable_arrival, durable_db_order};
+    use crate::testing::script::{scripted_config, Script};
+
+    const FAMILY: [&crate::store::StoreKind; 3] = [
+        &durable::KIND,
+        &durable_arrival::KIND,
+        &durable_db_order::KIND,
+    ];
+
+    /// c0 sends its first message (which starts t1); two deltas reach c0; c0 sends its
+    /// second message while they stream (queued); a third delta reaches c0; the turn's
+    /// reply ends and drains the second message as trailing history; a fourth delta
+    /// follows (a new row in the DB) and reaches c0.
+    fn trailing(kind: &dyn StoreFactory) -> Script<'_> {
+        let mut s = Script::new(scripted_config(), kind);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().delta().deliver_all(0);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().deliver_all(0);
+        s.end().delta().deliver_all(0);
+        s
+    }
+
+    /// c0 sends its first message (which starts t1); a delta reaches c0; c0 sends its
+    /// second message (queued) before the tool call reaches it; the tool result folds the
+    /// second message in as an interrupt; a delta follows; all of it reaches c0.
+    fn interrupt(kind: &dyn StoreFactory) -> Script<'_> {
+        let mut s = Script::new(scripted_config(), kind);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        s.delta().deliver_all(0);
+        s.send(0).post(0).deliver_all(0);
+        s.tool_call().tool_result(true).delta().deliver_all(0);
+        s
+    }
+
+    fn rows(s: &Script<'_>) -> Vec<RenderRow> {
+        s.world().client(0).render().to_vec()
+    }
+
+    fn judge(s: &Script<'_>, rows: &[RenderRow]) -> Option<(Invariant, String)> {
+        judge_render(s.world(), 0, rows, false, 0).map(|v| (v.invariant, v.expected))
+    }
+
+    /// The live rows as `role text` lines.
+    fn shape(rows: &[RenderRow]) -> Vec<String> {
+        rows.iter()
+            .filter(|r| r.is_live())
+            .map(|r| format!("{:?} {}", r.role, r.text))
+            .collect()
+    }
+
+    /// `rows` rearranged: the live rows in the order `order` gives (indices into them).
+    fn reorder(rows: &[RenderRow], order: &[usize]) -> Vec<RenderRow> {
+        let live: Vec<&RenderRow> = rows.iter().filter(|r| r.is_live()).collect();
+        let mut out: Vec<RenderRow> = rows.iter().filter(|r| !r.is_live()).cloned().collect();
+        out.extend(order.iter().map(|i| live[*i].clone()));
+        out
+    }
+
+    fn rejected_by(s: &Script<'_>, r: &[RenderRow], clause: &str) {
+        match judge(s, r) {
+            Some((Invariant::RenderShape, why)) => {
+                assert!(why.starts_with(clause), "{why:?} for {:?}", shape(r))
+            }
+            other => panic!("{:?} judged {other:?}, not {clause:?}", shape(r)),
+        }
+    }
+
+    #[test]
+    fn each_policy_shows_its_own_shape_of_a_trailing_drain_and_each_is_accepted() {
+        let shapes: Vec<Vec<String>> = FAMILY
+            .iter()
+            .map(|k| {
+                let s = trailing(*k);
+                assert_eq!(
+                    judge(&s, &rows(&s)),
+                    None,
+                    "{}: {:?}",
+                    k.name,
+                    shape(&rows(&s))
+                );
+                shape(&rows(&s))
+            })
+            .collect();
+        let [m1, m2] = ["User msg:m1", "User msg:m10"];
+        // In place: the streaming row grows above the second message.
+        assert_eq!(
+            shapes[0],
+            [m1, "Assistant txt:t1.1 txt:t1.2 txt:t1.3 txt:t1.4", m2]
+        );
+        // Arrival: the send ends the streaming row; a new one opens below the message.
+        assert_eq!(
+            shapes[1],
+            [
+                m1,
+                "Assistant txt:t1.1 txt:t1.2",
+                m2,
+                "Assistant txt:t1.3 txt:t1.4"
+            ]
+        );
+        // DB order: the message stays below until consumed, then the row is split there.
+        assert_eq!(
+            shapes[2],
+            [
+                m1,
+                "Assistant txt:t1.1 txt:t1.2 txt:t1.3",
+                m2,
+                "Assistant txt:t1.4"
+            ]
+        );
+    }
+
+    #[test]
+    fn each_policy_shows_its_own_shape_of_an_interrupt_and_each_is_accepted() {
+        let shapes: Vec<Vec<String>> = FAMILY
+            .iter()
+            .map(|k| {
+                let s = interrupt(*k);
+                assert_eq!(
+                    judge(&s, &rows(&s)),
+                    None,
+                    "{}: {:?}",
+                    k.name,
+                    shape(&rows(&s))
+                );
+                shape(&rows(&s))
+            })
+            .collect();
+        let call = "ToolCall tool-call:t1.1";
+        let result = "ToolResult tool-result:t1.1 [USER INTERRUPT] msg:m10";
+        let [m1, m2, d1, d2] = [
+            "User msg:m1",
+            "User msg:m10",
+            "Assistant txt:t1.1",
+            "Assistant txt:t1.2",
+        ];
+        assert_eq!(shapes[0], [m1, d1, m2, call, result, d2]);
+        assert_eq!(shapes[1], shapes[0]);
+        // DB order: the message below the call, where the result will hold it.
+        assert_eq!(shapes[2], [m1, d1, call, m2, result, d2]);
+    }
+
+    #[test]
+    fn a_run_split_with_no_user_row_between_is_rejected() {
+        let s = trailing(&durable_arrival::KIND);
+        let r = rows(&s);
+        // [m1][d1 d2][m2][d3 d4] -> [m1][d1 d2][d3 d4][m2]: the run d2|d3 split bare.
+        rejected_by(&s, &reorder(&r, &[0, 1, 3, 2]), "a run of deltas");
+        // In place, then a bare split after the consume: [m1][d1 d2 d3][d4][m2].
+        let s = trailing(&durable_db_order::KIND);
+        let r = rows(&s);
+        rejected_by(&s, &reorder(&r, &[0, 1, 3, 2]), "a run of deltas");
+    }
+
+    #[test]
+    fn a_message_above_content_that_reached_the_tab_before_its_send_is_rejected() {
+        let s = trailing(&durable::KIND);
+        let r = rows(&s);
+        // m2 above the reply whose first deltas reached c0 before m2 was sent.
+        rejected_by(&s, &reorder(&r, &[0, 2, 1]), "live rows in arrival order");
+    }
+
+    #[test]
+    fn content_below_a_placed_message_that_came_after_it_in_both_orders_is_rejected() {
+        let s = interrupt(&durable_db_order::KIND);
+        let r = rows(&s);
+        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][m2][d2]: m2 was sent
+        // before the result arrived, and the tab was told its place (message-consumed)
+        // before the result too.
+        rejected_by(
+            &s,
+            &reorder(&r, &[0, 1, 2, 4, 3, 5]),
+            "live rows in arrival order",
+        );
+        // Below the text that followed, too.
+        rejected_by(
+            &s,
+            &reorder(&r, &[0, 1, 2, 4, 5, 3]),
+            "live rows in arrival order",
+        );
+    }
+
+    #[test]
+    fn the_users_own_messages_out_of_send_order_are_rejected() {
+        let mut s = Script::new(scripted_config(), &durable::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).send(0);
+        let r = rows(&s);
+        assert_eq!(judge(&s, &r), None);
+        rejected_by(&s, &reorder(&r, &[1, 0]), "the user's own messages");
+    }
+
+    #[test]
+    fn a_turn_above_the_message_that_started_it_is_rejected_also_another_tabs() {
+        let s = trailing(&durable::KIND);
+        let r = rows(&s);
+        rejected_by(&s, &reorder(&r, &[1, 0, 2]), "live rows in arrival order");
+        // c1's message starts t1, whose delta reaches c0; c0 shows c1's message (its
+        // arrival unknown to c0) below the text: only the initiator rule says no.
+        let mut s = Script::new(scripted_config(), &durable::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(1).post(1).delta().deliver_all(0);
+        let mut r = rows(&s);
+        let text = s.world().client(1).sent_texts()[0].clone();
+        let other = RenderRow {
+            origin: Origin::Live { id: "other".into() },
+            role: Role::User,
+            turn_id: None,
+            text,
+        };
+        r.insert(0, other.clone());
+        assert_eq!(judge(&s, &r), None, "above its turn");
+        r.remove(0);
+        r.push(other);
+        rejected_by(&s, &r, "a turn's content below the message that started it");
     }
 }

@@ -72,6 +72,31 @@ pub struct DurableStore {
     live_rows_created: u32,
     /// The turn of the last `turn-start` (rule 6).
     live_turn: Option<TurnId>,
+    /// Where live rows go (rule 7).
+    policy: RenderPolicy,
+    /// Under [`RenderPolicy::DbOrder`]: the tab's own messages whose place in the DB no
+    /// event has told yet, in send order; their rows stay at the bottom of `live`.
+    pending: Vec<MessageId>,
+    /// Under [`RenderPolicy::DbOrder`]: the turns whose first event reached the tab.
+    turns_seen: BTreeSet<TurnId>,
+}
+
+/// Where a store of this family puts live rows (rule 7). Each is a defensible rendering
+/// that invariant 5 accepts (`docs/model.md`, "Invariant 5").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RenderPolicy {
+    /// `durable`: rows in arrival order; the turn's streaming row grows in place, also
+    /// above a message the user sent while it streams.
+    #[default]
+    InPlace,
+    /// `durable-arrival`: rows in arrival order; a send ends the streaming row, so the
+    /// text that follows opens a new assistant row below the user's own row.
+    Arrival,
+    /// `durable-db-order`: rows in the order the DB will hold them, as far as the tab has
+    /// been told: the user's own messages stay below all content until an event places
+    /// them (`message-consumed` naming them, or the first event of a new turn); placing
+    /// one ends the streaming row, which is split where the message will be written.
+    DbOrder,
 }
 
 /// Which durable fact retires a live row.
@@ -84,9 +109,54 @@ enum LiveKey {
 impl DurableStore {
     /// A fresh tab: nothing shown, no snapshot applied, fetch ids from 1.
     pub fn new() -> Self {
+        DurableStore::with_policy(RenderPolicy::InPlace)
+    }
+
+    /// A fresh tab rendering its live rows by `policy`.
+    pub fn with_policy(policy: RenderPolicy) -> Self {
         DurableStore {
             next_request: 1,
+            policy,
             ..DurableStore::default()
+        }
+    }
+
+    /// Where a new live row of streamed content goes: the bottom, or, under
+    /// [`RenderPolicy::DbOrder`], above the first message not yet placed.
+    fn content_slot(&self) -> usize {
+        if self.policy != RenderPolicy::DbOrder || self.pending.is_empty() {
+            return self.rows.len();
+        }
+        let first = self
+            .live_keys
+            .iter()
+            .position(|k| matches!(k, LiveKey::Message(m) if self.pending.contains(m)));
+        first.map_or(self.rows.len(), |i| self.sealed_len + i)
+    }
+
+    /// Under [`RenderPolicy::DbOrder`]: the messages `placed` now have their place, and
+    /// so has every message this tab sent before them (the backend handles a tab's POSTs
+    /// in order, so each earlier one was queued or started a turn before them). Their
+    /// rows, already below every placed row, stay where they are; if any was shown, the
+    /// streaming row ends there, so the text that follows goes below them.
+    fn place(&mut self, placed: &[MessageId]) {
+        let last = self.pending.iter().rposition(|m| placed.contains(m));
+        if let Some(i) = last {
+            self.pending.drain(..=i);
+            self.end_segment();
+        }
+    }
+
+    /// Under [`RenderPolicy::DbOrder`]: the first event of a turn places every pending
+    /// message: each was sent before any of the turn's content reached the tab, so above
+    /// that content it is in arrival order, and the turn's initiator is among them.
+    fn turn_event(&mut self, turn_id: TurnId) {
+        if self.policy == RenderPolicy::DbOrder
+            && self.turns_seen.insert(turn_id)
+            && !self.pending.is_empty()
+        {
+            self.pending.clear();
+            self.end_segment();
         }
     }
 
@@ -95,13 +165,20 @@ impl DurableStore {
             LiveKey::Turn(t) => Some(t),
             LiveKey::Message(_) => None,
         };
-        self.rows.push(RenderRow {
-            origin: Origin::Live { id },
-            role,
-            turn_id,
-            text: text.to_string(),
-        });
-        self.live_keys.push(key);
+        let at = match key {
+            LiveKey::Turn(_) => self.content_slot(),
+            LiveKey::Message(_) => self.rows.len(),
+        };
+        self.rows.insert(
+            at,
+            RenderRow {
+                origin: Origin::Live { id },
+                role,
+                turn_id,
+                text: text.to_string(),
+            },
+        );
+        self.live_keys.insert(at - self.sealed_len, key);
         self.live_rows_created += 1;
     }
 
@@ -176,6 +253,7 @@ impl DurableStore {
         match event {
             Event::TextDelta { turn_id, text } => {
                 let turn_id = turn_id.or(self.live_turn).unwrap_or(TurnId(0));
+                self.turn_event(turn_id);
                 if !self.durable_turns.contains(&turn_id) {
                     self.text_delta(turn_id, text);
                 }
@@ -185,6 +263,7 @@ impl DurableStore {
                 call,
                 text,
             } => {
+                self.turn_event(*turn_id);
                 self.end_segment();
                 if !self.durable_turns.contains(turn_id) {
                     self.push_live(
@@ -200,6 +279,7 @@ impl DurableStore {
                 call,
                 text,
             } => {
+                self.turn_event(*turn_id);
                 self.end_segment();
                 if !self.durable_turns.contains(turn_id) {
                     self.push_live(
@@ -211,8 +291,16 @@ impl DurableStore {
                 }
             }
             Event::TurnSealed { .. } => self.reconcile(effects),
-            Event::TurnStart { turn_id } => self.live_turn = Some(*turn_id),
-            Event::MessageQueued { .. } | Event::MessageConsumed { .. } | Event::Status { .. } => {}
+            Event::TurnStart { turn_id } => {
+                self.turn_event(*turn_id);
+                self.live_turn = Some(*turn_id);
+            }
+            Event::MessageConsumed { message_ids, .. } => {
+                if self.policy == RenderPolicy::DbOrder {
+                    self.place(message_ids);
+                }
+            }
+            Event::MessageQueued { .. } | Event::Status { .. } => {}
         }
     }
 }
@@ -222,6 +310,11 @@ impl Store for DurableStore {
         let mut effects = Vec::new();
         match input {
             Input::UserSend { message_id, text } => {
+                match self.policy {
+                    RenderPolicy::InPlace => {}
+                    RenderPolicy::Arrival => self.end_segment(),
+                    RenderPolicy::DbOrder => self.pending.push(*message_id),
+                }
                 self.push_live(
                     LiveKey::Message(*message_id),
                     message_id.to_string(),

@@ -13,6 +13,8 @@ use crate::model::store::{Store, StoreFactory};
 pub mod canary;
 pub mod current;
 pub mod durable;
+pub mod durable_arrival;
+pub mod durable_db_order;
 pub mod exec;
 pub mod fix_a;
 pub mod fix_ab;
@@ -59,6 +61,8 @@ pub const STORES: &[StoreKind] = &[
     membership::KIND,
     canary::KIND,
     durable::KIND,
+    durable_arrival::KIND,
+    durable_db_order::KIND,
 ];
 
 /// Look a store up by name.

@@ -21,6 +21,10 @@
 //                    live, and the next delta grows the earlier row (inv5-render-shape).
 //                    Random seeds rarely reach it (none in 100000 per strategy), so it is
 //                    tested on the committed scenario, not caught by fuzzing.
+//   status-split     a `status` event ends the streaming segment (the status badge
+//                    re-renders and forgets `currentAssistantId`), so the next delta of
+//                    the same run opens a second assistant row with no user row between
+//                    (inv5-render-shape: a run is split only around a user row).
 //
 // Speaks docs/protocol.md through adapters/node/protocol.js.
 
@@ -73,11 +77,20 @@ class RowCountIds extends DurableStore {
   }
 }
 
+class StatusSplit extends DurableStore {
+  handleEvent(event, effects) {
+    // BUG: a status update ends the segment, as a tool event does.
+    if (event.type === "status") this.endSegment();
+    super.handleEvent(event, effects);
+  }
+}
+
 const VARIANTS = {
   "live-order": LiveOrder,
   "text-match": TextMatch,
   "substring-match": SubstringMatch,
   "row-count-ids": RowCountIds,
+  "status-split": StatusSplit,
 };
 
 const variant = process.argv[2];

@@ -12,6 +12,7 @@ mod exec;
 mod exec_findings;
 mod laws;
 mod node_durable;
+mod render_policies;
 mod robust;
 mod scenarios;
 mod shard;

@@ -1,6 +1,7 @@
 //! The JavaScript `durable` (`adapters/node/durable.js`) against the Rust one
-//! (`sim/src/store/durable.rs`), and deliberately buggy stores built on it
-//! (`sim/tests/buggy/store.js`): three caught through `exec:` by fuzzing and shrunk to a
+//! (`sim/src/store/durable.rs`), in each render policy (`durable`, `durable-arrival`,
+//! `durable-db-order`), and deliberately buggy stores built on it
+//! (`sim/tests/buggy/store.js`): four caught through `exec:` by fuzzing and shrunk to a
 //! short scenario, one (the old row ids) shown on its committed scenario.
 //!
 //! These tests need Node.js (`node` on PATH, ≥ 18). Without it they FAIL, on purpose, as
@@ -41,9 +42,14 @@ fn node_durable() -> ExecFactory {
 /// `exec.rs`; CI compares on 5 000 more with `scripts/check-node-differential.sh`).
 const SEEDS: u64 = 400;
 
-#[test]
-fn node_durable_agrees_with_rust_durable_on_every_step() {
-    let (reference, candidate) = (by_name("durable").expect("shipped"), node_durable());
+/// Lockstep the Node store `variant` (`node adapters/node/store.js VARIANT`) against the
+/// Rust store of the same name on [`SEEDS`] seeds: identical effects and renders after
+/// every step.
+fn assert_node_agrees_with_rust(variant: &str) {
+    let (reference, candidate) = (
+        by_name(variant).expect("shipped"),
+        node("adapters/node/store.js", variant),
+    );
     let started = std::time::Instant::now();
     let mut total = Agreement::default();
     for seed in 0..SEEDS {
@@ -52,7 +58,7 @@ fn node_durable_agrees_with_rust_durable_on_every_step() {
                 total.steps += a.steps;
                 total.inputs += a.inputs;
             }
-            Err(d) => panic!("seed {seed}: {d}"),
+            Err(d) => panic!("{variant}, seed {seed}: {d}"),
         }
     }
     assert!(
@@ -60,30 +66,67 @@ fn node_durable_agrees_with_rust_durable_on_every_step() {
         "the stores were barely used"
     );
     eprintln!(
-        "differential durable: {SEEDS} seeds, {} steps, {} store inputs, identical effects and renders ({:.1?})",
+        "differential {variant}: {SEEDS} seeds, {} steps, {} store inputs, identical effects and renders ({:.1?})",
         total.steps,
         total.inputs,
         started.elapsed()
     );
 }
 
-/// Every committed scenario under `scenarios/` (recursively), replayed on `durable`:
-/// Rust and Node agree after every step. (Each names the store it was found on; its steps
-/// are replayed here on `durable`, skipping those not enabled.)
+#[test]
+fn node_durable_agrees_with_rust_durable_on_every_step() {
+    assert_node_agrees_with_rust("durable");
+}
+
+/// The render policies (`RenderPolicy` in durable.rs, rule 7 in durable.js): the Node
+/// `durable-arrival` and `durable-db-order` are their Rust twins step for step.
+#[test]
+fn node_durable_arrival_agrees_with_rust_on_every_step() {
+    assert_node_agrees_with_rust("durable-arrival");
+}
+
+#[test]
+fn node_durable_db_order_agrees_with_rust_on_every_step() {
+    assert_node_agrees_with_rust("durable-db-order");
+}
+
+/// The policies are really different renderings: each Node variant differs from the Rust
+/// `durable` (in place) on some seed, in a render (the effects are the same: only where
+/// live rows go differs), so the agreement above is not the in-place store's.
+#[test]
+fn each_node_render_policy_differs_from_in_place_durable_on_some_seed() {
+    let reference = by_name("durable").expect("shipped");
+    for variant in ["durable-arrival", "durable-db-order"] {
+        let candidate = node("adapters/node/store.js", variant);
+        let d = (0..SEEDS)
+            .find_map(|seed| lockstep_seed(&reference, &candidate, seed).err())
+            .unwrap_or_else(|| panic!("{variant} renders as durable on {SEEDS} seeds"));
+        assert!(d.to_string().contains("differ"), "{variant}: {d}");
+    }
+}
+
+/// Every committed scenario under `scenarios/` (recursively), replayed on `durable` and its
+/// two other render policies: Rust and Node agree after every step. (Each names the store
+/// it was found on; its steps are replayed here on each, skipping those not enabled.)
 #[test]
 fn every_committed_scenario_agrees_between_rust_and_node_durable() {
     let files = reconcile_sim::campaign::check::scenario_files(&repo().join("scenarios")).unwrap();
     assert!(files.len() >= 4, "the bug scenarios are committed");
-    let (reference, candidate) = (by_name("durable").expect("shipped"), node_durable());
-    for path in &files {
-        let scenario = reconcile_sim::trace::scenario::load(path).unwrap();
-        if let Err(d) = lockstep_replay(
-            &reference,
-            &candidate,
-            scenario.config.clone(),
-            &scenario.steps(),
-        ) {
-            panic!("scenario {}: {d}", path.display());
+    for variant in ["durable", "durable-arrival", "durable-db-order"] {
+        let (reference, candidate) = (
+            by_name(variant).expect("shipped"),
+            node("adapters/node/store.js", variant),
+        );
+        for path in &files {
+            let scenario = reconcile_sim::trace::scenario::load(path).unwrap();
+            if let Err(d) = lockstep_replay(
+                &reference,
+                &candidate,
+                scenario.config.clone(),
+                &scenario.steps(),
+            ) {
+                panic!("{variant}, scenario {}: {d}", path.display());
+            }
         }
     }
 }
@@ -145,6 +188,13 @@ fn assert_caught_and_shrunk(variant: &str, expected: Invariant) {
 #[test]
 fn buggy_live_order_breaks_the_render_shape_and_shrinks() {
     assert_caught_and_shrunk("live-order", Invariant::RenderShape);
+}
+
+/// A run of deltas split with no user row between (a `status` event ends the segment):
+/// no render policy does that, so inv5 still rejects it.
+#[test]
+fn buggy_status_split_breaks_the_render_shape_and_shrinks() {
+    assert_caught_and_shrunk("status-split", Invariant::RenderShape);
 }
 
 #[test]
