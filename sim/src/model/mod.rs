@@ -7,6 +7,7 @@ pub mod client;
 pub mod config;
 pub mod content;
 pub mod memo;
+pub mod pins;
 pub mod record;
 pub mod shared_store;
 pub mod state;

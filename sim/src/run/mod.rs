@@ -383,7 +383,7 @@ fn drain_and_check<O: Observer + ?Sized>(
         let Some(next) = drain_pick(enabled) else {
             break;
         };
-        if drain.len() >= limit {
+        if drain.len() >= limit && world.config().judged.judges(Invariant::Converges) {
             return Some(Violation {
                 invariant: Invariant::Converges,
                 client: None,
