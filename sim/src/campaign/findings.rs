@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::model::config::WorldConfig;
+use crate::model::pins::WorldPins;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
@@ -43,6 +44,9 @@ pub struct Failure {
     /// For a `crash`: why the store crashed in the run that found it (with the adapter's
     /// stderr tail), which reports quote.
     pub cause: Option<CrashCause>,
+    /// What `--world` pinned when it was found (recorded in the scenario, so the
+    /// reproduce command repeats them).
+    pub pins: WorldPins,
 }
 
 impl Failure {
@@ -225,6 +229,7 @@ pub fn shrink_and_save_after(
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
+    scenario.world_pins = failure.pins.clone();
     // Set before the notes are written: a masked replay's notes reach past the masked
     // violations.
     scenario.masked = masked;
@@ -331,7 +336,9 @@ fn search_without(
         let world = if k % 2 == 0 {
             own.clone()
         } else {
-            cut_down(WorldConfig::from_seed(k))?
+            let mut drawn = failure.pins.apply(WorldConfig::from_seed(k));
+            drawn.judged = failure.config.judged;
+            cut_down(drawn)?
         };
         let steps_max = world.steps_max as usize;
         let mut strategy = RandomStrategy::new(k);
@@ -394,6 +401,7 @@ pub fn save_unshrunk(
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
     scenario.masked = failure.mask.clone();
+    scenario.world_pins = failure.pins.clone();
     // Unshrunk and unreplayed: what its world has, an upper bound of what it needs.
     let needs = assume::present(&failure.config);
     scenario.needs = Some(needs.clone());

@@ -72,6 +72,9 @@ pub struct NightlyConfig {
     /// Where to write the night's mergeable result ([`crate::campaign::merge`]), if
     /// anywhere: written with the summary, also when the night is interrupted.
     pub result: Option<PathBuf>,
+    /// What `--world` pins and which invariants are judged, in-process and in the
+    /// cargo-fuzz targets (through their environment).
+    pub worlds: crate::run::worlds::Worlds,
 }
 
 /// One in-process campaign's results.
@@ -310,6 +313,7 @@ impl Night<'_> {
                 jobs: cfg.jobs,
                 coverage: false,
                 classes: true,
+                worlds: cfg.worlds.clone(),
             };
             let t = Instant::now();
             let outcome = run_campaign_shard(
@@ -381,8 +385,8 @@ impl Night<'_> {
             &cfg.night_dir,
             target,
             store,
-            secs,
-            cfg.jobs,
+            (secs, cfg.jobs),
+            &cfg.worlds,
         );
         if let Some(e) = &t.error {
             self.summary
@@ -404,7 +408,8 @@ impl Night<'_> {
             }
             let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
             let description = format!("found by cargo-fuzz, artifact {}", path.display());
-            if let Some((kind, failure)) = artifact_failure(&bytes, store, description) {
+            if let Some((kind, failure)) = artifact_failure(&bytes, store, description, &cfg.worlds)
+            {
                 self.record(&kind, &failure)?;
             }
         }

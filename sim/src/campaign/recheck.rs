@@ -597,6 +597,7 @@ pub fn check_determinism(
                 class: None,
                 mask: Vec::new(),
                 cause: Failure::cause_of(&report.outcome),
+                pins: Default::default(),
             };
             let suspect = save_suspect(
                 *store,
@@ -691,6 +692,7 @@ mod tests {
             class: None,
             mask: Vec::new(),
             cause: None,
+            pins: Default::default(),
         };
         assert_eq!(recheck(&current, &failure), None);
     }

@@ -24,6 +24,10 @@ use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
     /// The store under test (a name, or `all`). Without it, each scenario is replayed on
     /// the store it names and must reproduce its `expect`, and nothing is fuzzed.
     #[arg(long)]
@@ -114,6 +118,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         shard: args.sharding.shard(),
         determinism,
         allow_empty: args.allow_empty,
+        worlds: super::flags::worlds(&args.world, &args.invariants)?,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;

@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::model::content::MessageTexts;
-use crate::oracle::judged::Judged;
+use crate::model::judged::Judged;
 
 /// Whether messages are the default unique tokens (the field is then left out of files,
 /// which keeps older scenario files as they were).

@@ -6,6 +6,7 @@ pub mod backend;
 pub mod client;
 pub mod config;
 pub mod content;
+pub mod judged;
 pub mod memo;
 pub mod pins;
 pub mod record;

@@ -5,6 +5,7 @@
 use crate::model::content::for_each_token;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{render_lines, Invariant, Violation};
 
 /// Invariant 4 for every client: the first whose render is not the DB.

@@ -35,6 +35,7 @@ use crate::model::step::{Actor, Step};
 use crate::model::store::CrashCause;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 
 mod clauses;
 mod converge;

@@ -19,6 +19,7 @@ use crate::model::content::{
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{violation, Invariant, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.

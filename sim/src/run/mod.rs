@@ -4,6 +4,7 @@
 pub mod explore;
 pub mod interrupt;
 pub mod strategy;
+pub mod worlds;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,7 @@ use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::model::wire::ClientId;
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{check_step, converged, Invariant, Violation};
 use crate::run::strategy::Strategy;
 

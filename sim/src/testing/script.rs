@@ -32,7 +32,7 @@ pub fn scripted_config() -> WorldConfig {
         queued_texts: false,
         server_ids: false,
         deltas_without_turn_ids: false,
-        judged: crate::oracle::judged::Judged::ALL,
+        judged: crate::model::judged::Judged::ALL,
         steps_max: 200,
         drain_steps_max: 2000,
     }
