@@ -18,3 +18,4 @@ mod shard;
 mod strategies_cli;
 mod support;
 mod verbatim;
+mod world_options;
