@@ -531,6 +531,13 @@ pub fn markdown(s: &NightlySummary) -> String {
         s.seed_start,
         s.known_signatures
     );
+    if let Some(c) = s
+        .campaigns
+        .first()
+        .filter(|c| !c.report.worlds.is_default())
+    {
+        out.push_str(&format!("{}.\n\n", c.report.worlds.header()));
+    }
     out.push_str(&new_signatures_md(s));
     out.push_str(&known_signatures_md(s));
     out.push_str("\n## In-process campaigns\n\n");

@@ -211,6 +211,10 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> S
             shards.count
         ));
     }
+    let worlds = config.worlds.header();
+    if !worlds.is_empty() {
+        out.push_str(&format!("{worlds}\n"));
+    }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
     out.push_str(&format!(
         "scenarios: {} replayed from {}, {} failed{}\n",
