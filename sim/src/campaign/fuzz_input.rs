@@ -137,6 +137,36 @@ mod tests {
     use super::*;
     use crate::run::{replay, Outcome};
 
+    /// The fuzz encoding under pins (`RECONCILE_SIM_WORLD`): the decoded world takes the
+    /// pins and the judged invariants, and no pins decode as before.
+    #[test]
+    fn pins_apply_to_the_decoded_world() {
+        let worlds = Worlds {
+            pins: crate::model::pins::WorldPins::parse(&["ws_reorder_window=1", "clients=2"])
+                .unwrap(),
+            judged: crate::oracle::judged::from_flags(None, Some("inv5")).unwrap(),
+        };
+        for n in 0u8..64 {
+            let data: Vec<u8> = (0..40u8)
+                .map(|i| i.wrapping_mul(37).wrapping_add(n))
+                .collect();
+            let plain = run_bytes(&data, None);
+            let pinned = run_bytes_in(&data, None, &worlds);
+            assert_eq!(pinned.report.config.ws_reorder_window, 1);
+            assert_eq!(pinned.report.config.clients, 2);
+            assert_eq!(pinned.report.config.judged, worlds.judged);
+            let mut same = plain.report.config.clone();
+            same.ws_reorder_window = 1;
+            same.clients = 2;
+            assert_eq!(
+                pinned.report.config.message_texts, same.message_texts,
+                "free options decode as before"
+            );
+            let again = run_bytes_in(&data, None, &Worlds::default());
+            assert_eq!(again.report, plain.report, "no pins: the run as before");
+        }
+    }
+
     #[test]
     fn any_bytes_make_a_whole_run_that_replays_identically() {
         let current = crate::store::current::KIND;
