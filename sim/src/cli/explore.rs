@@ -324,6 +324,12 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if let Some(why) = bound.config.incoherence() {
         anyhow::bail!("--world: {why}");
     }
+    if bound.config.clients < 2 {
+        anyhow::bail!("--world clients=1: explore searches worlds of at least 2 tabs");
+    }
+    if bound.config.ws_overtakes_max.is_some() && bound.config.ws_reorder_window <= 1 {
+        anyhow::bail!("--overtakes bounds the reordering within the window, which --world pins to 1: events arrive in order and none overtakes another");
+    }
     if let Some(why) = reconcile_sim::run::explore::world_refusal(&bound.config) {
         anyhow::bail!("{why}");
     }

@@ -215,6 +215,10 @@ fn bad_world_and_invariant_flags_are_clear_errors_with_exit_2() {
             "explore searches one world, not a range",
         ),
         (
+            &["explore", "--store", "current", "--world", "clients=1"],
+            "explore searches worlds of at least 2 tabs",
+        ),
+        (
             &[
                 "explore",
                 "--store",
