@@ -1,6 +1,9 @@
 //! Bytes become a world seed, a store (unless `RECONCILE_SIM_STORE` fixes one for the whole
 //! fuzz run) and one choice per step; any invariant violation is a crash whose artifact
-//! `reconcile-sim from-fuzz ARTIFACT` turns into a shrunk scenario file.
+//! `reconcile-sim from-fuzz ARTIFACT` turns into a shrunk scenario file. The decoded world
+//! takes the pins of `RECONCILE_SIM_WORLD` (whitespace-separated `--world` values) and
+//! judges the invariants of `RECONCILE_SIM_INVARIANTS` (a `--invariants` list); `from-fuzz`
+//! reads the same variables, so it reproduces the run.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -20,7 +23,11 @@ fn fixed_store() -> Option<StoreKind> {
 
 fuzz_target!(|data: &[u8]| {
     let fixed = fixed_store();
-    let run = reconcile_sim::campaign::fuzz_input::run_bytes(data, fixed);
+    let run = reconcile_sim::campaign::fuzz_input::run_bytes_in(
+        data,
+        fixed,
+        reconcile_sim::campaign::fuzz_input::env_worlds(),
+    );
     if let Outcome::Fail(v) = &run.report.outcome {
         let store_flag = match fixed {
             Some(s) => format!(" --store {}", s.name),

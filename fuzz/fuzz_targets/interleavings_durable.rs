@@ -11,7 +11,11 @@ use reconcile_sim::run::Outcome;
 use reconcile_sim::store::durable;
 
 fuzz_target!(|data: &[u8]| {
-    let run = reconcile_sim::campaign::fuzz_input::run_bytes(data, Some(durable::KIND));
+    let run = reconcile_sim::campaign::fuzz_input::run_bytes_in(
+        data,
+        Some(durable::KIND),
+        reconcile_sim::campaign::fuzz_input::env_worlds(),
+    );
     if let Outcome::Fail(v) = &run.report.outcome {
         panic!(
             "store durable: {v}convert: reconcile-sim from-fuzz ARTIFACT --store durable -o scenario.json"

@@ -37,7 +37,7 @@ fn main() {
     for store in ["current", "durable"] {
         let mut ratios = Vec::new();
         for _ in 0..repeats {
-            let t = throughput(by_name(store).expect("shipped"), runs);
+            let t = throughput(by_name(store).expect("shipped"), runs, &Default::default());
             println!(
                 "{store}: {:.0} harness steps/s, {:.0} bare inputs/s, ratio {:.2}x",
                 t.harness_steps_per_s, t.bare_inputs_per_s, t.overhead_ratio

@@ -12,14 +12,15 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::campaign::fuzz::{run_one, run_one_observed};
-use crate::model::config::WorldConfig;
+use crate::campaign::fuzz::run_one_in;
+use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
 use crate::model::wire::Input;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 use crate::run::explore::{explore, ExploreBound};
 use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
 use crate::run::{run, Observer, StepAt};
 use crate::store::{by_name, StoreKind};
 
@@ -167,6 +168,9 @@ pub struct BenchReport {
     pub shrink: Vec<ShrinkBench>,
     /// Explore's reduction and speed.
     pub explore: ExploreBench,
+    /// What `--world` pinned in the seeds' worlds (absent: nothing).
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub world_pins: WorldPins,
 }
 
 /// Shrinking fuzz-found failures of one store to 1-minimal scenarios.
@@ -268,11 +272,15 @@ impl Observer for InputLog {
 /// Harness against bare store on `kind`: `runs` seeds through the whole harness (timed),
 /// then the inputs each store was given, recorded in an untimed pass, fed straight into
 /// fresh stores (timed).
-pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
+pub fn throughput(kind: StoreKind, runs: u64, pins: &WorldPins) -> Throughput {
+    let worlds = Worlds {
+        pins: pins.clone(),
+        ..Worlds::default()
+    };
     let started = Instant::now();
     let mut steps = 0u64;
     for seed in 0..runs {
-        let r = run_one(&kind, StrategySpec::Random, seed);
+        let r = run_one_in(&kind, StrategySpec::Random, &worlds, seed, &mut ());
         steps += (r.steps.len() + r.drain.len()) as u64;
     }
     let harness = started.elapsed().as_secs_f64();
@@ -280,7 +288,7 @@ pub fn throughput(kind: StoreKind, runs: u64) -> Throughput {
     let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
     for seed in 0..runs {
         let mut log = InputLog(Vec::new());
-        run_one_observed(&kind, StrategySpec::Random, seed, &mut log);
+        run_one_in(&kind, StrategySpec::Random, &worlds, seed, &mut log);
         logs.push(log.0);
     }
     let mut inputs = 0u64;
@@ -327,6 +335,19 @@ pub fn time_to_failure(
     starts: u64,
     cap: u64,
 ) -> TimeToFailure {
+    time_to_failure_pinned(bug, kind, inv, strategy, (starts, cap), &WorldPins::none())
+}
+
+/// [`time_to_failure`] in the worlds `pins` leaves to the seeds (`bench --world`), over
+/// `(starts, cap)`.
+pub fn time_to_failure_pinned(
+    bug: &str,
+    kind: StoreKind,
+    inv: Invariant,
+    strategy: StrategySpec,
+    (starts, cap): (u64, u64),
+    pins: &WorldPins,
+) -> TimeToFailure {
     let mut schedules = Vec::new();
     let mut ms = Vec::new();
     let mut not_found = 0;
@@ -339,7 +360,7 @@ pub fn time_to_failure(
             let seed = first + n;
             n += 1;
             let mut strat = strategy.build(seed);
-            let r = run(&kind, WorldConfig::from_seed(seed), strat.as_mut());
+            let r = run(&kind, pins.draw(seed), strat.as_mut());
             if r.outcome.invariant() == Some(inv) {
                 found = true;
                 break;
@@ -366,20 +387,26 @@ pub fn time_to_failure(
 /// Run the whole benchmark: `runs` seeds per throughput row, `starts` (≥ 101) per
 /// time-to-failure row, each capped at `cap` schedules.
 pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
+    bench_pinned(runs, starts, cap, &WorldPins::none())
+}
+
+/// [`bench`] with the seeds' worlds pinned by `pins` (`bench --world`: the throughput and
+/// time-to-failure rows; the explore rows search their own fixed bounds).
+pub fn bench_pinned(runs: u64, starts: u64, cap: u64, pins: &WorldPins) -> BenchReport {
     let throughput = ["current", "durable"]
         .iter()
-        .map(|n| throughput(by_name(n).expect("shipped"), runs))
+        .map(|n| throughput(by_name(n).expect("shipped"), runs, pins))
         .collect();
     let mut ttf = Vec::new();
     for (bug, store, inv) in BUGS {
         for s in StrategySpec::ALL {
-            ttf.push(time_to_failure(
+            ttf.push(time_to_failure_pinned(
                 bug,
                 by_name(store).expect("shipped"),
                 *inv,
                 s,
-                starts,
-                cap,
+                (starts, cap),
+                pins,
             ));
         }
     }
@@ -407,6 +434,7 @@ pub fn bench(runs: u64, starts: u64, cap: u64) -> BenchReport {
             reduction_ratio: p.schedules as f64 / r.schedules as f64,
             steps_per_s,
         },
+        world_pins: pins.clone(),
     }
 }
 

@@ -41,6 +41,7 @@ use crate::campaign::shard::Shard;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
 use crate::store::recorded::RecordedError;
 use crate::trace::class::{classify, Class};
 use crate::trace::scenario::Scenario;
@@ -313,12 +314,12 @@ pub fn fuzz_batches(
         seeds,
         jobs,
         known,
-        Shard::WHOLE,
+        (Shard::WHOLE, &Worlds::default()),
     )
 }
 
 /// [`fuzz_batches`] over the batches of one shard ([`crate::campaign::shard`]: batch `b`
-/// of every store belongs to shard `b mod N + 1`).
+/// of every store belongs to shard `b mod N + 1`), in the worlds `worlds` draws.
 pub fn fuzz_batches_shard(
     stores: &[&dyn StoreFactory],
     strategy: StrategySpec,
@@ -326,7 +327,7 @@ pub fn fuzz_batches_shard(
     seeds: u64,
     jobs: usize,
     known: &Baseline,
-    shard: Shard,
+    (shard, worlds): (Shard, &Worlds),
 ) -> (Vec<FuzzBatch>, Vec<Failure>) {
     let mut batches = Vec::new();
     let mut first: Vec<Failure> = Vec::new();
@@ -338,7 +339,7 @@ pub fn fuzz_batches_shard(
                 start += n;
                 continue;
             }
-            let outcome = run_batch(*store, strategy, start, n, jobs);
+            let outcome = run_batch(*store, strategy, start, n, jobs, worlds);
             let s = &outcome.report.stores[0];
             if outcome.report.seeds == 0 {
                 // Interrupted before its first seed.
@@ -365,6 +366,7 @@ fn run_batch(
     start: u64,
     n: u64,
     jobs: usize,
+    worlds: &Worlds,
 ) -> CampaignOutcome {
     run_campaign(
         &Campaign {
@@ -375,6 +377,7 @@ fn run_batch(
             jobs,
             coverage: false,
             classes: true,
+            worlds: worlds.clone(),
         },
         &|_| {},
         crate::run::interrupt::flag(),
@@ -532,6 +535,9 @@ pub struct CheckRequest<'a> {
     /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
     /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
     pub allow_empty: bool,
+    /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
+    /// the fuzzed runs and, when chosen, in every scenario's replay too).
+    pub worlds: Worlds,
 }
 
 /// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
@@ -571,7 +577,7 @@ pub fn run_check_saving(
             request.seeds,
             request.jobs,
             &baseline,
-            request.shard,
+            (request.shard, &request.worlds),
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
@@ -588,6 +594,7 @@ pub fn run_check_saving(
         determinism_seeds,
         suspects,
         interrupted: crate::run::interrupt::requested(),
+        worlds: request.worlds.clone(),
     };
     Ok((report, texts))
 }
@@ -620,6 +627,12 @@ fn load_scenarios(request: &CheckRequest<'_>) -> Result<Vec<(PathBuf, Scenario)>
             sc.known_failure = true;
             (p, sc)
         }));
+    }
+    // `--invariants` / `--skip` judge the replays too (a file's own choice otherwise).
+    if !request.worlds.judged.is_all() {
+        for (_, sc) in &mut loaded {
+            sc.config.judged = request.worlds.judged;
+        }
     }
     Ok(loaded)
 }
@@ -767,6 +780,7 @@ fn new_class_failures(
             mask: c.scenario.masked.clone(),
             cause: r.cause.clone(),
             without: Vec::new(),
+            pins: c.scenario.world_pins.clone(),
         });
     }
     out
@@ -866,6 +880,9 @@ pub struct CheckReport {
     pub suspects: Vec<Suspect>,
     /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
     pub interrupted: bool,
+    /// What `--world` pinned and which invariants were judged (absent: the default).
+    #[serde(default, skip_serializing_if = "Worlds::is_default")]
+    pub worlds: Worlds,
 }
 
 impl CheckReport {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::model::config::WorldConfig;
+use crate::model::pins::WorldPins;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
@@ -46,6 +47,9 @@ pub struct Failure {
     /// feature this one's world has (the first such seed per feature): witnesses that do
     /// not need it, tried before any search ([`shrink_and_save_after`]). Empty elsewhere.
     pub without: Vec<(Assumption, Failure)>,
+    /// What `--world` pinned when it was found (recorded in the scenario, so the
+    /// reproduce command repeats them).
+    pub pins: WorldPins,
 }
 
 impl Failure {
@@ -241,6 +245,7 @@ pub fn shrink_and_save_after(
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
+    scenario.world_pins = failure.pins.clone();
     // Set before the notes are written: a masked replay's notes reach past the masked
     // violations.
     scenario.masked = masked;
@@ -383,7 +388,11 @@ fn search_without(
             (own.clone(), failure.mask.clone(), ran.report)
         } else {
             let seed = first_seed.wrapping_add(k / 2);
-            let world = cut_down(WorldConfig::from_seed(seed))?;
+            // The seed's world as the campaign drew it: with its pins and its choice of
+            // invariants.
+            let mut drawn = failure.pins.apply(WorldConfig::from_seed(seed));
+            drawn.judged = failure.config.judged;
+            let world = cut_down(drawn)?;
             let found = every_class(|mask| run(&world, campaign_strategy, seed, mask));
             let (_, mask, report) = found
                 .into_iter()
@@ -434,6 +443,7 @@ pub fn save_unshrunk(
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
     scenario.masked = failure.mask.clone();
+    scenario.world_pins = failure.pins.clone();
     // Unshrunk and unreplayed: what its world has, an upper bound of what it needs.
     let needs = assume::present(&failure.config);
     scenario.needs = Some(needs.clone());

@@ -25,10 +25,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
 use crate::campaign::shard::Shard;
-use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
 use crate::run::{execute_observed, Next, Observer, RunReport};
 use crate::trace::assume::Assumption;
 use crate::trace::class::{classify_run, every_class, Class};
@@ -73,6 +74,8 @@ pub struct Campaign<'a> {
     /// again with the classes it showed masked, until it passes, so the campaign reports
     /// every class its seeds reach, not only the one each seed hits first.
     pub classes: bool,
+    /// What `--world` pins and which invariants are judged.
+    pub worlds: Worlds,
 }
 
 /// One store's results over the campaign.
@@ -130,6 +133,9 @@ pub struct CampaignReport {
     pub seeds: u64,
     /// Per store, in the campaign's order.
     pub stores: Vec<StoreSummary>,
+    /// What `--world` pinned and which invariants were judged (absent: the default).
+    #[serde(default, skip_serializing_if = "Worlds::is_default")]
+    pub worlds: Worlds,
 }
 
 impl CampaignReport {
@@ -162,8 +168,19 @@ pub fn run_one_observed(
     seed: u64,
     observer: &mut dyn Observer,
 ) -> RunReport {
+    run_one_in(stores, strategy, &Worlds::default(), seed, observer)
+}
+
+/// [`run_one_observed`] in the world `worlds` draws for `seed`.
+pub fn run_one_in(
+    stores: &dyn StoreFactory,
+    strategy: StrategySpec,
+    worlds: &Worlds,
+    seed: u64,
+    observer: &mut dyn Observer,
+) -> RunReport {
     let mut strat = strategy.build(seed);
-    let config = WorldConfig::from_seed(seed);
+    let config = worlds.draw(seed);
     let steps_max = config.steps_max as usize;
     execute_observed(
         stores,
@@ -185,9 +202,19 @@ pub fn classes_of_seed(
     strategy: StrategySpec,
     seed: u64,
 ) -> Vec<(Class, Vec<Class>, RunReport)> {
+    classes_of_seed_in(store, strategy, &Worlds::default(), seed)
+}
+
+/// [`classes_of_seed`] in the world `worlds` draws for `seed`.
+pub fn classes_of_seed_in(
+    store: &dyn StoreFactory,
+    strategy: StrategySpec,
+    worlds: &Worlds,
+    seed: u64,
+) -> Vec<(Class, Vec<Class>, RunReport)> {
     every_class(|mask| {
         let mut strat = strategy.build(seed);
-        let config = WorldConfig::from_seed(seed);
+        let config = worlds.draw(seed);
         let steps_max = config.steps_max as usize;
         classify_run(
             store,
@@ -437,10 +464,23 @@ fn run_chunk(
         for (store, tally) in campaign.stores.iter().zip(&mut tallies) {
             let (report, coverage) = if campaign.coverage {
                 let mut observer = CoverageObserver::default();
-                let r = run_one_observed(*store, campaign.strategy, seed + n, &mut observer);
+                let r = run_one_in(
+                    *store,
+                    campaign.strategy,
+                    &campaign.worlds,
+                    seed + n,
+                    &mut observer,
+                );
                 (r, Some(observer.coverage))
             } else {
-                (run_one(*store, campaign.strategy, seed + n), None)
+                let r = run_one_in(
+                    *store,
+                    campaign.strategy,
+                    &campaign.worlds,
+                    seed + n,
+                    &mut (),
+                );
+                (r, None)
             };
             // A failing seed is run again for its classes. When none of those runs fails
             // (a store whose runs do not repeat), the failure is kept under its own
@@ -455,7 +495,8 @@ fn run_chunk(
             let failed = report.outcome.invariant().is_some();
             tally.add_run(seed + n, report, coverage);
             if let Some((class, run)) = fallback {
-                let mut found = classes_of_seed(*store, campaign.strategy, seed + n);
+                let mut found =
+                    classes_of_seed_in(*store, campaign.strategy, &campaign.worlds, seed + n);
                 if found.is_empty() {
                     found.push((class, Vec::new(), run));
                 }
@@ -506,6 +547,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
             seed_start: campaign.seed_start,
             seeds,
             stores,
+            worlds: campaign.worlds.clone(),
         },
         first_failures,
         coverage,
@@ -566,6 +608,7 @@ fn class_failures(
                     mask,
                     cause: Failure::cause_of(&run.outcome),
                     without: Vec::new(),
+                    pins: campaign.worlds.pins.clone(),
                 };
                 (a, failure)
             })
@@ -582,6 +625,7 @@ fn class_failures(
             mask: t.mask,
             cause: Failure::cause_of(&t.run.outcome),
             without,
+            pins: campaign.worlds.pins.clone(),
         });
     }
     failures
@@ -607,6 +651,7 @@ fn invariant_failures(
             mask: Vec::new(),
             cause: Failure::cause_of(&run.outcome),
             without: Vec::new(),
+            pins: campaign.worlds.pins.clone(),
         });
     }
     failures
@@ -630,7 +675,11 @@ pub fn format_table(report: &CampaignReport) -> String {
     for s in &report.stores {
         out.push_str(&format!("{:<name_w$}", s.store));
         for inv in Invariant::ALL {
-            let cell = format!("{}/{}", s.failing.get(&inv).copied().unwrap_or(0), s.runs);
+            let cell = if report.worlds.judged.judges(inv) {
+                format!("{}/{}", s.failing.get(&inv).copied().unwrap_or(0), s.runs)
+            } else {
+                "skipped".to_string()
+            };
             out.push_str(&format!("  {cell:>18}"));
         }
         match s.first_failure() {
@@ -655,6 +704,7 @@ mod tests {
             jobs,
             coverage: false,
             classes: false,
+            worlds: Worlds::default(),
         }
     }
 
@@ -729,11 +779,15 @@ mod tests {
         };
         assert_eq!(key(&one), key(&two));
         // Seed by seed: the classes each seed shows, and its world.
-        let shown: Vec<(u64, WorldConfig, Vec<Class>)> = (3..3 + seeds)
+        let shown: Vec<(u64, crate::model::config::WorldConfig, Vec<Class>)> = (3..3 + seeds)
             .map(|seed| {
                 let classes = classes_of_seed(&current, StrategySpec::Random, seed);
                 let classes = classes.into_iter().map(|(c, _, _)| c).collect();
-                (seed, WorldConfig::from_seed(seed), classes)
+                (
+                    seed,
+                    crate::model::config::WorldConfig::from_seed(seed),
+                    classes,
+                )
             })
             .collect();
         let mut checked = 0;

@@ -18,6 +18,7 @@ use arbitrary::Unstructured;
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
+use crate::run::worlds::Worlds;
 use crate::run::{execute, Next, RunReport};
 use crate::store::{StoreKind, STORES};
 
@@ -62,10 +63,30 @@ pub struct BytesRun {
     pub report: RunReport,
 }
 
+/// The worlds the cargo-fuzz targets draw: [`Worlds::from_env`], read once. A bad value
+/// ends the process with the error (exit 2) before any input runs: a fuzz run under pins
+/// it misread would fuzz the wrong worlds.
+pub fn env_worlds() -> &'static Worlds {
+    static WORLDS: std::sync::OnceLock<Worlds> = std::sync::OnceLock::new();
+    WORLDS.get_or_init(|| {
+        Worlds::from_env().unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(2)
+        })
+    })
+}
+
 /// Decode `data` and run it. With `store` given, byte 9 is ignored.
 pub fn run_bytes(data: &[u8], store: Option<StoreKind>) -> BytesRun {
+    run_bytes_in(data, store, &Worlds::default())
+}
+
+/// [`run_bytes`] with `worlds`' pins applied to the decoded options and its invariants
+/// judged (the targets read them from `RECONCILE_SIM_WORLD` and
+/// `RECONCILE_SIM_INVARIANTS`; see [`Worlds::from_env`]).
+pub fn run_bytes_in(data: &[u8], store: Option<StoreKind>, worlds: &Worlds) -> BytesRun {
     let mut u = Unstructured::new(data);
-    let config = decode_config(&mut u);
+    let config = worlds.apply(decode_config(&mut u));
     let index = byte(&mut u) as usize % STORES.len();
     let store = store.unwrap_or(STORES[index]);
     let steps_max = config.steps_max as usize;
@@ -115,6 +136,36 @@ pub fn encode_run(store: StoreKind, config: &WorldConfig, steps: &[Step]) -> Opt
 mod tests {
     use super::*;
     use crate::run::{replay, Outcome};
+
+    /// The fuzz encoding under pins (`RECONCILE_SIM_WORLD`): the decoded world takes the
+    /// pins and the judged invariants, and no pins decode as before.
+    #[test]
+    fn pins_apply_to_the_decoded_world() {
+        let worlds = Worlds {
+            pins: crate::model::pins::WorldPins::parse(&["ws_reorder_window=1", "clients=2"])
+                .unwrap(),
+            judged: crate::oracle::judged::from_flags(None, Some("inv5")).unwrap(),
+        };
+        for n in 0u8..64 {
+            let data: Vec<u8> = (0..40u8)
+                .map(|i| i.wrapping_mul(37).wrapping_add(n))
+                .collect();
+            let plain = run_bytes(&data, None);
+            let pinned = run_bytes_in(&data, None, &worlds);
+            assert_eq!(pinned.report.config.ws_reorder_window, 1);
+            assert_eq!(pinned.report.config.clients, 2);
+            assert_eq!(pinned.report.config.judged, worlds.judged);
+            let mut same = plain.report.config.clone();
+            same.ws_reorder_window = 1;
+            same.clients = 2;
+            assert_eq!(
+                pinned.report.config.message_texts, same.message_texts,
+                "free options decode as before"
+            );
+            let again = run_bytes_in(&data, None, &Worlds::default());
+            assert_eq!(again.report, plain.report, "no pins: the run as before");
+        }
+    }
 
     #[test]
     fn any_bytes_make_a_whole_run_that_replays_identically() {

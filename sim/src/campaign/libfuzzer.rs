@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
-use crate::campaign::fuzz_input::run_bytes;
+use crate::campaign::fuzz_input::run_bytes_in;
+use crate::run::worlds::Worlds;
 use crate::run::Outcome;
 use crate::store::StoreKind;
 
@@ -131,9 +132,10 @@ pub fn build_targets(
 
 /// Run one cargo-fuzz target for `secs` seconds, the committed corpus as read-only seeds
 /// and `fuzz/corpus/<target>` as the scratch corpus libFuzzer writes to; crashes go to
-/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them. The target is
-/// stopped (with every process it started) when `cancel` is set or a few seconds past
-/// its time, should libFuzzer overrun it.
+/// `<night>/artifacts/<target>/`, and fork mode keeps fuzzing past them. `worlds` reach
+/// the target through its environment ([`Worlds::env`]). The target is stopped (with
+/// every process it started) when `cancel` is set or a few seconds past its time, should
+/// libFuzzer overrun it.
 #[allow(clippy::too_many_arguments)]
 pub fn run_target(
     fuzz_dir: &Path,
@@ -141,8 +143,8 @@ pub fn run_target(
     night_dir: &Path,
     target: &str,
     store: Option<StoreKind>,
-    secs: u64,
-    jobs: usize,
+    (secs, jobs): (u64, usize),
+    worlds: &Worlds,
     cancel: &AtomicBool,
 ) -> TargetSummary {
     let mut t = TargetSummary {
@@ -171,6 +173,15 @@ pub fn run_target(
         Some(k) => cmd.env("RECONCILE_SIM_STORE", k.name),
         None => cmd.env_remove("RECONCILE_SIM_STORE"),
     };
+    for var in [
+        crate::model::pins::WORLD_ENV,
+        crate::run::worlds::INVARIANTS_ENV,
+    ] {
+        cmd.env_remove(var);
+    }
+    for (var, value) in worlds.env() {
+        cmd.env(var, value);
+    }
     cmd.current_dir(fuzz_dir.parent().unwrap_or(Path::new("/")))
         .args(["fuzz", "run", "-s", "none", target])
         .arg(absolute(&scratch))
@@ -249,8 +260,9 @@ pub fn artifact_failure(
     bytes: &[u8],
     store: Option<StoreKind>,
     description: String,
+    worlds: &Worlds,
 ) -> Option<(StoreKind, Failure)> {
-    let run = run_bytes(bytes, store);
+    let run = run_bytes_in(bytes, store, worlds);
     let Outcome::Fail(v) = &run.report.outcome else {
         return None;
     };
@@ -273,6 +285,7 @@ pub fn artifact_failure(
         mask: Vec::new(),
         cause: v.cause.clone(),
         without: Vec::new(),
+        pins: worlds.pins.clone(),
     };
     Some((run.store, failure))
 }

@@ -72,6 +72,9 @@ pub struct NightlyConfig {
     /// Where to write the night's mergeable result ([`crate::campaign::merge`]), if
     /// anywhere: written with the summary, also when the night is interrupted.
     pub result: Option<PathBuf>,
+    /// What `--world` pins and which invariants are judged, in-process and in the
+    /// cargo-fuzz targets (through their environment).
+    pub worlds: crate::run::worlds::Worlds,
 }
 
 /// One in-process campaign's results.
@@ -315,6 +318,7 @@ impl Night<'_> {
                 jobs: cfg.jobs,
                 coverage: false,
                 classes: true,
+                worlds: cfg.worlds.clone(),
             };
             let t = Instant::now();
             let outcome = run_campaign_shard(
@@ -409,8 +413,8 @@ impl Night<'_> {
             &cfg.night_dir,
             target,
             store,
-            secs,
-            cfg.jobs,
+            (secs, cfg.jobs),
+            &cfg.worlds,
             self.cancel,
         );
         if let Some(e) = &t.error {
@@ -433,7 +437,8 @@ impl Night<'_> {
             }
             let bytes = std::fs::read(&path).map_err(CampaignError::io("read", &path))?;
             let description = format!("found by cargo-fuzz, artifact {}", path.display());
-            if let Some((kind, failure)) = artifact_failure(&bytes, store, description) {
+            if let Some((kind, failure)) = artifact_failure(&bytes, store, description, &cfg.worlds)
+            {
                 self.record(&kind, &failure)?;
             }
         }
@@ -555,6 +560,13 @@ pub fn markdown(s: &NightlySummary) -> String {
         s.seed_start,
         s.known_signatures
     );
+    if let Some(c) = s
+        .campaigns
+        .first()
+        .filter(|c| !c.report.worlds.is_default())
+    {
+        out.push_str(&format!("{}.\n\n", c.report.worlds.header()));
+    }
     out.push_str(&new_signatures_md(s));
     out.push_str(&known_signatures_md(s));
     out.push_str("\n## In-process campaigns\n\n");

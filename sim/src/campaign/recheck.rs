@@ -598,6 +598,7 @@ pub fn check_determinism(
                 mask: Vec::new(),
                 cause: Failure::cause_of(&report.outcome),
                 without: Vec::new(),
+                pins: Default::default(),
             };
             let suspect = save_suspect(
                 *store,
@@ -693,6 +694,7 @@ mod tests {
             mask: Vec::new(),
             cause: None,
             without: Vec::new(),
+            pins: Default::default(),
         };
         assert_eq!(recheck(&current, &failure), None);
     }

@@ -1,6 +1,6 @@
 //! `reconcile-sim bench [--json] [--runs N] [--starts S]`
 
-use reconcile_sim::campaign::bench::{bench, format_markdown};
+use reconcile_sim::campaign::bench::{bench_pinned, format_markdown};
 
 use super::Verdict;
 
@@ -18,6 +18,8 @@ pub struct Args {
     /// Print one JSON object instead of Markdown tables.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -30,10 +32,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             u64::MAX
         );
     }
-    let report = bench(args.runs, args.starts, args.cap);
+    let pins = args.world.pins()?;
+    let report = bench_pinned(args.runs, args.starts, args.cap, &pins);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
+        if !pins.is_empty() {
+            println!("world pins: {pins}\n");
+        }
         print!("{}", format_markdown(&report));
     }
     Ok(Verdict::Clean)

@@ -24,6 +24,10 @@ use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
     /// The store under test (a name, or `all`). Without it, each scenario is replayed on
     /// the store it names and must reproduce its `expect`, and nothing is fuzzed.
     #[arg(long)]
@@ -114,6 +118,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         shard: args.sharding.shard(),
         determinism,
         allow_empty: args.allow_empty,
+        worlds: super::flags::worlds(&args.world, &args.invariants)?,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
@@ -205,6 +210,10 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> S
             super::fuzz::shards_label(shards),
             shards.count
         ));
+    }
+    let worlds = config.worlds.header();
+    if !worlds.is_empty() {
+        out.push_str(&format!("{worlds}\n"));
     }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
     out.push_str(&format!(

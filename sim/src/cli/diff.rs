@@ -34,6 +34,8 @@ pub struct Args {
     out: PathBuf,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -43,6 +45,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         );
     };
     let strategy = args.strategy.spec()?;
+    let pins = args.world.pins()?;
     super::flags::seed_range(args.seed_start, args.seeds, "--seed-start + --seeds")?;
     let (a, b) = (resolve_store(a)?, resolve_store(b)?);
     let (a, b) = (a.as_ref(), b.as_ref());
@@ -58,14 +61,20 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.seed_start,
         args.seeds,
         args.limits.limits(),
+        &pins,
     ) {
         Ok(n) => {
             println!(
-                "'{}' and '{}' agree on every step of seeds {}..{} ({n} seeds)",
+                "'{}' and '{}' agree on every step of seeds {}..{} ({n} seeds{})",
                 a.name(),
                 b.name(),
                 args.seed_start,
-                args.seed_start + n
+                args.seed_start + n,
+                if pins.is_empty() {
+                    String::new()
+                } else {
+                    format!(", world pins: {pins}")
+                }
             );
             Ok(Verdict::Clean)
         }
@@ -112,6 +121,7 @@ fn save_divergence(
 ) -> anyhow::Result<()> {
     let mut sc = Scenario::record(a, found.shrunk.config.clone(), &found.shrunk.steps, None);
     sc.seed = Some(found.seed);
+    sc.world_pins = args.world.pins()?;
     sc.description = Some(format!(
         "'{}' and '{}' diverge after step #{} (found by `reconcile-sim diff`)",
         a.name(),
@@ -120,6 +130,10 @@ fn save_divergence(
     ));
     let file = args.out.join(format!("diff-seed{}.json", found.seed));
     let saved = sc.save(&file);
+    let pins = args.world.pins()?;
+    if !pins.is_empty() {
+        println!("world pins: {pins}");
+    }
     println!("seed {}: {}", found.seed, found.divergence);
     if let Err(e) = saved {
         anyhow::bail!(

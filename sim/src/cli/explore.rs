@@ -146,6 +146,10 @@ pub struct Args {
     /// Write the counterexample to this file as a scenario (replay it with `reconcile-sim replay`).
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    /// Pin options of the searched world (applied over the flags above): `NAME=VALUE` or a
+    /// profile, as `run --world`; ranges are refused (a search covers one world).
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -310,6 +314,25 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
         Texts::Tokens => MessageTexts::Tokens,
         Texts::Colliding => MessageTexts::Colliding,
     };
+    let pins = args.world.pins()?;
+    if let Some(range) = pins.settings().into_iter().find(|s| s.contains("..")) {
+        anyhow::bail!(
+            "--world {range}: explore searches one world, not a range of them (pin one value, or run it once per value)"
+        );
+    }
+    bound.config = pins.apply(bound.config);
+    if let Some(why) = bound.config.incoherence() {
+        anyhow::bail!("--world: {why}");
+    }
+    if bound.config.clients < 2 {
+        anyhow::bail!("--world clients=1: explore searches worlds of at least 2 tabs");
+    }
+    if bound.config.ws_overtakes_max.is_some() && bound.config.ws_reorder_window <= 1 {
+        anyhow::bail!("--overtakes bounds the reordering within the window, which --world pins to 1: events arrive in order and none overtakes another");
+    }
+    if let Some(why) = reconcile_sim::run::explore::world_refusal(&bound.config) {
+        anyhow::bail!("{why}");
+    }
     bound.depth_max = args.depth_max;
     bound.reduction = !args.plain;
     bound.shortest = !args.first;

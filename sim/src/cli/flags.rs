@@ -198,3 +198,54 @@ pub fn resolve_scenario_store(
     )
     .map_err(|e| anyhow::anyhow!("{}: field `store`: {e}", file.display()))
 }
+
+/// `--world SETTING` (repeatable): what the seeds' worlds pin.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct WorldFlag {
+    /// Pin or range a world option the seeds draw (repeatable; later ones override
+    /// earlier ones): `NAME=VALUE` (`ws_reorder_window=1`, `turn_failures=false`),
+    /// `NAME=A..B` (half-open) or `NAME=A..=B` (inclusive), a profile (`ordered-socket`:
+    /// one ordered WebSocket per tab, only HTTP responses race; `note`: the design note's
+    /// world, the default), or a JSON file of options. Everything left free is drawn by
+    /// the seed as always.
+    #[arg(long = "world", value_name = "NAME=VALUE|PROFILE|FILE.json")]
+    pub world: Vec<String>,
+}
+
+impl WorldFlag {
+    /// The pins the flags name.
+    pub fn pins(&self) -> anyhow::Result<reconcile_sim::model::pins::WorldPins> {
+        reconcile_sim::model::pins::WorldPins::parse(&self.world).map_err(anyhow::Error::msg)
+    }
+}
+
+/// `--invariants LIST` / `--skip LIST`: what the oracle judges.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct InvariantFlags {
+    /// Judge only these invariants (comma-separated: `inv1,inv2` or full names such as
+    /// `inv1-no-loss`); the others are reported as skipped. A crash is always judged.
+    #[arg(long, value_name = "LIST")]
+    pub invariants: Option<String>,
+    /// Judge every invariant but these (comma-separated, as `--invariants`; not with it).
+    #[arg(long, value_name = "LIST")]
+    pub skip: Option<String>,
+}
+
+impl InvariantFlags {
+    /// The invariants judged.
+    pub fn judged(&self) -> anyhow::Result<reconcile_sim::model::judged::Judged> {
+        reconcile_sim::oracle::judged::from_flags(self.invariants.as_deref(), self.skip.as_deref())
+            .map_err(anyhow::Error::msg)
+    }
+}
+
+/// The worlds `--world` and `--invariants` / `--skip` choose.
+pub fn worlds(
+    world: &WorldFlag,
+    invariants: &InvariantFlags,
+) -> anyhow::Result<reconcile_sim::run::worlds::Worlds> {
+    Ok(reconcile_sim::run::worlds::Worlds {
+        pins: world.pins()?,
+        judged: invariants.judged()?,
+    })
+}

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use reconcile_sim::campaign::findings::shrink_and_save;
-use reconcile_sim::campaign::fuzz_input::run_bytes;
+use reconcile_sim::campaign::fuzz_input::run_bytes_in;
 use reconcile_sim::campaign::libfuzzer::artifact_failure;
 
 use super::flags::LimitFlags;
@@ -24,6 +24,12 @@ pub struct Args {
     out: PathBuf,
     #[command(flatten)]
     limits: LimitFlags,
+    /// The pins the fuzz run used (default: `RECONCILE_SIM_WORLD`, as the target read it).
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    /// The invariants the fuzz run judged (default: `RECONCILE_SIM_INVARIANTS`).
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -45,8 +51,22 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default()
     );
-    let Some((store, failure)) = artifact_failure(&bytes, fixed, description) else {
-        let run = run_bytes(&bytes, fixed);
+    let from_env = reconcile_sim::run::worlds::Worlds::from_env().map_err(anyhow::Error::msg)?;
+    let given = super::flags::worlds(&args.world, &args.invariants)?;
+    let worlds = reconcile_sim::run::worlds::Worlds {
+        pins: if args.world.world.is_empty() {
+            from_env.pins
+        } else {
+            given.pins
+        },
+        judged: if args.invariants.invariants.is_none() && args.invariants.skip.is_none() {
+            from_env.judged
+        } else {
+            given.judged
+        },
+    };
+    let Some((store, failure)) = artifact_failure(&bytes, fixed, description, &worlds) else {
+        let run = run_bytes_in(&bytes, fixed, &worlds);
         println!(
             "{}: no violation on store {} ({} steps): nothing to convert",
             args.artifact.display(),

@@ -26,6 +26,10 @@ use super::Verdict;
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]
 pub struct Args {
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
     /// A store name, `all` for every shipped store, or `exec:'COMMAND ARGS'` for a store
     /// in another process (docs/protocol.md).
     #[arg(long)]
@@ -89,6 +93,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         jobs,
         coverage: args.coverage,
         classes: !args.no_classes,
+        worlds: super::flags::worlds(&args.world, &args.invariants)?,
     };
     let started = std::time::Instant::now();
     let progress = Progress::start(match (args.seeds, args.time) {
@@ -402,15 +407,20 @@ pub(super) fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, Stri
     let r = &result.result;
     let report = &r.report;
     let mut table = header(result);
+    let worlds = report.worlds.header();
+    if !worlds.is_empty() {
+        table.push_str(&format!("{worlds}\n"));
+    }
     table.push_str(&format_table(report));
     let mut details = String::new();
     for s in &report.stores {
         if let Some((seed, _)) = s.first_failure() {
             details.push_str(&format!(
-                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}\n",
+                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}{}\n",
                 s.store,
                 shell_words::quote(&s.store),
-                report.strategy.flags()
+                report.strategy.flags(),
+                report.worlds.flags()
             ));
         }
     }

@@ -14,6 +14,10 @@ use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
     /// The whole budget (e.g. `30m`): in-process fuzzing, then each cargo-fuzz target.
     #[arg(long, value_parser = super::flags::duration)]
     time: std::time::Duration,
@@ -109,6 +113,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         fuzz_stores: args.fuzz_stores.clone(),
         shard: args.sharding.shard(),
         result: args.sharding.result.clone(),
+        worlds: super::flags::worlds(&args.world, &args.invariants)?,
     };
     let progress = Bars(Progress::start(Measure::Time(args.time)));
     let summary = run_nightly(&cfg, &progress, reconcile_sim::run::interrupt::flag());

@@ -39,10 +39,16 @@ pub struct Args {
     /// How to draw the replay.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Judge other invariants than the file's (its `config.judged`, or all).
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
-    let sc = scenario::load(&args.file)?;
+    let mut sc = scenario::load(&args.file)?;
+    if args.invariants.invariants.is_some() || args.invariants.skip.is_some() {
+        sc.config.judged = args.invariants.judged()?;
+    }
     let store = resolve_scenario_store(
         &args.file,
         &sc,
@@ -145,6 +151,13 @@ impl Replayed {
         );
         if let Some(d) = &sc.description {
             println!("{}", scenario::printable(d));
+        }
+        if !sc.world_pins.is_empty() {
+            println!("world pins (of the run it came from): {}", sc.world_pins);
+        }
+        if !sc.config.judged.is_all() {
+            use reconcile_sim::oracle::judged::JudgedExt;
+            println!("invariants: {}", sc.config.judged.describe());
         }
         println!("options:");
         print!("{}", sc.config.describe());

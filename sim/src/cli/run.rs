@@ -1,10 +1,12 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
 use reconcile_sim::campaign::findings::{Failure, Finding};
-use reconcile_sim::campaign::fuzz::run_one_observed;
+use reconcile_sim::campaign::fuzz::run_one_in;
 use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled, Suspect};
 use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::oracle::judged::JudgedExt;
 use reconcile_sim::run::strategy::StrategySpec;
+use reconcile_sim::run::worlds::Worlds;
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::trace::class::{Class, ClassWatch};
 use reconcile_sim::trace::coverage::{Coverage, CoverageObserver};
@@ -16,6 +18,10 @@ use super::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {
+    #[command(flatten)]
+    world: super::flags::WorldFlag,
+    #[command(flatten)]
+    invariants: super::flags::InvariantFlags,
     /// The store under test (see `reconcile-sim stores`), or `exec:'COMMAND ARGS'` for a
     /// store in another process (docs/protocol.md).
     #[arg(long)]
@@ -49,7 +55,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         ClassWatch::new(&[]),
         (CoverageObserver::default(), TraceLines::default()),
     );
-    let report = run_one_observed(store, spec, args.seed, &mut observer);
+    let worlds = super::flags::worlds(&args.world, &args.invariants)?;
+    let report = run_one_in(store, spec, &worlds, args.seed, &mut observer);
     let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
     let class = watch.class_of(&report.outcome);
     let mut reproduce = format!(
@@ -58,12 +65,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.seed
     );
     reproduce.push_str(&spec.flags());
+    reproduce.push_str(&worlds.flags());
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
-    let saved = settle_failure(store, spec, &args, &report, class);
+    let saved = settle_failure(store, spec, &args, &report, class, &worlds);
     let ran = Ran {
         store: store.name(),
         seed: args.seed,
         spec,
+        worlds,
         strategy_choices: spec.build(args.seed).describe(),
         suspect: saved.as_ref().and_then(|s| s.suspects.first().cloned()),
         saved: saved.and_then(|s| s.findings.into_iter().next()),
@@ -89,6 +98,8 @@ struct Ran {
     store: String,
     seed: u64,
     spec: StrategySpec,
+    /// What `--world` pinned and which invariants were judged.
+    worlds: Worlds,
     /// What the strategy chose for this seed, in words (empty for `random`).
     strategy_choices: String,
     report: RunReport,
@@ -111,6 +122,8 @@ impl Ran {
             "seed": self.seed,
             "strategy": self.spec,
             "strategy_choices": self.strategy_choices,
+            "world_pins": self.worlds.pins,
+            "invariants": self.worlds.judged.invariants(),
             "config": self.report.config,
             "outcome": self.report.outcome,
             "steps": self.report.steps,
@@ -139,6 +152,10 @@ impl Ran {
             "store {} · seed {} · strategy {}",
             self.store, self.seed, self.spec
         );
+        let worlds = self.worlds.header();
+        if !worlds.is_empty() {
+            println!("{worlds}");
+        }
         println!("options:");
         print!("{}", self.report.config.describe());
         if !self.strategy_choices.is_empty() {
@@ -168,6 +185,7 @@ fn settle_failure(
     args: &Args,
     report: &RunReport,
     class: Option<Class>,
+    worlds: &Worlds,
 ) -> Option<Settled> {
     let Outcome::Fail(v) = &report.outcome else {
         return None;
@@ -184,6 +202,7 @@ fn settle_failure(
         mask: Vec::new(),
         cause: v.cause.clone(),
         without: Vec::new(),
+        pins: worlds.pins.clone(),
     };
     let limits = args.limits.limits();
     Some(settle(

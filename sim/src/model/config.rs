@@ -6,6 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::model::content::MessageTexts;
+use crate::model::judged::Judged;
 
 /// Whether messages are the default unique tokens (the field is then left out of files,
 /// which keeps older scenario files as they were).
@@ -93,6 +94,12 @@ pub struct WorldConfig {
     /// older files: false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub deltas_without_turn_ids: bool,
+    /// Not an option of the world but, like the run limits below, of the run: the
+    /// invariants the oracle judges (`--invariants` / `--skip`; see
+    /// [`crate::oracle::judged`]). Absent: every invariant (older files, and every run
+    /// that did not choose).
+    #[serde(default, skip_serializing_if = "Judged::is_all")]
+    pub judged: Judged,
     /// Steps chosen by the strategy before the drain phase.
     pub steps_max: u32,
     /// Steps the deterministic drain phase may take before it counts as not converging.
@@ -132,6 +139,7 @@ impl WorldConfig {
             queued_texts: false,
             server_ids: false,
             deltas_without_turn_ids: false,
+            judged: Judged::ALL,
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         }
@@ -315,6 +323,7 @@ impl WorldConfig {
             queued_texts: false,
             server_ids: false,
             deltas_without_turn_ids: false,
+            judged: Judged::ALL,
             steps_max: STEPS_MAX_DEFAULT,
             drain_steps_max: DRAIN_STEPS_MAX_DEFAULT,
         };
@@ -371,7 +380,7 @@ mod tests {
             .unwrap()
             .keys()
             .map(String::as_str)
-            .filter(|k| !["steps_max", "drain_steps_max"].contains(k))
+            .filter(|k| !["steps_max", "drain_steps_max", "judged"].contains(k))
             .collect();
         let mut names: Vec<&str> = WorldConfig::OPTIONS.iter().map(|o| o.name).collect();
         names.sort_unstable();

@@ -5,6 +5,7 @@
 use crate::model::content::for_each_token;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{render_lines, Invariant, Violation};
 
 /// Invariant 4 for every client: the first whose render is not the DB.
@@ -20,6 +21,9 @@ pub fn converged(
     rows: &[RenderRow],
     step_index: usize,
 ) -> Option<Violation> {
+    if !world.config().judged.judges(Invariant::Converges) {
+        return None;
+    }
     let db = world.backend().db();
     let matches = rows.len() == db.len()
         && rows.iter().zip(db).all(|(r, d)| {

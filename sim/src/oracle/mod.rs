@@ -36,10 +36,12 @@ use crate::model::step::{Actor, Step};
 use crate::model::store::CrashCause;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 
 mod clauses;
 mod converge;
 mod duplicate;
+pub mod judged;
 pub mod render;
 pub mod seen;
 
@@ -256,14 +258,23 @@ pub fn judge_render(
     step_index: usize,
 ) -> Option<Violation> {
     let c = world.client(client);
+    let judged = world.config().judged;
     seen::check(world, client, rows, step_index)
         .or_else(|| {
-            let settled = fetched && !c.scrolled_up() && c.no_fetch_outstanding();
+            let settled = judged.judges(Invariant::NoDuplicate)
+                && fetched
+                && !c.scrolled_up()
+                && c.no_fetch_outstanding();
             settled
                 .then(|| duplicate::check(world, client, rows, step_index))
                 .flatten()
         })
-        .or_else(|| render::check(world, client, rows, fetched, step_index))
+        .or_else(|| {
+            judged
+                .judges(Invariant::RenderShape)
+                .then(|| render::check(world, client, rows, fetched, step_index))
+                .flatten()
+        })
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::model::content::{
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{violation, Invariant, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.
@@ -29,6 +30,7 @@ pub fn check(
     step_index: usize,
 ) -> Option<Violation> {
     let c = world.client(client);
+    let judged = world.config().judged;
     // Nothing to look for before the user sent anything or was shown a delta.
     let keys = c.keys();
     if c.sent().is_empty() && c.deltas_shown().is_empty() && keys.markers.is_empty() {
@@ -45,6 +47,7 @@ pub fn check(
         return None;
     }
     let lost = match world.config().message_texts {
+        _ if !judged.judges(Invariant::NoLoss) => Vec::new(),
         MessageTexts::Tokens => lost_tokens(c, &shown),
         MessageTexts::Colliding => lost_texts(world, c, rows),
     };
@@ -58,6 +61,9 @@ pub fn check(
             expected,
             rows,
         ));
+    }
+    if !judged.judges(Invariant::NewerTurnPreserved) {
+        return None;
     }
     let mut wiped: Vec<String> = c
         .deltas_shown()

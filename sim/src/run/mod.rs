@@ -4,6 +4,7 @@
 pub mod explore;
 pub mod interrupt;
 pub mod strategy;
+pub mod worlds;
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,7 @@ use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::model::wire::ClientId;
 use crate::model::world::World;
+use crate::oracle::judged::JudgedExt;
 use crate::oracle::{check_step, converged, Invariant, Violation};
 use crate::run::strategy::Strategy;
 
@@ -383,7 +385,7 @@ fn drain_and_check<O: Observer + ?Sized>(
         let Some(next) = drain_pick(enabled) else {
             break;
         };
-        if drain.len() >= limit {
+        if drain.len() >= limit && world.config().judged.judges(Invariant::Converges) {
             return Some(Violation {
                 invariant: Invariant::Converges,
                 client: None,

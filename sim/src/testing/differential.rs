@@ -13,6 +13,7 @@
 use std::fmt;
 
 use crate::model::config::WorldConfig;
+use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
 use crate::model::step::Actor;
 use crate::model::step::Step;
@@ -250,14 +251,15 @@ pub fn lockstep_seed(
     lockstep_seed_with(reference, candidate, StrategySpec::Random, seed)
 }
 
-/// Lockstep over the run `seed` makes with `strategy`.
-pub fn lockstep_seed_with(
+/// [`lockstep_seed_with`] in the world of `seed` under `pins` (`diff --world`).
+pub fn lockstep_seed_pinned(
     reference: &dyn StoreFactory,
     candidate: &dyn StoreFactory,
     strategy: StrategySpec,
+    pins: &WorldPins,
     seed: u64,
 ) -> Result<Agreement, Box<Divergence>> {
-    let config = WorldConfig::from_seed(seed);
+    let config = pins.draw(seed);
     let steps_max = config.steps_max as usize;
     let mut strategy = strategy.build(seed);
     lockstep(reference, candidate, config, |_, enabled, i| {
@@ -267,6 +269,16 @@ pub fn lockstep_seed_with(
             Next::Apply(enabled[strategy.choose(enabled)])
         }
     })
+}
+
+/// Lockstep over the run `seed` makes with `strategy`.
+pub fn lockstep_seed_with(
+    reference: &dyn StoreFactory,
+    candidate: &dyn StoreFactory,
+    strategy: StrategySpec,
+    seed: u64,
+) -> Result<Agreement, Box<Divergence>> {
+    lockstep_seed_pinned(reference, candidate, strategy, &WorldPins::none(), seed)
 }
 
 /// Lockstep over a recorded trace (a scenario file's steps): steps not enabled at their
@@ -358,12 +370,13 @@ pub fn diff(
     seed_start: u64,
     seeds: u64,
     limits: crate::trace::shrink::Limits,
+    pins: &WorldPins,
 ) -> Result<u64, Box<FoundDivergence>> {
     for seed in seed_start..seed_start.saturating_add(seeds) {
-        let Err(d) = lockstep_seed_with(reference, candidate, strategy, seed) else {
+        let Err(d) = lockstep_seed_pinned(reference, candidate, strategy, pins, seed) else {
             continue;
         };
-        let config = WorldConfig::from_seed(seed);
+        let config = pins.draw(seed);
         let failing = Diverges {
             reference,
             candidate,

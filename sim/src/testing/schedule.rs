@@ -190,6 +190,7 @@ pub mod strategies {
                             masked,
                             needs: None,
                             known_failure,
+                            world_pins: Default::default(),
                             config,
                             steps: steps
                                 .into_iter()

@@ -32,6 +32,7 @@ pub fn scripted_config() -> WorldConfig {
         queued_texts: false,
         server_ids: false,
         deltas_without_turn_ids: false,
+        judged: crate::model::judged::Judged::ALL,
         steps_max: 200,
         drain_steps_max: 2000,
     }

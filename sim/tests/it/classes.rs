@@ -150,6 +150,7 @@ fn a_short_campaign_reports_each_root_cause_as_its_own_class() {
                 jobs: 2,
                 coverage: false,
                 classes: true,
+                worlds: Default::default(),
             },
             &|_| {},
             &AtomicBool::new(false),
@@ -314,6 +315,7 @@ fn check_known(
             shard: reconcile_sim::campaign::shard::Shard::WHOLE,
             determinism: false,
             allow_empty: false,
+            worlds: Default::default(),
         },
         &|path, sc| {
             reconcile_sim::store::recorded::resolve_recorded(

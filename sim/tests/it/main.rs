@@ -19,3 +19,4 @@ mod shard;
 mod strategies_cli;
 mod support;
 mod verbatim;
+mod world_options;

@@ -45,6 +45,12 @@ pub struct CheckConfig {
     pub max_shrink_time: String,
     /// The known classes the scenarios gave.
     pub baseline: Baseline,
+    /// `--world` pins and `--invariants` / `--skip` (absent: the default).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::run::worlds::Worlds::is_default"
+    )]
+    pub worlds: crate::run::worlds::Worlds,
 }
 
 impl CheckConfig {
@@ -63,6 +69,7 @@ impl CheckConfig {
             max_shrink_iters: request.limits.replays_max,
             max_shrink_time: humantime::format_duration(request.limits.time_max).to_string(),
             baseline: baseline.clone(),
+            worlds: request.worlds.clone(),
         }
     }
 }

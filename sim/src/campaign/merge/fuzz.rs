@@ -85,6 +85,13 @@ pub struct FuzzConfig {
     pub max_shrink_iters: u64,
     /// `--max-shrink-time`, as humantime writes it.
     pub max_shrink_time: String,
+    /// `--world` pins and `--invariants` / `--skip` (absent: the default). Shards with
+    /// different ones ran different campaigns and do not merge.
+    #[serde(
+        default,
+        skip_serializing_if = "crate::run::worlds::Worlds::is_default"
+    )]
+    pub worlds: crate::run::worlds::Worlds,
 }
 
 impl FuzzConfig {
@@ -99,6 +106,7 @@ impl FuzzConfig {
             coverage: campaign.coverage,
             max_shrink_iters: limits.replays_max,
             max_shrink_time: humantime::format_duration(limits.time_max).to_string(),
+            worlds: campaign.worlds.clone(),
         }
     }
 }
@@ -398,6 +406,7 @@ mod tests {
             jobs: 2,
             coverage: true,
             classes,
+            worlds: Default::default(),
         };
         let outcome = run_campaign_shard(&campaign, shard, &|_| {}, &AtomicBool::new(false));
         let scenarios = outcome

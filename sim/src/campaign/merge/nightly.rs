@@ -51,6 +51,12 @@ pub struct NightConfig {
     pub fuzz_stores: Vec<String>,
     /// Signatures known before the night: counted, not saved again.
     pub known: Vec<Signature>,
+    /// `--world` pins and `--invariants` / `--skip` (absent: the default).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::run::worlds::Worlds::is_default"
+    )]
+    pub worlds: crate::run::worlds::Worlds,
 }
 
 /// The scenario a night saved for a new signature.
@@ -138,6 +144,7 @@ impl NightlyResult {
                     Vec::new()
                 },
                 known: known.iter().cloned().collect(),
+                worlds: cfg.worlds.clone(),
             },
             covered: summary
                 .campaigns

@@ -209,6 +209,7 @@ impl ExploreBound {
                 queued_texts: false,
                 server_ids: false,
                 deltas_without_turn_ids: false,
+                judged: crate::model::judged::Judged::ALL,
                 steps_max: 0,
                 drain_steps_max: 0,
             },

@@ -84,6 +84,8 @@ struct RawScenario<'a> {
     store_dir: Option<String>,
     seed: Option<u64>,
     strategy: Option<String>,
+    #[serde(default)]
+    world_pins: crate::model::pins::WorldPins,
     #[serde(borrow, default)]
     expect: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -132,6 +134,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         store_dir: raw.store_dir,
         seed: raw.seed,
         strategy: raw.strategy,
+        world_pins: raw.world_pins,
         expect,
         class: p.class(raw.class, "class")?,
         masked: p.class(raw.masked, "masked")?.unwrap_or_default(),

@@ -19,6 +19,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::model::config::WorldConfig;
+use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
@@ -97,6 +98,10 @@ pub struct Scenario {
     /// The strategy of the run it came from, if any. Informational.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strategy: Option<String>,
+    /// What `--world` pinned in the run it came from (`["ws_reorder_window=1"]`), so its
+    /// reproduce command repeats them. Informational: `config` is the concrete world.
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub world_pins: WorldPins,
     /// The invariant expected to break when the steps are replayed on `store`, or null when
     /// the scenario is expected to pass.
     #[serde(default)]
@@ -217,6 +222,7 @@ impl Scenario {
             masked: Vec::new(),
             needs: None,
             known_failure: false,
+            world_pins: WorldPins::default(),
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
         }
