@@ -1138,4 +1138,114 @@ mod tests {
             vec![(5, 1000), (1005, 1000), (2005, 500)]
         );
     }
+
+    /// A class `current` shows: the first of its known failures' kind.
+    fn a_class() -> Class {
+        Class {
+            effect: crate::trace::class::Effect::Lingers,
+            subject: crate::trace::class::Subject::Any,
+            trigger: None,
+        }
+    }
+
+    /// A report of one `current` batch whose only failing class is `class`, known or not.
+    fn report_with(known: bool, suspects: Vec<Suspect>) -> CheckReport {
+        let class = a_class();
+        let baseline = Baseline {
+            classes: if known {
+                vec![("current".into(), class.clone(), PathBuf::from("k.json"))]
+            } else {
+                Vec::new()
+            },
+        };
+        CheckReport {
+            scenarios: Vec::new(),
+            strategy: StrategySpec::Random,
+            seed_start: 0,
+            batches: vec![FuzzBatch {
+                store: "current".into(),
+                seed_start: 0,
+                seeds: 10,
+                failing: BTreeMap::from([(Invariant::Converges, 1)]),
+                first_failing_seed: BTreeMap::from([(Invariant::Converges, 3)]),
+                classes: vec![BatchClass {
+                    name: class.to_string(),
+                    class: class.clone(),
+                    seeds: 1,
+                    first_seed: 3,
+                    known: baseline.holds("current", &class),
+                    cause: None,
+                }],
+            }],
+            baseline,
+            found: Vec::new(),
+            determinism_seeds: 0,
+            suspects,
+            interrupted: false,
+        }
+    }
+
+    fn suspect(kind: crate::campaign::recheck::SuspectKind) -> Suspect {
+        Suspect {
+            kind,
+            store: "current".into(),
+            seed: Some(3),
+            invariant: Some(Invariant::Converges),
+            class: Some(a_class()),
+            cause: None,
+            why: "it did not happen again".into(),
+            scenario: None,
+            write_error: None,
+        }
+    }
+
+    /// Issue 36, behaviour 3: a suspect fails the check, whatever else passed, even when
+    /// its class is in the `--known` baseline (a known class excuses a failure that
+    /// happens again, not one that does not).
+    #[test]
+    fn a_suspect_fails_the_check_even_when_its_class_is_known() {
+        use crate::campaign::recheck::SuspectKind;
+        assert!(
+            !report_with(false, Vec::new()).ok(),
+            "an unknown class fails"
+        );
+        assert!(
+            report_with(true, Vec::new()).ok(),
+            "a known class alone passes"
+        );
+        for kind in [
+            SuspectKind::Flaky,
+            SuspectKind::StateLeak,
+            SuspectKind::Nondeterministic,
+        ] {
+            assert!(
+                !report_with(true, vec![suspect(kind)]).ok(),
+                "{kind:?}, known"
+            );
+            assert!(!report_with(false, vec![suspect(kind)]).ok(), "{kind:?}");
+            let mut only_suspect = report_with(true, vec![suspect(kind)]);
+            only_suspect.batches[0].failing.clear();
+            only_suspect.batches[0].classes.clear();
+            assert!(!only_suspect.ok(), "{kind:?}, nothing else found");
+        }
+    }
+
+    /// Issue 36, behaviour 4: a known class is known for the store whose file recorded it,
+    /// not for every store.
+    #[test]
+    fn a_baseline_holds_a_class_for_its_own_store_only() {
+        let class = a_class();
+        let b = Baseline {
+            classes: vec![("current".into(), class.clone(), PathBuf::from("k.json"))],
+        };
+        assert!(b.holds("current", &class));
+        assert!(!b.holds("naive", &class));
+        assert!(b.covers("current"));
+        assert!(!b.covers("naive"));
+        let other = Class {
+            effect: crate::trace::class::Effect::EndsWrong,
+            ..class
+        };
+        assert!(!b.holds("current", &other));
+    }
 }

@@ -424,3 +424,58 @@ pub fn run_seed(stores: &dyn StoreFactory, seed: u64) -> RunReport {
     let mut strategy = crate::run::strategy::random::RandomStrategy::new(seed);
     run(stores, WorldConfig::from_seed(seed), &mut strategy)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 36, behaviour 7: the drain limit is exact. A run whose drain takes D steps
+    /// passes with `drain_steps_max = D` and fails to converge with `D - 1`, naming the
+    /// limit.
+    #[test]
+    fn a_world_needing_exactly_drain_steps_max_steps_passes_and_one_more_fails() {
+        let kind = crate::store::by_name("durable").unwrap();
+        let mut checked = 0;
+        for seed in 0..50 {
+            // Half a run: the drain does the rest.
+            let whole = run_seed(&kind, seed);
+            let half = &whole.steps[..whole.steps.len() / 2];
+            let r = replay(&kind, whole.config.clone(), half);
+            assert_eq!(r.outcome, Outcome::Pass, "durable passes seed {seed}");
+            let needed = r.drain.len() as u32;
+            if needed < 2 {
+                continue;
+            }
+            let with_limit = |limit: u32| {
+                let mut config = r.config.clone();
+                config.drain_steps_max = limit;
+                replay(&kind, config, &r.steps)
+            };
+            let exact = with_limit(needed);
+            assert_eq!(
+                exact.outcome,
+                Outcome::Pass,
+                "seed {seed}: {needed} allowed"
+            );
+            assert_eq!(exact.drain.len(), needed as usize);
+            let short = with_limit(needed - 1);
+            let Outcome::Fail(v) = &short.outcome else {
+                panic!(
+                    "seed {seed}: a drain of {needed} steps passed a limit of {}",
+                    needed - 1
+                );
+            };
+            assert_eq!(v.invariant, Invariant::Converges);
+            assert!(
+                v.expected
+                    .contains(&format!("drain_steps_max = {}", needed - 1)),
+                "{}",
+                v.expected
+            );
+            assert_eq!(short.drain.len(), needed as usize - 1);
+            assert_eq!(v.step_index, r.steps.len() + needed as usize - 1);
+            checked += 1;
+        }
+        assert!(checked >= 10, "only {checked} seeds drain 2 steps or more");
+    }
+}

@@ -935,4 +935,67 @@ mod tests {
         };
         assert_eq!(key(Some(threw)), "crash-store-threw");
     }
+
+    /// A fetch response with snapshot `seq` reaching client 0.
+    fn fetch_response(seq: u32) -> StepRecord {
+        let mut r = StepRecord::new(Step::DeliverFetchResponse {
+            client: 0,
+            request: crate::model::wire::RequestId(1),
+        });
+        r.input = Some(Input::FetchResponse {
+            request_id: crate::model::wire::RequestId(1),
+            snapshot_seq: seq,
+            chunks: Default::default(),
+            written_turns: Default::default(),
+        });
+        r
+    }
+
+    /// Issue 36, behaviour 6: a fetch response is stale only when it is *older* than the
+    /// newest one the tab applied. One exactly as new (the same snapshot served twice, or
+    /// a DB that did not grow in between) is an ordinary reconcile, and so is any
+    /// response before the tab applied one.
+    #[test]
+    fn a_fetch_response_as_new_as_the_newest_applied_is_not_stale() {
+        let mut watch = ClassWatch::new(&[]);
+        watch.tabs = vec![Tab::default()];
+        assert_eq!(watch.trigger(0, &fetch_response(0)), Trigger::Fetch);
+        watch.tabs[0].max_snapshot = Some(5);
+        assert_eq!(watch.trigger(0, &fetch_response(5)), Trigger::Fetch);
+        assert_eq!(watch.trigger(0, &fetch_response(6)), Trigger::Fetch);
+        assert_eq!(watch.trigger(0, &fetch_response(4)), Trigger::StaleFetch);
+    }
+
+    /// Issue 36, behaviour 6, for the convergence check: a tab that was only ever given
+    /// responses at least as new as the newest it had ends `ends-wrong`; one older
+    /// response makes it `content-gone-at-stale-fetch`.
+    #[test]
+    fn a_tab_given_no_older_response_does_not_end_gone_at_a_stale_fetch() {
+        let kind = crate::store::current::KIND;
+        let world = World::new(crate::testing::script::scripted_config(), &kind);
+        let mut watch = ClassWatch::new(&[]);
+        watch.tabs = vec![Tab::default(); world.clients().len()];
+        for seq in [3, 5, 5] {
+            watch.note_client(&world, 0, &fetch_response(seq));
+        }
+        assert_eq!(watch.tabs[0].max_snapshot, Some(5));
+        assert!(!watch.tabs[0].stale_delivered, "5 after 5 is not stale");
+        assert_eq!(watch.lingering(&world, 0).key(), "content-ends-wrong");
+        watch.note_client(&world, 0, &fetch_response(4));
+        assert!(watch.tabs[0].stale_delivered, "4 after 5 is stale");
+        assert_eq!(
+            watch.tabs[0].max_snapshot,
+            Some(5),
+            "the newest stays the newest"
+        );
+        assert_eq!(
+            watch.lingering(&world, 0).key(),
+            "content-gone-at-stale-fetch"
+        );
+        assert_eq!(
+            watch.lingering(&world, 1).key(),
+            "content-ends-wrong",
+            "per tab"
+        );
+    }
 }

@@ -968,4 +968,236 @@ mod tests {
             "still fails the same way"
         );
     }
+
+    /// A property for the shrinker's own tests: the run's first applied step is `first`.
+    /// Counts the candidate runs it judges.
+    struct StartsWith {
+        stores: crate::store::StoreKind,
+        first: Step,
+        runs: std::cell::Cell<u64>,
+    }
+
+    impl Failing for StartsWith {
+        fn stores(&self) -> &dyn StoreFactory {
+            &self.stores
+        }
+        fn run(
+            &self,
+            config: &WorldConfig,
+            next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+        ) -> (Vec<Step>, bool) {
+            self.runs.set(self.runs.get() + 1);
+            let r = execute(&self.stores, config.clone(), next);
+            let fails = r.steps.first() == Some(&self.first);
+            (r.steps, fails)
+        }
+    }
+
+    /// The first `n` steps of a random run of `current` on the scripted world, all of them
+    /// applied when replayed.
+    fn prefix(n: usize) -> (WorldConfig, Vec<Step>) {
+        let config = crate::testing::script::scripted_config();
+        let kind = crate::store::current::KIND;
+        let mut strategy = crate::run::strategy::random::RandomStrategy::new(7);
+        let r = crate::run::run(&kind, config.clone(), &mut strategy);
+        assert!(r.steps.len() >= n, "seed 7 runs {} steps", r.steps.len());
+        assert_ne!(
+            r.steps[0], r.steps[1],
+            "the first step alone is not a prefix"
+        );
+        (config, r.steps[..n].to_vec())
+    }
+
+    fn starts_with(first: Step) -> StartsWith {
+        StartsWith {
+            stores: crate::store::current::KIND,
+            first,
+            runs: std::cell::Cell::new(0),
+        }
+    }
+
+    fn shrinker<'a>(failing: &'a dyn Failing, replays_max: u64) -> Shrinker<'a> {
+        Shrinker {
+            failing,
+            limits: Limits {
+                replays_max,
+                ..Limits::default()
+            },
+            started: Instant::now(),
+            replays: 1,
+            gave_up: None,
+        }
+    }
+
+    /// Issue 36, behaviour 1: single-step deletion tries the *last* step too. Of two steps
+    /// where only the first matters, the second goes (a pass that stopped one step short
+    /// would keep it, and `fuzz` would write scenarios one step longer than 1-minimal).
+    #[test]
+    fn one_minimal_deletes_an_unneeded_last_step() {
+        let (config, steps) = prefix(2);
+        let failing = starts_with(steps[0]);
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.one_minimal(&config, steps.clone()), vec![steps[0]]);
+    }
+
+    /// Issue 36, behaviour 1, for ddmin: its chunks reach the end of the trace.
+    #[test]
+    fn ddmin_deletes_an_unneeded_last_step() {
+        let (config, steps) = prefix(2);
+        let failing = starts_with(steps[0]);
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.ddmin(&config, steps.clone()), vec![steps[0]]);
+    }
+
+    /// Issue 36, behaviour 1, end to end: a 1-minimal failing trace with one more step
+    /// appended that changes nothing (the step the drain would take first anyway) shrinks
+    /// back to a 1-minimal trace without it.
+    #[test]
+    fn a_trace_whose_last_step_is_unneeded_shrinks_to_without_it() {
+        let kind = crate::store::by_name("naive").unwrap();
+        let mut tried = 0;
+        for seed in 0..200 {
+            let r = run_seed(&kind, seed);
+            let Some(inv) = r.outcome.invariant() else {
+                continue;
+            };
+            let s = shrink(
+                &kind,
+                r.config.clone(),
+                &r.steps,
+                Some(inv),
+                Limits::default(),
+            )
+            .unwrap();
+            let shrunk = replay(&kind, s.config.clone(), &s.steps);
+            let Some(&extra) = shrunk.drain.first() else {
+                continue; // it failed before the drain: nothing can follow its last step
+            };
+            let mut longer = s.steps.clone();
+            longer.push(extra);
+            let again = replay(&kind, s.config.clone(), &longer);
+            assert_eq!(again.steps, longer, "every step applied");
+            if again.outcome.invariant() != Some(inv) {
+                continue;
+            }
+            let t = shrink(
+                &kind,
+                s.config.clone(),
+                &longer,
+                Some(inv),
+                Limits::default(),
+            )
+            .unwrap();
+            assert_eq!(t.gave_up, None);
+            assert!(
+                t.steps.len() < longer.len(),
+                "seed {seed}: the unneeded last step {extra} was kept"
+            );
+            assert_eq!(check_one_minimal(&kind, &t.config, &t.steps, inv), Ok(()));
+            tried += 1;
+            if tried == 2 {
+                return;
+            }
+        }
+        panic!("no failing seed of naive in 0..200 fails at the drain ({tried} did)");
+    }
+
+    /// Issue 36, behaviour 2: shrinking keeps the invariant asked for. Some failing traces
+    /// hold a shorter one that breaks *another* invariant (a shrinker that accepted any
+    /// failure finds it); shrunk for their own invariant, they still break that one, and
+    /// the result replays to it.
+    #[test]
+    fn a_trace_that_also_breaks_another_invariant_shrinks_for_the_one_asked() {
+        struct AnyFailure(crate::store::StoreKind);
+        impl Failing for AnyFailure {
+            fn stores(&self) -> &dyn StoreFactory {
+                &self.0
+            }
+            fn run(
+                &self,
+                config: &WorldConfig,
+                next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+            ) -> (Vec<Step>, bool) {
+                let r = execute(&self.0, config.clone(), next);
+                (r.steps, r.outcome.invariant().is_some())
+            }
+        }
+        let mut found = 0;
+        for name in ["naive", "fix-ab", "current"] {
+            let kind = crate::store::by_name(name).unwrap();
+            for seed in 0..60 {
+                let r = run_seed(&kind, seed);
+                let Some(inv) = r.outcome.invariant() else {
+                    continue;
+                };
+                let any = shrink_failing(
+                    &AnyFailure(kind),
+                    r.config.clone(),
+                    r.steps.len(),
+                    r.steps.clone(),
+                    Limits::default(),
+                );
+                let other = replay(&kind, any.config.clone(), &any.steps)
+                    .outcome
+                    .invariant();
+                if other == Some(inv) {
+                    continue; // no other invariant hides in this trace
+                }
+                let s = shrink(
+                    &kind,
+                    r.config.clone(),
+                    &r.steps,
+                    Some(inv),
+                    Limits::default(),
+                )
+                .unwrap();
+                assert_eq!(s.invariant, inv);
+                assert_eq!(
+                    replay(&kind, s.config.clone(), &s.steps)
+                        .outcome
+                        .invariant(),
+                    Some(inv),
+                    "{name} seed {seed}: shrunk for {inv}, the result breaks something else (the trace also holds {other:?})"
+                );
+                found += 1;
+                if found == 4 {
+                    return;
+                }
+            }
+        }
+        panic!("only {found} traces in the seeds tried hold a failure of another invariant");
+    }
+
+    /// Issue 36, behaviour 7: `--max-shrink-iters N` allows exactly N replays, the one
+    /// that confirmed the failure included (the caller's: the count starts at 1), not
+    /// N + 1.
+    #[test]
+    fn the_replay_limit_allows_exactly_that_many_replays() {
+        let (config, steps) = prefix(30);
+        for n in [1, 2, 5, 17] {
+            let failing = starts_with(steps[0]);
+            let r = shrink_failing(
+                &failing,
+                config.clone(),
+                steps.len(),
+                steps.clone(),
+                Limits {
+                    replays_max: n,
+                    ..Limits::default()
+                },
+            );
+            assert_eq!(r.gave_up, Some(GaveUp::Replays(n)), "limit {n}");
+            assert_eq!(r.replays, n, "limit {n}");
+            assert_eq!(failing.runs.get(), n - 1, "limit {n}: candidates judged");
+        }
+        // Through `shrink`, whose own first replay is the first of the N.
+        let kind = crate::store::canary::KIND;
+        let r = run_seed(&kind, 0);
+        let limits = Limits {
+            replays_max: 4,
+            ..Limits::default()
+        };
+        let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
+        assert_eq!((s.replays, s.gave_up), (4, Some(GaveUp::Replays(4))));
+    }
 }

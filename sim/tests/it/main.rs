@@ -10,6 +10,7 @@ mod cli_fuzzing;
 mod cli_scenarios;
 mod exec;
 mod exec_findings;
+mod gate;
 mod laws;
 mod node_durable;
 mod render_policies;

@@ -398,10 +398,21 @@ mod tests {
         classes: bool,
         shard: Shard,
     ) -> ResultFile<FuzzResult> {
+        result_from(stores, 11, seeds, classes, shard)
+    }
+
+    /// [`result_of`] from seed `seed_start`.
+    fn result_from(
+        stores: &[&dyn StoreFactory],
+        seed_start: u64,
+        seeds: u64,
+        classes: bool,
+        shard: Shard,
+    ) -> ResultFile<FuzzResult> {
         let campaign = Campaign {
             stores: stores.to_vec(),
             strategy: StrategySpec::Random,
-            seed_start: 11,
+            seed_start,
             budget: Budget::Seeds(seeds),
             jobs: 2,
             coverage: true,
@@ -520,5 +531,98 @@ mod tests {
         assert!(!first_two.result.contiguous(&first_two.shards));
         let two_step = merge_all(&[first_two, parts[2].clone()]);
         assert_eq!(two_step, merge_all(&parts));
+    }
+
+    /// Issue 36, behaviour 5: the merge keeps, for each store and invariant (and each
+    /// class), the smallest first failing seed of any shard, and the scenario of that
+    /// seed, also when it is not shard 1's (two shards of four chunks: shard 1 runs
+    /// chunks 0 and 2, shard 2 chunks 1 and 3, so a failure first seen in chunk 1 and
+    /// again in chunk 2 has its smallest seed in shard 2 and a larger one in shard 1).
+    #[test]
+    fn merge_keeps_the_smallest_first_failing_seed_when_shard_one_has_a_larger_one() {
+        // From seed 23000, fix-ab and current first break inv3 and inv4 in chunk 1 (shard
+        // 2) and again in chunk 2 (shard 1).
+        const SEED_START: u64 = 23_000;
+        let names = ["naive", "fix-ab", "current", "canary"];
+        let kinds: Vec<_> = names.iter().map(|n| by_name(n).unwrap()).collect();
+        let stores: Vec<&dyn StoreFactory> = kinds.iter().map(|k| k as _).collect();
+        let seeds = 4 * CHUNK_SEEDS;
+        for classes in [false, true] {
+            let parts: Vec<_> = (1..=2)
+                .map(|i| {
+                    result_from(
+                        &stores,
+                        SEED_START,
+                        seeds,
+                        classes,
+                        Shard::new(i, 2).unwrap(),
+                    )
+                })
+                .collect();
+            let merged = merge_all(&parts).result;
+            let (one, two) = (&parts[0].result, &parts[1].result);
+            let mut in_shard_two = 0;
+            for (k, s) in merged.report.stores.iter().enumerate() {
+                let (a, b) = (&one.report.stores[k], &two.report.stores[k]);
+                let invariants = a
+                    .first_failing_seed
+                    .keys()
+                    .chain(b.first_failing_seed.keys());
+                for inv in invariants {
+                    let smallest = [a, b]
+                        .iter()
+                        .filter_map(|p| p.first_failing_seed.get(inv).copied())
+                        .min();
+                    assert_eq!(
+                        s.first_failing_seed.get(inv).copied(),
+                        smallest,
+                        "{} {inv}",
+                        s.store
+                    );
+                    if let (Some(x), Some(y)) =
+                        (a.first_failing_seed.get(inv), b.first_failing_seed.get(inv))
+                    {
+                        in_shard_two += usize::from(y < x);
+                    }
+                }
+                for c in &s.classes {
+                    let first = |p: &StoreSummary| {
+                        p.classes
+                            .iter()
+                            .find(|d| d.class == c.class)
+                            .map(|d| d.first_seed)
+                    };
+                    let smallest = [first(a), first(b)].into_iter().flatten().min();
+                    assert_eq!(Some(c.first_seed), smallest, "{} {}", s.store, c.key);
+                }
+            }
+            for sc in &merged.scenarios {
+                let smallest = one
+                    .scenarios
+                    .iter()
+                    .chain(&two.scenarios)
+                    .filter(|o| {
+                        o.store == sc.store
+                            && if classes {
+                                o.class == sc.class
+                            } else {
+                                o.invariant == sc.invariant
+                            }
+                    })
+                    .map(|o| o.seed)
+                    .min();
+                assert_eq!(
+                    Some(sc.seed),
+                    smallest,
+                    "{} {}: the scenario kept",
+                    sc.store,
+                    sc.invariant
+                );
+            }
+            assert!(
+                in_shard_two > 0,
+                "classes {classes}: no invariant's first failure is smaller in shard 2 than in shard 1; the test needs other seeds"
+            );
+        }
     }
 }
