@@ -1182,6 +1182,7 @@ mod tests {
             determinism_seeds: 0,
             suspects,
             interrupted: false,
+            worlds: Worlds::default(),
         }
     }
 
