@@ -410,3 +410,69 @@ fn a_scenario_records_pins_and_invariants_and_round_trips() {
     );
     assert!(r.contains("(skipped: inv5-render-shape)"), "{r}");
 }
+
+/// The class keys and needs of a `fuzz --json` report on `current`, 10 000 seeds, with
+/// `extra` flags.
+fn classes_and_needs(name: &str, extra: &[&str]) -> Vec<(String, String, Vec<String>)> {
+    let out = tmp(name);
+    let mut args = vec![
+        "fuzz", "--store", "current", "--seeds", "10000", "--jobs", "2", "--json", "--out",
+    ];
+    args.push(out.to_str().unwrap());
+    args.extend(extra);
+    let o = sim(&args);
+    assert_eq!(code(&o), 1, "current fails: {}", stderr(&o));
+    let v = json(&stdout(&o));
+    v["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let needs = s["needs"]
+                .as_array()
+                .unwrap_or_else(|| panic!("no needs: {s}"));
+            let needs = needs
+                .iter()
+                .map(|n| n.as_str().unwrap().to_string())
+                .collect();
+            let key = serde_json::to_string(&s["class"]).unwrap();
+            (key, s["class_name"].as_str().unwrap().to_string(), needs)
+        })
+        .collect()
+}
+
+/// The acceptance, whole: `fuzz --store current --world ws_reorder_window=1
+/// --seeds 10000` shows no class that needs reordering; in the default world every class
+/// says whether it needs reordering; and the two agree: a class is marked as needing
+/// reordering exactly when the ordered world does not show it, so a team on one ordered
+/// socket that sets the option loses no class it could meet, and sees none it cannot.
+#[test]
+fn the_classes_marked_as_needing_reordering_are_exactly_those_the_ordered_world_lacks() {
+    let default = classes_and_needs("needs-default", &[]);
+    let ordered = classes_and_needs("needs-ordered", &["--world", "ordered-socket"]);
+    let reordering = |needs: &[String]| needs.iter().any(|n| n == "ws-reordering");
+    assert!(ordered.iter().all(|(_, _, needs)| !reordering(needs)));
+    let needing: Vec<&str> = default
+        .iter()
+        .filter(|(_, _, n)| reordering(n))
+        .map(|(_, name, _)| name.as_str())
+        .collect();
+    assert!(
+        !needing.is_empty() && needing.len() < default.len(),
+        "some classes of current need reordering (a delta overtaking its turn-start), not all: {needing:?}"
+    );
+    for (key, name, needs) in &default {
+        let in_ordered = ordered.iter().any(|(k, _, _)| k == key);
+        assert_eq!(
+            in_ordered,
+            !reordering(needs),
+            "{name}: needs {needs:?}, found in the ordered world: {in_ordered}"
+        );
+    }
+    for (key, name, _) in &ordered {
+        assert!(
+            default.iter().any(|(k, _, _)| k == key),
+            "{name} is found only in the ordered world"
+        );
+    }
+}
