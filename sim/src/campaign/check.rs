@@ -677,6 +677,7 @@ fn determinism_check(
         suspects.extend(check_determinism(
             fuzzed,
             request.strategy,
+            &request.worlds,
             request.seed_start..request.seed_start + n,
             &request.out,
         ));

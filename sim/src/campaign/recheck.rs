@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use crate::campaign::findings::{
     file_for, save_unshrunk, shrink_and_save_after, Failure, Finding, FindingError,
 };
-use crate::campaign::fuzz::run_one_observed;
+use crate::campaign::fuzz::run_one_in;
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
@@ -40,6 +40,7 @@ use crate::model::wire::{ClientId, Effect, Input};
 use crate::model::world::World;
 use crate::oracle::{render_line, Invariant, Violation};
 use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
 use crate::run::{Observer, Outcome, RunReport, StepAt};
 use crate::trace::class::{classify, Class, Classified};
 use crate::trace::scenario::Scenario;
@@ -403,9 +404,14 @@ impl Observer for Recorder {
     }
 }
 
-fn answers(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -> (Answers, RunReport) {
+fn answers(
+    store: &dyn StoreFactory,
+    strategy: StrategySpec,
+    worlds: &Worlds,
+    seed: u64,
+) -> (Answers, RunReport) {
     let mut recorder = Recorder::default();
-    let report = run_one_observed(store, strategy, seed, &mut recorder);
+    let report = run_one_in(store, strategy, worlds, seed, &mut recorder);
     let (verdict, timing) = match &report.outcome {
         Outcome::Pass => (None, false),
         Outcome::Fail(v) => (
@@ -509,12 +515,17 @@ pub enum SeedCheck {
 /// every step's input, effects and render, and the verdicts: two fresh runs differing is
 /// `nondeterministic`; fresh runs agreeing with each other but not with a run on reused
 /// processes, `state-leak`; a difference where a run timed out, `flaky`.
-pub fn check_seed(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -> SeedCheck {
-    let (p1, report) = answers(store, strategy, seed);
+pub fn check_seed(
+    store: &dyn StoreFactory,
+    strategy: StrategySpec,
+    worlds: &Worlds,
+    seed: u64,
+) -> SeedCheck {
+    let (p1, report) = answers(store, strategy, worlds, seed);
     if p1.timing {
         return SeedCheck::TimedOut;
     }
-    let (p2, _) = answers(store, strategy, seed);
+    let (p2, _) = answers(store, strategy, worlds, seed);
     let flaky = |a: &Answers, b: &Answers, d: String| {
         (a.timing || b.timing).then(|| {
             (
@@ -528,14 +539,14 @@ pub fn check_seed(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -
             // One fresh run first; a second only when something differs, to tell a leak
             // (fresh runs agree) from nondeterminism (they do not). A fresh run starts a
             // process per tab, the costly part.
-            let (f1, _) = answers(fresh.as_ref(), strategy, seed);
+            let (f1, _) = answers(fresh.as_ref(), strategy, worlds, seed);
             let reused = difference(&p1, &p2)
                 .map(|d| (&p1, &p2, d))
                 .or_else(|| difference(&p1, &f1).map(|d| (&p1, &f1, d)));
             match reused {
                 None => None,
                 Some((a, b, d)) => {
-                    let (f2, _) = answers(fresh.as_ref(), strategy, seed);
+                    let (f2, _) = answers(fresh.as_ref(), strategy, worlds, seed);
                     if let Some(d) = difference(&f1, &f2) {
                         Some(flaky(&f1, &f2, d.clone()).unwrap_or((
                             SuspectKind::Nondeterministic,
@@ -574,13 +585,14 @@ pub fn check_seed(store: &dyn StoreFactory, strategy: StrategySpec, seed: u64) -
 pub fn check_determinism(
     stores: &[&dyn StoreFactory],
     strategy: StrategySpec,
+    worlds: &Worlds,
     seeds: impl Iterator<Item = u64> + Clone,
     out_dir: &Path,
 ) -> Vec<Suspect> {
     let mut suspects = Vec::new();
     for store in stores {
         for seed in seeds.clone() {
-            let (kind, why, report) = match check_seed(*store, strategy, seed) {
+            let (kind, why, report) = match check_seed(*store, strategy, worlds, seed) {
                 SeedCheck::Agrees => continue,
                 SeedCheck::TimedOut => break,
                 SeedCheck::Differs(kind, why, report) => (kind, why, report),
@@ -598,7 +610,7 @@ pub fn check_determinism(
                 mask: Vec::new(),
                 cause: Failure::cause_of(&report.outcome),
                 without: Vec::new(),
-                pins: Default::default(),
+                pins: worlds.pins.clone(),
             };
             let suspect = save_suspect(
                 *store,
@@ -674,7 +686,7 @@ mod tests {
         let current = by_name("current").unwrap();
         for seed in 0..20 {
             assert!(matches!(
-                check_seed(&current, StrategySpec::Random, seed),
+                check_seed(&current, StrategySpec::Random, &Worlds::default(), seed),
                 SeedCheck::Agrees
             ));
         }
@@ -699,12 +711,33 @@ mod tests {
         assert_eq!(recheck(&current, &failure), None);
     }
 
+    /// `--check-determinism` runs the seeds again in the worlds the campaign ran: with its
+    /// pins (here a seed whose drawn world reorders, run with an ordered socket).
+    #[test]
+    fn the_determinism_check_runs_seeds_in_the_pinned_worlds() {
+        let current = by_name("current").unwrap();
+        let pinned = Worlds {
+            pins: crate::model::pins::WorldPins::parse(&["ws_reorder_window=1"]).unwrap(),
+            ..Worlds::default()
+        };
+        let seed = (0..)
+            .find(|s| crate::model::config::WorldConfig::from_seed(*s).ws_reorder_window > 1)
+            .unwrap();
+        let (_, report) = answers(&current, StrategySpec::Random, &pinned, seed);
+        assert_eq!(report.config.ws_reorder_window, 1);
+        assert_eq!(report.config, pinned.draw(seed));
+        assert!(matches!(
+            check_seed(&current, StrategySpec::Random, &pinned, seed),
+            SeedCheck::Agrees
+        ));
+    }
+
     /// Two answer streams that differ only in a render are told apart, and the words name
     /// the step and the row.
     #[test]
     fn differences_name_the_step_and_what_differs() {
         let current = by_name("current").unwrap();
-        let (a, _) = answers(&current, StrategySpec::Random, 3);
+        let (a, _) = answers(&current, StrategySpec::Random, &Worlds::default(), 3);
         let mut b = a.clone();
         assert_eq!(difference(&a, &b), None);
         let i = b.steps.iter().position(|s| !s.render.is_empty()).unwrap();

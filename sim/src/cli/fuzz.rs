@@ -188,6 +188,7 @@ fn settle_failures(
         settled.suspects.extend(check_determinism(
             &campaign.stores,
             campaign.strategy,
+            &campaign.worlds,
             start..start + seeds,
             out,
         ));
