@@ -73,6 +73,11 @@ pub struct Args {
     /// processes differ from fresh ones `state-leak`. (With `--shard`, shard 1 runs it.)
     #[arg(long)]
     check_determinism: bool,
+    /// Accept a budget that runs nothing (`--seeds 0`, `--time 0s`): by default that is an
+    /// error, since a gate that fuzzes nothing proves nothing (a mistyped CI variable
+    /// would otherwise pass).
+    #[arg(long)]
+    allow_empty: bool,
     #[command(flatten)]
     exec: ExecFlags,
 }
@@ -199,6 +204,14 @@ fn settle_failures(
 /// The campaign's budget: `--seeds` (checked against `--seed-start`), or `--time` with a
 /// reserve for shrinking.
 fn budget(args: &Args, limits: Limits) -> anyhow::Result<Budget> {
+    if !args.allow_empty {
+        if args.seeds == Some(0) {
+            anyhow::bail!("--seeds 0 runs nothing: a campaign that fuzzes nothing proves nothing (--allow-empty accepts it)");
+        }
+        if args.time.is_some_and(|t| t.is_zero()) {
+            anyhow::bail!("--time 0 runs nothing: a campaign that fuzzes nothing proves nothing (--allow-empty accepts it)");
+        }
+    }
     Ok(match (args.seeds, args.time) {
         (Some(n), _) => {
             seed_range(args.seed_start, n, "--seed-start + --seeds")?;

@@ -1,6 +1,6 @@
 //! Integration tests that drive the real binary.
 
-use crate::support::{code, sim};
+use crate::support::{code, sim, stderr};
 
 #[test]
 fn stores_lists_every_shipped_store() {
@@ -124,6 +124,25 @@ fn bad_usage_exits_2_with_a_clear_message() {
         ])),
         2
     );
+}
+
+/// A budget that runs nothing is an error (a mistyped CI variable must not give a green
+/// gate), unless `--allow-empty` says it is meant.
+#[test]
+fn fuzz_with_a_budget_that_runs_nothing_exits_2_unless_allowed() {
+    for budget in [&["--seeds", "0"][..], &["--time", "0s"], &["--time", "0"]] {
+        let mut args = vec!["fuzz", "--store", "current", "--out", "target/zero-work"];
+        args.extend(budget);
+        let o = sim(&args);
+        assert_eq!(code(&o), 2, "{budget:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("runs nothing"),
+            "{budget:?}: {}",
+            stderr(&o)
+        );
+        args.push("--allow-empty");
+        assert_eq!(code(&sim(&args)), 0, "{budget:?} with --allow-empty");
+    }
 }
 
 #[test]
