@@ -31,7 +31,7 @@ reductions and their soundness\"). --breadth-first searches on every core instea
 the same verdict and counterexample, keeping every state of a level as a world in memory.
 
 Exit status: 0 verified (every schedule within the bound searched, no violation), \
-1 a violation (the shortest counterexample is printed), 2 bad input or a limit hit \
+1 a violation (the shortest counterexample is printed), 2 bad input, 4 a limit hit \
 (--max-states, --max-memory, --time: inconclusive, nothing is verified; the message names \
 the flag, and what was covered is printed). A search cut at --depth-max prints no \
 verification and exits 0.")]
@@ -122,14 +122,14 @@ pub struct Args {
     /// from run to run with more than one.
     #[arg(long)]
     jobs: Option<usize>,
-    /// Stop once more distinct states than this were reached: inconclusive, exit 2.
+    /// Stop once more distinct states than this were reached: inconclusive, exit 4.
     #[arg(long)]
     max_states: Option<u64>,
     /// Stop once the process's resident memory exceeds this (e.g. 1G, 512M, bytes without
-    /// a suffix): inconclusive, exit 2.
+    /// a suffix): inconclusive, exit 4.
     #[arg(long, value_parser = parse_size)]
     max_memory: Option<u64>,
-    /// Stop after this long (e.g. 30s, 10m): inconclusive, exit 2, with what was covered.
+    /// Stop after this long (e.g. 30s, 10m): inconclusive, exit 4, with what was covered.
     #[arg(long, value_parser = humantime::parse_duration)]
     time: Option<std::time::Duration>,
     /// Search only shard I of N of the search tree (see docs/model.md); the N shards
@@ -202,14 +202,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     verdict(&report)
 }
 
-/// Exit 1 with a counterexample; else exit 2 (an error naming the limit) when a limit
-/// stopped the search; else 0.
+/// Exit 1 with a counterexample; else exit 4 (inconclusive, naming the limit) when a
+/// limit stopped the search; else 0.
 pub(super) fn verdict(report: &ExploreReport) -> anyhow::Result<Verdict> {
     if report.counterexample.is_some() {
         return Ok(Verdict::Violation);
     }
     if let Some(limit) = &report.limit_hit {
-        anyhow::bail!("{limit}");
+        return Ok(Verdict::Inconclusive(limit.to_string()));
     }
     Ok(Verdict::Clean)
 }

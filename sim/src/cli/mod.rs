@@ -32,6 +32,9 @@ pub enum Verdict {
     Clean,
     /// At least one invariant broke.
     Violation,
+    /// A search stopped by its own limit (`explore --time`, `--max-states`) before it
+    /// could verify or refute anything: neither a pass nor bad input. Says which limit.
+    Inconclusive(String),
 }
 
 #[derive(Parser)]
@@ -115,8 +118,15 @@ pub fn main() -> ExitCode {
     };
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.
-        if let Err(e) = &result {
-            eprintln!("error: {}", terminal_safe(e));
+        match &result {
+            Err(e) => eprintln!("error: {}", terminal_safe(e)),
+            Ok(Verdict::Inconclusive(why)) => {
+                eprintln!(
+                    "inconclusive: {}",
+                    terminal_safe(&anyhow::anyhow!(why.clone()))
+                );
+            }
+            Ok(_) => {}
         }
         eprintln!("interrupted: the results above cover only the work done before Ctrl-C");
         return ExitCode::from(interrupt::EXIT_INTERRUPTED);
@@ -124,6 +134,13 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),
         Ok(Verdict::Violation) => ExitCode::from(EXIT_VIOLATION),
+        Ok(Verdict::Inconclusive(why)) => {
+            eprintln!(
+                "inconclusive: {}",
+                terminal_safe(&anyhow::anyhow!(why.clone()))
+            );
+            ExitCode::from(EXIT_INCONCLUSIVE)
+        }
         Err(e) if is_internal(&e) => {
             eprintln!("error: {}", terminal_safe(&e));
             eprintln!(
@@ -156,6 +173,8 @@ pub const EXIT_VIOLATION: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// A bug in reconcile-sim itself.
 pub const EXIT_INTERNAL: u8 = 3;
+/// A search stopped by its own limit: nothing verified, nothing found.
+pub const EXIT_INCONCLUSIVE: u8 = 4;
 
 /// Whether `e` is a harness bug rather than bad input.
 fn is_internal(e: &anyhow::Error) -> bool {

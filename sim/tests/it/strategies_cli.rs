@@ -241,7 +241,7 @@ fn explore_max_states_on_one_thread_prints_the_same_counts_every_run() {
             "--max-states",
             "3000",
         ]);
-        assert_eq!(code(&o), 2);
+        assert_eq!(code(&o), 4, "inconclusive");
         let err = String::from_utf8(o.stderr).unwrap();
         assert!(
             err.contains("--max-states 3000 reached (3001 distinct states)"),
@@ -266,7 +266,7 @@ fn explore_max_states_on_one_thread_prints_the_same_counts_every_run() {
 }
 
 /// `explore --json` prints one JSON object on stdout and nothing else (the scenario lines
-/// go to stderr); `--time` stops a search inconclusive (exit 2) and says what it covered;
+/// go to stderr); `--time` stops a search inconclusive (exit 4) and says what it covered;
 /// the world flags reach the bound (turn failures, colliding texts, an observer).
 #[test]
 fn explore_json_is_json_only_and_time_stops_with_what_was_covered() {
@@ -292,7 +292,11 @@ fn explore_json_is_json_only_and_time_stops_with_what_was_covered() {
     let o = sim(&[
         "explore", "--store", "durable", "--sends", "2", "--time", "1ms",
     ]);
-    assert_eq!(code(&o), 2);
+    assert_eq!(
+        code(&o),
+        4,
+        "a search stopped by its limit is inconclusive, not bad input"
+    );
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
         text.contains("not a verification (covered: per tab: c0 (stopped by the limit)"),
