@@ -5,16 +5,17 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::campaign::fuzz::classify_schedule;
 use crate::model::config::WorldConfig;
 use crate::model::pins::WorldPins;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
+use crate::run::replay;
 use crate::run::strategy::StrategySpec;
 use crate::run::Outcome;
-use crate::run::{replay, Next};
 use crate::trace::assume::{self, Assumption};
-use crate::trace::class::{classify, classify_run, every_class, Class, Classified, HasClass};
+use crate::trace::class::{classify, every_class, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
@@ -197,44 +198,9 @@ pub fn shrink_and_save_after(
     limits: Limits,
     replayed: Option<Classified>,
 ) -> Result<Finding, FindingError> {
-    let (mut shrunk, mut masked) = shrink_failure(store, failure, limits, replayed)?;
-    let mut needs = needs_of(store, failure, &shrunk, &masked, limits);
-    // A team whose world lacks a feature the witness needs (most often WebSocket
-    // reordering: one ordered socket per tab) cannot meet this witness. Look for one in
-    // the world without each needed feature in turn, and keep the smaller set of needs.
-    // Each search starts from the best witness so far (its world), and a witness that
-    // needs less reopens the search without reordering: the smaller world may be the one
-    // where an ordered witness is in reach. Bounded: reordering, once dropped, never comes
-    // back, and every other improvement drops a feature.
-    let mut base = failure.clone();
-    let mut tried = Vec::new();
-    while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
-        tried.push(a);
-        if out_of_time(limits) {
-            break;
-        }
-        // A run of the campaign that showed the class without `a` comes first; only
-        // without one is a search needed.
-        let seen = failure.without.iter().find(|(x, _)| *x == a);
-        let Some(without) = seen
-            .map(|(_, f)| f.clone())
-            .or_else(|| search_without(store, &base, &needs, a, limits))
-        else {
-            continue;
-        };
-        if let Ok((s, m)) = shrink_failure(store, &without, limits, None) {
-            let n = needs_of(store, &without, &s, &m, limits);
-            // Without reordering is worth other features (the ordered world is the one
-            // most apps have); any other feature is dropped only for a subset.
-            let better = !n.contains(&a)
-                && (a == Assumption::WsReordering || n.iter().all(|x| needs.contains(x)));
-            if better {
-                base.config = s.config.clone();
-                (shrunk, masked, needs) = (s, m, n);
-                tried.retain(|x| *x != Assumption::WsReordering);
-            }
-        }
-    }
+    let (shrunk, masked) = shrink_failure(store, failure, limits, replayed)?;
+    let needs = needs_of(store, failure, &shrunk, &masked, limits);
+    let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs));
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
@@ -269,6 +235,52 @@ pub fn shrink_and_save_after(
         write_error: save(&scenario, file),
         text: scenario.to_json(),
     })
+}
+
+/// A witness of `failure`'s class that needs less of the world than `best` (shrunk, its
+/// mask, its needs), or `best`. A team whose world lacks a feature the witness needs (most
+/// often WebSocket reordering: one ordered socket per tab) cannot meet it, so each needed
+/// feature in turn is looked for without: first a run of the campaign that showed the
+/// class without it, else [`search_without`]. Each search starts from the best witness
+/// so far (its world), and a witness that needs less reopens the search without
+/// reordering: the smaller world may be the one where an ordered witness is in reach.
+/// Bounded: reordering, once dropped, never comes back, and every other improvement
+/// drops a feature.
+fn need_less(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    limits: Limits,
+    best: (Shrunk, Vec<Class>, Vec<Assumption>),
+) -> (Shrunk, Vec<Class>, Vec<Assumption>) {
+    let (mut shrunk, mut masked, mut needs) = best;
+    let mut base = failure.clone();
+    let mut tried = Vec::new();
+    while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
+        tried.push(a);
+        if out_of_time(limits) {
+            break;
+        }
+        let seen = failure.without.iter().find(|(x, _)| *x == a);
+        let Some(without) = seen
+            .map(|(_, f)| f.clone())
+            .or_else(|| search_without(store, &base, &needs, a, limits))
+        else {
+            continue;
+        };
+        if let Ok((s, m)) = shrink_failure(store, &without, limits, None) {
+            let n = needs_of(store, &without, &s, &m, limits);
+            // Without reordering is worth other features (the ordered world is the one
+            // most apps have); any other feature is dropped only for a subset.
+            let better = !n.contains(&a)
+                && (a == Assumption::WsReordering || n.iter().all(|x| needs.contains(x)));
+            if better {
+                base.config = s.config.clone();
+                (shrunk, masked, needs) = (s, m, n);
+                tried.retain(|x| *x != Assumption::WsReordering);
+            }
+        }
+    }
+    (shrunk, masked, needs)
 }
 
 /// Shrink `failure` for its class (or, without one, its invariant): the shrunk trace and
@@ -358,20 +370,7 @@ fn search_without(
         None => invariant == Some(failure.invariant),
     };
     let run = |world: &WorldConfig, spec: StrategySpec, seed: u64, mask: &[Class]| {
-        let steps_max = world.steps_max as usize;
-        let mut strategy = spec.build(seed);
-        classify_run(
-            store,
-            world.clone(),
-            |_, enabled, i| {
-                if i >= steps_max || enabled.is_empty() {
-                    Next::Stop
-                } else {
-                    Next::Apply(enabled[strategy.choose(enabled)])
-                }
-            },
-            mask,
-        )
+        classify_schedule(store, world.clone(), spec, seed, mask)
     };
     (0..feature.tries()).find_map(|k| {
         if out_of_time(limits) {

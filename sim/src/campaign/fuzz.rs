@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
 use crate::campaign::shard::Shard;
+use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
 use crate::oracle::judged::JudgedExt;
 use crate::oracle::Invariant;
@@ -32,7 +33,7 @@ use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
 use crate::run::{execute_observed, Next, Observer, RunReport};
 use crate::trace::assume::Assumption;
-use crate::trace::class::{classify_run, every_class, Class};
+use crate::trace::class::{classify_run, every_class, Class, Classified};
 use crate::trace::coverage::{Coverage, CoverageObserver};
 
 /// Seeds per chunk of work.
@@ -212,23 +213,32 @@ pub fn classes_of_seed_in(
     worlds: &Worlds,
     seed: u64,
 ) -> Vec<(Class, Vec<Class>, RunReport)> {
-    every_class(|mask| {
-        let mut strat = strategy.build(seed);
-        let config = worlds.draw(seed);
-        let steps_max = config.steps_max as usize;
-        classify_run(
-            store,
-            config,
-            |_, enabled, i| {
-                if i >= steps_max || enabled.is_empty() {
-                    Next::Stop
-                } else {
-                    Next::Apply(enabled[strat.choose(enabled)])
-                }
-            },
-            mask,
-        )
-    })
+    every_class(|mask| classify_schedule(store, worlds.draw(seed), strategy, seed, mask))
+}
+
+/// The run `strategy` seeded with `seed` makes in `config` (to its step limit), classified
+/// under `mask`.
+pub fn classify_schedule(
+    store: &dyn StoreFactory,
+    config: WorldConfig,
+    strategy: StrategySpec,
+    seed: u64,
+    mask: &[Class],
+) -> Classified {
+    let mut strat = strategy.build(seed);
+    let steps_max = config.steps_max as usize;
+    classify_run(
+        store,
+        config,
+        |_, enabled, i| {
+            if i >= steps_max || enabled.is_empty() {
+                Next::Stop
+            } else {
+                Next::Apply(enabled[strat.choose(enabled)])
+            }
+        },
+        mask,
+    )
 }
 
 /// One class's share of some contiguous seeds.
@@ -589,46 +599,32 @@ fn class_failures(
     store: &dyn StoreFactory,
     classes: Vec<(Class, ClassTally)>,
 ) -> Vec<Failure> {
-    let mut failures = Vec::new();
-    for (class, t) in classes {
-        let invariant = t.run.outcome.invariant().expect("a class is of a failure");
-        let without = t
-            .without
-            .into_iter()
-            .map(|(a, (seed, mask, run))| {
-                let failure = Failure {
-                    store: store.name(),
-                    invariant: run.outcome.invariant().expect("a class is of a failure"),
-                    seed: Some(seed),
-                    strategy: Some(campaign.strategy.to_string()),
-                    description: None,
-                    config: run.config,
-                    steps: run.steps,
-                    class: Some(class.clone()),
-                    mask,
-                    cause: Failure::cause_of(&run.outcome),
-                    without: Vec::new(),
-                    pins: campaign.worlds.pins.clone(),
-                };
-                (a, failure)
-            })
-            .collect();
-        failures.push(Failure {
-            store: store.name(),
-            invariant,
-            seed: Some(t.first_seed),
-            strategy: Some(campaign.strategy.to_string()),
-            description: None,
-            config: t.run.config,
-            steps: t.run.steps,
-            class: Some(class),
-            mask: t.mask,
-            cause: Failure::cause_of(&t.run.outcome),
-            without,
-            pins: campaign.worlds.pins.clone(),
-        });
-    }
-    failures
+    // The run of `seed` that showed `class` under `mask`, as a failure to shrink.
+    let failure = |class: &Class, seed: u64, mask: Vec<Class>, run: RunReport| Failure {
+        store: store.name(),
+        invariant: run.outcome.invariant().expect("a class is of a failure"),
+        seed: Some(seed),
+        strategy: Some(campaign.strategy.to_string()),
+        description: None,
+        cause: Failure::cause_of(&run.outcome),
+        config: run.config,
+        steps: run.steps,
+        class: Some(class.clone()),
+        mask,
+        without: Vec::new(),
+        pins: campaign.worlds.pins.clone(),
+    };
+    classes
+        .into_iter()
+        .map(|(class, t)| Failure {
+            without: t
+                .without
+                .into_iter()
+                .map(|(a, (seed, mask, run))| (a, failure(&class, seed, mask, run)))
+                .collect(),
+            ..failure(&class, t.first_seed, t.mask, t.run)
+        })
+        .collect()
 }
 
 /// A campaign's failures to shrink without classes: the first run of each invariant.
@@ -779,7 +775,7 @@ mod tests {
         };
         assert_eq!(key(&one), key(&two));
         // Seed by seed: the classes each seed shows, and its world.
-        let shown: Vec<(u64, crate::model::config::WorldConfig, Vec<Class>)> = (3..3 + seeds)
+        let shown: Vec<(u64, WorldConfig, Vec<Class>)> = (3..3 + seeds)
             .map(|seed| {
                 let classes = classes_of_seed(&current, StrategySpec::Random, seed);
                 let classes = classes.into_iter().map(|(c, _, _)| c).collect();

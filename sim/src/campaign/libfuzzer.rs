@@ -121,12 +121,39 @@ pub fn build_targets(
             let text = std::fs::read_to_string(&log).unwrap_or_default();
             if text.contains("no such command") {
                 Err("cargo-fuzz is not installed: cargo install cargo-fuzz".into())
-            } else if text.contains("error: could not compile") || text.contains("error[E") {
+            } else if did_not_build(&text) {
                 Err(format!("the targets did not build (see {})", log.display()))
             } else {
                 Ok(())
             }
         }
+    }
+}
+
+/// How long a target may run past its `-max_total_time` (libFuzzer's start and final
+/// stats) before it is stopped.
+const OVERRUN: Duration = Duration::from_secs(15);
+
+/// Whether cargo's output `text` says the fuzz crate did not compile.
+fn did_not_build(text: &str) -> bool {
+    text.contains("error: could not compile") || text.contains("error[E")
+}
+
+/// The environment of a target's run: the store it is fixed to (or none), and the pins
+/// and judged invariants of `worlds` (or none: nothing leaks in from reconcile-sim's own).
+fn set_target_env(cmd: &mut Command, store: Option<StoreKind>, worlds: &Worlds) {
+    match store {
+        Some(k) => cmd.env("RECONCILE_SIM_STORE", k.name),
+        None => cmd.env_remove("RECONCILE_SIM_STORE"),
+    };
+    for var in [
+        crate::model::pins::WORLD_ENV,
+        crate::run::worlds::INVARIANTS_ENV,
+    ] {
+        cmd.env_remove(var);
+    }
+    for (var, value) in worlds.env() {
+        cmd.env(var, value);
     }
 }
 
@@ -169,19 +196,7 @@ pub fn run_target(
         }
     }
     let mut cmd = Command::new("cargo");
-    match store {
-        Some(k) => cmd.env("RECONCILE_SIM_STORE", k.name),
-        None => cmd.env_remove("RECONCILE_SIM_STORE"),
-    };
-    for var in [
-        crate::model::pins::WORLD_ENV,
-        crate::run::worlds::INVARIANTS_ENV,
-    ] {
-        cmd.env_remove(var);
-    }
-    for (var, value) in worlds.env() {
-        cmd.env(var, value);
-    }
+    set_target_env(&mut cmd, store, worlds);
     cmd.current_dir(fuzz_dir.parent().unwrap_or(Path::new("/")))
         .args(["fuzz", "run", "-s", "none", target])
         .arg(absolute(&scratch))
@@ -198,18 +213,18 @@ pub fn run_target(
     let log = night_dir.join(format!("cargo-fuzz-{label}.log"));
     // libFuzzer stops itself at -max_total_time; the margin covers its start and its
     // final stats, and a fuzzer that ignores its limit is stopped there.
-    let deadline = Instant::now() + Duration::from_secs(secs + 15);
+    let deadline = Instant::now() + Duration::from_secs(secs) + OVERRUN;
     match supervise(&mut cmd, &log, deadline, cancel) {
         Err(e) => t.error = Some(format!("cannot run cargo fuzz: {e}")),
         Ok(ended) => {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
             t.executions = executions_in(&text);
-            if text.contains("error: could not compile") || text.contains("error[E") {
+            if did_not_build(&text) {
                 t.error = Some(format!("the target did not build (see {})", log.display()));
             } else if let Ended::Deadline = ended {
                 t.error = Some(format!(
                     "still running {}s past its time: stopped (see {})",
-                    15,
+                    OVERRUN.as_secs(),
                     log.display()
                 ));
             }
