@@ -665,12 +665,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn each_policy_shows_its_own_shape_of_a_trailing_drain_and_each_is_accepted() {
-        let shapes: Vec<Vec<String>> = FAMILY
+    /// The render each store of the family shows at the end of `script`, each accepted.
+    fn accepted_shapes(script: fn(&dyn StoreFactory) -> Script<'_>) -> Vec<Vec<String>> {
+        FAMILY
             .iter()
             .map(|k| {
-                let s = trailing(*k);
+                let s = script(*k);
                 assert_eq!(
                     judge(&s, &rows(&s)),
                     None,
@@ -680,7 +680,12 @@ mod tests {
                 );
                 shape(&rows(&s))
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn each_policy_shows_its_own_shape_of_a_trailing_drain_and_each_is_accepted() {
+        let shapes = accepted_shapes(trailing);
         let [m1, m2] = ["User msg:m1", "User msg:m10"];
         // In place: the streaming row grows above the second message.
         assert_eq!(
@@ -711,20 +716,7 @@ mod tests {
 
     #[test]
     fn each_policy_shows_its_own_shape_of_an_interrupt_and_each_is_accepted() {
-        let shapes: Vec<Vec<String>> = FAMILY
-            .iter()
-            .map(|k| {
-                let s = interrupt(*k);
-                assert_eq!(
-                    judge(&s, &rows(&s)),
-                    None,
-                    "{}: {:?}",
-                    k.name,
-                    shape(&rows(&s))
-                );
-                shape(&rows(&s))
-            })
-            .collect();
+        let shapes = accepted_shapes(interrupt);
         let call = "ToolCall tool-call:t1.1";
         let result = "ToolResult tool-result:t1.1 [USER INTERRUPT] msg:m10";
         let [m1, m2, d1, d2] = [
