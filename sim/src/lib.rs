@@ -16,6 +16,8 @@
 //! - [`testing`]: hand-built interleavings (bugs A–D), differential testing, proptest
 //!   strategies.
 //!
+//! - [`util`]: the bottom layer every other may use: atomic writes, the `I/N` shard.
+//!
 //! See `docs/model.md` for every modelling choice.
 
 #![deny(missing_docs)]
@@ -27,6 +29,7 @@ pub mod run;
 pub mod store;
 pub mod testing;
 pub mod trace;
+pub mod util;
 
 /// The direction of imports, checked on the source: each layer may use only the layers
 /// below it (tests inside a module, after its `#[cfg(test)]`, may use anything).
@@ -37,18 +40,23 @@ mod layering {
 
     /// Each layer and the layers its code may import, lowest first.
     const LAYERS: &[(&str, &[&str])] = &[
-        ("model", &["model"]),
-        ("store", &["model", "store"]),
-        ("oracle", &["model", "oracle"]),
-        ("run", &["model", "oracle", "run"]),
-        ("trace", &["model", "oracle", "run", "trace"]),
+        ("util", &["util"]),
+        ("model", &["util", "model"]),
+        ("store", &["util", "model", "store"]),
+        ("oracle", &["util", "model", "oracle"]),
+        ("run", &["util", "model", "oracle", "run"]),
+        ("trace", &["util", "model", "oracle", "run", "trace"]),
         (
             "campaign",
-            &["model", "oracle", "run", "store", "trace", "campaign"],
+            &[
+                "util", "model", "oracle", "run", "store", "trace", "campaign",
+            ],
         ),
         (
             "testing",
-            &["model", "oracle", "run", "store", "trace", "testing"],
+            &[
+                "util", "model", "oracle", "run", "store", "trace", "testing",
+            ],
         ),
     ];
 

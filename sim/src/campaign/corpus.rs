@@ -15,7 +15,8 @@ use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
 use crate::campaign::fuzz_input::encode_run;
 use crate::store::by_name;
-use crate::trace::scenario::{load, write_atomically};
+use crate::trace::scenario::load;
+use crate::util::fs::write_atomically;
 
 /// What [`regenerate`] wrote and passed over.
 #[derive(Debug, Default)]

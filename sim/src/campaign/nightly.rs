@@ -33,8 +33,9 @@ use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::store::{StoreKind, STORES};
 use crate::trace::class::{classify, Class};
-use crate::trace::scenario::{load, write_atomically};
+use crate::trace::scenario::load;
 use crate::trace::shrink::{GaveUp, Limits};
+use crate::util::fs::write_atomically;
 
 /// A failure's identity for de-duplication: the store and the root-cause class.
 pub type Signature = (String, Class);

@@ -13,7 +13,6 @@ use reconcile_sim::campaign::merge::check::CheckConfig;
 use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
 use reconcile_sim::campaign::recheck::format_suspects;
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
-use reconcile_sim::trace::scenario;
 
 use super::flags::{
     resolve_stores, seed_range, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag,
@@ -169,7 +168,9 @@ pub(super) fn output(
         .chain(others)
         .collect();
     if let Some(path) = junit {
-        if let Err(e) = scenario::write_atomically(path, junit_xml(report).as_bytes()) {
+        if let Err(e) =
+            reconcile_sim::util::fs::write_atomically(path, junit_xml(report).as_bytes())
+        {
             write_errors.push(format!("cannot write {}: {e}", path.display()));
         }
     }

@@ -146,7 +146,7 @@ fn explore(r: Box<ExploreResult>, args: &Args) -> anyhow::Result<Verdict> {
     }
     if let Some(path) = &args.result {
         let text = serde_json::to_string_pretty(&r)? + "\n";
-        reconcile_sim::trace::scenario::write_atomically(path, text.as_bytes())
+        reconcile_sim::util::fs::write_atomically(path, text.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     if args.json {

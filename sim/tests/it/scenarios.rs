@@ -29,7 +29,7 @@ fn bless() -> bool {
 /// Compare `actual` with the file at `path`, or write it when blessing.
 fn assert_file(path: &Path, actual: &str) {
     if bless() {
-        scenario::write_atomically(path, actual.as_bytes()).unwrap();
+        reconcile_sim::util::fs::write_atomically(path, actual.as_bytes()).unwrap();
         return;
     }
     let committed = std::fs::read_to_string(path)

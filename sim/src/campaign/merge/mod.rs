@@ -28,7 +28,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
-use crate::trace::scenario::write_atomically;
+use crate::util::fs::write_atomically;
 
 pub mod check;
 pub mod fuzz;

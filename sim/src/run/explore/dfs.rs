@@ -55,7 +55,7 @@ pub(super) fn search(
     };
     let shard = bound.shard;
     let mine: Vec<usize> = (0..units.len())
-        .filter(|&u| shard.is_none_or(|sh| sh.owns(u)))
+        .filter(|&u| shard.is_none_or(|sh| sh.owns(u as u64)))
         .collect();
     s.report.covered = Some(shard::Covered {
         prefix_depth: depth,

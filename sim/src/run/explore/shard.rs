@@ -23,64 +23,14 @@
 //! shortest of the whole). States below two units are searched in both shards: the shards'
 //! state counts add up to at least the unsharded count, never less.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
+pub use crate::util::shard::Shard;
 
 use super::scope::Scope;
 use super::ExploreBound;
-
-/// One shard: the `index`-th (1-based) of `count`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Shard {
-    /// Which shard, from 1.
-    pub index: u64,
-    /// How many shards the search is split into.
-    pub count: u64,
-}
-
-impl Shard {
-    /// Shard `index` of `count`, or why not.
-    pub fn new(index: u64, count: u64) -> Result<Shard, String> {
-        if count == 0 {
-            return Err(format!(
-                "shard {index}/{count}: the number of shards N must be at least 1"
-            ));
-        }
-        if index == 0 || index > count {
-            return Err(format!(
-                "shard {index}/{count}: the shard index I must be between 1 and N = {count}"
-            ));
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// Whether unit `unit` (0-based, in the listing's order) is this shard's.
-    pub fn owns(self, unit: usize) -> bool {
-        unit as u64 % self.count == self.index - 1
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-impl FromStr for Shard {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {text:?}: expected I/N, e.g. 2/8 (the 2nd of 8 shards)");
-        let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let i: u64 = i.trim().parse().map_err(|_| bad())?;
-        let n: u64 = n.trim().parse().map_err(|_| bad())?;
-        Shard::new(i, n)
-    }
-}
 
 /// Units per shard the listing aims at, for balance.
 const UNITS_PER_SHARD: usize = 8;
@@ -173,10 +123,10 @@ mod tests {
             .unwrap_err()
             .contains("between 1 and N"));
         assert!("3/0".parse::<Shard>().unwrap_err().contains("at least 1"));
-        assert!("x".parse::<Shard>().unwrap_err().contains("expected I/N"));
+        assert!("x".parse::<Shard>().unwrap_err().contains("is not I/N"));
         let shards: Vec<Shard> = (1..=3).map(|i| Shard::new(i, 3).unwrap()).collect();
         for unit in 0..20 {
-            assert_eq!(shards.iter().filter(|s| s.owns(unit)).count(), 1);
+            assert_eq!(shards.iter().filter(|s| s.owns(unit as u64)).count(), 1);
         }
     }
 }
