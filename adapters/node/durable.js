@@ -1,7 +1,7 @@
 // `durable` in plain JavaScript: a store that keeps or drops a live row on positive,
 // direct evidence of durability, never on a proxy.
 //
-// It mirrors the Rust store `sim/src/store/durable.rs` rule for rule (same live row ids,
+// It mirrors the Rust store `sim/src/store/durable/mod.rs` rule for rule (same live row ids,
 // same effects, same render); `cargo test --test it node_durable` drives both in lockstep
 // and fails on the first step where they differ. The rules, as there:
 //

@@ -3,7 +3,7 @@
 // `agentStatus`, `pendingReconcileTabs`, `preserveTurnId`, `keptLive`) so that it can be
 // read side by side with the real store.
 //
-// It mirrors the Rust reference (`sim/src/store/tab.rs` plus one policy file per variant)
+// It mirrors the Rust reference (`sim/src/store/note/tab.rs` plus one policy file per variant)
 // exactly: the differential test (`sim/tests/exec.rs`) drives both with the same steps
 // and asserts identical effects and renders after every step. Every modelling choice is
 // the Rust file's; they are listed in `docs/model.md`.

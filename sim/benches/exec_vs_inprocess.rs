@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::exec::ExecFactory;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::store::by_name;
-use reconcile_sim::store::exec::ExecFactory;
 
 const STORES: [&str; 2] = ["current", "membership"];
 

@@ -25,9 +25,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::exec::ExecFactory;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::strategy::StrategySpec;
-use reconcile_sim::store::exec::ExecFactory;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

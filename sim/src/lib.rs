@@ -6,7 +6,11 @@
 //!
 //! - [`model`]: the simulated world (backend, clients, network), its steps and options,
 //!   the wire types a store sees, and the [`model::store::Store`] interface it drives.
-//! - [`store`]: the stores under test (the note's variants, `durable`, `exec:`).
+//! - [`exec`]: the transport to a store in another process (`exec:'COMMAND'`): the line
+//!   protocol, its processes, faults and timeouts.
+//! - [`store`]: the stores under test, by kind: the note's tab store and its policies
+//!   (`store::note`), `durable` (`store::durable`), and the registry that resolves a
+//!   `--store` spec, `exec:` through [`exec`].
 //! - [`oracle`]: judges what each tab shows against the backend's ground truth.
 //! - [`run`]: one run loop (a step source, the world, the oracle, an observer), the
 //!   strategies that choose steps, and `explore`'s exhaustive search.
@@ -23,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod campaign;
+pub mod exec;
 pub mod model;
 pub mod oracle;
 pub mod run;
@@ -42,20 +47,21 @@ mod layering {
     const LAYERS: &[(&str, &[&str])] = &[
         ("util", &["util"]),
         ("model", &["util", "model"]),
-        ("store", &["util", "model", "store"]),
+        ("exec", &["util", "model", "exec"]),
+        ("store", &["util", "model", "exec", "store"]),
         ("oracle", &["util", "model", "oracle"]),
         ("run", &["util", "model", "oracle", "run"]),
         ("trace", &["util", "model", "oracle", "run", "trace"]),
         (
             "campaign",
             &[
-                "util", "model", "oracle", "run", "store", "trace", "campaign",
+                "util", "model", "oracle", "run", "exec", "store", "trace", "campaign",
             ],
         ),
         (
             "testing",
             &[
-                "util", "model", "oracle", "run", "store", "trace", "testing",
+                "util", "model", "oracle", "run", "exec", "store", "trace", "testing",
             ],
         ),
     ];

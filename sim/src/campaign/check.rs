@@ -204,7 +204,7 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
             let mut replay = crate::campaign::findings::replay_command(&c.path);
             if store.name() != sc.store {
                 replay.push_str(&format!(" --store {}", shell_words::quote(&store.name())));
-            } else if sc.store.starts_with(crate::store::exec::SPEC_PREFIX) {
+            } else if sc.store.starts_with(crate::exec::SPEC_PREFIX) {
                 replay.push_str(" --allow-exec");
             }
             ScenarioResult {
@@ -822,7 +822,7 @@ fn own_store_cases(
     let key = |path: &Path, sc: &Scenario| -> Key {
         let dir = sc
             .store
-            .starts_with(crate::store::exec::SPEC_PREFIX)
+            .starts_with(crate::exec::SPEC_PREFIX)
             .then(|| path.parent().map(Path::to_path_buf))
             .flatten();
         (sc.store.clone(), sc.store_dir.clone(), dir)
@@ -1123,7 +1123,7 @@ mod tests {
 
     #[test]
     fn batches_cover_the_budget_exactly() {
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         let (b, _) = fuzz_batches(
             &[&kind],
             StrategySpec::Random,

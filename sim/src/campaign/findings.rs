@@ -112,7 +112,7 @@ pub fn replay_command(path: &Path) -> String {
 /// is a command (replay runs a file's command only when asked).
 pub fn replay_command_for(store: &str, path: &Path) -> String {
     let mut command = replay_command(path);
-    if store.starts_with(crate::store::exec::SPEC_PREFIX) {
+    if store.starts_with(crate::exec::SPEC_PREFIX) {
         command.push_str(" --allow-exec");
     }
     command

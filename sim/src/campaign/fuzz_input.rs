@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn any_bytes_make_a_whole_run_that_replays_identically() {
-        let current = crate::store::current::KIND;
+        let current = crate::store::note::current::KIND;
         for len in [0usize, 1, 9, 10, 11, 64, 512] {
             let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
             let a = run_bytes(&data, Some(current));
@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn the_canary_is_caught_from_bytes_whenever_a_message_is_sent() {
-        let canary = crate::store::canary::KIND;
+        let canary = crate::store::note::canary::KIND;
         let mut with_send = 0;
         for i in 0u64..50 {
             // A small LCG: varied bytes without a dependency.

@@ -11,5 +11,6 @@ pub mod fuzz_input;
 pub mod libfuzzer;
 pub mod merge;
 pub mod nightly;
+pub mod pipeline;
 pub mod recheck;
 pub mod shard;

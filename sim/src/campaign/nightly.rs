@@ -27,6 +27,7 @@ use crate::campaign::error::CampaignError;
 use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure};
 use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
 use crate::campaign::libfuzzer::{artifact_failure, build_targets, run_target, TargetSummary};
+use crate::campaign::pipeline::Listener;
 use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::Invariant;
@@ -182,20 +183,10 @@ pub fn known_signatures(dirs: &[PathBuf]) -> BTreeSet<Signature> {
     known
 }
 
-/// What the phases report as they go.
-pub trait NightlyProgress: Sync {
-    /// A phase starts (`what`), with an expected length in seconds.
-    fn phase(&self, what: &str, seconds: u64);
-    /// Runs done in the current in-process campaign.
-    fn runs(&self, done: u64);
-    /// A line worth printing (a new finding, a problem).
-    fn note(&self, line: &str);
-}
-
 /// Run the night.
 pub fn run_nightly(
     cfg: &NightlyConfig,
-    progress: &dyn NightlyProgress,
+    progress: &dyn Listener,
     cancel: &AtomicBool,
 ) -> Result<NightlySummary, CampaignError> {
     let scenarios_dir = cfg.night_dir.join("scenarios");
@@ -242,7 +233,7 @@ pub fn run_nightly(
         let saved = crate::campaign::merge::NightlyResult::of_night(cfg, &known_before, &summary)
             .and_then(|result| {
                 crate::campaign::merge::ResultFile::new(
-                    crate::campaign::merge::Shards::one(cfg.shard),
+                    crate::campaign::merge::ShardSet::one(cfg.shard),
                     result,
                 )
                 .save(path)
@@ -279,7 +270,7 @@ pub fn stores_named(names: &[String]) -> Result<Vec<StoreKind>, CampaignError> {
 /// A night in progress.
 struct Night<'a> {
     cfg: &'a NightlyConfig,
-    progress: &'a dyn NightlyProgress,
+    progress: &'a dyn Listener,
     cancel: &'a AtomicBool,
     started: Instant,
     scenarios_dir: PathBuf,
@@ -474,7 +465,7 @@ fn record_finding(
     failure: &Failure,
     scenarios_dir: &Path,
     known: &mut BTreeSet<Signature>,
-    progress: &dyn NightlyProgress,
+    progress: &dyn Listener,
     cancelled: bool,
 ) -> Result<(Finding, Option<String>), CampaignError> {
     let class = failure

@@ -10,7 +10,8 @@ use reconcile_sim::campaign::check::{
 };
 use reconcile_sim::campaign::findings::replay_command_for;
 use reconcile_sim::campaign::merge::check::CheckConfig;
-use reconcile_sim::campaign::merge::{CheckResult, ResultFile, Shards};
+use reconcile_sim::campaign::merge::{CheckResult, ResultFile, ShardSet};
+use reconcile_sim::campaign::pipeline::fuzz_text;
 use reconcile_sim::campaign::recheck::format_suspects;
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
 
@@ -100,7 +101,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             || args
                 .store
                 .as_deref()
-                .is_some_and(|s| s.starts_with(reconcile_sim::store::exec::SPEC_PREFIX))
+                .is_some_and(|s| s.starts_with(reconcile_sim::exec::SPEC_PREFIX))
     };
     let request = CheckRequest {
         scenarios_dir: args.scenarios.clone(),
@@ -131,7 +132,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         )
     })?;
     let result = ResultFile::new(
-        Shards::one(request.shard),
+        ShardSet::one(request.shard),
         CheckResult::of_run(&request, &args.seed, &report, &texts)?,
     );
     // A result file that cannot be written fails the check (exit 2) after the report, as
@@ -202,13 +203,13 @@ pub(super) fn output(
     })
 }
 
-fn format_text(report: &CheckReport, config: &CheckConfig, shards: &Shards) -> String {
+fn format_text(report: &CheckReport, config: &CheckConfig, shards: &ShardSet) -> String {
     let mut out = String::new();
     let has_store = config.stores.is_some();
     if !shards.complete() {
         out.push_str(&format!(
             "{} of the check: shard 1 replays the scenarios; each shard fuzzes one batch in {}\n",
-            super::fuzz::shards_label(shards),
+            fuzz_text::shards_label(shards),
             shards.count
         ));
     }

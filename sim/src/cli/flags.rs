@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
+use reconcile_sim::exec::ExecOptions;
+use reconcile_sim::exec::{PIN_ENV, STARTUP_TIMEOUT_ENV, TIMEOUT_ENV};
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::strategy::StrategySpec;
-use reconcile_sim::store::exec::{PIN_ENV, STARTUP_TIMEOUT_ENV, TIMEOUT_ENV};
-use reconcile_sim::store::ExecOptions;
 use reconcile_sim::trace::shrink::Limits;
 
 /// Where failures found by `run`, `fuzz` and `check` are written.

@@ -10,6 +10,7 @@ use reconcile_sim::campaign::merge::{
     merge_paths, CheckResult, FuzzResult, Merged, NightlyResult, ResultFile,
 };
 use reconcile_sim::campaign::nightly::{fresh_night_dir, today};
+use reconcile_sim::campaign::pipeline::fuzz_text;
 use reconcile_sim::run::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
@@ -81,15 +82,20 @@ fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
     }
     let result_error = r.save_to(args.result.as_deref());
     if args.json {
-        super::fuzz::print_json(&r, &out)?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&fuzz_text::json(&r, &out)?)?
+        );
     } else {
-        let (table, details) = super::fuzz::text(&r, &out);
+        let (table, details) = fuzz_text::text(&r, &out);
         print!("{table}{details}");
-        for w in super::fuzz::warnings(&r, &out) {
+        for w in fuzz_text::warnings(&r, &out) {
             eprintln!("{w}");
         }
     }
-    super::fuzz::not_written(&r, result_error)?;
+    if let Some(e) = fuzz_text::not_written(&r, result_error.as_deref()) {
+        anyhow::bail!("{e}");
+    }
     Ok(super::fuzz::verdict(&r))
 }
 

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use reconcile_sim::campaign::nightly::{
-    fresh_night_dir, run_nightly, today, NightlyConfig, NightlyProgress,
-};
+use reconcile_sim::campaign::nightly::{fresh_night_dir, run_nightly, today, NightlyConfig};
+
+use reconcile_sim::campaign::pipeline::Listener;
 
 use super::flags::JobsFlag;
 use super::progress::{Measure, Progress};
@@ -62,7 +62,7 @@ pub struct Args {
 /// terminal never slows the night) and its notes.
 struct Bars(Progress);
 
-impl NightlyProgress for Bars {
+impl Listener for Bars {
     fn phase(&self, what: &str, seconds: u64) {
         self.0.reset_runs();
         self.0.say(what.to_string());

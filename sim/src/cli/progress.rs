@@ -157,3 +157,17 @@ fn draw(shared: &Shared, measure: Measure) {
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The library's commands report through this line: runs on the bar, the status beside
+/// it, notes above it.
+impl reconcile_sim::campaign::pipeline::Listener for Progress {
+    fn runs(&self, done: u64) {
+        Progress::runs(self, done);
+    }
+    fn status(&self, line: String) {
+        self.say(line);
+    }
+    fn note(&self, line: &str) {
+        Progress::note(self, line.to_string());
+    }
+}

@@ -2,6 +2,7 @@
 
 use reconcile_sim::campaign::findings::{Failure, Finding};
 use reconcile_sim::campaign::fuzz::run_one_in;
+use reconcile_sim::campaign::pipeline::fuzz_text;
 use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled, Suspect};
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::oracle::judged::JudgedExt;
@@ -86,7 +87,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     } else {
         ran.print_text(args.coverage);
     }
-    super::fuzz::unsaved(ran.saved.as_slice(), ran.suspect.as_slice())?;
+    if let Some(e) = fuzz_text::unsaved(ran.saved.as_slice(), ran.suspect.as_slice()) {
+        anyhow::bail!("{e}");
+    }
     Ok(match ran.report.outcome {
         Outcome::Pass => Verdict::Clean,
         Outcome::Fail(_) => Verdict::Violation,

@@ -464,7 +464,7 @@ mod tests {
                 config.status_on_connect = false;
                 config.ws_reorder_window = window;
                 config.ws_overtakes_max = overtakes;
-                let mut world = World::new(config, &crate::store::current::KIND);
+                let mut world = World::new(config, &crate::store::note::current::KIND);
                 assert_eq!(world.client(0).inbox().len(), 0);
                 for _ in 0..EVENTS {
                     let status = AgentStatus::Running;
@@ -500,7 +500,7 @@ mod tests {
     /// was never queued).
     #[test]
     fn backend_laws_hold_on_random_schedules() {
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         for seed in 0..300 {
             let mut world = World::new(WorldConfig::from_seed(seed), &kind);
             let mut strategy = RandomStrategy::new(seed);
@@ -652,7 +652,7 @@ mod tests {
     #[test]
     fn a_step_record_says_what_the_step_did() {
         let config = crate::testing::script::scripted_config();
-        let mut world = World::new(config, &crate::store::current::KIND);
+        let mut world = World::new(config, &crate::store::note::current::KIND);
         let send = world.apply(Step::Send { client: 0 });
         assert!(matches!(
             send.input,

@@ -595,7 +595,7 @@ mod tests {
     use crate::model::store::StoreFactory;
     use crate::model::wire::{Origin, RenderRow, Role};
     use crate::oracle::{judge_render, Invariant};
-    use crate::store::{durable, durable_arrival, durable_db_order};
+    use crate::store::durable::{self, arrival as durable_arrival, db_order as durable_db_order};
     use crate::testing::script::{scripted_config, Script};
 
     const FAMILY: [&crate::store::StoreKind; 3] = [

@@ -8,21 +8,14 @@
 //! a [`tab::ReconcilePolicy`]: the three places the note's bugs live (the `turn-start`
 //! backfill, the `message-consumed` handler and the reconcile keep-filter).
 
+use crate::exec::{self, ExecOptions};
 use crate::model::store::{Store, StoreFactory};
 
-pub mod canary;
-pub mod current;
 pub mod durable;
-pub mod durable_arrival;
-pub mod durable_db_order;
-pub mod exec;
-pub mod fix_a;
-pub mod fix_ab;
-pub mod fix_abc;
-pub mod membership;
-pub mod naive;
+pub mod note;
 pub mod recorded;
-pub mod tab;
+
+use note::{canary, current, fix_a, fix_ab, fix_abc, membership, naive};
 
 impl StoreFactory for StoreKind {
     fn name(&self) -> String {
@@ -61,8 +54,8 @@ pub const STORES: &[StoreKind] = &[
     membership::KIND,
     canary::KIND,
     durable::KIND,
-    durable_arrival::KIND,
-    durable_db_order::KIND,
+    durable::arrival::KIND,
+    durable::db_order::KIND,
 ];
 
 /// Look a store up by name.
@@ -73,42 +66,6 @@ pub fn by_name(name: &str) -> Option<StoreKind> {
 /// The names of every shipped store, for error messages.
 pub fn names() -> Vec<&'static str> {
     STORES.iter().map(|k| k.name).collect()
-}
-
-/// How stores in another process (`exec:'COMMAND'`) are run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExecOptions {
-    /// How long to wait for any one answer after start-up.
-    pub timeout: std::time::Duration,
-    /// How long each wait of an adapter's start-up may take (the spawn and `hello`, then
-    /// its first `reset`).
-    pub startup_timeout: std::time::Duration,
-    /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
-    pub pin: bool,
-    /// A fresh process for every store, never reused across runs.
-    pub isolate: bool,
-}
-
-impl Default for ExecOptions {
-    fn default() -> Self {
-        ExecOptions {
-            timeout: exec::TIMEOUT_DEFAULT,
-            startup_timeout: exec::STARTUP_TIMEOUT_DEFAULT,
-            pin: true,
-            isolate: false,
-        }
-    }
-}
-
-impl ExecOptions {
-    /// `factory` set up with these options.
-    pub fn apply(&self, factory: exec::ExecFactory) -> exec::ExecFactory {
-        factory
-            .with_timeout(self.timeout)
-            .with_startup_timeout(self.startup_timeout)
-            .with_pinning(self.pin)
-            .with_isolation(self.isolate)
-    }
 }
 
 /// Why a store spec (what `--store` takes) names no store.

@@ -18,8 +18,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::exec::{ExecFactory, SPEC_PREFIX};
-use super::{resolve, ExecOptions, ResolveError};
+use super::{resolve, ResolveError};
+use crate::exec::{ExecFactory, ExecOptions, SPEC_PREFIX};
 use crate::model::store::StoreFactory;
 
 /// Why the store a scenario names cannot be used.

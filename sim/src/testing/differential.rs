@@ -302,7 +302,7 @@ pub fn lockstep_replay(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{current, membership};
+    use crate::store::note::{current, membership};
 
     #[test]
     fn a_store_agrees_with_itself() {

@@ -9,7 +9,7 @@
 //! proptest! {
 //!     #![proptest_config(ProptestConfig::with_cases(16))]
 //!     fn membership_never_crashes(s in schedules(60)) {
-//!         let report = s.run(&reconcile_sim::store::membership::KIND);
+//!         let report = s.run(&reconcile_sim::store::note::membership::KIND);
 //!         prop_assert_ne!(
 //!             report.outcome.invariant(),
 //!             Some(reconcile_sim::oracle::Invariant::Crash)

@@ -971,7 +971,7 @@ mod tests {
     /// response makes it `content-gone-at-stale-fetch`.
     #[test]
     fn a_tab_given_no_older_response_does_not_end_gone_at_a_stale_fetch() {
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         let world = World::new(crate::testing::script::scripted_config(), &kind);
         let mut watch = ClassWatch::new(&[]);
         watch.tabs = vec![Tab::default(); world.clients().len()];

@@ -875,7 +875,10 @@ mod tests {
                 "panics-on-second-send".into()
             }
             fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
-                Box::new(PanicsOnSecondSend(crate::store::current::KIND.make(c), 0))
+                Box::new(PanicsOnSecondSend(
+                    crate::store::note::current::KIND.make(c),
+                    0,
+                ))
             }
         }
         let seed = (0..100)
@@ -900,7 +903,7 @@ mod tests {
 
     #[test]
     fn the_time_limit_gives_up_with_the_flag_name() {
-        let kind = crate::store::canary::KIND;
+        let kind = crate::store::note::canary::KIND;
         let r = run_seed(&kind, 0);
         let limits = Limits {
             replays_max: u64::MAX,
@@ -916,7 +919,7 @@ mod tests {
     /// A deadline already past stops shrinking before its first replay, keeping the trace.
     #[test]
     fn a_past_deadline_gives_up_and_keeps_the_trace() {
-        let kind = crate::store::canary::KIND;
+        let kind = crate::store::note::canary::KIND;
         let r = run_seed(&kind, 0);
         let limits = Limits::default().until(Instant::now());
         let s = shrink(&kind, r.config.clone(), &r.steps, None, limits).unwrap();
@@ -932,7 +935,7 @@ mod tests {
 
     #[test]
     fn a_passing_trace_is_not_shrunk() {
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         let e = shrink(
             &kind,
             crate::testing::script::scripted_config(),
@@ -946,7 +949,7 @@ mod tests {
 
     #[test]
     fn the_replay_limit_gives_up_with_the_flag_name() {
-        let kind = crate::store::canary::KIND;
+        let kind = crate::store::note::canary::KIND;
         let r = run_seed(&kind, 0);
         let s = shrink(
             &kind,
@@ -997,7 +1000,7 @@ mod tests {
     /// applied when replayed.
     fn prefix(n: usize) -> (WorldConfig, Vec<Step>) {
         let config = crate::testing::script::scripted_config();
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         let mut strategy = crate::run::strategy::random::RandomStrategy::new(7);
         let r = crate::run::run(&kind, config.clone(), &mut strategy);
         assert!(r.steps.len() >= n, "seed 7 runs {} steps", r.steps.len());
@@ -1010,7 +1013,7 @@ mod tests {
 
     fn starts_with(first: Step) -> StartsWith {
         StartsWith {
-            stores: crate::store::current::KIND,
+            stores: crate::store::note::current::KIND,
             first,
             runs: std::cell::Cell::new(0),
         }
@@ -1191,7 +1194,7 @@ mod tests {
             assert_eq!(failing.runs.get(), n - 1, "limit {n}: candidates judged");
         }
         // Through `shrink`, whose own first replay is the first of the N.
-        let kind = crate::store::canary::KIND;
+        let kind = crate::store::note::canary::KIND;
         let r = run_seed(&kind, 0);
         let limits = Limits {
             replays_max: 4,

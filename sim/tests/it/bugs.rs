@@ -9,7 +9,7 @@ use reconcile_sim::store::{by_name, StoreKind};
 use reconcile_sim::testing::bugs::{bug_a_script, bug_b_script, bug_c_script, bug_d_script};
 use reconcile_sim::testing::script::Script;
 
-const CURRENT: StoreKind = reconcile_sim::store::current::KIND;
+const CURRENT: StoreKind = reconcile_sim::store::note::current::KIND;
 
 fn store(name: &str) -> StoreKind {
     by_name(name).unwrap()

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::support::{code, repo, require_node, sim_env};
 use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::exec::{ExecError, ExecFactory};
 use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::step::Step;
 use reconcile_sim::model::store::{CrashCause, Phase};
@@ -24,7 +25,6 @@ use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
-use reconcile_sim::store::exec::{ExecError, ExecFactory};
 use reconcile_sim::store::{by_name, StoreKind};
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
 use reconcile_sim::testing::script::{scripted_config, Script};
@@ -189,7 +189,7 @@ fn every_committed_scenario_agrees_between_rust_and_node() {
 
 /// Bug A (as in tests/bugs.rs): c0's deferred reconcile of t1 runs while c1's t2 streams.
 fn bug_a_script() -> Script<'static> {
-    static CURRENT: StoreKind = reconcile_sim::store::current::KIND;
+    static CURRENT: StoreKind = reconcile_sim::store::note::current::KIND;
     let mut s = Script::new(scripted_config(), &CURRENT);
     s.deliver_all(0).deliver_all(1);
     s.send(0).post(0).deliver_all(0).deliver_all(1);
@@ -207,7 +207,7 @@ fn bug_a_script() -> Script<'static> {
 
 /// Bug D (as in tests/bugs.rs): a consumed interrupt bubble lingers after its seal.
 fn bug_d_script() -> Script<'static> {
-    static CURRENT: StoreKind = reconcile_sim::store::current::KIND;
+    static CURRENT: StoreKind = reconcile_sim::store::note::current::KIND;
     let mut s = Script::new(scripted_config(), &CURRENT);
     s.deliver_all(0).deliver_all(1);
     s.send(1).post(1).deliver_all(0);

@@ -1,5 +1,5 @@
 //! The JavaScript `durable` (`adapters/node/durable.js`) against the Rust one
-//! (`sim/src/store/durable.rs`), in each render policy (`durable`, `durable-arrival`,
+//! (`sim/src/store/durable/mod.rs`), in each render policy (`durable`, `durable-arrival`,
 //! `durable-db-order`), and deliberately buggy stores built on it
 //! (`sim/tests/buggy/store.js`): four caught through `exec:` by fuzzing and shrunk to a
 //! short scenario, one (the old row ids) shown on its committed scenario.
@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use crate::support::{repo, require_node};
 use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::exec::ExecFactory;
 use reconcile_sim::oracle::Invariant;
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{replay, Outcome};
 use reconcile_sim::store::by_name;
-use reconcile_sim::store::exec::ExecFactory;
 use reconcile_sim::testing::differential::{lockstep_replay, lockstep_seed, Agreement};
 use reconcile_sim::trace::shrink::{check_one_minimal, shrink, Limits};
 
@@ -210,7 +210,7 @@ fn buggy_substring_match_loses_a_message_and_shrinks() {
 /// `durable`'s old assistant row ids (`a-t<T>-<current row count>`, reused once a snapshot
 /// lowered the count): the committed scenario breaks inv5 on the Node store with the old
 /// numbering, needs each of its steps for that, and passes on the fixed Node store. (The
-/// Rust side, old and new, is tested in `sim/src/store/durable.rs`.)
+/// Rust side, old and new, is tested in `sim/src/store/durable/mod.rs`.)
 #[test]
 fn buggy_row_count_ids_breaks_the_render_shape_on_the_committed_scenario_only() {
     let path = repo().join("scenarios/found/durable-row-ids-seed41621.json");

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::{Baseline, CheckReport, CheckRequest, Found};
 use crate::campaign::error::CampaignError;
-use crate::campaign::merge::{SavedScenario, ShardResult, Shards};
+use crate::campaign::merge::{SavedScenario, ShardResult, ShardSet};
 use crate::run::strategy::StrategySpec;
 use crate::trace::class::Class;
 
@@ -166,7 +166,10 @@ impl ShardResult for CheckResult {
         Ok(())
     }
 
-    fn merge(parts: Vec<(Shards, CheckResult)>, _count: u64) -> Result<CheckResult, CampaignError> {
+    fn merge(
+        parts: Vec<(ShardSet, CheckResult)>,
+        _count: u64,
+    ) -> Result<CheckResult, CampaignError> {
         let mut parts = parts.into_iter().map(|(_, r)| r);
         let mut total = parts.next().expect("at least one part");
         let mut found: Vec<(Found, SavedScenario)> = std::mem::take(&mut total.report.found)

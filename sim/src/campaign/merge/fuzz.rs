@@ -21,7 +21,7 @@ use crate::campaign::findings::Finding;
 use crate::campaign::fuzz::{
     Budget, Campaign, CampaignOutcome, CampaignReport, ClassSummary, StoreSummary, CHUNK_SEEDS,
 };
-use crate::campaign::merge::{SavedScenario, ShardResult, Shards};
+use crate::campaign::merge::{SavedScenario, ShardResult, ShardSet};
 use crate::campaign::recheck::Suspect;
 use crate::campaign::shard::{covered_ranges, Shard};
 use crate::model::store::CrashCause;
@@ -85,7 +85,7 @@ pub struct FuzzConfig {
     pub max_shrink_iters: u64,
     /// `--max-shrink-time`, as humantime writes it.
     pub max_shrink_time: String,
-    /// `--world` pins and `--invariants` / `--skip` (absent: the default). Shards with
+    /// `--world` pins and `--invariants` / `--skip` (absent: the default). ShardSet with
     /// different ones ran different campaigns and do not merge.
     #[serde(
         default,
@@ -212,7 +212,7 @@ impl FuzzResult {
 
     /// The seed ranges the result covers: one range `start .. start + seeds` for a whole
     /// campaign (or any union of shards without a gap).
-    pub fn seed_ranges(&self, shards: &Shards) -> Vec<Range<u64>> {
+    pub fn seed_ranges(&self, shards: &ShardSet) -> Vec<Range<u64>> {
         let covered: Vec<(u64, u64)> = self.covered.iter().map(|c| (c.shard, c.seeds)).collect();
         covered_ranges(
             self.config.seed_start,
@@ -225,7 +225,7 @@ impl FuzzResult {
 
     /// Whether the seeds covered are `seed_start .. seed_start + seeds`, as for an
     /// unsharded campaign.
-    pub fn contiguous(&self, shards: &Shards) -> bool {
+    pub fn contiguous(&self, shards: &ShardSet) -> bool {
         let start = self.report.seed_start;
         let ranges = self.seed_ranges(shards);
         match ranges.as_slice() {
@@ -275,7 +275,7 @@ impl ShardResult for FuzzResult {
         Ok(())
     }
 
-    fn merge(parts: Vec<(Shards, FuzzResult)>, _count: u64) -> Result<FuzzResult, CampaignError> {
+    fn merge(parts: Vec<(ShardSet, FuzzResult)>, _count: u64) -> Result<FuzzResult, CampaignError> {
         let mut parts = parts.into_iter().map(|(_, r)| r);
         let mut total = parts.next().expect("at least one part");
         for part in parts {
@@ -448,7 +448,7 @@ mod tests {
             })
             .collect();
         ResultFile::new(
-            Shards::one(shard),
+            ShardSet::one(shard),
             FuzzResult {
                 config: FuzzConfig::of(&campaign, Limits::default()),
                 covered: vec![ShardSeeds {

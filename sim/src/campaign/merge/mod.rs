@@ -44,17 +44,17 @@ pub use crate::run::explore::merge::{tool, FORMAT, FORMAT_VERSION};
 
 /// Which shards of how many a result holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shards {
+pub struct ShardSet {
     /// The number of shards the campaign was split into (1: not split).
     pub count: u64,
     /// The shards whose runs this result holds, in order.
     pub done: Vec<u64>,
 }
 
-impl Shards {
+impl ShardSet {
     /// One shard's own result.
-    pub fn one(shard: crate::campaign::shard::Shard) -> Shards {
-        Shards {
+    pub fn one(shard: crate::campaign::shard::Shard) -> ShardSet {
+        ShardSet {
             count: shard.count,
             done: vec![shard.index],
         }
@@ -85,14 +85,14 @@ pub struct ResultFile<T> {
     /// `fuzz`, `check` or `nightly`: what `result` is.
     pub kind: String,
     /// The shards it holds.
-    pub shards: Shards,
+    pub shards: ShardSet,
     /// The kind's config and data.
     pub result: T,
 }
 
 impl<T: ShardResult> ResultFile<T> {
     /// A result of this build.
-    pub fn new(shards: Shards, result: T) -> ResultFile<T> {
+    pub fn new(shards: ShardSet, result: T) -> ResultFile<T> {
         ResultFile {
             format: FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -130,7 +130,7 @@ pub trait ShardResult: Sized + Serialize + DeserializeOwned {
     fn config(&self) -> &Self::Config;
     /// Add up parts of one campaign: same config, disjoint shards, sorted by their first
     /// shard. `count` is the campaign's number of shards.
-    fn merge(parts: Vec<(Shards, Self)>, count: u64) -> Result<Self, CampaignError>;
+    fn merge(parts: Vec<(ShardSet, Self)>, count: u64) -> Result<Self, CampaignError>;
     /// Anything in a part that must hold beyond its serde shape (a scenario that loads…),
     /// checked when it is read; `path` names the file in the message.
     fn validate(&self, _path: &Path) -> Result<(), CampaignError> {
@@ -341,7 +341,7 @@ pub fn merge_files<T: ShardResult>(
     let shards = shards_of_one_campaign(&parts)?;
     require_complete(&shards, allow_partial)?;
     let count = shards.count;
-    let mut parts: Vec<(Shards, T)> = parts
+    let mut parts: Vec<(ShardSet, T)> = parts
         .into_iter()
         .map(|(_, f)| (f.shards, f.result))
         .collect();
@@ -376,7 +376,7 @@ fn parse_parts<T: ShardResult>(
 /// shard count and configuration as the first, each shard in range and given once.
 fn shards_of_one_campaign<T: ShardResult>(
     parts: &[(PathBuf, ResultFile<T>)],
-) -> Result<Shards, CampaignError> {
+) -> Result<ShardSet, CampaignError> {
     let (first_path, first) = &parts[0];
     let count = first.shards.count;
     let first_config = serde_json::to_value(first.result.config()).expect("a config serialises");
@@ -419,12 +419,12 @@ fn shards_of_one_campaign<T: ShardResult>(
     }
     let mut done: Vec<u64> = seen.iter().map(|(i, _)| *i).collect();
     done.sort_unstable();
-    Ok(Shards { count, done })
+    Ok(ShardSet { count, done })
 }
 
 /// An error naming the missing shards, unless every shard is there or `allow_partial`:
 /// the merge of an incomplete campaign is not the campaign's result.
-fn require_complete(shards: &Shards, allow_partial: bool) -> Result<(), CampaignError> {
+fn require_complete(shards: &ShardSet, allow_partial: bool) -> Result<(), CampaignError> {
     if shards.complete() || allow_partial {
         return Ok(());
     }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::campaign::error::CampaignError;
 use crate::campaign::fuzz::CHUNK_SEEDS;
 use crate::campaign::merge::fuzz::{add_store, ShardSeeds};
-use crate::campaign::merge::{ResultFile, SavedScenario, ShardResult, Shards};
+use crate::campaign::merge::{ResultFile, SavedScenario, ShardResult, ShardSet};
 use crate::campaign::nightly::{
     markdown, write_summary, CampaignSummary, Finding, NightlyConfig, NightlySummary, Signature,
 };
@@ -180,7 +180,7 @@ impl NightlyResult {
     pub fn write_night(
         &self,
         night_dir: &Path,
-        shards: &Shards,
+        shards: &ShardSet,
         source: &Path,
     ) -> Result<NightlySummary, CampaignError> {
         let scenarios = night_dir.join("scenarios");
@@ -247,7 +247,7 @@ impl ShardResult for NightlyResult {
     }
 
     fn merge(
-        parts: Vec<(Shards, NightlyResult)>,
+        parts: Vec<(ShardSet, NightlyResult)>,
         _count: u64,
     ) -> Result<NightlyResult, CampaignError> {
         let config = parts[0].1.config.clone();
@@ -279,7 +279,7 @@ type Candidate = (Finding, Option<NightScenario>);
 
 /// Each part's shards as `I/N` (joined by `+` when a part holds several), to name the
 /// shard a problem came from.
-fn shard_labels(parts: &[(Shards, NightlyResult)]) -> Vec<String> {
+fn shard_labels(parts: &[(ShardSet, NightlyResult)]) -> Vec<String> {
     parts
         .iter()
         .map(|(s, _)| {

@@ -569,7 +569,7 @@ mod tests {
 
     #[test]
     fn steps_are_written_one_per_line_and_config_pretty() {
-        let kind = crate::store::current::KIND;
+        let kind = crate::store::note::current::KIND;
         let s = Scenario::record(
             &kind,
             crate::testing::script::scripted_config(),

@@ -6,9 +6,9 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// Bug A's fix alone: keep the rows of `preserveTurnId`, drop everything else, untagged
 /// optimistic and `queued-` rows included.

@@ -8,9 +8,9 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// The policy before any fix: the keep-filter keeps nothing, so every reconcile wipes the
 /// whole live tail.

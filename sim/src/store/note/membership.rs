@@ -11,9 +11,9 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, is_queued_row, queued_message_id,
     KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// Keep a row of the preserved turn or a `queued-` row whose id is still in
 /// `queuedMessages`; nothing else survives a reconcile.

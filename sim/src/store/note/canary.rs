@@ -8,9 +8,9 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// Keeps every live row, so the first reconcile of any turn shows it twice.
 #[derive(Clone, Hash)]

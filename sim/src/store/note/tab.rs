@@ -383,7 +383,7 @@ impl<P: ReconcilePolicy> Store for TabStore<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::current::Current;
+    use crate::store::note::current::Current;
 
     /// `current` numbering its assistant rows as the model did before the fix: by the
     /// current row count (`rows.len()`), which a reconcile can lower. Before each input the

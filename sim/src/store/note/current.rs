@@ -10,9 +10,9 @@ use super::tab::{
     backfill_latest_initiator, consumed_bind_live_turn, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// The note's pass-3 code: `fix-abc` with a consumed row bound to `liveTurnId`.
 #[derive(Clone, Hash)]

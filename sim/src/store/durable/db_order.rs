@@ -11,9 +11,9 @@
 //! order as well as arrival order (`docs/model.md`, "Invariant 5"). Everything that
 //! decides keep/drop is `durable`'s ([`super::durable`]).
 
-use super::durable::{DurableStore, RenderPolicy};
-use super::StoreKind;
+use super::{DurableStore, RenderPolicy};
 use crate::model::store::Store;
+use crate::store::StoreKind;
 
 /// `durable-db-order` in [`STORES`](super::STORES): a correct store of another rendering
 /// policy, so any finding against it is news.

@@ -38,13 +38,16 @@
 //! keep/drop (a real UI would use them for styling only); `turn-start` only names the
 //! turn a delta without a turn id belongs to.
 
+pub mod arrival;
+pub mod db_order;
+
 use std::collections::BTreeSet;
 
-use super::StoreKind;
 use crate::model::store::{Answer, Store};
 use crate::model::wire::{
     ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role, TurnId,
 };
+use crate::store::StoreKind;
 
 /// `Hash` covers the whole state, for [`Store::hash_state`] (derived, so a new field is
 /// covered automatically).
@@ -546,7 +549,7 @@ mod tests {
     /// inv5 with the old numbering, needs each of its steps for that, and passes now.
     #[test]
     fn row_ids_the_committed_scenario_breaks_inv5_on_the_old_numbering_only() {
-        let text = include_str!("../../../scenarios/found/durable-row-ids-seed41621.json");
+        let text = include_str!("../../../../scenarios/found/durable-row-ids-seed41621.json");
         let path = std::path::Path::new("scenarios/found/durable-row-ids-seed41621.json");
         let sc = scenario::parse(path, text).unwrap();
         assert_eq!((sc.store.as_str(), sc.expect), ("durable", None));

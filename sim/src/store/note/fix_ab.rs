@@ -8,9 +8,9 @@
 use super::tab::{
     backfill_every_trailing, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy, TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, Role, TurnId};
+use crate::store::StoreKind;
 
 /// The note's pass-1 code: the A+B keep-filter, with the backfill that still over-tags
 /// trailing `queued-` rows (bug C).

@@ -238,7 +238,7 @@ mod tests {
     /// The example exchange in docs/protocol.md is what this harness sends, byte for byte.
     #[test]
     fn the_protocol_page_example_requests_are_what_the_harness_sends() {
-        let page = include_str!("../../../../docs/protocol.md");
+        let page = include_str!("../../../docs/protocol.md");
         let requests: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("> ")).collect();
         assert!(requests.len() >= 10, "example exchange not found");
         let mut ids = Ids::new();
@@ -269,7 +269,7 @@ mod tests {
     /// The answers in docs/protocol.md pass every check, in order.
     #[test]
     fn the_protocol_page_example_answers_pass_the_checks() {
-        let page = include_str!("../../../../docs/protocol.md");
+        let page = include_str!("../../../docs/protocol.md");
         let answers: Vec<&str> = page.lines().filter_map(|l| l.strip_prefix("< ")).collect();
         assert!(answers.len() >= 10, "example exchange not found");
         let mut ids = Ids::new();

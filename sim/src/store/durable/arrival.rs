@@ -9,9 +9,9 @@
 //! a run of deltas may be split around a user row). Everything that decides keep/drop is
 //! `durable`'s ([`super::durable`]).
 
-use super::durable::{DurableStore, RenderPolicy};
-use super::StoreKind;
+use super::{DurableStore, RenderPolicy};
 use crate::model::store::Store;
+use crate::store::StoreKind;
 
 /// `durable-arrival` in [`STORES`](super::STORES): a correct store of another rendering
 /// policy, so any finding against it is news.

@@ -11,9 +11,9 @@ use super::tab::{
     backfill_latest_initiator, consumed_strip_prefix, KeepContext, LiveRow, ReconcilePolicy,
     TabStore,
 };
-use super::StoreKind;
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
+use crate::store::StoreKind;
 
 /// The note's pass-2 code: the backfill tags only the initiator, but a consumed row is
 /// still stripped to a plain untagged row (bug D).

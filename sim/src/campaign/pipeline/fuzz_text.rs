@@ -1,0 +1,306 @@
+//! What `fuzz` prints (and `merge` of fuzz results, which prints the same): the header
+//! and table, the details (reproduce commands, crashes, classes, suspects, shrunk files,
+//! coverage), the warnings, the JSON, and the message for files not written. Strings
+//! only: the CLI decides where each goes.
+
+use std::path::Path;
+
+use crate::campaign::findings::{replay_command_for, Finding};
+use crate::campaign::fuzz::{format_table, CHUNK_SEEDS};
+use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
+use crate::campaign::recheck::{format_suspects, Suspect};
+use crate::campaign::shard::format_ranges;
+use crate::model::store::CrashCause;
+use crate::trace::assume;
+
+/// The JSON `fuzz --json` (and `merge` of fuzz results) prints; scenario paths under `out`. A result that is not one
+/// range of seeds from the first (a shard, or shards with gaps between them) also says
+/// which ranges it covers (`covered`) and which shards it holds (`shards`).
+pub fn json(result: &ResultFile<FuzzResult>, out: &Path) -> serde_json::Result<serde_json::Value> {
+    let r = &result.result;
+    let mut value = serde_json::to_value(&r.report)?;
+    value["scenarios"] = r
+        .scenarios
+        .iter()
+        .map(|f| {
+            let path = out.join(&f.saved.file);
+            serde_json::json!({
+                "store": f.store,
+                "invariant": f.invariant,
+                "class": f.class,
+                "class_name": f.class.as_ref().map(|c| c.to_string()),
+                "needs": f.needs,
+                "seed": f.seed,
+                "path": path.display().to_string(),
+                "steps": f.saved.steps,
+                "one_minimal": f.saved.gave_up.is_none(),
+                "replay": replay_command_for(&f.store, &path),
+                "cause": f.cause,
+                "write_error": f.saved.write_error,
+            })
+        })
+        .collect();
+    value["crashes"] = crashes(r)
+        .map(|(store, seed, cause)| {
+            serde_json::json!({
+                "store": store,
+                "seed": seed,
+                "cause_text": cause.to_string(),
+                "cause": cause,
+            })
+        })
+        .collect();
+    value["suspects"] = serde_json::to_value(&r.suspects)?;
+    if r.config.coverage {
+        value["coverage"] = serde_json::to_value(
+            r.config
+                .stores
+                .iter()
+                .cloned()
+                .zip(r.coverage.iter().cloned())
+                .collect::<std::collections::BTreeMap<_, _>>(),
+        )?;
+    }
+    if !r.contiguous(&result.shards) {
+        value["covered"] = serde_json::to_value(
+            r.seed_ranges(&result.shards)
+                .iter()
+                .map(|x| [x.start, x.end])
+                .collect::<Vec<_>>(),
+        )?;
+    }
+    if !result.shards.complete() {
+        value["shards"] = serde_json::to_value(&result.shards)?;
+    }
+    Ok(value)
+}
+
+/// `shard 2/3`, `shards 1, 3 of 3`.
+pub fn shards_label(shards: &ShardSet) -> String {
+    match shards.done.as_slice() {
+        [one] => format!("shard {one}/{}", shards.count),
+        many => format!(
+            "shards {} of {}",
+            many.iter()
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            shards.count
+        ),
+    }
+}
+
+/// The first line of the text report: the strategy and the seeds run.
+fn header(result: &ResultFile<FuzzResult>) -> String {
+    let r = &result.result;
+    let report = &r.report;
+    if r.contiguous(&result.shards) {
+        format!(
+            "fuzz · strategy {} · seeds {}..{} ({} per store)\n",
+            report.strategy,
+            report.seed_start,
+            report.seed_start + report.seeds,
+            report.seeds
+        )
+    } else {
+        format!(
+            "fuzz · strategy {} · {}: {} of every {} blocks of {CHUNK_SEEDS} seeds from {} · seeds {} ({} per store)\n",
+            report.strategy,
+            shards_label(&result.shards),
+            result.shards.done.len(),
+            result.shards.count,
+            report.seed_start,
+            format_ranges(&r.seed_ranges(&result.shards), 6),
+            report.seeds
+        )
+    }
+}
+
+/// The text `fuzz` prints: the header and table, then the rest (reproduce commands,
+/// classes, shrunk files, coverage); scenario paths under `out`.
+pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
+    let r = &result.result;
+    let report = &r.report;
+    let mut table = header(result);
+    let worlds = report.worlds.header();
+    if !worlds.is_empty() {
+        table.push_str(&format!("{worlds}\n"));
+    }
+    table.push_str(&format_table(report));
+    let mut details = String::new();
+    for s in &report.stores {
+        if let Some((seed, _)) = s.first_failure() {
+            details.push_str(&format!(
+                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}{}\n",
+                s.store,
+                shell_words::quote(&s.store),
+                report.strategy.flags(),
+                report.worlds.flags()
+            ));
+        }
+    }
+    for (store, seed, cause) in crashes(r) {
+        details.push_str(&format!(
+            "crash of {store} (seed {}):\n",
+            seed.map_or("-".to_string(), |s| s.to_string())
+        ));
+        for line in cause.lines() {
+            details.push_str(&format!("  {line}\n"));
+        }
+    }
+    details.push_str(&format_classes(r, out));
+    details.push_str(&format_suspects(&r.suspects));
+    for f in r.scenarios.iter().filter(|f| f.class.is_none()) {
+        details.push_str(&format!(
+            "shrunk {} {} (seed {}): {} → {} steps{}: {}\n",
+            f.store,
+            f.invariant,
+            f.seed,
+            f.saved.original_steps,
+            f.saved.steps,
+            if f.saved.gave_up.is_some() {
+                " (gave up early)"
+            } else {
+                ""
+            },
+            if f.saved.write_error.is_some() {
+                "NOT SAVED (see the error below)".to_string()
+            } else {
+                replay_command_for(&f.store, &out.join(&f.saved.file))
+            }
+        ));
+    }
+    for (store, c) in r.config.stores.iter().zip(&r.coverage) {
+        details.push_str(&format!(
+            "coverage {store} (runs reaching each ordering, counted per occurrence):\n"
+        ));
+        details.push_str(&c.format());
+    }
+    (table, details)
+}
+
+/// The warnings `fuzz` prints on stderr: scenarios whose shrinking gave up early.
+pub fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<String> {
+    result
+        .result
+        .scenarios
+        .iter()
+        .filter_map(|f| {
+            let why = f.saved.gave_up.as_ref()?;
+            Some(format!(
+                "warning: {why} ({})",
+                out.join(&f.saved.file).display()
+            ))
+        })
+        .collect()
+}
+
+/// The kept failures (saved, or suspects) that are crashes with a cause, as (store,
+/// seed, cause): what the report quotes (the cause and the adapter's stderr tail).
+fn crashes(r: &FuzzResult) -> impl Iterator<Item = (&str, Option<u64>, &CrashCause)> {
+    let saved = r
+        .scenarios
+        .iter()
+        .filter_map(|f| Some((f.store.as_str(), Some(f.seed), f.cause.as_ref()?)));
+    let suspects = r
+        .suspects
+        .iter()
+        .filter_map(|s| Some((s.store.as_str(), s.seed, s.cause.as_ref()?)));
+    saved.chain(suspects)
+}
+
+/// One row per root-cause class: store, seeds that showed it, first seed, steps of its
+/// shrunk scenario, the class, and the replay command.
+fn format_classes(r: &FuzzResult, out: &Path) -> String {
+    let mut text = String::new();
+    for s in r.report.stores.iter().filter(|s| !s.classes.is_empty()) {
+        text.push_str(&format!(
+            "classes of {} ({} found; seeds = seeds showing it, masking the classes each seed showed before; steps + = not shrunk to 1-minimal):\n",
+            s.store,
+            s.classes.len()
+        ));
+        text.push_str(&format!(
+            "  {:>6}  {:>10}  {:>5}  class\n",
+            "seeds", "first seed", "steps"
+        ));
+        for c in &s.classes {
+            let file = r
+                .scenarios
+                .iter()
+                .find(|f| f.store == s.store && f.class.as_ref() == Some(&c.class));
+            let steps = file.map_or("-".to_string(), |f| {
+                format!(
+                    "{}{}",
+                    f.saved.steps,
+                    if f.saved.gave_up.is_some() { "+" } else { "" }
+                )
+            });
+            text.push_str(&format!(
+                "  {:>6}  {:>10}  {:>5}  {}\n",
+                c.seeds, c.first_seed, steps, c.name
+            ));
+            if let Some(needs) = file.and_then(|f| f.needs.as_deref()) {
+                text.push_str(&format!("  {:>26}{}\n", "", assume::describe(needs)));
+            }
+            match file {
+                Some(f) if f.saved.write_error.is_some() => {
+                    text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
+                }
+                Some(f) => text.push_str(&format!(
+                    "  {:>26}replay: {}\n",
+                    "",
+                    replay_command_for(&f.store, &out.join(&f.saved.file))
+                )),
+                None => {}
+            }
+        }
+    }
+    text
+}
+
+/// The message naming every file that could not be written (`saved`'s and `suspects'`),
+/// or `None` when all were: the findings were reported but not kept, so the command
+/// fails after printing them.
+pub fn unsaved(saved: &[Finding], suspects: &[Suspect]) -> Option<String> {
+    let errors: Vec<&str> = saved
+        .iter()
+        .filter_map(|f| f.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
+        .collect();
+    if errors.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} of {} findings could not be saved (they are reported above):\n  {}",
+        errors.len(),
+        saved.len() + suspects.len(),
+        errors.join("\n  ")
+    ))
+}
+
+/// [`unsaved`] for a result: every scenario that could not be written, and
+/// `result_error` (the result file's), or `None` when everything was written.
+pub fn not_written(result: &ResultFile<FuzzResult>, result_error: Option<&str>) -> Option<String> {
+    let scenarios = &result.result.scenarios;
+    let suspects = &result.result.suspects;
+    let unsaved: Vec<&str> = scenarios
+        .iter()
+        .filter_map(|f| f.saved.write_error.as_deref())
+        .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
+        .collect();
+    let mut errors = Vec::new();
+    if !unsaved.is_empty() {
+        errors.push(format!(
+            "{} of {} findings could not be saved (they are reported above):\n  {}",
+            unsaved.len(),
+            scenarios.len() + suspects.len(),
+            unsaved.join("\n  ")
+        ));
+    }
+    if let Some(e) = result_error {
+        errors.push(format!(
+            "the result file could not be written (the results are reported above): {e}"
+        ));
+    }
+    (!errors.is_empty()).then(|| errors.join("\n"))
+}
