@@ -1,4 +1,4 @@
-//! Schedules as plain values, and (with the default `proptest` feature) proptest
+//! Schedules as plain values, and (with the opt-in `proptest` feature) proptest
 //! strategies that generate and shrink them, so a Rust user can state properties over the
 //! simulated world:
 //!
