@@ -626,54 +626,6 @@ pub fn check_determinism(
     suspects
 }
 
-/// Suspects grouped by store and kind, each with its seeds, for a text report:
-/// `state-leak on STORE: seeds 3, 5 (…)`, then the first one's reason and file.
-pub fn format_suspects(suspects: &[Suspect]) -> String {
-    let mut out = String::new();
-    let mut groups: Vec<(&str, SuspectKind, Vec<&Suspect>)> = Vec::new();
-    for s in suspects {
-        match groups
-            .iter_mut()
-            .find(|(store, kind, _)| *store == s.store && *kind == s.kind)
-        {
-            Some(g) => g.2.push(s),
-            None => groups.push((&s.store, s.kind, vec![s])),
-        }
-    }
-    for (store, kind, members) in groups {
-        let seeds: Vec<String> = members
-            .iter()
-            .map(|s| s.seed.map_or("a scenario".to_string(), |n| n.to_string()))
-            .collect();
-        let label = match kind {
-            SuspectKind::StateLeak => "LEAKS STATE across reset",
-            SuspectKind::Nondeterministic => "is NONDETERMINISTIC",
-            SuspectKind::Flaky => "has FLAKY failures",
-        };
-        out.push_str(&format!(
-            "{kind}: {store} {label} (seed{} {})\n",
-            if seeds.len() == 1 { "" } else { "s" },
-            seeds.join(", ")
-        ));
-        for s in members {
-            out.push_str(&format!("  {}\n", s.headline()));
-            if let Some(cause) = &s.cause {
-                for line in cause.lines() {
-                    out.push_str(&format!("    {line}\n"));
-                }
-            }
-            match (&s.scenario, &s.write_error) {
-                (_, Some(e)) => out.push_str(&format!("    first run's trace NOT SAVED: {e}\n")),
-                (Some(path), None) => {
-                    out.push_str(&format!("    first run's trace: {}\n", path.display()))
-                }
-                (None, None) => {}
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

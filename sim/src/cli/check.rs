@@ -5,14 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_message, junit_xml, run_check_saving, scenario_message, seed_start_from, CheckReport,
-    CheckRequest, ScenarioVerdict, DEFAULT_SEEDS,
+    batch_message, junit_xml, scenario_message, seed_start_from, CheckReport, CheckRequest,
+    ScenarioVerdict, DEFAULT_SEEDS,
 };
 use reconcile_sim::campaign::findings::replay_command_for;
 use reconcile_sim::campaign::merge::check::CheckConfig;
 use reconcile_sim::campaign::merge::{CheckResult, ResultFile, ShardSet};
-use reconcile_sim::campaign::pipeline::fuzz_text;
-use reconcile_sim::campaign::recheck::format_suspects;
+use reconcile_sim::campaign::pipeline::check::check;
+use reconcile_sim::campaign::pipeline::text::{self, format_suspects};
+
 use reconcile_sim::model::store::{CrashCause, StoreFactory};
 
 use super::flags::{
@@ -122,28 +123,26 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
-    let (report, texts) = run_check_saving(&request, &|path, sc| {
-        reconcile_sim::store::recorded::resolve_recorded(
-            &sc.store,
-            path,
-            sc.store_dir.as_deref(),
-            exec,
-            allow_exec,
-        )
-    })?;
-    let result = ResultFile::new(
-        ShardSet::one(request.shard),
-        CheckResult::of_run(&request, &args.seed, &report, &texts)?,
-    );
-    // A result file that cannot be written fails the check (exit 2) after the report, as
-    // every other file does.
-    let result_error = result.save_to(args.sharding.result.as_deref());
+    let run = check(
+        &request,
+        &args.seed,
+        &|path, sc| {
+            reconcile_sim::store::recorded::resolve_recorded(
+                &sc.store,
+                path,
+                sc.store_dir.as_deref(),
+                exec,
+                allow_exec,
+            )
+        },
+        args.sharding.result.as_deref(),
+    )?;
     output(
-        &result,
-        &report,
+        &run.result,
+        &run.report,
         args.junit.as_deref(),
         args.json,
-        result_error.into_iter().collect(),
+        run.result_error.into_iter().collect(),
         Some(started),
     )
 }
@@ -209,7 +208,7 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &ShardSet) ->
     if !shards.complete() {
         out.push_str(&format!(
             "{} of the check: shard 1 replays the scenarios; each shard fuzzes one batch in {}\n",
-            fuzz_text::shards_label(shards),
+            text::shards_label(shards),
             shards.count
         ));
     }

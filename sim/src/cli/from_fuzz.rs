@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use reconcile_sim::campaign::findings::shrink_and_save;
 use reconcile_sim::campaign::fuzz_input::run_bytes_in;
 use reconcile_sim::campaign::libfuzzer::artifact_failure;
-use reconcile_sim::campaign::pipeline::fuzz_text;
+use reconcile_sim::campaign::pipeline::text;
 
 use super::flags::LimitFlags;
 use super::shrink::summary;
@@ -93,7 +93,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             finding.write_error.as_deref()
         )
     );
-    if let Some(e) = fuzz_text::unsaved(std::slice::from_ref(&finding), &[]) {
+    if let Some(e) = text::unsaved(std::slice::from_ref(&finding), &[]) {
         anyhow::bail!("{e}");
     }
     Ok(Verdict::Violation)

@@ -5,7 +5,7 @@ use std::path::Path;
 use reconcile_sim::campaign::fuzz::{Budget, Campaign, CHUNK_SEEDS};
 use reconcile_sim::campaign::merge::{FuzzResult, ResultFile};
 use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
-use reconcile_sim::campaign::pipeline::fuzz_text;
+use reconcile_sim::campaign::pipeline::text;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::interrupt;
 use reconcile_sim::trace::shrink::Limits;
@@ -116,7 +116,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if args.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&fuzz_text::json(&run.result, out)?)?
+            serde_json::to_string_pretty(&text::json(&run.result, out)?)?
         );
     } else {
         print_text(
@@ -129,7 +129,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     }
     // A file that could not be written (a scenario, the result file) fails the run
     // (exit 2), after the table.
-    if let Some(e) = fuzz_text::not_written(&run.result, run.result_error.as_deref()) {
+    if let Some(e) = text::not_written(&run.result, run.result_error.as_deref()) {
         anyhow::bail!("{e}");
     }
     Ok(verdict(&run.result))
@@ -171,14 +171,14 @@ fn print_text(
     elapsed: std::time::Duration,
     jobs: usize,
 ) {
-    let (table, details) = fuzz_text::text(result, out);
+    let (table, details) = text::text(result, out);
     print!("{table}");
     eprintln!(
         "({runs} runs in {elapsed:.1?} on {jobs} thread{})",
         if jobs == 1 { "" } else { "s" }
     );
     print!("{details}");
-    for w in fuzz_text::warnings(result, out) {
+    for w in text::warnings(result, out) {
         eprintln!("{w}");
     }
 }

@@ -10,7 +10,7 @@ use reconcile_sim::campaign::merge::{
     merge_paths, CheckResult, FuzzResult, Merged, NightlyResult, ResultFile,
 };
 use reconcile_sim::campaign::nightly::{fresh_night_dir, today};
-use reconcile_sim::campaign::pipeline::fuzz_text;
+use reconcile_sim::campaign::pipeline::text;
 use reconcile_sim::run::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
@@ -82,18 +82,15 @@ fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
     }
     let result_error = r.save_to(args.result.as_deref());
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&fuzz_text::json(&r, &out)?)?
-        );
+        println!("{}", serde_json::to_string_pretty(&text::json(&r, &out)?)?);
     } else {
-        let (table, details) = fuzz_text::text(&r, &out);
+        let (table, details) = text::text(&r, &out);
         print!("{table}{details}");
-        for w in fuzz_text::warnings(&r, &out) {
+        for w in text::warnings(&r, &out) {
             eprintln!("{w}");
         }
     }
-    if let Some(e) = fuzz_text::not_written(&r, result_error.as_deref()) {
+    if let Some(e) = text::not_written(&r, result_error.as_deref()) {
         anyhow::bail!("{e}");
     }
     Ok(super::fuzz::verdict(&r))

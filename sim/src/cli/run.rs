@@ -1,17 +1,11 @@
 //! `reconcile-sim run --store NAME --seed N [--json]`
 
-use reconcile_sim::campaign::findings::{Failure, Finding};
-use reconcile_sim::campaign::fuzz::run_one_in;
-use reconcile_sim::campaign::pipeline::fuzz_text;
-use reconcile_sim::campaign::recheck::{format_suspects, settle, Settled, Suspect};
-use reconcile_sim::model::store::StoreFactory;
+use reconcile_sim::campaign::findings::Finding;
+use reconcile_sim::campaign::pipeline::run::{run, Ran, RunPlan};
+use reconcile_sim::campaign::pipeline::text::{self, format_suspects};
+
 use reconcile_sim::oracle::judged::JudgedExt;
-use reconcile_sim::run::strategy::StrategySpec;
-use reconcile_sim::run::worlds::Worlds;
 use reconcile_sim::run::{Outcome, RunReport};
-use reconcile_sim::trace::class::{Class, ClassWatch};
-use reconcile_sim::trace::coverage::{Coverage, CoverageObserver};
-use reconcile_sim::trace::timeline::TraceLines;
 
 use super::flags::{resolve_store_with, ExecFlags, LimitFlags, OutFlag, StrategyFlags};
 use super::shrink::summary;
@@ -48,46 +42,21 @@ pub struct Args {
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store_with(&args.store, args.exec)?;
-    let store = store.as_ref();
-    let spec = args.strategy.spec()?;
-    // The run is narrated, classified and its coverage counted as it goes: nothing runs
-    // it again (through a slow or hanging adapter, every replay costs).
-    let mut observer = (
-        ClassWatch::new(&[]),
-        (CoverageObserver::default(), TraceLines::default()),
-    );
-    let worlds = super::flags::worlds(&args.world, &args.invariants)?;
-    let report = run_one_in(store, spec, &worlds, args.seed, &mut observer);
-    let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
-    let class = watch.class_of(&report.outcome);
-    let mut reproduce = format!(
-        "reconcile-sim run --store {} --seed {}",
-        shell_words::quote(&store.name()),
-        args.seed
-    );
-    reproduce.push_str(&spec.flags());
-    reproduce.push_str(&worlds.flags());
-    // Every failure is shrunk and saved, so it ends with a file and a replay command.
-    let saved = settle_failure(store, spec, &args, &report, class, &worlds);
-    let ran = Ran {
-        store: store.name(),
+    let plan = RunPlan {
+        store: store.as_ref(),
         seed: args.seed,
-        spec,
-        worlds,
-        strategy_choices: spec.build(args.seed).describe(),
-        suspect: saved.as_ref().and_then(|s| s.suspects.first().cloned()),
-        saved: saved.and_then(|s| s.findings.into_iter().next()),
-        report,
-        coverage,
-        lines,
-        reproduce,
+        strategy: args.strategy.spec()?,
+        worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        out: args.out.out.clone(),
+        limits: args.limits.limits(),
     };
+    let ran = run(&plan);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&ran.json()?)?);
+        println!("{}", serde_json::to_string_pretty(&json(&ran)?)?);
     } else {
-        ran.print_text(args.coverage);
+        print_text(&ran, args.coverage);
     }
-    if let Some(e) = fuzz_text::unsaved(ran.saved.as_slice(), ran.suspect.as_slice()) {
+    if let Some(e) = text::unsaved(ran.saved.as_slice(), ran.suspect.as_slice()) {
         anyhow::bail!("{e}");
     }
     Ok(match ran.report.outcome {
@@ -96,126 +65,60 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     })
 }
 
-/// One run, settled: what `run` prints, as JSON or as text.
-struct Ran {
-    store: String,
-    seed: u64,
-    spec: StrategySpec,
-    /// What `--world` pinned and which invariants were judged.
-    worlds: Worlds,
-    /// What the strategy chose for this seed, in words (empty for `random`).
-    strategy_choices: String,
-    report: RunReport,
-    coverage: Coverage,
-    /// The narrated trace.
-    lines: Vec<String>,
-    /// The command that runs it again.
-    reproduce: String,
-    /// A failure, shrunk and saved.
-    saved: Option<Finding>,
-    /// A failure that did not happen again.
-    suspect: Option<Suspect>,
-}
-
-impl Ran {
-    /// The run as one JSON object (coverage always included).
-    fn json(&self) -> anyhow::Result<serde_json::Value> {
-        let mut value = serde_json::json!({
-            "store": self.store,
-            "seed": self.seed,
-            "strategy": self.spec,
-            "strategy_choices": self.strategy_choices,
-            "world_pins": self.worlds.pins,
-            "invariants": self.worlds.judged.invariants(),
-            "config": self.report.config,
-            "outcome": self.report.outcome,
-            "steps": self.report.steps,
-            "drain": self.report.drain,
-            "reproduce": self.reproduce,
-            "coverage": self.coverage,
-        });
-        if let Some(f) = &self.saved {
-            value["scenario"] = f.path.display().to_string().into();
-            value["scenario_steps"] = f.shrunk.steps.len().into();
-            value["replay"] = f.replay_command().into();
-            if let Some(e) = &f.write_error {
-                value["write_error"] = e.clone().into();
-            }
-        }
-        if let Some(s) = &self.suspect {
-            value["suspect"] = serde_json::to_value(s)?;
-        }
-        Ok(value)
-    }
-
-    /// The run as text: options, verdict (with the trace on a failure), a suspect, and
-    /// the coverage when asked for.
-    fn print_text(&self, coverage: bool) {
-        println!(
-            "store {} · seed {} · strategy {}",
-            self.store, self.seed, self.spec
-        );
-        let worlds = self.worlds.header();
-        if !worlds.is_empty() {
-            println!("{worlds}");
-        }
-        println!("options:");
-        print!("{}", self.report.config.describe());
-        if !self.strategy_choices.is_empty() {
-            println!("  strategy: {}", self.strategy_choices);
-        }
-        print_verdict(
-            &self.report,
-            &self.lines,
-            self.saved.as_ref(),
-            &self.reproduce,
-        );
-        if let Some(s) = &self.suspect {
-            print!("{}", format_suspects(std::slice::from_ref(s)));
-        }
-        if coverage {
-            println!("coverage (interesting orderings reached):");
-            print!("{}", self.coverage.format());
+/// The run as one JSON object (coverage always included).
+fn json(ran: &Ran) -> anyhow::Result<serde_json::Value> {
+    let mut value = serde_json::json!({
+        "store": ran.store,
+        "seed": ran.seed,
+        "strategy": ran.spec,
+        "strategy_choices": ran.strategy_choices,
+        "world_pins": ran.worlds.pins,
+        "invariants": ran.worlds.judged.invariants(),
+        "config": ran.report.config,
+        "outcome": ran.report.outcome,
+        "steps": ran.report.steps,
+        "drain": ran.report.drain,
+        "reproduce": ran.reproduce,
+        "coverage": ran.coverage,
+    });
+    if let Some(f) = &ran.saved {
+        value["scenario"] = f.path.display().to_string().into();
+        value["scenario_steps"] = f.shrunk.steps.len().into();
+        value["replay"] = f.replay_command().into();
+        if let Some(e) = &f.write_error {
+            value["write_error"] = e.clone().into();
         }
     }
+    if let Some(s) = &ran.suspect {
+        value["suspect"] = serde_json::to_value(s)?;
+    }
+    Ok(value)
 }
 
-/// A failing run's failure (of class `class`), rechecked first (one that does not happen
-/// again is a suspect, saved as found), then shrunk and saved; `None` for a pass.
-fn settle_failure(
-    store: &dyn StoreFactory,
-    spec: StrategySpec,
-    args: &Args,
-    report: &RunReport,
-    class: Option<Class>,
-    worlds: &Worlds,
-) -> Option<Settled> {
-    let Outcome::Fail(v) = &report.outcome else {
-        return None;
-    };
-    let failure = Failure {
-        store: store.name(),
-        invariant: v.invariant,
-        seed: Some(args.seed),
-        strategy: Some(spec.to_string()),
-        description: None,
-        config: report.config.clone(),
-        steps: report.steps.clone(),
-        class,
-        mask: Vec::new(),
-        cause: v.cause.clone(),
-        without: Vec::new(),
-        pins: worlds.pins.clone(),
-    };
-    let limits = args.limits.limits();
-    Some(settle(
-        &[store],
-        &[failure],
-        &args.out.out,
-        limits,
-        None,
-        &|_, _| {},
-    ))
+/// The run as text: options, verdict (with the trace on a failure), a suspect, and
+/// the coverage when asked for.
+fn print_text(ran: &Ran, coverage: bool) {
+    println!(
+        "store {} · seed {} · strategy {}",
+        ran.store, ran.seed, ran.spec
+    );
+    let worlds = ran.worlds.header();
+    if !worlds.is_empty() {
+        println!("{worlds}");
+    }
+    println!("options:");
+    print!("{}", ran.report.config.describe());
+    if !ran.strategy_choices.is_empty() {
+        println!("  strategy: {}", ran.strategy_choices);
+    }
+    print_verdict(&ran.report, &ran.lines, ran.saved.as_ref(), &ran.reproduce);
+    if let Some(s) = &ran.suspect {
+        print!("{}", format_suspects(std::slice::from_ref(s)));
+    }
+    if coverage {
+        println!("coverage (interesting orderings reached):");
+        print!("{}", ran.coverage.format());
+    }
 }
 
 /// The verdict, with the trace, the shrunk scenario and the reproduce command on a failure.

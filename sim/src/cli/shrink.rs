@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use reconcile_sim::campaign::findings::{replay_command_for, scenario_of};
+use reconcile_sim::campaign::findings::replay_command_for;
+use reconcile_sim::campaign::pipeline::shrink::{shrink_file, ShrinkRun};
 use reconcile_sim::trace::scenario;
-use reconcile_sim::trace::shrink::{shrink, Shrunk};
+use reconcile_sim::trace::shrink::Shrunk;
 
 use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags, LimitFlags};
 use super::Verdict;
@@ -37,18 +38,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.allow,
     )?;
     let store = store.as_ref();
-    let target = if store.name() == sc.store {
-        sc.expect
-    } else {
-        None
-    };
-    let result = match shrink(
-        store,
-        sc.config.clone(),
-        &sc.steps(),
-        target,
-        args.limits.limits(),
-    ) {
+    let ShrinkRun {
+        shrunk: result,
+        scenario: out,
+        write_error,
+    } = match shrink_file(&sc, store, args.limits.limits(), &args.out) {
         Ok(r) => r,
         Err(e) => {
             println!("{e}; nothing written");
@@ -59,12 +53,6 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             });
         }
     };
-    let mut out = scenario_of(store, &result, sc.seed, sc.strategy.clone());
-    out.description = sc.description.clone();
-    let write_error = out
-        .save(&args.out)
-        .err()
-        .map(|e| format!("cannot write {}: {e}", args.out.display()));
     print!(
         "{}",
         summary(&result, &store.name(), &args.out, write_error.as_deref())

@@ -3,15 +3,19 @@
 //! the result; another front end (a test, a Node binding) calls the same function.
 //!
 //! - `fuzz`: [`fuzz::fuzz`] (campaign → recheck → shrink → save → determinism check →
-//!   result file); what it prints is [`fuzz_text`].
-//! - `check`: [`crate::campaign::check::check`].
+//!   result file); what it prints is [`text`].
+//! - `check`: [`check::check`].
 //! - `run`: [`run::run`].
 //! - `nightly`: [`crate::campaign::nightly::run_nightly`].
+//! - `shrink`: [`shrink::shrink_file`].
 //!
 //! They report as they go through a [`Listener`].
 
+pub mod check;
 pub mod fuzz;
-pub mod fuzz_text;
+pub mod run;
+pub mod shrink;
+pub mod text;
 
 /// What a command reports as it goes: phases, runs done, a status line and notes worth
 /// printing. The CLI draws them on its progress line; a caller that wants none passes

@@ -1,14 +1,14 @@
-//! What `fuzz` prints (and `merge` of fuzz results, which prints the same): the header
-//! and table, the details (reproduce commands, crashes, classes, suspects, shrunk files,
-//! coverage), the warnings, the JSON, and the message for files not written. Strings
-//! only: the CLI decides where each goes.
+//! What the commands print, as strings: `fuzz`'s report (and `merge`'s of fuzz results,
+//! the same): the header and table, the details (reproduce commands, crashes, classes, suspects, shrunk files,
+//! coverage), the warnings, the JSON, the message for files not written, and the suspects
+//! every command lists. Strings only: the CLI decides where each goes.
 
 use std::path::Path;
 
 use crate::campaign::findings::{replay_command_for, Finding};
 use crate::campaign::fuzz::{format_table, CHUNK_SEEDS};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
-use crate::campaign::recheck::{format_suspects, Suspect};
+use crate::campaign::recheck::{Suspect, SuspectKind};
 use crate::campaign::shard::format_ranges;
 use crate::model::store::CrashCause;
 use crate::trace::assume;
@@ -303,4 +303,52 @@ pub fn not_written(result: &ResultFile<FuzzResult>, result_error: Option<&str>) 
         ));
     }
     (!errors.is_empty()).then(|| errors.join("\n"))
+}
+
+/// Suspects grouped by store and kind, each with its seeds, for a text report:
+/// `state-leak on STORE: seeds 3, 5 (…)`, then the first one's reason and file.
+pub fn format_suspects(suspects: &[Suspect]) -> String {
+    let mut out = String::new();
+    let mut groups: Vec<(&str, SuspectKind, Vec<&Suspect>)> = Vec::new();
+    for s in suspects {
+        match groups
+            .iter_mut()
+            .find(|(store, kind, _)| *store == s.store && *kind == s.kind)
+        {
+            Some(g) => g.2.push(s),
+            None => groups.push((&s.store, s.kind, vec![s])),
+        }
+    }
+    for (store, kind, members) in groups {
+        let seeds: Vec<String> = members
+            .iter()
+            .map(|s| s.seed.map_or("a scenario".to_string(), |n| n.to_string()))
+            .collect();
+        let label = match kind {
+            SuspectKind::StateLeak => "LEAKS STATE across reset",
+            SuspectKind::Nondeterministic => "is NONDETERMINISTIC",
+            SuspectKind::Flaky => "has FLAKY failures",
+        };
+        out.push_str(&format!(
+            "{kind}: {store} {label} (seed{} {})\n",
+            if seeds.len() == 1 { "" } else { "s" },
+            seeds.join(", ")
+        ));
+        for s in members {
+            out.push_str(&format!("  {}\n", s.headline()));
+            if let Some(cause) = &s.cause {
+                for line in cause.lines() {
+                    out.push_str(&format!("    {line}\n"));
+                }
+            }
+            match (&s.scenario, &s.write_error) {
+                (_, Some(e)) => out.push_str(&format!("    first run's trace NOT SAVED: {e}\n")),
+                (Some(path), None) => {
+                    out.push_str(&format!("    first run's trace: {}\n", path.display()))
+                }
+                (None, None) => {}
+            }
+        }
+    }
+    out
 }

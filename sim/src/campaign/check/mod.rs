@@ -1,0 +1,395 @@
+//! The CI gate (`reconcile-sim check`): replay every committed scenario, then fuzz a
+//! bounded budget of seeds, and say in one verdict whether anything broke.
+//!
+//! What a scenario has to do depends on whether a store is under test:
+//!
+//! - **No store under test** (`check` alone): each scenario is replayed against the store
+//!   it names and must do exactly what its `expect` says: break that invariant (a
+//!   regression seed must still catch its bug; that proves the harness still works, like
+//!   TigerBeetle's canary) or, with `expect: null`, pass. There is nothing to fuzz.
+//! - **A store under test** (`check --store NAME`): every scenario is replayed against that
+//!   store and passes when no invariant breaks, whatever it expected on the store it was
+//!   recorded on: the regression seeds are interleavings a fixed store must survive. Then
+//!   the store is fuzzed.
+//!
+//! Fuzzing runs `seeds` seeds from a start derived from `--seed` (a number is used as is;
+//! any other string, such as a commit hash, is hashed with FNV-1a), in batches of
+//! [`BATCH_SEEDS`]; a batch is one JUnit testcase. Fuzzing tells root-cause classes apart
+//! ([`crate::trace::class`]): the first seed of each class is shrunk (keeping the class)
+//! and saved, once per class.
+//!
+//! **Known failures.** A store with bugs its team has not fixed yet can still be gated:
+//! its known classes form a baseline, given as scenario files (`--known DIR`, or files
+//! marked `known_failure` in the scenarios directory), each the minimal witness of one
+//! class of the store it names. Then a scenario or a fuzzed seed failing with a known
+//! class is accepted, one failing with any other class fails the check and names the new
+//! class (shrunk and saved, ready to be fixed or added to the baseline), and a known
+//! failure that no longer reproduces is reported as fixed (remove it from the baseline)
+//! without failing the check.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::campaign::error::CampaignError;
+use crate::campaign::recheck::{check_determinism, Suspect, DETERMINISM_SEEDS};
+use crate::campaign::shard::Shard;
+use crate::model::store::StoreFactory;
+use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
+use crate::store::recorded::RecordedError;
+use crate::trace::scenario::Scenario;
+use crate::trace::shrink::Limits;
+
+mod baseline;
+mod batches;
+mod cases;
+mod found;
+mod junit;
+mod scenarios;
+
+pub use baseline::*;
+pub use batches::*;
+pub use cases::*;
+pub use found::*;
+pub use junit::*;
+pub use scenarios::*;
+
+/// Seeds per fuzz batch (one JUnit testcase each).
+pub const BATCH_SEEDS: u64 = 1000;
+
+/// The default fuzz budget per store: well under a second of CPU per store in a release
+/// build, so a CI run of `check` stays far under a minute.
+pub const DEFAULT_SEEDS: u64 = 10_000;
+
+/// The first seed for `--seed S`: S itself when it is a decimal number, otherwise the
+/// FNV-1a hash of its bytes cut to 48 bits (so `start + seeds` never overflows). The same
+/// string gives the same seeds on every machine and build.
+pub fn seed_start_from(s: &str) -> u64 {
+    if let Ok(n) = s.parse::<u64>() {
+        return n;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h & 0xffff_ffff_ffff
+}
+
+/// What a check runs (see the module doc).
+pub struct CheckRequest<'a> {
+    /// Where the scenarios are (searched recursively for `*.json`).
+    pub scenarios_dir: PathBuf,
+    /// The stores under test; `None` replays each scenario on the store it names.
+    pub under_test: Option<Vec<&'a dyn StoreFactory>>,
+    /// Seeds to fuzz per store under test.
+    pub seeds: u64,
+    /// The first seed.
+    pub seed_start: u64,
+    /// How steps are chosen while fuzzing.
+    pub strategy: StrategySpec,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Where failures found by fuzzing are written, shrunk.
+    pub out: PathBuf,
+    /// Shrinking limits.
+    pub limits: Limits,
+    /// A directory of known failures (`--known`): scenario files, each a known class of
+    /// the store it names.
+    pub known: Option<PathBuf>,
+    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios and runs
+    /// the determinism check (every shard loads the scenarios and computes the baseline).
+    /// [`Shard::WHOLE`] runs everything.
+    pub shard: Shard,
+    /// Run the first seeds of each store under test again and compare (see
+    /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
+    /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
+    pub determinism: bool,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
+    /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
+    /// the fuzzed runs and, when chosen, in every scenario's replay too).
+    pub worlds: Worlds,
+}
+
+/// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
+/// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
+pub type Resolver<'a> =
+    &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
+
+/// Run the check: load every scenario (one bad file stops the check before anything
+/// runs, naming every bad file), replay each as `request` says, then fuzz the stores
+/// under test and shrink and save the first failure of each class the baseline does not
+/// hold.
+pub fn run_check(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<CheckReport, CampaignError> {
+    run_check_saving(request, resolve).map(|(report, _)| report)
+}
+
+/// [`run_check`], also returning the contents of each of `report.found`'s scenario files,
+/// in order (for a `--result` file, which carries them even when a file could not be
+/// written).
+pub fn run_check_saving(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<(CheckReport, Vec<String>), CampaignError> {
+    let loaded = load_scenarios(request)?;
+    let (cases, baseline) = cases_of(request, &loaded, resolve)?;
+    let scenarios = replay_scenarios(&cases, &baseline);
+    let fuzzed = request.under_test.clone().unwrap_or_default();
+    let (batches, mut failures) = if request.seeds == 0 {
+        (Vec::new(), Vec::new())
+    } else {
+        fuzz_batches_shard(
+            &fuzzed,
+            request.strategy,
+            request.seed_start,
+            request.seeds,
+            request.jobs,
+            &baseline,
+            (request.shard, &request.worlds),
+        )
+    };
+    failures.extend(new_class_failures(&scenarios, &cases, &failures));
+    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let (found, texts) = saved.into_iter().unzip();
+    let determinism_seeds = determinism_check(request, &fuzzed, &mut suspects);
+    let report = CheckReport {
+        scenarios,
+        strategy: request.strategy,
+        seed_start: request.seed_start,
+        batches,
+        baseline,
+        found,
+        determinism_seeds,
+        suspects,
+        interrupted: crate::run::interrupt::requested(),
+        worlds: request.worlds.clone(),
+    };
+    Ok((report, texts))
+}
+
+/// With `--check-determinism`, on shard 1, unless interrupted: runs the first seeds of
+/// each fuzzed store again and adds what differs to `suspects`. Returns how many seeds it
+/// ran again (0 when it did not run).
+pub(super) fn determinism_check(
+    request: &CheckRequest<'_>,
+    fuzzed: &[&dyn StoreFactory],
+    suspects: &mut Vec<Suspect>,
+) -> u64 {
+    if request.determinism
+        && request.shard.index == 1
+        && !fuzzed.is_empty()
+        && request.seeds > 0
+        && !crate::run::interrupt::requested()
+    {
+        let n = DETERMINISM_SEEDS.min(request.seeds);
+        suspects.extend(check_determinism(
+            fuzzed,
+            request.strategy,
+            &request.worlds,
+            request.seed_start..request.seed_start + n,
+            &request.out,
+        ));
+        n
+    } else {
+        0
+    }
+}
+
+/// The whole check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckReport {
+    /// Every scenario's replay, by file, for each store it was replayed on.
+    pub scenarios: Vec<ScenarioResult>,
+    /// How steps were chosen while fuzzing.
+    pub strategy: StrategySpec,
+    /// The first fuzzed seed (`--seed`, hashed when not a number), reported so that the
+    /// same seeds can be run again.
+    pub seed_start: u64,
+    /// Every fuzz batch of every store under test; empty without `--store`.
+    pub batches: Vec<FuzzBatch>,
+    /// The known classes of the stores under test.
+    pub baseline: Baseline,
+    /// The first failure of each new class, shrunk and saved under `--out`.
+    pub found: Vec<Found>,
+    /// Seeds of each store under test run again by the determinism check (0: not run).
+    pub determinism_seeds: u64,
+    /// Failures that did not happen again (`flaky`), and stores whose runs depend on the
+    /// process that served them (`state-leak`) or on nothing in their input
+    /// (`nondeterministic`): each fails the check.
+    pub suspects: Vec<Suspect>,
+    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
+    pub interrupted: bool,
+    /// What `--world` pinned and which invariants were judged (absent: the default).
+    #[serde(default, skip_serializing_if = "Worlds::is_default")]
+    pub worlds: Worlds,
+}
+
+impl CheckReport {
+    /// The verdict: every scenario met its requirement, every batch passed and no second
+    /// look found a store unstable (exit 0).
+    pub fn ok(&self) -> bool {
+        self.scenarios.iter().all(|s| s.ok)
+            && self.batches.iter().all(FuzzBatch::ok)
+            && self.suspects.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::oracle::Invariant;
+    use crate::trace::class::Class;
+
+    #[test]
+    fn seeds_from_numbers_and_strings_are_stable() {
+        assert_eq!(seed_start_from("42"), 42);
+        // FNV-1a 64 of "" is the offset basis; cut to 48 bits.
+        assert_eq!(
+            seed_start_from(""),
+            0xcbf2_9ce4_8422_2325 & 0xffff_ffff_ffff
+        );
+        let h = seed_start_from("2489cff");
+        assert_eq!(h, seed_start_from("2489cff"));
+        assert_ne!(h, seed_start_from("2489cfe"));
+        assert!(h < 1 << 48);
+    }
+
+    #[test]
+    fn batches_cover_the_budget_exactly() {
+        let kind = crate::store::note::current::KIND;
+        let (b, _) = fuzz_batches(
+            &[&kind],
+            StrategySpec::Random,
+            5,
+            2500,
+            1,
+            &Baseline::default(),
+        );
+        assert_eq!(
+            b.iter()
+                .map(|b| (b.seed_start, b.seeds))
+                .collect::<Vec<_>>(),
+            vec![(5, 1000), (1005, 1000), (2005, 500)]
+        );
+    }
+
+    /// A class `current` shows: the first of its known failures' kind.
+    fn a_class() -> Class {
+        Class {
+            effect: crate::trace::class::Effect::Lingers,
+            subject: crate::trace::class::Subject::Any,
+            trigger: None,
+        }
+    }
+
+    /// A report of one `current` batch whose only failing class is `class`, known or not.
+    fn report_with(known: bool, suspects: Vec<Suspect>) -> CheckReport {
+        let class = a_class();
+        let baseline = Baseline {
+            classes: if known {
+                vec![("current".into(), class.clone(), PathBuf::from("k.json"))]
+            } else {
+                Vec::new()
+            },
+        };
+        CheckReport {
+            scenarios: Vec::new(),
+            strategy: StrategySpec::Random,
+            seed_start: 0,
+            batches: vec![FuzzBatch {
+                store: "current".into(),
+                seed_start: 0,
+                seeds: 10,
+                failing: BTreeMap::from([(Invariant::Converges, 1)]),
+                first_failing_seed: BTreeMap::from([(Invariant::Converges, 3)]),
+                classes: vec![BatchClass {
+                    name: class.to_string(),
+                    class: class.clone(),
+                    seeds: 1,
+                    first_seed: 3,
+                    known: baseline.holds("current", &class),
+                    cause: None,
+                }],
+            }],
+            baseline,
+            found: Vec::new(),
+            determinism_seeds: 0,
+            suspects,
+            interrupted: false,
+            worlds: Worlds::default(),
+        }
+    }
+
+    fn suspect(kind: crate::campaign::recheck::SuspectKind) -> Suspect {
+        Suspect {
+            kind,
+            store: "current".into(),
+            seed: Some(3),
+            invariant: Some(Invariant::Converges),
+            class: Some(a_class()),
+            cause: None,
+            why: "it did not happen again".into(),
+            scenario: None,
+            write_error: None,
+        }
+    }
+
+    /// Issue 36, behaviour 3: a suspect fails the check, whatever else passed, even when
+    /// its class is in the `--known` baseline (a known class excuses a failure that
+    /// happens again, not one that does not).
+    #[test]
+    fn a_suspect_fails_the_check_even_when_its_class_is_known() {
+        use crate::campaign::recheck::SuspectKind;
+        assert!(
+            !report_with(false, Vec::new()).ok(),
+            "an unknown class fails"
+        );
+        assert!(
+            report_with(true, Vec::new()).ok(),
+            "a known class alone passes"
+        );
+        for kind in [
+            SuspectKind::Flaky,
+            SuspectKind::StateLeak,
+            SuspectKind::Nondeterministic,
+        ] {
+            assert!(
+                !report_with(true, vec![suspect(kind)]).ok(),
+                "{kind:?}, known"
+            );
+            assert!(!report_with(false, vec![suspect(kind)]).ok(), "{kind:?}");
+            let mut only_suspect = report_with(true, vec![suspect(kind)]);
+            only_suspect.batches[0].failing.clear();
+            only_suspect.batches[0].classes.clear();
+            assert!(!only_suspect.ok(), "{kind:?}, nothing else found");
+        }
+    }
+
+    /// Issue 36, behaviour 4: a known class is known for the store whose file recorded it,
+    /// not for every store.
+    #[test]
+    fn a_baseline_holds_a_class_for_its_own_store_only() {
+        let class = a_class();
+        let b = Baseline {
+            classes: vec![("current".into(), class.clone(), PathBuf::from("k.json"))],
+        };
+        assert!(b.holds("current", &class));
+        assert!(!b.holds("naive", &class));
+        assert!(b.covers("current"));
+        assert!(!b.covers("naive"));
+        let other = Class {
+            effect: crate::trace::class::Effect::EndsWrong,
+            ..class
+        };
+        assert!(!b.holds("current", &other));
+    }
+}
