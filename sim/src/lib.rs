@@ -8,8 +8,10 @@
 //!   the wire types a store sees, and the [`model::store::Store`] interface it drives.
 //! - [`store`]: the stores under test (the note's variants, `durable`, `exec:`).
 //! - [`oracle`]: judges what each tab shows against the backend's ground truth.
-//! - [`run`]: one run loop (a step source, the world, the oracle, an observer), the
-//!   strategies that choose steps, and `explore`'s exhaustive search.
+//! - [`run`]: one run: the run loop (a step source, the world, the oracle, an observer)
+//!   and the strategies that choose steps.
+//! - [`explore`]: the bounded exhaustive search of every schedule of a small world (a
+//!   model checker over [`run`]'s pieces), its reductions, shards and result files.
 //! - [`trace`]: what runs leave behind: scenario files, shrinking, timelines, coverage.
 //! - [`campaign`]: many runs: fuzz, the CI gate, the nightly run, benchmarks, and the one
 //!   place failures are shrunk and saved.
@@ -23,6 +25,7 @@
 #![deny(missing_docs)]
 
 pub mod campaign;
+pub mod explore;
 pub mod model;
 pub mod oracle;
 pub mod run;
@@ -45,17 +48,21 @@ mod layering {
         ("store", &["util", "model", "store"]),
         ("oracle", &["util", "model", "oracle"]),
         ("run", &["util", "model", "oracle", "run"]),
-        ("trace", &["util", "model", "oracle", "run", "trace"]),
+        ("explore", &["util", "model", "oracle", "run", "explore"]),
+        (
+            "trace",
+            &["util", "model", "oracle", "run", "explore", "trace"],
+        ),
         (
             "campaign",
             &[
-                "util", "model", "oracle", "run", "store", "trace", "campaign",
+                "util", "model", "oracle", "run", "explore", "store", "trace", "campaign",
             ],
         ),
         (
             "testing",
             &[
-                "util", "model", "oracle", "run", "store", "trace", "testing",
+                "util", "model", "oracle", "run", "explore", "store", "trace", "testing",
             ],
         ),
     ];

@@ -13,12 +13,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::fuzz::run_one_in;
+use crate::explore::{explore, ExploreBound};
 use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
 use crate::model::wire::Input;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
-use crate::run::explore::{explore, ExploreBound};
 use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
 use crate::run::{run, Observer, StepAt};

@@ -4,12 +4,12 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::campaign::findings::replay_command;
-use reconcile_sim::model::content::MessageTexts;
-use reconcile_sim::model::store::StoreFactory;
-use reconcile_sim::run::explore::{
+use reconcile_sim::explore::{
     collision_bound, explore, resident_bytes, Counterexample, Engine, ExploreBound, ExploreReport,
     ExploreResult, Shard, StateCache, TimeLimit,
 };
+use reconcile_sim::model::content::MessageTexts;
+use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
@@ -330,7 +330,7 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if bound.config.ws_overtakes_max.is_some() && bound.config.ws_reorder_window <= 1 {
         anyhow::bail!("--overtakes bounds the reordering within the window, which --world pins to 1: events arrive in order and none overtakes another");
     }
-    if let Some(why) = reconcile_sim::run::explore::world_refusal(&bound.config) {
+    if let Some(why) = reconcile_sim::explore::world_refusal(&bound.config) {
         anyhow::bail!("{why}");
     }
     bound.depth_max = args.depth_max;

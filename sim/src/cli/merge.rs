@@ -10,7 +10,7 @@ use reconcile_sim::campaign::merge::{
     merge_paths, CheckResult, FuzzResult, Merged, NightlyResult, ResultFile,
 };
 use reconcile_sim::campaign::nightly::{fresh_night_dir, today};
-use reconcile_sim::run::explore::ExploreResult;
+use reconcile_sim::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
 use super::Verdict;

@@ -15,13 +15,13 @@ use std::time::Duration;
 
 use crate::support::{code, repo, require_node, sim_env};
 use reconcile_sim::campaign::fuzz::run_one;
+use reconcile_sim::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::step::Step;
 use reconcile_sim::model::store::{CrashCause, Phase};
 use reconcile_sim::model::wire::RequestId;
 use reconcile_sim::model::world::World;
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::store::exec::{ExecError, ExecFactory};

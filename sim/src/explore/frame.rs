@@ -177,8 +177,8 @@ pub(super) fn fraction_done(frames: &[Frame]) -> f64 {
 mod tests {
     use std::hash::Hasher;
 
+    use crate::explore::{explore, ExploreBound, ExploreReport};
     use crate::model::store::StoreFactory;
-    use crate::run::explore::{explore, ExploreBound, ExploreReport};
     use crate::store::by_name;
 
     /// A store that says its state but cannot copy itself: the search replays paths.

@@ -56,11 +56,11 @@ fn backend_touches_client(step: &Step, c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::scope::Scope;
+    use crate::explore::{state_key, ExploreBound, KeyWriter};
     use crate::model::config::WorldConfig;
     use crate::model::wire::RequestId;
     use crate::model::world::World;
-    use crate::run::explore::scope::Scope;
-    use crate::run::explore::{state_key, ExploreBound, KeyWriter};
     use rand::{RngExt, SeedableRng};
 
     /// The relation against the model itself: along random schedules of worlds with

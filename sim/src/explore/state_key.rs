@@ -183,9 +183,9 @@ pub fn fingerprint(world: &World, scope: Scope) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::ExploreBound;
     use crate::model::step::Step;
     use crate::oracle::{check_converged, check_step};
-    use crate::run::explore::ExploreBound;
 
     /// The key covers every field that matters: two different paths that reach the same
     /// key must have the same future. Random walks over richer worlds than the search

@@ -7,8 +7,8 @@
 //! a real failure. The breadth-first search must give the same report on one thread and on
 //! several; the depth-first search on two threads, the same verdict and counterexample.
 
+use crate::explore::{explore, Engine, ExploreBound, ExploreReport};
 use crate::oracle::Invariant;
-use crate::run::explore::{explore, Engine, ExploreBound, ExploreReport};
 use crate::store::by_name;
 use std::collections::BTreeMap;
 
@@ -483,7 +483,7 @@ fn a_convergence_failure_gets_the_shortest_length_too() {
 /// store and the reference).
 #[test]
 fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
-    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use crate::explore::{merge_explore_results, ExploreResult, Shard};
     use std::collections::BTreeSet;
     let mut checked = 0;
     for name in ["current", "durable"] {
@@ -557,8 +557,8 @@ fn states_of(
     let mut seen = std::collections::BTreeSet::new();
     let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
         let (mut key, mut scratch) = Default::default();
-        assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
-        let key: crate::run::explore::KeyWriter = key;
+        assert!(crate::explore::state_key(w, &mut key, &mut scratch));
+        let key: crate::explore::KeyWriter = key;
         seen.insert(key.bytes);
     };
     let r = super::dfs::search(
@@ -572,8 +572,8 @@ fn states_of(
 }
 
 /// Missing, doubled and foreign parts of the three shards' `results` are refused.
-fn merge_refuses_bad_parts(results: &[crate::run::explore::ExploreResult]) {
-    use crate::run::explore::merge_explore_results;
+fn merge_refuses_bad_parts(results: &[crate::explore::ExploreResult]) {
+    use crate::explore::merge_explore_results;
     let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
     assert!(err.contains("missing"), "{err}");
     let mut twice = results.to_vec();
@@ -598,7 +598,7 @@ fn merge_refuses_bad_parts(results: &[crate::run::explore::ExploreResult]) {
 /// units are listed the same with and without them.
 #[test]
 fn shards_with_backend_first_sets_merge_to_the_shortest() {
-    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use crate::explore::{merge_explore_results, ExploreResult, Shard};
     let mut failing = 0;
     for name in ["current", "naive", "fix-ab", "durable"] {
         let store = by_name(name).unwrap();

@@ -319,11 +319,9 @@ impl Cache {
 mod tests {
     use std::collections::BTreeSet;
 
+    use crate::explore::{search, state_key, ExploreBound, ExploreReport, KeyWriter, StateCache};
     use crate::model::step::Step;
     use crate::model::world::World;
-    use crate::run::explore::{
-        search, state_key, ExploreBound, ExploreReport, KeyWriter, StateCache,
-    };
     use crate::store::{by_name, StoreKind};
 
     /// Every full state key reached (at every arrival), and the report.

@@ -693,7 +693,7 @@ fn backend_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::explore::{independent, ExploreBound};
+    use crate::explore::{independent, ExploreBound};
     use rand::{RngExt, SeedableRng};
 
     /// Both sets are persistent in the states random schedules reach: along
