@@ -37,7 +37,7 @@
 //!
 //! **Equal keys, equal futures.** A render does not capture a store's internal state
 //! (pending reconciles, in-flight fetches, queued ids), so states are never merged by
-//! render: [`fingerprint`] (the observable state) is a statistic only. Merging uses the
+//! render: [`observable_fingerprint`] (the observable state) is a statistic only. Merging uses the
 //! **full state key** ([`state_key`]): the world's own state ([`World::hash_shared_state`],
 //! [`World::hash_client_state`]: backend, every client's queues, user budgets and the
 //! ground-truth facts the oracle reads) and every store's complete internal state
@@ -80,17 +80,12 @@
 //! way: a state cut at `depth_max` never counts as fully explored for a visit with more
 //! budget.
 
-pub mod bfs;
-mod cache;
-mod dfs;
-mod frame;
-mod independence;
+pub mod engine;
 mod limits;
 pub mod merge;
-pub mod scope;
+pub mod reduction;
 pub mod shard;
-mod state_key;
-mod visited;
+pub mod state;
 
 use serde::{Deserialize, Serialize};
 
@@ -101,16 +96,18 @@ use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::Violation;
 
-pub use independence::independent;
+use engine::{bfs, dfs};
 pub use limits::{resident_bytes, TimeLimit};
 pub use merge::{
     merge_explore_results, ExploreConfig, ExploreOutcome, ExploreResult, Shards, FORMAT,
     FORMAT_VERSION, KIND,
 };
-use scope::Scope;
+pub use reduction::independence::independent;
+use reduction::scope::{self, Scope};
 pub use shard::{Covered, Shard};
-pub use state_key::{fingerprint, state_key, KeyWriter};
-pub use visited::collision_bound;
+pub use state::fingerprint::observable_fingerprint;
+pub use state::key::{state_key, KeyWriter};
+pub use state::visited::collision_bound;
 
 /// What to search: the world and the limits of the search, so that a caller (the CLI,
 /// `bench`, tests) states a bound once and the report can name it.

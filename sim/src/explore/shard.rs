@@ -10,7 +10,7 @@
 //! The listing is a stateless breadth-first expansion of the first `K` levels: no cache,
 //! no sleep set, nothing that depends on what was searched before, so every shard lists the
 //! same units in the same order (sorted as step lists). Shard `I` takes the units `u` with
-//! `u mod N = I − 1` and searches below each ([`super::dfs`]), with its own state cache.
+//! `u mod N = I − 1` and searches below each ([`super::engine::dfs`]), with its own state cache.
 //!
 //! **Why the union is the whole search.** Every schedule of the reduced tree starts with
 //! exactly one unit (a unit is a node of the tree at depth `K`, or a whole schedule shorter
@@ -29,7 +29,7 @@ use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 pub use crate::util::shard::Shard;
 
-use super::scope::Scope;
+use super::reduction::scope::Scope;
 use super::ExploreBound;
 
 /// Units per shard the listing aims at, for balance.

@@ -561,10 +561,10 @@ fn states_of(
         let key: crate::explore::KeyWriter = key;
         seen.insert(key.bytes);
     };
-    let r = super::dfs::search(
+    let r = super::engine::dfs::search(
         store,
         b,
-        super::scope::Scope::Whole,
+        super::reduction::scope::Scope::Whole,
         &mut |_| {},
         Some(&mut hook),
     );

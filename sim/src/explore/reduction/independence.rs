@@ -56,7 +56,7 @@ fn backend_touches_client(step: &Step, c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::explore::scope::Scope;
+    use crate::explore::reduction::scope::Scope;
     use crate::explore::{state_key, ExploreBound, KeyWriter};
     use crate::model::config::WorldConfig;
     use crate::model::wire::RequestId;

@@ -1,7 +1,7 @@
 //! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared independence
 //! relation, in the per-tab search on top of persistent sets ([`Scope::persistent_set`]),
 //! and, when every store can expose its state, the sleep-set-aware state cache (see the
-//! module doc of [`super`]) over 64-bit fingerprints of the full state (or exact keys,
+//! module doc of [`crate::explore`]) over 64-bit fingerprints of the full state (or exact keys,
 //! [`ExploreBound::exact_keys`]). One thread, a stack as deep as the longest schedule, and
 //! some 40 bytes a state for the cache: the search for bounds whose states do not fit in
 //! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
@@ -16,22 +16,23 @@ use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 
-use super::bfs::{fingerprint as full_fingerprint, Buffers};
-use super::cache::{steps_left, Cache, CacheSlot, Verdicts, Visit, BUDGET_MAX};
-use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
-use super::limits::Limits;
-use super::scope::{InertCheck, Scope};
-use super::shard;
-use super::state_key::{fingerprint, StateIds};
-use super::{ExploreBound, ExploreReport, Progress, StateCache};
+use crate::explore::limits::Limits;
+use crate::explore::reduction::scope::{InertCheck, Scope};
+use crate::explore::shard;
+use crate::explore::state::cache::{steps_left, Cache, Visit, BUDGET_MAX};
+use crate::explore::state::fingerprint::{full_state_fingerprint, observable_fingerprint, Buffers};
+use crate::explore::state::frame::{self, fraction_done, path, sleep_here, Frame};
+use crate::explore::state::key::StateIds;
+use crate::explore::state::slot::{mask_of, select, CacheSlot, Verdicts, MASK_STEPS};
+use crate::explore::{ExploreBound, ExploreReport, Progress, StateCache};
 
 /// Called with the world and the path to it on every arrival at a state (tests).
-pub(super) type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
+pub(crate) type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
 
 /// The search loop: take the next step from the state on top of the stack (backtracking
 /// out of the states with nothing left), come back to that state if a backtrack left it,
 /// then judge the step and go deeper, back, or stop.
-pub(super) fn search(
+pub(crate) fn search(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     scope: Scope,
@@ -273,7 +274,7 @@ impl<'a, 'h> Search<'a, 'h> {
         let exposed = if bound.exact_keys {
             ids.id(&world, scope).is_some()
         } else {
-            full_fingerprint(&world, scope, &mut buf).is_some()
+            full_state_fingerprint(&world, scope, &mut buf).is_some()
         };
         let state_cache = match bound.state_cache {
             false => StateCache::Off,
@@ -728,7 +729,8 @@ impl<'a, 'h> Search<'a, 'h> {
     /// states instead, and a second set of every observable state would cost a third of
     /// the memory again (33 M of them on `--sends 2`) for a statistic.
     fn observe(&mut self) {
-        self.observed.insert(fingerprint(&self.world, self.scope));
+        self.observed
+            .insert(observable_fingerprint(&self.world, self.scope));
     }
 
     /// The number of the world's state, when the cache is on and the state fits it (its
@@ -739,7 +741,7 @@ impl<'a, 'h> Search<'a, 'h> {
         } else if self.bound.exact_keys {
             self.ids.id(&self.world, self.scope).map(u64::from)
         } else {
-            full_fingerprint(&self.world, self.scope, &mut self.buf)
+            full_state_fingerprint(&self.world, self.scope, &mut self.buf)
         }
     }
 
