@@ -29,8 +29,8 @@ use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 pub use crate::util::shard::Shard;
 
+use super::bound::ExploreBound;
 use super::reduction::scope::Scope;
-use super::ExploreBound;
 
 /// Units per shard the listing aims at, for balance.
 const UNITS_PER_SHARD: usize = 8;
@@ -72,12 +72,12 @@ pub(super) fn units(
                 next.push((prefix, false));
                 continue;
             }
-            let mut world = scope.world(&bound.config, stores);
+            let mut world = scope.world(&bound.world, stores);
             for (i, &step) in prefix.iter().enumerate() {
                 let _ = scope.judge_step(&mut world, step, i);
             }
             scope.enabled_steps(&world, &mut enabled);
-            if bound.persistent {
+            if bound.reductions.persistent {
                 // Never backend-first sets here: a shard that meets a violation searches
                 // its units again without them (see `explore`), so the listing must be
                 // the same with and without them, or the merge's shortest would come from
@@ -88,7 +88,7 @@ pub(super) fn units(
                 let mut w = match world.try_clone() {
                     Some(w) => w,
                     None => {
-                        let mut w = scope.world(&bound.config, stores);
+                        let mut w = scope.world(&bound.world, stores);
                         for (i, &s) in prefix.iter().enumerate() {
                             let _ = scope.judge_step(&mut w, s, i);
                         }

@@ -741,7 +741,7 @@ fn explore_through_the_adapter_caches_states_like_in_process() {
     // One tab sending two messages: small enough that backtracking by replay through the
     // adapter stays cheap, big enough that the cache has revisits to merge (checked below).
     let mut bound = ExploreBound::small(1, 2);
-    bound.state_cache = true;
+    bound.reductions.state_cache = true;
     let inproc = explore(&rust("current"), &bound, &mut |_| {});
     let exec = explore(&node_store("current"), &bound, &mut |_| {});
     assert_eq!(exec.state_cache, StateCache::On);

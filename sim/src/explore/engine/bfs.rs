@@ -32,11 +32,12 @@ use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::Violation;
 
-use crate::explore::limits::Limits;
+use crate::explore::bound::{Engine, ExploreBound};
+use crate::explore::limits::LimitCheck;
 use crate::explore::reduction::scope::{PostResponses, Scope, Unfaithful};
+use crate::explore::report::{Counterexample, ExploreReport, SearchProgress, StateCache};
 use crate::explore::state::fingerprint::{full_state_fingerprint, Buffers};
 use crate::explore::state::visited::Fingerprints;
-use crate::explore::{Counterexample, Engine, ExploreBound, ExploreReport, Progress, StateCache};
 
 /// The path to a state, shared by its descendants.
 struct Link {
@@ -57,7 +58,7 @@ fn path_of(link: &Option<Arc<Link>>) -> Vec<Step> {
 
 /// Whether the breadth-first search can run: every store exposes and copies its state.
 pub(crate) fn supported(stores: &dyn StoreFactory, bound: &ExploreBound, scope: Scope) -> bool {
-    let world = scope.world(&bound.config, stores);
+    let world = scope.world(&bound.world, stores);
     world.try_clone().is_some()
         && full_state_fingerprint(&world, scope, &mut Buffers::default()).is_some()
 }
@@ -122,7 +123,7 @@ enum Command {
 struct Worker<'a> {
     scope: Scope,
     bound: &'a ExploreBound,
-    limits: Limits,
+    limits: LimitCheck,
     visited: Arc<RwLock<Fingerprints>>,
     /// States reached so far (all workers), for the limits and the progress bar.
     counters: &'a Counters,
@@ -149,12 +150,12 @@ impl<'a> Worker<'a> {
         scope: Scope,
         bound: &'a ExploreBound,
         stores: &dyn StoreFactory,
-        limits: Limits,
+        limits: LimitCheck,
         visited: Arc<RwLock<Fingerprints>>,
         counters: &'a Counters,
         first: bool,
     ) -> Self {
-        let initial = scope.world(&bound.config, stores);
+        let initial = scope.world(&bound.world, stores);
         let mut worker = Worker {
             scope,
             bound,
@@ -214,9 +215,12 @@ impl<'a> Worker<'a> {
                 break;
             }
             self.scope.enabled_steps(&node.world, &mut enabled);
-            if self.bound.persistent {
-                self.scope
-                    .persistent_set(&node.world, &mut enabled, self.bound.backend_first);
+            if self.bound.reductions.persistent {
+                self.scope.persistent_set(
+                    &node.world,
+                    &mut enabled,
+                    self.bound.reductions.backend_first,
+                );
             }
             debug_assert!(!enabled.is_empty(), "quiescent states are never kept");
             if depth >= self.bound.depth_max {
@@ -410,13 +414,13 @@ pub(crate) fn search(
     bound: &ExploreBound,
     scope: Scope,
     jobs: usize,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(SearchProgress),
 ) -> ExploreReport {
     let jobs = jobs.max(1);
     let mut report = ExploreReport::empty(bound, StateCache::On);
     report.engine = Engine::BreadthFirst { jobs };
     report.reduction = false;
-    let root = scope.world(&bound.config, stores);
+    let root = scope.world(&bound.world, stores);
     let root_fp = full_state_fingerprint(&root, scope, &mut Buffers::default()).expect("supported");
     let mut enabled = Vec::new();
     scope.enabled_steps(&root, &mut enabled);
@@ -428,7 +432,7 @@ pub(crate) fn search(
     let visited = Arc::new(RwLock::new(Fingerprints::default()));
     visited.write().expect("fresh").insert(root_fp);
     let counters = Counters::default();
-    let limits = Limits::new(bound);
+    let limits = LimitCheck::new(&bound.limits);
     let (mut report, best) = std::thread::scope(|s| {
         let (tx_back, replies) = mpsc::channel::<(usize, Reply)>();
         let mut to_workers = Vec::new();
@@ -484,7 +488,7 @@ fn judge_quiescent_root(
     report.schedules = 1;
     report.distinct_full_states = 1;
     if let Some(v) = scope.converged(root, 0) {
-        match scope.concretize(stores, &bound.config, bound.depth_max, Vec::new(), v) {
+        match scope.concretize(stores, &bound.world, bound.depth_max, Vec::new(), v) {
             Ok(c) => report.counterexample = Some(c),
             Err(breach) => report.refuse(breach),
         }
@@ -500,11 +504,11 @@ struct Coordinator<'a, 'p> {
     scope: Scope,
     visited: &'a RwLock<Fingerprints>,
     counters: &'a Counters,
-    limits: Limits,
+    limits: LimitCheck,
     tab: Option<u8>,
     to_workers: Vec<mpsc::Sender<Command>>,
     replies: mpsc::Receiver<(usize, Reply)>,
-    progress: &'p mut dyn FnMut(Progress),
+    progress: &'p mut dyn FnMut(SearchProgress),
     report: ExploreReport,
     best: Option<Best>,
     /// The number of states of each level so far, for the progress estimate.
@@ -609,7 +613,7 @@ impl Coordinator<'_, '_> {
             }
             let counterexample = match self.scope.concretize(
                 self.stores,
-                &self.bound.config,
+                &self.bound.world,
                 self.bound.depth_max,
                 f.steps,
                 f.violation,
@@ -700,7 +704,7 @@ impl Coordinator<'_, '_> {
 
     /// Reports progress with `states` distinct states and `steps_applied` steps so far.
     fn show_progress(&mut self, states: u64, steps_applied: u64) {
-        (self.progress)(Progress {
+        (self.progress)(SearchProgress {
             fraction_done: estimate(&self.level_sizes, states),
             schedules: self.report.schedules,
             states,

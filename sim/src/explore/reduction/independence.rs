@@ -81,7 +81,7 @@ mod tests {
                 (2, 1, 3, 1, Some(1)),
             ];
             for (sends, scrolls, window, tools, overtakes) in worlds {
-                let mut config: WorldConfig = ExploreBound::small(2, sends).config;
+                let mut config: WorldConfig = ExploreBound::small(2, sends).world;
                 config.scrolls_per_client = scrolls;
                 config.ws_reorder_window = window;
                 config.ws_overtakes_max = overtakes;

@@ -75,6 +75,8 @@ use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 use crate::model::world::World;
 use crate::oracle::{check_converged, check_step, converged, Violation};
 
+use crate::explore::bound::{Engine, ExploreBound};
+use crate::explore::report::{Counterexample, ExploreReport};
 use crate::explore::state::fingerprint::{store_digest, FixedWidth};
 use crate::explore::state::key::KeyWriter;
 use crate::explore::state::view::KeyView;
@@ -136,6 +138,18 @@ pub enum Unfaithful {
     /// H2: it did not ignore a POST response. The per-tab search runs again with the
     /// responses delivered.
     ReadsPostResponses(String),
+}
+
+impl ExploreReport {
+    /// A store broke a premise of the per-tab search: the search stops, and
+    /// [`crate::explore::explore`] searches again without the premise. Here rather than
+    /// with the report, so that the report need not know the scope.
+    pub(crate) fn refuse(&mut self, breach: Unfaithful) {
+        match breach {
+            Unfaithful::Posts(why) => self.per_tab_refused = Some(why),
+            Unfaithful::ReadsPostResponses(why) => self.post_responses_refused = Some(why),
+        }
+    }
 }
 
 /// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
@@ -423,10 +437,10 @@ impl Scope {
 /// state (what H2's check needs); otherwise delivered.
 pub fn post_responses(
     stores: &dyn StoreFactory,
-    bound: &crate::explore::ExploreBound,
+    bound: &ExploreBound,
     c: ClientId,
 ) -> PostResponses {
-    if !bound.inert_post_responses || bound.engine != crate::explore::Engine::DepthFirst {
+    if !bound.reductions.inert_post_responses || bound.parallelism.engine != Engine::DepthFirst {
         return PostResponses::Delivered;
     }
     let store = stores.make(c);
@@ -482,9 +496,9 @@ impl Scope {
         depth_max: usize,
         steps: Vec<Step>,
         violation: Violation,
-    ) -> Result<crate::explore::Counterexample, Unfaithful> {
+    ) -> Result<Counterexample, Unfaithful> {
         if self == Scope::Whole {
-            return Ok(crate::explore::Counterexample { steps, violation });
+            return Ok(Counterexample { steps, violation });
         }
         let abstract_len = steps.len();
         let mut world = Scope::Whole.world(config, stores);
@@ -519,7 +533,7 @@ impl Scope {
                         }
                         None => {
                             return match check_converged(&world, real.len().saturating_sub(1)) {
-                                Some(v) => Ok(crate::explore::Counterexample {
+                                Some(v) => Ok(Counterexample {
                                     steps: real,
                                     violation: v,
                                 }),
@@ -534,7 +548,7 @@ impl Scope {
                 .judge_step(&mut world, step, real.len() - 1)
                 .expect("the whole world checks no premise");
             if let Some(v) = judged {
-                return Ok(crate::explore::Counterexample {
+                return Ok(Counterexample {
                     steps: real,
                     violation: v,
                 });
@@ -544,10 +558,10 @@ impl Scope {
 }
 
 impl Scope {
-    /// The **persistent set** of a state ([`crate::explore::ExploreBound::persistent`]): in
+    /// The **persistent set** of a state ([`ExploreBound::persistent`]): in
     /// [`Scope::Tab`]`(c)`, the judged tab's steps when they form one
     /// ([`tab_first_set`]), otherwise, with `backend_first`
-    /// ([`crate::explore::ExploreBound::backend_first`]), the backend's agent steps and the other
+    /// ([`ExploreBound::backend_first`]), the backend's agent steps and the other
     /// tabs' sends when they form one ([`backend_first_set`]); otherwise every enabled
     /// step. `enabled` is narrowed in place.
     ///
@@ -696,15 +710,15 @@ mod tests {
             ];
             for (sends, scrolls, window, tools, overtakes) in worlds {
                 let mut b = ExploreBound::small(2, sends);
-                b.config.scrolls_per_client = scrolls;
-                b.config.ws_reorder_window = window;
-                b.config.ws_overtakes_max = overtakes;
-                b.config.tool_calls_per_turn_max = tools;
-                b.config.turn_failures = tools > 0;
+                b.world.scrolls_per_client = scrolls;
+                b.world.ws_reorder_window = window;
+                b.world.ws_overtakes_max = overtakes;
+                b.world.tool_calls_per_turn_max = tools;
+                b.world.turn_failures = tools > 0;
                 let scope = Scope::Tab(0, PostResponses::Delivered);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(sends * 7 + tools));
                 for _ in 0..60 {
-                    let mut world = scope.world(&b.config, &stores);
+                    let mut world = scope.world(&b.world, &stores);
                     let mut enabled = Vec::new();
                     for depth in 0..200 {
                         scope.enabled_steps(&world, &mut enabled);

@@ -324,11 +324,11 @@ mod tests {
         ),
     ) -> ExploreBound {
         let mut b = ExploreBound::small(2, sends);
-        b.config.passive_observer = one_sender;
-        b.config.deltas_per_segment_max = deltas;
-        b.config.ws_reorder_window = window;
-        b.config.tool_calls_per_turn_max = tool_calls;
-        b.config.status_on_connect = status;
+        b.world.passive_observer = one_sender;
+        b.world.deltas_per_segment_max = deltas;
+        b.world.ws_reorder_window = window;
+        b.world.tool_calls_per_turn_max = tool_calls;
+        b.world.status_on_connect = status;
         b
     }
 
@@ -345,7 +345,7 @@ mod tests {
                 let mut off = b.clone();
                 off.shortest = shortest;
                 let mut on = off.clone();
-                on.state_cache = true;
+                on.reductions.state_cache = true;
                 let (keys_off, r_off) = reached(&store, &off);
                 let (keys_on, r_on) = reached(&store, &on);
                 let what = format!("{} shortest={shortest} {}", case.0, off.describe());
@@ -377,8 +377,8 @@ mod tests {
         let store = by_name("durable").unwrap();
         let mut b = cross_check_bound(CROSS_CHECK_BOUNDS[0]);
         let (reduced, _) = reached(&store, &b);
-        b.reduction = false;
-        b.state_cache = true;
+        b.reductions.sleep_sets = false;
+        b.reductions.state_cache = true;
         let (plain_cached, r) = reached(&store, &b);
         assert!(r.verified());
         assert_eq!(reduced, plain_cached);

@@ -182,11 +182,11 @@ mod tests {
     fn coming_back_by_copy_and_by_replay_search_the_same() {
         for (scrolls, window, cache) in [(1, 1, true), (0, 2, true), (0, 1, false)] {
             let mut b = ExploreBound::small(2, 1);
-            b.config.passive_observer = true;
-            b.config.scrolls_per_client = scrolls;
-            b.config.ws_reorder_window = window;
-            b.config.deltas_per_segment_max = 0;
-            b.state_cache = cache;
+            b.world.passive_observer = true;
+            b.world.scrolls_per_client = scrolls;
+            b.world.ws_reorder_window = window;
+            b.world.deltas_per_segment_max = 0;
+            b.reductions.state_cache = cache;
             let copied = explore(&by_name("durable").unwrap(), &b, &mut |_| {});
             let replayed = explore(&NoCopyDurable, &b, &mut |_| {});
             assert!(copied.steps_applied < replayed.steps_applied);

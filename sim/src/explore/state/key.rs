@@ -199,7 +199,7 @@ mod tests {
         let mut pairs_checked = 0;
         for store in crate::store::STORES {
             for variant in 0..2u64 {
-                let mut config = ExploreBound::small(2, 2).config;
+                let mut config = ExploreBound::small(2, 2).world;
                 config.scrolls_per_client = 1;
                 config.ws_reorder_window = 2;
                 config.tool_calls_per_turn_max = variant as u8;
