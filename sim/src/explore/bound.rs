@@ -289,3 +289,87 @@ pub fn world_refusal(config: &WorldConfig) -> Option<String> {
         "explore does not search worlds with continuation_drains = true: its reductions assume a POST waits while a turn finishes (the fuzzers cover those worlds: fuzz --world continuation_drains=true)".to_string()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bound with every reduction the CLI turns on by default.
+    fn searched(engine: Engine, jobs: usize) -> ExploreBound {
+        let mut b = ExploreBound::small(2, 1);
+        b.reductions = Reductions {
+            sleep_sets: true,
+            state_cache: true,
+            exact_keys: false,
+            per_tab: true,
+            symmetry: true,
+            persistent: true,
+            backend_first: true,
+            inert_post_responses: true,
+        };
+        b.parallelism = Parallelism {
+            engine,
+            jobs,
+            shard: None,
+        };
+        b
+    }
+
+    /// Every refused combination, in the order `validate` checks them, and what passes.
+    #[test]
+    fn validate_names_each_combination_the_engines_do_not_search() {
+        let bfs = Engine::BreadthFirst { jobs: 2 };
+        assert_eq!(searched(bfs, 1).validate(), Ok(()));
+        assert_eq!(searched(Engine::DepthFirst, 4).validate(), Ok(()));
+        let shard = Some("1/2".parse().unwrap());
+        type Set = fn(&mut ExploreBound);
+        let cases: [(&str, Set, OneThreadOnly); 4] = [
+            (
+                "plain",
+                |b| b.reductions.sleep_sets = false,
+                OneThreadOnly::NoSleepSets,
+            ),
+            (
+                "stateless",
+                |b| b.reductions.state_cache = false,
+                OneThreadOnly::NoStateCache,
+            ),
+            (
+                "exact",
+                |b| b.reductions.exact_keys = true,
+                OneThreadOnly::ExactKeys,
+            ),
+            (
+                "shard",
+                |b| b.parallelism.shard = Some("1/2".parse().unwrap()),
+                OneThreadOnly::Shard,
+            ),
+        ];
+        for (name, set, what) in cases {
+            let mut b = searched(bfs, 1);
+            set(&mut b);
+            assert_eq!(b.validate(), Err(Refused::BreadthFirstWith(what)), "{name}");
+            let mut b = searched(Engine::DepthFirst, 2);
+            set(&mut b);
+            assert_eq!(b.validate(), Err(Refused::ThreadsWith(what)), "{name}");
+            // One depth-first thread does all of them.
+            let mut b = searched(Engine::DepthFirst, 1);
+            set(&mut b);
+            assert_eq!(b.validate(), Ok(()), "{name}");
+        }
+        let mut b = searched(Engine::DepthFirst, 0);
+        assert_eq!(b.validate(), Err(Refused::Jobs(0)));
+        b.parallelism.jobs = JOBS_MAX + 1;
+        b.parallelism.shard = shard;
+        // The thread count is checked before the combination.
+        assert_eq!(b.validate(), Err(Refused::Jobs(JOBS_MAX + 1)));
+        let mut b = searched(Engine::BreadthFirst { jobs: 0 }, 1);
+        assert_eq!(b.validate(), Err(Refused::Jobs(0)));
+        // The breadth-first combination is checked before the thread count.
+        b.reductions.exact_keys = true;
+        assert_eq!(
+            b.validate(),
+            Err(Refused::BreadthFirstWith(OneThreadOnly::ExactKeys))
+        );
+    }
+}

@@ -1,11 +1,12 @@
-//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and its report
-//! says which, naming the flag, next to the counts of what it covered. A stopped search is
-//! **inconclusive**: it never counts as a verification ([`super::report::ExploreReport::verified`]).
-//! The wall clock and the resident set decide only *when* a search stops, never a verdict
-//! it reports as conclusive. `--max-states` is a count, so the depth-first search checks it
-//! after every step: on one thread it stops at the same state on every run and machine,
-//! and reports the same counts (on several threads, which states come first varies with
-//! timing anyway). The other limits are checked about five times a second.
+//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and
+//! its report says which, naming the flag, next to the counts of what it covered. A stopped
+//! search is **inconclusive**: it never counts as a verification
+//! ([`super::report::ExploreReport::verified`]). The wall clock and the resident set decide
+//! only *when* a search stops, never a verdict it reports as conclusive. `--max-states` is
+//! a count, so the depth-first search checks it after every step: on one thread it stops at
+//! the same state on every run and machine, and reports the same counts (on several
+//! threads, which states come first varies with timing anyway). The other limits are
+//! checked about five times a second.
 
 /// The limits of one search: each stops it early, inconclusive. None by default.
 #[derive(Clone, Copy, Debug, Default)]

@@ -10,13 +10,14 @@
 //! not a verification).
 //!
 //! The search is depth-first, like shuttle's DFS scheduler (or breadth-first on several
-//! threads, [`engine::bfs`]); by default one tab is judged at a time with the other tabs reduced to
-//! their POSTs, one tab per class of interchangeable tabs ([`reduction::scope`]), with persistent sets,
-//! and states are named by 64-bit fingerprints of the exact key (the argument below holds
-//! for exact keys; with fingerprints it holds unless two of the `n` states collide, at most
-//! `n²/2⁶⁵`, see `visited.rs`). `docs/model.md` ("Explore: reductions and their soundness")
-//! sums up every reduction's argument. The rooms, each importing only those listed after it
-//! (no circle of files):
+//! threads, [`engine::bfs`]); by default one tab is judged at a time with the other tabs
+//! reduced to their POSTs, one tab per class of interchangeable tabs
+//! ([`reduction::scope`]), with persistent sets, and states are named by 64-bit
+//! fingerprints of the exact key (the argument below holds for exact keys; with
+//! fingerprints it holds unless two of the `n` states collide, at most `n²/2⁶⁵`, see
+//! `visited.rs`). `docs/model.md` ("Explore: reductions and their soundness") sums up every
+//! reduction's argument. The rooms (no file uses one that uses it back, directly or not: a
+//! test below checks it):
 //!
 //! - this file: the public API and [`explore`], a short pipeline of passes;
 //!   `passes.rs`: the passes (per tab, fallbacks, the shortest-length check).
@@ -111,8 +112,8 @@ pub use merge::{
     FORMAT_VERSION, KIND,
 };
 pub use reduction::independence::independent;
-pub use report::{Counterexample, ExploreReport, SearchProgress, StateCache};
-pub use shard::{Covered, Shard};
+pub use report::{Counterexample, Covered, ExploreReport, SearchProgress, StateCache};
+pub use shard::Shard;
 pub use state::fingerprint::observable_fingerprint;
 pub use state::key::{state_key, KeyWriter};
 pub use state::visited::collision_bound;
@@ -172,6 +173,93 @@ mod tests {
     use super::*;
     use crate::oracle::Invariant;
     use crate::store::by_name;
+
+    /// The files of `explore/` and the files each one's code (before its tests, comments
+    /// aside) names through `super::`, `self::` or `crate::explore::` paths, by module path.
+    fn file_uses() -> std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>> {
+        fn walk(dir: &std::path::Path, at: Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let p = e.unwrap().path();
+                let name = p.file_stem().unwrap().to_string_lossy().to_string();
+                let mut here = at.clone();
+                if p.is_dir() {
+                    here.push(name);
+                    walk(&p, here, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    if name != "mod" {
+                        here.push(name);
+                    }
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                    let code: Vec<&str> = code
+                        .lines()
+                        .filter(|l| !l.trim_start().starts_with("//"))
+                        .collect();
+                    if !text.contains("#![cfg(test)]") {
+                        out.push((here, code.join("\n")));
+                    }
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/explore");
+        let mut files = Vec::new();
+        walk(&root, Vec::new(), &mut files);
+        let modules: Vec<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+        let mut uses = std::collections::BTreeMap::new();
+        for (me, code) in &files {
+            let mut found = Vec::new();
+            for (prefix, start) in [
+                ("crate::explore::", Vec::new()),
+                ("super::", me[..me.len().saturating_sub(1)].to_vec()),
+                ("self::", me.clone()),
+            ] {
+                for (i, _) in code.match_indices(prefix) {
+                    let rest = &code[i + prefix.len()..];
+                    let mut path = start.clone();
+                    path.extend(
+                        rest.split("::")
+                            .map(|s| {
+                                s.chars()
+                                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                            })
+                            .map(String::from_iter)
+                            .take_while(|s| !s.is_empty()),
+                    );
+                    let file = (1..=path.len())
+                        .rev()
+                        .map(|k| path[..k].to_vec())
+                        .find(|p| modules.contains(p) && p != me);
+                    found.extend(file);
+                }
+            }
+            found.sort();
+            found.dedup();
+            uses.insert(me.clone(), found);
+        }
+        uses
+    }
+
+    /// No circle of files inside `explore/`: every file can be read knowing only the files
+    /// it uses, which never lead back to it.
+    #[test]
+    fn the_files_of_explore_use_each_other_without_a_circle() {
+        let uses = file_uses();
+        assert!(uses.len() > 15, "{uses:?}");
+        assert!(uses[&vec!["engine".to_string(), "dfs".to_string()]].len() > 5);
+        // Kahn: repeatedly drop the files that use no remaining file.
+        let mut left = uses.clone();
+        while !left.is_empty() {
+            let free: Vec<_> = left
+                .iter()
+                .filter(|(_, u)| u.iter().all(|f| !left.contains_key(f)))
+                .map(|(f, _)| f.clone())
+                .collect();
+            assert!(!free.is_empty(), "a circle among {:?}", left);
+            for f in free {
+                left.remove(&f);
+            }
+        }
+    }
 
     /// A report names every option that changes what a bound verifies: a bound on
     /// overtaking and colliding texts appear when set (and only then, so the lines of

@@ -7,7 +7,6 @@ use crate::model::step::Step;
 use crate::oracle::Violation;
 
 use super::bound::{Engine, ExploreBound};
-use super::shard::Covered;
 
 /// The shortest violating schedule found, to replay or save as a scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,4 +229,16 @@ impl ExploreReport {
         }
         self
     }
+}
+
+/// What one shard covered of the search tree, for its report (listed by `shard.rs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Covered {
+    /// The depth `K` of the units' prefixes (0: one unit, the whole tree).
+    pub prefix_depth: usize,
+    /// How many units the tree was cut into (per tab searched: the same listing rule).
+    pub units_total: usize,
+    /// The units this result searched below, by their index in the listing, per tab
+    /// searched (the tabs in order).
+    pub units: Vec<Vec<usize>>,
 }

@@ -23,8 +23,6 @@
 //! shortest of the whole). States below two units are searched in both shards: the shards'
 //! state counts add up to at least the unsharded count, never less.
 
-use serde::{Deserialize, Serialize};
-
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 pub use crate::util::shard::Shard;
@@ -36,18 +34,6 @@ use super::reduction::scope::Scope;
 const UNITS_PER_SHARD: usize = 8;
 /// The deepest the listing goes, whatever the count.
 const MAX_PREFIX_DEPTH: usize = 24;
-
-/// What one shard covered of the search tree, for its report.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Covered {
-    /// The depth `K` of the units' prefixes (0: one unit, the whole tree).
-    pub prefix_depth: usize,
-    /// How many units the tree was cut into (per tab searched: the same listing rule).
-    pub units_total: usize,
-    /// The units this result searched below, by their index in the listing, per tab
-    /// searched (the tabs in order).
-    pub units: Vec<Vec<usize>>,
-}
 
 /// The work units of `scope`'s tree under `bound`, in their canonical order, and the prefix
 /// depth: one empty unit (the whole tree) when `count` is 1.

@@ -5,10 +5,12 @@
 //! every step this [`Scope`] takes from every state (no sleep sets: every transition is
 //! applied and judged, so nothing rests on an independence relation), judges it, and keeps
 //! each state not seen before, named by a 64-bit fingerprint of its full state key
-//! ([`full_state_fingerprint`]; see `visited.rs` and [`crate::explore::state::visited::collision_bound`] for the collision bound). Every arrival is
-//! judged, also at a state already visited, so a violation is found on every transition
-//! that causes it; a state already visited is only not searched *from* again, which is
-//! sound because the key determines the future (see the module doc of [`crate::explore`]).
+//! ([`full_state_fingerprint`]; see `visited.rs` and
+//! [`crate::explore::state::visited::collision_bound`] for the collision bound). Every
+//! arrival is judged, also at a state already visited, so a violation is found on every
+//! transition that causes it; a state already visited is only not searched *from* again,
+//! which is sound because the key determines the future (see the module doc of
+//! [`crate::explore`]).
 //!
 //! **Shortest counterexamples for free.** The first level at which a transition violates
 //! gives the shortest counterexample length; the search finishes that level and stops.

@@ -1,11 +1,12 @@
-//! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared independence
-//! relation, in the per-tab search on top of persistent sets ([`Scope::persistent_set`]),
-//! and, when every store can expose its state, the sleep-set-aware state cache (see the
-//! module doc of [`crate::explore`]) over 64-bit fingerprints of the full state (or exact keys,
-//! [`ExploreBound::exact_keys`]). One thread, a stack as deep as the longest schedule, and
-//! some 40 bytes a state for the cache: the search for bounds whose states do not fit in
-//! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
-//! reduced to their POSTs.
+//! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared
+//! independence relation, in the per-tab search on top of persistent sets
+//! ([`Scope::persistent_set`]), and, when every store can expose its state, the
+//! sleep-set-aware state cache (see the module doc of [`crate::explore`]) over 64-bit
+//! fingerprints of the full state (or exact keys,
+//! [`crate::explore::Reductions::exact_keys`]). One thread, a stack as deep as the longest
+//! schedule, and some 40 bytes a state for the cache: the search for bounds whose states do
+//! not fit in memory as worlds. It searches one [`Scope`]: the whole world, or one tab with
+//! the others reduced to their POSTs.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -19,7 +20,7 @@ use crate::oracle::{Invariant, Violation};
 use crate::explore::bound::ExploreBound;
 use crate::explore::limits::LimitCheck;
 use crate::explore::reduction::scope::{InertCheck, Scope};
-use crate::explore::report::{ExploreReport, SearchProgress, StateCache};
+use crate::explore::report::{Covered, ExploreReport, SearchProgress, StateCache};
 use crate::explore::shard;
 use crate::explore::state::cache::{steps_left, Cache, Visit, BUDGET_MAX};
 use crate::explore::state::fingerprint::{full_state_fingerprint, observable_fingerprint, Buffers};
@@ -59,7 +60,7 @@ pub(crate) fn search(
     let mine: Vec<usize> = (0..units.len())
         .filter(|&u| shard.is_none_or(|sh| sh.owns(u as u64)))
         .collect();
-    s.report.covered = Some(shard::Covered {
+    s.report.covered = Some(Covered {
         prefix_depth: depth,
         units_total: units.len(),
         units: vec![mine.clone()],
@@ -85,9 +86,9 @@ struct Shared {
     shortest: AtomicUsize,
 }
 
-/// The depth-first search on `bound.parallelism.jobs` threads sharing one state cache; `None` when it
-/// does not apply (a shard, exact keys, a store that cannot expose or copy its state, a
-/// root with no step): then the one-thread search runs.
+/// The depth-first search on `bound.parallelism.jobs` threads sharing one state cache;
+/// `None` when it does not apply (a shard, exact keys, a store that cannot expose or copy
+/// its state, a root with no step): then the one-thread search runs.
 ///
 /// The tree is cut into work units as for `--shard` ([`shard::units`], here with at least
 /// 32 units a thread), and each thread takes the next unit not yet taken and searches
@@ -164,7 +165,7 @@ fn search_on_threads(
     total.states_cached = states;
     total.distinct_full_states = states;
     total.visited_bytes = cache.bytes();
-    total.covered = Some(shard::Covered {
+    total.covered = Some(Covered {
         prefix_depth: 0,
         units_total: 1,
         units: vec![vec![0]],
@@ -228,7 +229,7 @@ struct Search<'a, 'h> {
     observed: FxHashSet<u64>,
     /// The state cache is on.
     caching: bool,
-    /// Numbers the full states by their exact keys ([`ExploreBound::exact_keys`]).
+    /// Numbers the full states by their exact keys ([`crate::explore::Reductions::exact_keys`]).
     ids: StateIds,
     /// What H2's check has seen (the inert POST responses of the per-tab search).
     inert: InertCheck,

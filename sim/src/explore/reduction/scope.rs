@@ -155,8 +155,8 @@ impl ExploreReport {
 /// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
 /// state and render after one), remembered by the store's state and the responses queued
 /// for it, so that each pair is tried once (a search holds one per thread). The store's
-/// state is remembered by its 128-bit digest (`state/fingerprint.rs`, `store_digest`, which the fingerprint
-/// computes anyway); a check itself compares exact states.
+/// state is remembered by its 128-bit digest (`state/fingerprint.rs`, `store_digest`, which
+/// the fingerprint computes anyway); a check itself compares exact states.
 #[derive(Default)]
 pub struct InertCheck {
     /// Store states (their digests, with the queued responses after them) known to ignore
@@ -558,10 +558,10 @@ impl Scope {
 }
 
 impl Scope {
-    /// The **persistent set** of a state ([`ExploreBound::persistent`]): in
+    /// The **persistent set** of a state ([`crate::explore::Reductions::persistent`]): in
     /// [`Scope::Tab`]`(c)`, the judged tab's steps when they form one
     /// ([`tab_first_set`]), otherwise, with `backend_first`
-    /// ([`ExploreBound::backend_first`]), the backend's agent steps and the other
+    /// ([`crate::explore::Reductions::backend_first`]), the backend's agent steps and the other
     /// tabs' sends when they form one ([`backend_first_set`]); otherwise every enabled
     /// step. `enabled` is narrowed in place.
     ///
@@ -633,8 +633,9 @@ fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
 /// lets the backend run ahead of it instead of interleaving with it.
 ///
 /// Two cases, the agent steps' dependence on everything else read off
-/// [`crate::explore::reduction::independence::independent`] (an agent step depends on no client's step, on `ServeFetch`
-/// only when it writes the DB, and on every other backend step):
+/// [`crate::explore::reduction::independence::independent`] (an agent step depends on no
+/// client's step, on `ServeFetch` only when it writes the DB, and on every other backend
+/// step):
 ///
 /// - **The turn is written** (`Written`): the set is `{AgentSeal}`, its only agent step.
 ///   No step but `AgentSeal` ends that phase, `HandlePost` is disabled during it, and

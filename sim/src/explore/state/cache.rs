@@ -3,7 +3,7 @@
 //! depth budget. The search asks it one question per arrival at a state that has steps,
 //! [`Cache::visit`], and tells it what the search from there covered when it backtracks
 //! out, [`Cache::leave`]. States are named by 64-bit fingerprints of their full keys (see
-//! `visited.rs` for the collision bound) or, with [`crate::explore::ExploreBound::exact_keys`], by
+//! `visited.rs` for the collision bound) or, with [`crate::explore::Reductions::exact_keys`], by
 //! their exact numbers ([`super::key::StateIds`]), so two states share an entry only
 //! if they are equal.
 
@@ -22,8 +22,8 @@ const BUDGET_NONE: u32 = 0;
 /// promise to cover what a complete entry covers (see [`Cache`], "Several threads").
 const BUDGET_PROMISED: u32 = 0xFFFE;
 /// The largest finite budget: budgets are kept in 16 bits, so the search never looks
-/// further than this many steps ([`crate::explore::engine::dfs`] cuts `depth_max` to it; a schedule that
-/// long is reported as cut, never as verified).
+/// further than this many steps ([`crate::explore::engine::dfs`] cuts `depth_max` to it; a
+/// schedule that long is reported as cut, never as verified).
 pub(crate) const BUDGET_MAX: u32 = 0xFFFD;
 /// The sleep set's bits in a packed entry; the verdicts' two bits are above them, and the
 /// budget in the 16 bits above those.
@@ -90,21 +90,21 @@ const SHARDS: usize = 64;
 /// other, and so that a table's growth (which briefly holds the old and the new table)
 /// costs a 64th of the memory it would in one table.
 ///
-/// **Several threads.** Every finished entry is a true claim about its state (the
-/// invariant of [`CacheEntry`]), and a state's future never changes, so a claim stays true
-/// whoever wrote it and whatever happened since. An entry whose search is still running is
-/// marked *promised* (`b` = [`BUDGET_PROMISED`]): a thread that meets it takes it as the
-/// complete entry it will become, and searches only what it will not cover. The promise
-/// is kept unless the promising search is cut (`depth_max`, a limit) or meets a
-/// violation, and then the search cannot verify anything anyway: a cut or a limit makes it
-/// inconclusive, and a violation makes [`crate::explore::engine::dfs`] run the one-thread search again for
-/// the counterexample. So the verdict of a search on several threads is the one-thread
-/// verdict. When a search ends it writes its own claim ([`Cache::leave`]), combined with
-/// the claim the entry holds by then: two claims with the same budget cover together every
-/// suffix not starting in `Z₁ ∩ Z₂`; otherwise the one with the larger budget is kept.
-/// With one thread no promise is ever met (the state graph has no cycle, so a state is
-/// never reached again while it is being searched), the entry at `leave` is always the
-/// one its own visit wrote, and this is exactly the single-threaded algorithm.
+/// **Several threads.** Every finished entry is a true claim about its state (the invariant
+/// of [`CacheEntry`]), and a state's future never changes, so a claim stays true whoever
+/// wrote it and whatever happened since. An entry whose search is still running is marked
+/// *promised* (`b` = [`BUDGET_PROMISED`]): a thread that meets it takes it as the complete
+/// entry it will become, and searches only what it will not cover. The promise is kept
+/// unless the promising search is cut (`depth_max`, a limit) or meets a violation, and then
+/// the search cannot verify anything anyway: a cut or a limit makes it inconclusive, and a
+/// violation makes [`crate::explore::engine::dfs`] run the one-thread search again for the
+/// counterexample. So the verdict of a search on several threads is the one-thread verdict.
+/// When a search ends it writes its own claim ([`Cache::leave`]), combined with the claim
+/// the entry holds by then: two claims with the same budget cover together every suffix not
+/// starting in `Z₁ ∩ Z₂`; otherwise the one with the larger budget is kept. With one thread
+/// no promise is ever met (the state graph has no cycle, so a state is never reached again
+/// while it is being searched), the entry at `leave` is always the one its own visit wrote,
+/// and this is exactly the single-threaded algorithm.
 pub(crate) struct Cache {
     shards: Box<[std::sync::Mutex<FxHashMap<u64, CacheEntry>>]>,
 }
