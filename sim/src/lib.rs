@@ -12,8 +12,10 @@
 //!   (`store::note`), `durable` (`store::durable`), and the registry that resolves a
 //!   `--store` spec, `exec:` through [`exec`].
 //! - [`oracle`]: judges what each tab shows against the backend's ground truth.
-//! - [`run`]: one run loop (a step source, the world, the oracle, an observer), the
-//!   strategies that choose steps, and `explore`'s exhaustive search.
+//! - [`run`]: one run: the run loop (a step source, the world, the oracle, an observer)
+//!   and the strategies that choose steps.
+//! - [`explore`]: the bounded exhaustive search of every schedule of a small world (a
+//!   model checker over [`run`]'s pieces), its reductions, shards and result files.
 //! - [`trace`]: what runs leave behind: scenario files, shrinking, timelines, coverage.
 //! - [`campaign`]: many runs: fuzz, the CI gate, the nightly run, benchmarks, and the one
 //!   place failures are shrunk and saved.
@@ -28,6 +30,7 @@
 
 pub mod campaign;
 pub mod exec;
+pub mod explore;
 pub mod model;
 pub mod oracle;
 pub mod run;
@@ -51,17 +54,21 @@ mod layering {
         ("store", &["util", "model", "exec", "store"]),
         ("oracle", &["util", "model", "oracle"]),
         ("run", &["util", "model", "oracle", "run"]),
-        ("trace", &["util", "model", "oracle", "run", "trace"]),
+        ("explore", &["util", "model", "oracle", "run", "explore"]),
+        (
+            "trace",
+            &["util", "model", "oracle", "run", "explore", "trace"],
+        ),
         (
             "campaign",
             &[
-                "util", "model", "oracle", "run", "exec", "store", "trace", "campaign",
+                "util", "model", "oracle", "run", "explore", "exec", "store", "trace", "campaign",
             ],
         ),
         (
             "testing",
             &[
-                "util", "model", "oracle", "run", "exec", "store", "trace", "testing",
+                "util", "model", "oracle", "run", "explore", "exec", "store", "trace", "testing",
             ],
         ),
     ];

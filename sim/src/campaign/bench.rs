@@ -13,12 +13,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::fuzz::run_one_in;
+use crate::explore::{explore, ExploreBound};
 use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
 use crate::model::wire::Input;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
-use crate::run::explore::{explore, ExploreBound};
 use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
 use crate::run::{run, Observer, StepAt};
@@ -412,13 +412,13 @@ pub fn bench_pinned(runs: u64, starts: u64, cap: u64, pins: &WorldPins) -> Bench
     }
     let current = by_name("current").expect("shipped");
     let mut b = ExploreBound::small(2, 0);
-    b.config.scrolls_per_client = 1;
+    b.world.scrolls_per_client = 1;
     let r = explore(&current, &b, &mut |_| {});
-    b.reduction = false;
+    b.reductions.sleep_sets = false;
     let p = explore(&current, &b, &mut |_| {});
     let durable = by_name("durable").expect("shipped");
     let mut d = ExploreBound::small(2, 1);
-    d.config.passive_observer = true;
+    d.world.passive_observer = true;
     let started = Instant::now();
     let dr = explore(&durable, &d, &mut |_| {});
     let steps_per_s = dr.steps_applied as f64 / started.elapsed().as_secs_f64();

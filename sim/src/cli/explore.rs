@@ -4,12 +4,14 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use reconcile_sim::campaign::findings::replay_command;
+use reconcile_sim::explore::{
+    collision_bound, explore, resident_bytes, Counterexample, Engine, ExploreBound, ExploreReport,
+    ExploreResult, Limits, Parallelism, Reductions, Refused, Shard, StateCache, TimeLimit,
+    JOBS_MAX,
+};
+use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::content::MessageTexts;
 use reconcile_sim::model::store::StoreFactory;
-use reconcile_sim::run::explore::{
-    collision_bound, explore, resident_bytes, Counterexample, Engine, ExploreBound, ExploreReport,
-    ExploreResult, Shard, StateCache, TimeLimit,
-};
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
@@ -165,7 +167,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         // The counterexample as a scenario file: it replays, shrinks and gates like any other.
         let mut scenario = reconcile_sim::trace::scenario::Scenario::record(
             store,
-            bound.config.clone(),
+            bound.world.clone(),
             &c.steps,
             Some(c.violation.invariant),
         );
@@ -283,8 +285,66 @@ fn parse_size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{text:?} is too large"))
 }
 
-/// The bound the flags describe.
+/// The bound the flags describe: the world ([`world`]), then the reductions, limits and
+/// parallelism, refused in the words of the flags when the engines do not search them
+/// ([`ExploreBound::validate`]).
 fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
+    let mut bound = ExploreBound::small(args.clients, args.sends);
+    bound.world = world(args)?;
+    bound.depth_max = args.depth_max;
+    bound.shortest = !args.first;
+    // `--plain` and `--no-cache` are the baselines: the search the reductions are measured
+    // against, so they imply the whole world and no per-tab reduction.
+    let baseline = args.plain || args.no_cache;
+    let persistent = !args.no_persistent && !baseline;
+    bound.reductions = Reductions {
+        sleep_sets: !args.plain,
+        state_cache: !args.no_cache,
+        exact_keys: args.exact_keys,
+        per_tab: !(args.whole_world || baseline),
+        symmetry: !args.no_symmetry,
+        persistent,
+        backend_first: persistent && !args.no_backend_first,
+        inert_post_responses: !args.no_inert_responses && !baseline,
+    };
+    bound.parallelism = Parallelism {
+        engine: if args.breadth_first {
+            let every_core = || std::thread::available_parallelism().map_or(1, |n| n.get());
+            Engine::BreadthFirst {
+                jobs: args.jobs.unwrap_or_else(|| every_core().min(JOBS_MAX)),
+            }
+        } else {
+            Engine::DepthFirst
+        },
+        jobs: if args.breadth_first {
+            1
+        } else {
+            args.jobs.unwrap_or(1)
+        },
+        shard: args.shard,
+    };
+    bound
+        .validate()
+        .map_err(|refused| anyhow::anyhow!(refusal(refused)))?;
+    bound.limits = Limits {
+        max_states: args.max_states,
+        max_memory: args.max_memory,
+        time: args.time.map(TimeLimit::from_now),
+    };
+    Ok(bound)
+}
+
+/// A bound the engines do not search, in the words of the flags.
+fn refusal(refused: Refused) -> String {
+    match refused {
+        Refused::BreadthFirstWith(_) => "--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)".to_string(),
+        Refused::Jobs(jobs) => format!("--jobs {jobs}: must be between 1 and {JOBS_MAX}"),
+        Refused::ThreadsWith(_) => "--jobs above 1 goes with none of --plain, --no-cache, --exact-keys, --shard (the threads share one cache of fingerprints over the whole tree)".to_string(),
+    }
+}
+
+/// The world the flags and `--world` pins describe, refused when explore cannot search it.
+fn world(args: &Args) -> anyhow::Result<WorldConfig> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
     }
@@ -301,16 +361,16 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
     if args.one_sender && args.clients > 2 {
         anyhow::bail!("--one-sender needs --clients 2 (--observer makes the last of any number of tabs watch)");
     }
-    let mut bound = ExploreBound::small(args.clients, args.sends);
-    bound.config.passive_observer = args.one_sender || args.observer;
-    bound.config.scrolls_per_client = args.scrolls;
-    bound.config.deltas_per_segment_max = args.deltas;
-    bound.config.tool_calls_per_turn_max = args.tool_calls;
-    bound.config.ws_reorder_window = args.window.max(1);
-    bound.config.ws_overtakes_max = args.overtakes;
-    bound.config.status_on_connect = !args.no_status_on_connect;
-    bound.config.turn_failures = args.turn_failures;
-    bound.config.message_texts = match args.message_texts {
+    let mut world = ExploreBound::small(args.clients, args.sends).world;
+    world.passive_observer = args.one_sender || args.observer;
+    world.scrolls_per_client = args.scrolls;
+    world.deltas_per_segment_max = args.deltas;
+    world.tool_calls_per_turn_max = args.tool_calls;
+    world.ws_reorder_window = args.window.max(1);
+    world.ws_overtakes_max = args.overtakes;
+    world.status_on_connect = !args.no_status_on_connect;
+    world.turn_failures = args.turn_failures;
+    world.message_texts = match args.message_texts {
         Texts::Tokens => MessageTexts::Tokens,
         Texts::Colliding => MessageTexts::Colliding,
     };
@@ -320,53 +380,20 @@ fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
             "--world {range}: explore searches one world, not a range of them (pin one value, or run it once per value)"
         );
     }
-    bound.config = pins.apply(bound.config);
-    if let Some(why) = bound.config.incoherence() {
+    world = pins.apply(world);
+    if let Some(why) = world.incoherence() {
         anyhow::bail!("--world: {why}");
     }
-    if bound.config.clients < 2 {
+    if world.clients < 2 {
         anyhow::bail!("--world clients=1: explore searches worlds of at least 2 tabs");
     }
-    if bound.config.ws_overtakes_max.is_some() && bound.config.ws_reorder_window <= 1 {
+    if world.ws_overtakes_max.is_some() && world.ws_reorder_window <= 1 {
         anyhow::bail!("--overtakes bounds the reordering within the window, which --world pins to 1: events arrive in order and none overtakes another");
     }
-    if let Some(why) = reconcile_sim::run::explore::world_refusal(&bound.config) {
+    if let Some(why) = reconcile_sim::explore::world_refusal(&world) {
         anyhow::bail!("{why}");
     }
-    bound.depth_max = args.depth_max;
-    bound.reduction = !args.plain;
-    bound.shortest = !args.first;
-    bound.state_cache = !args.no_cache;
-    let baseline = args.plain || args.no_cache;
-    bound.per_tab = !(args.whole_world || baseline);
-    bound.symmetry = !args.no_symmetry;
-    bound.persistent = !args.no_persistent && !baseline;
-    bound.inert_post_responses = !args.no_inert_responses && !baseline;
-    bound.backend_first = bound.persistent && !args.no_backend_first;
-    bound.exact_keys = args.exact_keys;
-    if args.breadth_first && (baseline || args.exact_keys || args.shard.is_some()) {
-        anyhow::bail!("--breadth-first goes with none of --plain, --no-cache, --exact-keys, --shard (depth-first only)");
-    }
-    if let Some(jobs) = args.jobs.filter(|j| !(1..=1024).contains(j)) {
-        anyhow::bail!("--jobs {jobs}: must be between 1 and 1024");
-    }
-    bound.engine = if args.breadth_first {
-        let jobs = args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        Engine::BreadthFirst { jobs }
-    } else {
-        bound.jobs = args.jobs.unwrap_or(1);
-        if bound.jobs > 1 && (baseline || args.exact_keys || args.shard.is_some()) {
-            anyhow::bail!("--jobs above 1 goes with none of --plain, --no-cache, --exact-keys, --shard (the threads share one cache of fingerprints over the whole tree)");
-        }
-        Engine::DepthFirst
-    };
-    bound.max_states = args.max_states;
-    bound.max_memory = args.max_memory;
-    bound.time_limit = args.time.map(TimeLimit::from_now);
-    bound.shard = args.shard;
-    Ok(bound)
+    Ok(world)
 }
 
 /// Search, with a progress bar on a terminal (stderr): states, states/s, resident memory
@@ -422,7 +449,7 @@ fn print_text(
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
     println!("scope: {}", report.scope);
-    if let (Some(shard), Some(c)) = (bound.shard, &report.covered) {
+    if let (Some(shard), Some(c)) = (bound.parallelism.shard, &report.covered) {
         let units: usize = c.units.iter().map(Vec::len).sum();
         println!(
             "shard {shard}: {units} of {} units per tab searched (prefixes of {} steps; every shard lists the same units)",
@@ -498,7 +525,7 @@ fn print_counterexample(
             "  (the search with backend-first sets met a violation after {found} steps; searched again without them for the shortest, whose counts are above)"
         );
     }
-    for line in trace_lines(store, bound.config.clone(), &c.steps) {
+    for line in trace_lines(store, bound.world.clone(), &c.steps) {
         println!("  {line}");
     }
     print!("verdict: FAIL {}", c.violation);

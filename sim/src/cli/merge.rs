@@ -11,7 +11,7 @@ use reconcile_sim::campaign::merge::{
 };
 use reconcile_sim::campaign::nightly::{fresh_night_dir, today};
 use reconcile_sim::campaign::pipeline::text;
-use reconcile_sim::run::explore::ExploreResult;
+use reconcile_sim::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
 use super::Verdict;

@@ -460,7 +460,7 @@ mod tests {
         for window in 1..=3 {
             let mut counts = Vec::new();
             for overtakes in [Some(0), Some(1), Some(2), None] {
-                let mut config = crate::run::explore::ExploreBound::small(2, 0).config;
+                let mut config = crate::explore::ExploreBound::small(2, 0).world;
                 config.status_on_connect = false;
                 config.ws_reorder_window = window;
                 config.ws_overtakes_max = overtakes;

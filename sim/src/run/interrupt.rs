@@ -4,7 +4,7 @@
 //! A campaign that is killed loses what it found and leaves `exec:` adapters running; one
 //! that sees the flag stops between runs (or between shrink replays), keeps every result
 //! so far, saves and prints them, and drops its stores, which ends their processes. The
-//! flag lives here, in the lowest layer that runs things, so that `run` (explore), `trace`
+//! flag lives here, in the lowest layer that runs things, so that `explore`, `trace`
 //! (shrinking) and `campaign` can all poll it. Nothing sets it but the binary's handler
 //! (and tests of the binary, through a real SIGINT), so it never changes a verdict: a run
 //! is never cut short by it, only work between runs is skipped.

@@ -1,7 +1,9 @@
 //! One run: a world, a source of steps, the oracle after every step, then the drain phase
-//! and the convergence check. Findings are values ([`Outcome`]), never panics.
+//! and the convergence check. Findings are values ([`Outcome`]), never panics. Also here:
+//! the strategies that choose a run's steps, the named worlds, and the Ctrl-C flag. The
+//! exhaustive search over every schedule is a layer of its own above this one
+//! (`crate::explore`); it reuses this layer's pieces (replay, crash verdicts, the flag).
 
-pub mod explore;
 pub mod interrupt;
 pub mod strategy;
 pub mod worlds;

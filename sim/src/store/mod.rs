@@ -117,10 +117,10 @@ pub fn resolve_all(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::KeyWriter;
     use crate::model::record::StepRecord;
     use crate::model::wire::{Input, RenderRow};
     use crate::model::world::World;
-    use crate::run::explore::KeyWriter;
     use crate::run::strategy::StrategySpec;
     use crate::run::{Observer, StepAt};
 

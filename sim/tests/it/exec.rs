@@ -16,13 +16,13 @@ use std::time::Duration;
 use crate::support::{code, repo, require_node, sim_env};
 use reconcile_sim::campaign::fuzz::run_one;
 use reconcile_sim::exec::{ExecError, ExecFactory};
+use reconcile_sim::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::model::config::WorldConfig;
 use reconcile_sim::model::step::Step;
 use reconcile_sim::model::store::{CrashCause, Phase};
 use reconcile_sim::model::wire::RequestId;
 use reconcile_sim::model::world::World;
 use reconcile_sim::oracle::Invariant;
-use reconcile_sim::run::explore::{explore, ExploreBound, StateCache};
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::{Outcome, RunReport};
 use reconcile_sim::store::{by_name, StoreKind};
@@ -741,7 +741,7 @@ fn explore_through_the_adapter_caches_states_like_in_process() {
     // One tab sending two messages: small enough that backtracking by replay through the
     // adapter stays cheap, big enough that the cache has revisits to merge (checked below).
     let mut bound = ExploreBound::small(1, 2);
-    bound.state_cache = true;
+    bound.reductions.state_cache = true;
     let inproc = explore(&rust("current"), &bound, &mut |_| {});
     let exec = explore(&node_store("current"), &bound, &mut |_| {});
     assert_eq!(exec.state_cache, StateCache::On);

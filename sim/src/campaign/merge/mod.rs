@@ -39,8 +39,8 @@ pub use fuzz::FuzzResult;
 pub use nightly::NightlyResult;
 
 /// The header constants every result file shares, explore's included: defined once, in
-/// the lower layer (`run::explore::merge`), so the two kinds of result cannot drift apart.
-pub use crate::run::explore::merge::{tool, FORMAT, FORMAT_VERSION};
+/// the lower layer (`explore::merge`), so the two kinds of result cannot drift apart.
+pub use crate::explore::merge::{tool, FORMAT, FORMAT_VERSION};
 
 /// Which shards of how many a result holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,8 +157,8 @@ pub enum Merged {
     /// `nightly` results.
     Nightly(ResultFile<NightlyResult>),
     /// `explore --json` results (the shards of one search): merged by
-    /// [`crate::run::explore::merge_explore_results`], which needs every shard.
-    Explore(Box<crate::run::explore::ExploreResult>),
+    /// [`crate::explore::merge_explore_results`], which needs every shard.
+    Explore(Box<crate::explore::ExploreResult>),
 }
 
 /// The result files `paths` name: a file is taken as given; a directory is searched,
@@ -255,7 +255,7 @@ pub fn merge_texts(
         fuzz::KIND => Ok(Merged::Fuzz(merge_files(texts, allow_partial)?)),
         check::KIND => Ok(Merged::Check(merge_files(texts, allow_partial)?)),
         nightly::KIND => Ok(Merged::Nightly(merge_files(texts, allow_partial)?)),
-        crate::run::explore::KIND => merge_explore(texts, allow_partial),
+        crate::explore::KIND => merge_explore(texts, allow_partial),
         other => Err(CampaignError::BadInput(format!(
             "{}: results of kind `{other}` cannot be merged by {} (it merges fuzz, check, nightly and explore results)",
             first_path.display(),
@@ -277,7 +277,7 @@ fn merge_explore(
     }
     let mut parts = Vec::new();
     for (path, text) in texts {
-        let r: crate::run::explore::ExploreResult = serde_json::from_str(text).map_err(|e| {
+        let r: crate::explore::ExploreResult = serde_json::from_str(text).map_err(|e| {
             CampaignError::BadInput(format!(
                 "{}: not an explore result (line {} column {}: {e})",
                 path.display(),
@@ -287,7 +287,7 @@ fn merge_explore(
         })?;
         parts.push(r);
     }
-    let merged = crate::run::explore::merge_explore_results(parts).map_err(|e| {
+    let merged = crate::explore::merge_explore_results(parts).map_err(|e| {
         let names: Vec<String> = texts.iter().map(|(p, _)| p.display().to_string()).collect();
         CampaignError::BadInput(format!("{e} (results, in order: {})", names.join(", ")))
     })?;

@@ -3,13 +3,15 @@
 //! depth budget. The search asks it one question per arrival at a state that has steps,
 //! [`Cache::visit`], and tells it what the search from there covered when it backtracks
 //! out, [`Cache::leave`]. States are named by 64-bit fingerprints of their full keys (see
-//! `visited.rs` for the collision bound) or, with [`super::ExploreBound::exact_keys`], by
-//! their exact numbers ([`super::state_key::StateIds`]), so two states share an entry only
+//! `visited.rs` for the collision bound) or, with [`crate::explore::Reductions::exact_keys`], by
+//! their exact numbers ([`super::key::StateIds`]), so two states share an entry only
 //! if they are equal.
 
 use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
+
+use super::slot::{CacheSlot, Verdicts};
 
 /// A state's exploration budget in the cache: nothing below it was cut, any budget is
 /// covered.
@@ -20,41 +22,16 @@ const BUDGET_NONE: u32 = 0;
 /// promise to cover what a complete entry covers (see [`Cache`], "Several threads").
 const BUDGET_PROMISED: u32 = 0xFFFE;
 /// The largest finite budget: budgets are kept in 16 bits, so the search never looks
-/// further than this many steps ([`super::dfs`] cuts `depth_max` to it; a schedule that
-/// long is reported as cut, never as verified).
-pub(super) const BUDGET_MAX: u32 = 0xFFFD;
+/// further than this many steps ([`crate::explore::engine::dfs`] cuts `depth_max` to it; a
+/// schedule that long is reported as cut, never as verified).
+pub(crate) const BUDGET_MAX: u32 = 0xFFFD;
 /// The sleep set's bits in a packed entry; the verdicts' two bits are above them, and the
 /// budget in the 16 bits above those.
-const SLEEP_BITS: u32 = super::frame::MASK_STEPS as u32;
+const SLEEP_BITS: u32 = super::slot::MASK_STEPS as u32;
 /// Where the verdicts' bits ([`Verdicts`]) start in a packed entry.
 const VERDICT_SHIFT: u32 = SLEEP_BITS;
 /// Where the budget starts in a packed entry.
 const BUDGET_SHIFT: u32 = SLEEP_BITS + 2;
-
-/// Which of the oracle's verdicts at a state are known to find no violation, as bits: the
-/// verdict after a step of the judged tab that is not a fetch response
-/// ([`Verdicts::AFTER_STEP`]), and the one after a fetch response
-/// ([`Verdicts::AFTER_FETCH`]). Each is a function of the full state alone (the oracle
-/// judges the judged tab's render and facts and the backend's ground truth, and a step
-/// only through whether it delivered a fetch response), so once one was judged clean
-/// at a state, an arrival there by the same kind of step need not judge it again. A
-/// verdict that found a violation is never recorded: every arrival judges it again.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Verdicts(pub(super) u8);
-
-impl Verdicts {
-    /// After a step of the judged tab other than a fetch response.
-    pub(super) const AFTER_STEP: Verdicts = Verdicts(1);
-    /// After a fetch response of the judged tab.
-    pub(super) const AFTER_FETCH: Verdicts = Verdicts(2);
-    /// Whether every verdict of `kind` is among these.
-    pub(super) fn cover(self, kind: Verdicts) -> bool {
-        self.0 & kind.0 == kind.0
-    }
-    fn with(self, other: Verdicts) -> Verdicts {
-        Verdicts(self.0 | other.0)
-    }
-}
 
 /// What the cache knows about one full state `s`: it was searched with sleep set `Z` and
 /// budget `b`. Invariant: every schedule suffix from `s` of at most `b` steps whose first
@@ -87,30 +64,8 @@ impl CacheEntry {
     }
 }
 
-/// What a frame must write back to the cache when its search ends.
-pub(super) struct CacheSlot {
-    key: u64,
-    /// The sleep set the entry is to record: the arrival's own `Z'` for a new search,
-    /// `Z ∩ Z'` for a partial revisit. Kept here rather than read back from the entry, so
-    /// that what is written is this search's own claim even if another thread wrote the
-    /// entry in the meantime.
-    sleep: u64,
-    /// For a revisit that searched only `Z \ Z'`: the budget of the earlier search, which
-    /// still bounds what is covered.
-    earlier_budget: Option<u32>,
-    /// The verdicts this visit judged clean, to record.
-    clean: Verdicts,
-}
-
-impl CacheSlot {
-    /// Records that the verdicts `kind` were judged clean at this state.
-    pub(super) fn judged_clean(&mut self, kind: Verdicts) {
-        self.clean = self.clean.with(kind);
-    }
-}
-
 /// What to do at a cached state, as [`Cache::visit`] decides.
-pub(super) enum Visit {
+pub(crate) enum Visit {
     /// Everything from here is covered: search nothing. `complete`: the covering search
     /// was not cut (else the path that reached here is not complete either). `clean`:
     /// the verdicts known clean here.
@@ -130,27 +85,27 @@ pub(super) enum Visit {
 const SHARDS: usize = 64;
 
 /// The cache: one entry per full state searched from (or reached quiescent), shared by
-/// every thread of a search ([`super::dfs`] with `jobs > 1`). It is split into
+/// every thread of a search ([`crate::explore::engine::dfs`] with `jobs > 1`). It is split into
 /// [`SHARDS`] tables, each behind its own lock, so that threads seldom wait for each
 /// other, and so that a table's growth (which briefly holds the old and the new table)
 /// costs a 64th of the memory it would in one table.
 ///
-/// **Several threads.** Every finished entry is a true claim about its state (the
-/// invariant of [`CacheEntry`]), and a state's future never changes, so a claim stays true
-/// whoever wrote it and whatever happened since. An entry whose search is still running is
-/// marked *promised* (`b` = [`BUDGET_PROMISED`]): a thread that meets it takes it as the
-/// complete entry it will become, and searches only what it will not cover. The promise
-/// is kept unless the promising search is cut (`depth_max`, a limit) or meets a
-/// violation, and then the search cannot verify anything anyway: a cut or a limit makes it
-/// inconclusive, and a violation makes [`super::dfs`] run the one-thread search again for
-/// the counterexample. So the verdict of a search on several threads is the one-thread
-/// verdict. When a search ends it writes its own claim ([`Cache::leave`]), combined with
-/// the claim the entry holds by then: two claims with the same budget cover together every
-/// suffix not starting in `Z₁ ∩ Z₂`; otherwise the one with the larger budget is kept.
-/// With one thread no promise is ever met (the state graph has no cycle, so a state is
-/// never reached again while it is being searched), the entry at `leave` is always the
-/// one its own visit wrote, and this is exactly the single-threaded algorithm.
-pub(super) struct Cache {
+/// **Several threads.** Every finished entry is a true claim about its state (the invariant
+/// of [`CacheEntry`]), and a state's future never changes, so a claim stays true whoever
+/// wrote it and whatever happened since. An entry whose search is still running is marked
+/// *promised* (`b` = [`BUDGET_PROMISED`]): a thread that meets it takes it as the complete
+/// entry it will become, and searches only what it will not cover. The promise is kept
+/// unless the promising search is cut (`depth_max`, a limit) or meets a violation, and then
+/// the search cannot verify anything anyway: a cut or a limit makes it inconclusive, and a
+/// violation makes [`crate::explore::engine::dfs`] run the one-thread search again for the
+/// counterexample. So the verdict of a search on several threads is the one-thread verdict.
+/// When a search ends it writes its own claim ([`Cache::leave`]), combined with the claim
+/// the entry holds by then: two claims with the same budget cover together every suffix not
+/// starting in `Z₁ ∩ Z₂`; otherwise the one with the larger budget is kept. With one thread
+/// no promise is ever met (the state graph has no cycle, so a state is never reached again
+/// while it is being searched), the entry at `leave` is always the one its own visit wrote,
+/// and this is exactly the single-threaded algorithm.
+pub(crate) struct Cache {
     shards: Box<[std::sync::Mutex<FxHashMap<u64, CacheEntry>>]>,
 }
 
@@ -163,7 +118,7 @@ impl Default for Cache {
 }
 
 /// The budget a search from depth `depth` has under `depth_max` (never [`BUDGET_COMPLETE`]).
-pub(super) fn steps_left(depth_max: usize, depth: usize) -> u32 {
+pub(crate) fn steps_left(depth_max: usize, depth: usize) -> u32 {
     debug_assert!(
         depth_max <= BUDGET_MAX as usize,
         "depth_max is cut to BUDGET_MAX"
@@ -188,7 +143,7 @@ impl Cache {
     ///
     /// A search that starts here marks the entry *promised* until it ends; another thread
     /// that arrives meanwhile takes the promise as `b` complete (see [`Cache`]).
-    pub(super) fn visit(&self, key: u64, sleep: u64, remaining: u32) -> Visit {
+    pub(crate) fn visit(&self, key: u64, sleep: u64, remaining: u32) -> Visit {
         let new_search = |revisit, clean| Visit::Search {
             todo: !sleep,
             slot: CacheSlot {
@@ -241,7 +196,7 @@ impl Cache {
     /// Arriving at quiescent state `key` (no step enabled, convergence already judged):
     /// true when it was reached before, so this arrival adds nothing; else it is stored as
     /// searched in full (its only schedule suffix is the empty one).
-    pub(super) fn visit_quiescent(&self, key: u64) -> bool {
+    pub(crate) fn visit_quiescent(&self, key: u64) -> bool {
         match self.shard(key).entry(key) {
             Entry::Occupied(_) => true,
             Entry::Vacant(slot) => {
@@ -257,7 +212,7 @@ impl Cache {
     /// violation's distance from here: a visit closer to the root, where that violation
     /// makes a shorter counterexample, has more budget and searches again. A partial
     /// revisit covers no more than the earlier search's budget.
-    pub(super) fn leave(&self, slot: CacheSlot, complete: bool, depth_max: usize, depth: usize) {
+    pub(crate) fn leave(&self, slot: CacheSlot, complete: bool, depth_max: usize, depth: usize) {
         let budget = if complete {
             BUDGET_COMPLETE
         } else {
@@ -280,7 +235,7 @@ impl Cache {
     /// Records that the verdicts `kind` were judged clean at state `key`, which a pruned
     /// visit found in the cache (an arrival that searches from the state records them
     /// when it leaves: [`CacheSlot::judged_clean`]).
-    pub(super) fn judged_clean(&self, key: u64, kind: Verdicts) {
+    pub(crate) fn judged_clean(&self, key: u64, kind: Verdicts) {
         if let Some(e) = self.shard(key).get_mut(&key) {
             *e = CacheEntry::new(e.sleep(), e.budget(), e.clean().with(kind));
         }
@@ -295,12 +250,12 @@ impl Cache {
     }
 
     /// How many states are cached.
-    pub(super) fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         (0..SHARDS).map(|i| self.shard_at(i).len() as u64).sum()
     }
 
     /// Bytes of the tables, about: each slot holds a key and an entry, plus a control byte.
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         let slot = std::mem::size_of::<(u64, CacheEntry)>() + 1;
         (0..SHARDS)
             .map(|i| (self.shard_at(i).capacity() * slot) as u64)
@@ -319,11 +274,9 @@ impl Cache {
 mod tests {
     use std::collections::BTreeSet;
 
+    use crate::explore::{search, state_key, ExploreBound, ExploreReport, KeyWriter, StateCache};
     use crate::model::step::Step;
     use crate::model::world::World;
-    use crate::run::explore::{
-        search, state_key, ExploreBound, ExploreReport, KeyWriter, StateCache,
-    };
     use crate::store::{by_name, StoreKind};
 
     /// Every full state key reached (at every arrival), and the report.
@@ -371,11 +324,11 @@ mod tests {
         ),
     ) -> ExploreBound {
         let mut b = ExploreBound::small(2, sends);
-        b.config.passive_observer = one_sender;
-        b.config.deltas_per_segment_max = deltas;
-        b.config.ws_reorder_window = window;
-        b.config.tool_calls_per_turn_max = tool_calls;
-        b.config.status_on_connect = status;
+        b.world.passive_observer = one_sender;
+        b.world.deltas_per_segment_max = deltas;
+        b.world.ws_reorder_window = window;
+        b.world.tool_calls_per_turn_max = tool_calls;
+        b.world.status_on_connect = status;
         b
     }
 
@@ -392,7 +345,7 @@ mod tests {
                 let mut off = b.clone();
                 off.shortest = shortest;
                 let mut on = off.clone();
-                on.state_cache = true;
+                on.reductions.state_cache = true;
                 let (keys_off, r_off) = reached(&store, &off);
                 let (keys_on, r_on) = reached(&store, &on);
                 let what = format!("{} shortest={shortest} {}", case.0, off.describe());
@@ -424,8 +377,8 @@ mod tests {
         let store = by_name("durable").unwrap();
         let mut b = cross_check_bound(CROSS_CHECK_BOUNDS[0]);
         let (reduced, _) = reached(&store, &b);
-        b.reduction = false;
-        b.state_cache = true;
+        b.reductions.sleep_sets = false;
+        b.reductions.state_cache = true;
         let (plain_cached, r) = reached(&store, &b);
         assert!(r.verified());
         assert_eq!(reduced, plain_cached);
@@ -436,7 +389,8 @@ mod tests {
     /// kind never recorded is never reported clean.
     #[test]
     fn verdicts_judged_clean_stay_with_the_state() {
-        use super::{Cache, Verdicts, Visit, BUDGET_MAX};
+        use super::{Cache, Visit, BUDGET_MAX};
+        use crate::explore::state::slot::Verdicts;
         let cache = Cache::default();
         let (key, remaining) = (42, 10);
         let Visit::Search {

@@ -12,7 +12,7 @@
 //! of the bound too small to print.
 
 /// A set of nonzero 64-bit fingerprints.
-pub(super) struct Fingerprints {
+pub(crate) struct Fingerprints {
     slots: Vec<u64>,
     len: usize,
     /// `64 - log2(slots.len())`: a fingerprint's home slot is its top bits.
@@ -40,7 +40,7 @@ impl Fingerprints {
     }
 
     /// Whether `fp` is in the set.
-    pub(super) fn contains(&self, fp: u64) -> bool {
+    pub(crate) fn contains(&self, fp: u64) -> bool {
         let fp = Self::nonzero(fp);
         let mask = self.slots.len() - 1;
         let mut i = (fp >> self.shift) as usize;
@@ -54,7 +54,7 @@ impl Fingerprints {
     }
 
     /// Adds `fp`: true when it was not in the set.
-    pub(super) fn insert(&mut self, fp: u64) -> bool {
+    pub(crate) fn insert(&mut self, fp: u64) -> bool {
         if (self.len + 1) * 4 > self.slots.len() * 3 {
             self.grow();
         }
@@ -83,12 +83,12 @@ impl Fingerprints {
     }
 
     /// How many fingerprints are stored.
-    pub(super) fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len as u64
     }
 
     /// Bytes of the table.
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         (self.slots.len() * 8) as u64
     }
 }

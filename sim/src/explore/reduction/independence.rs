@@ -56,11 +56,11 @@ fn backend_touches_client(step: &Step, c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::reduction::scope::Scope;
+    use crate::explore::{state_key, ExploreBound, KeyWriter};
     use crate::model::config::WorldConfig;
     use crate::model::wire::RequestId;
     use crate::model::world::World;
-    use crate::run::explore::scope::Scope;
-    use crate::run::explore::{state_key, ExploreBound, KeyWriter};
     use rand::{RngExt, SeedableRng};
 
     /// The relation against the model itself: along random schedules of worlds with
@@ -81,7 +81,7 @@ mod tests {
                 (2, 1, 3, 1, Some(1)),
             ];
             for (sends, scrolls, window, tools, overtakes) in worlds {
-                let mut config: WorldConfig = ExploreBound::small(2, sends).config;
+                let mut config: WorldConfig = ExploreBound::small(2, sends).world;
                 config.scrolls_per_client = scrolls;
                 config.ws_reorder_window = window;
                 config.ws_overtakes_max = overtakes;

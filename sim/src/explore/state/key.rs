@@ -3,8 +3,8 @@
 //! A key is the bytes the state's `Hash` implementations feed, recorded verbatim
 //! ([`KeyWriter`]), so equal keys mean equal states, with no collision bound to argue. The
 //! flat key ([`state_key`]) is the definition; the search stores keys hash-consed
-//! ([`StateIds`]) to keep millions of them in memory, which is still exact. [`fingerprint`]
-//! hashes only what is observable and is a statistic, never a key.
+//! ([`StateIds`]) to keep millions of them in memory, which is still exact. The
+//! fingerprints (`fingerprint.rs`) hash such keys, or only what is observable.
 
 use std::hash::{Hash, Hasher};
 
@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 
 use crate::model::world::World;
 
-use super::scope::Scope;
+use super::view::{hash_post_source, KeyView};
 
 /// A `Hasher` that records what it is fed instead of hashing it: the exact state key.
 /// Integers are written as LEB128 varints (self-delimiting, so the stream stays
@@ -63,7 +63,7 @@ impl Hasher for KeyWriter {
 /// Client `client`'s part of the state into `part` (cleared first): its network queues,
 /// budget and facts, then its store's state, length-prefixed. False when the store cannot
 /// expose its state. `scratch` is reused between calls.
-pub(super) fn client_part(
+pub fn client_part(
     world: &World,
     client: usize,
     part: &mut KeyWriter,
@@ -98,6 +98,25 @@ pub fn state_key(world: &World, key: &mut KeyWriter, scratch: &mut KeyWriter) ->
     true
 }
 
+/// What the state key holds of tab `client` as `view` sees it, into `part` (cleared first):
+/// everything for a tab held in full ([`client_part`]); for a POST source, only what the
+/// backend can still see of it ([`hash_post_source`]). False when a store held in full
+/// cannot expose its state.
+pub fn tab_part(
+    world: &World,
+    view: impl KeyView,
+    client: usize,
+    part: &mut KeyWriter,
+    scratch: &mut KeyWriter,
+) -> bool {
+    if view.in_full(client as crate::model::wire::ClientId) {
+        return client_part(world, client, part, scratch);
+    }
+    part.bytes.clear();
+    hash_post_source(&world.clients()[client], part);
+    true
+}
+
 /// Exact state keys made small by hash-consing: each part of a state (the shared state,
 /// each client's part) is stored once and named by a number, and the parts' numbers are
 /// folded pairwise, one table per position, into one number per state. Two states get the
@@ -105,7 +124,7 @@ pub fn state_key(world: &World, key: &mut KeyWriter, scratch: &mut KeyWriter) ->
 /// no hashing, no collision. Worlds of a search differ in a few parts at a time, so the
 /// parts are shared widely and a state costs a few table slots instead of its full bytes.
 #[derive(Default)]
-pub(super) struct StateIds {
+pub struct StateIds {
     parts: FxHashMap<Box<[u8]>, u32>,
     /// `folds[i]`: (number so far, number of client `i`'s part) → number so far.
     folds: Vec<FxHashMap<(u32, u32), u32>>,
@@ -126,14 +145,14 @@ impl StateIds {
         id
     }
 
-    /// The number of `world`'s state as `scope` sees it (see [`Scope::client_part`]), or
-    /// `None` if a store cannot expose its state.
-    pub(super) fn id(&mut self, world: &World, scope: Scope) -> Option<u32> {
+    /// The number of `world`'s state as `view` sees it (see [`tab_part`]), or `None` if a
+    /// store cannot expose its state.
+    pub fn id(&mut self, world: &World, view: impl KeyView) -> Option<u32> {
         self.part.bytes.clear();
         world.hash_shared_state(&mut self.part);
         let mut id = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
         for client in 0..world.clients().len() {
-            if !scope.client_part(world, client, &mut self.part, &mut self.scratch) {
+            if !tab_part(world, view, client, &mut self.part, &mut self.scratch) {
                 return None;
             }
             let p = Self::intern(&mut self.parts, &self.part.bytes, &mut self.part_bytes);
@@ -148,44 +167,22 @@ impl StateIds {
     }
 
     /// Bytes of the distinct parts stored (the report's `state_key_bytes`).
-    pub(super) fn part_bytes(&self) -> u64 {
+    pub fn part_bytes(&self) -> u64 {
         self.part_bytes
     }
 
     /// How many distinct full states were numbered.
-    pub(super) fn states(&self) -> u64 {
+    pub fn states(&self) -> u64 {
         self.folds.last().map_or(0, |f| f.len() as u64)
     }
-}
-
-/// A hash of everything observable about the world as `scope` sees it: the backend, every
-/// judged client's network queues, budgets, user facts and render, and of a POST source
-/// what the state key holds of it ([`Scope::client_part`]). Not the stores' internal
-/// state, so never a key for merging (a render does not capture pending work), but a
-/// function of the full state the scope keys; public because the report's
-/// `distinct_states` counts these.
-pub fn fingerprint(world: &World, scope: Scope) -> u64 {
-    // The exact bytes first, then one XXH3-64 over them (seed 0: the same state hashes the
-    // same in every run): many small writes to a streaming hasher cost several times more.
-    let mut h = KeyWriter::default();
-    world.hash_shared_state(&mut h);
-    for (i, c) in world.clients().iter().enumerate() {
-        if scope.judges(i as crate::model::wire::ClientId) {
-            world.hash_client_state(i, &mut h);
-            c.render().hash(&mut h);
-        } else {
-            super::scope::hash_post_source(c, &mut h);
-        }
-    }
-    xxhash_rust::xxh3::xxh3_64(&h.bytes)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::explore::ExploreBound;
     use crate::model::step::Step;
     use crate::oracle::{check_converged, check_step};
-    use crate::run::explore::ExploreBound;
 
     /// The key covers every field that matters: two different paths that reach the same
     /// key must have the same future. Random walks over richer worlds than the search
@@ -202,7 +199,7 @@ mod tests {
         let mut pairs_checked = 0;
         for store in crate::store::STORES {
             for variant in 0..2u64 {
-                let mut config = ExploreBound::small(2, 2).config;
+                let mut config = ExploreBound::small(2, 2).world;
                 config.scrolls_per_client = 1;
                 config.ws_reorder_window = 2;
                 config.tool_calls_per_turn_max = variant as u8;

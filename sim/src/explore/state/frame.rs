@@ -3,27 +3,21 @@
 //! state after a backtrack ([`come_back`]).
 //!
 //! Sleep sets (Godefroid 1996, ch. 5) are kept as step lists on the frames and handed to
-//! the cache as bit masks over the state's enabled steps ([`mask_of`], [`select`]).
+//! the cache as bit masks over the state's enabled steps (`slot.rs`).
 
 use crate::model::config::WorldConfig;
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
 
-use super::cache::CacheSlot;
-use super::independence::independent;
-use super::scope::Scope;
-
-/// How many enabled steps a mask can name: a state with more is never cached. 46, so that
-/// a cache entry packs a sleep mask, two verdict bits and a 16-bit budget into one word
-/// (`cache.rs`). A state with more enabled steps is searched without the cache: sound,
-/// only slower.
-pub(super) const MASK_STEPS: usize = 46;
+use super::slot::CacheSlot;
+use crate::explore::reduction::independence::independent;
+use crate::explore::reduction::scope::Scope;
 
 /// One state on the current path.
-pub(super) struct Frame {
+pub(crate) struct Frame {
     /// Steps taken to reach this state.
-    pub(super) depth: usize,
+    pub(crate) depth: usize,
     /// The steps to search from here, in enabled order.
     todo: Vec<Step>,
     /// The current sleep set (grows by each step searched, with reduction on).
@@ -34,18 +28,18 @@ pub(super) struct Frame {
     taken: Option<Step>,
     /// Nothing below this state was cut at `depth_max` or ended in a violation, and no
     /// pruned revisit below it relied on a cut search.
-    pub(super) complete: bool,
+    pub(crate) complete: bool,
     /// Where to write back what the search from here covered, when the state is cached.
-    pub(super) cache: Option<CacheSlot>,
+    pub(crate) cache: Option<CacheSlot>,
     /// A copy of the world in this state (when the stores can copy themselves), to come
     /// back to instead of replaying the path.
-    pub(super) snapshot: Option<World>,
+    pub(crate) snapshot: Option<World>,
 }
 
 impl Frame {
     /// A state reached `depth` steps from the start, to be searched by the steps `todo`,
     /// with sleep set `sleep`.
-    pub(super) fn new(
+    pub(crate) fn new(
         depth: usize,
         todo: Vec<Step>,
         sleep: Vec<Step>,
@@ -70,7 +64,7 @@ impl Frame {
     /// siblings after it. `None` when every step is searched, or when this state is at
     /// `depth_max` (after a counterexample, a step from here could only lead to a longer
     /// one).
-    pub(super) fn take_next(
+    pub(crate) fn take_next(
         &mut self,
         depth_max: usize,
         reduction: bool,
@@ -94,7 +88,7 @@ impl Frame {
     }
 
     /// Every step to search from here was searched, and nothing below was cut short.
-    pub(super) fn searched_in_full(&self) -> bool {
+    pub(crate) fn searched_in_full(&self) -> bool {
         self.complete && self.next >= self.todo.len()
     }
 }
@@ -103,7 +97,7 @@ impl Frame {
 /// its parent. Sleeping steps that are not enabled here can never be taken from here:
 /// dropping them only shrinks the sleep set (more search, never less) and keeps it a
 /// subset of the enabled steps, as the cache's bit masks need.
-pub(super) fn sleep_here(passed_on: Vec<Step>, enabled: &[Step]) -> Vec<Step> {
+pub(crate) fn sleep_here(passed_on: Vec<Step>, enabled: &[Step]) -> Vec<Step> {
     passed_on
         .into_iter()
         .filter(|s| enabled.binary_search(s).is_ok())
@@ -111,7 +105,7 @@ pub(super) fn sleep_here(passed_on: Vec<Step>, enabled: &[Step]) -> Vec<Step> {
 }
 
 /// The steps taken along the current path.
-pub(super) fn path(frames: &[Frame]) -> Vec<Step> {
+pub(crate) fn path(frames: &[Frame]) -> Vec<Step> {
     frames.iter().map(|f| f.taken.expect("taken")).collect()
 }
 
@@ -120,7 +114,7 @@ pub(super) fn path(frames: &[Frame]) -> Vec<Step> {
 /// themselves (taken when the step just taken is the frame's last, since it is not needed
 /// again; copied otherwise), else by replaying the path from the initial world. Either
 /// way the same state is reached.
-pub(super) fn come_back(
+pub(crate) fn come_back(
     frames: &mut [Frame],
     stores: &dyn StoreFactory,
     config: &WorldConfig,
@@ -141,28 +135,8 @@ pub(super) fn come_back(
     }
 }
 
-/// The bits of `subset` (a subset of `enabled`, both sorted) as a mask over `enabled`.
-pub(super) fn mask_of(enabled: &[Step], subset: &[Step]) -> u64 {
-    subset
-        .iter()
-        .filter_map(|s| enabled.binary_search(s).ok())
-        .filter(|&i| i < MASK_STEPS)
-        .fold(0, |m, i| m | 1 << i)
-}
-
-/// The steps of `enabled` whose bit is set in `mask`, in order (every step past the 64th
-/// is always selected: such states are never cached, so they are searched in full).
-pub(super) fn select(enabled: &[Step], mask: u64) -> Vec<Step> {
-    enabled
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i >= MASK_STEPS || mask & (1 << i) != 0)
-        .map(|(_, s)| *s)
-        .collect()
-}
-
 /// The share of the tree already searched, assuming equal subtrees per choice.
-pub(super) fn fraction_done(frames: &[Frame]) -> f64 {
+pub(crate) fn fraction_done(frames: &[Frame]) -> f64 {
     let mut done = 0.0;
     let mut weight = 1.0;
     for f in frames {
@@ -177,8 +151,8 @@ pub(super) fn fraction_done(frames: &[Frame]) -> f64 {
 mod tests {
     use std::hash::Hasher;
 
+    use crate::explore::{explore, ExploreBound, ExploreReport};
     use crate::model::store::StoreFactory;
-    use crate::run::explore::{explore, ExploreBound, ExploreReport};
     use crate::store::by_name;
 
     /// A store that says its state but cannot copy itself: the search replays paths.
@@ -208,11 +182,11 @@ mod tests {
     fn coming_back_by_copy_and_by_replay_search_the_same() {
         for (scrolls, window, cache) in [(1, 1, true), (0, 2, true), (0, 1, false)] {
             let mut b = ExploreBound::small(2, 1);
-            b.config.passive_observer = true;
-            b.config.scrolls_per_client = scrolls;
-            b.config.ws_reorder_window = window;
-            b.config.deltas_per_segment_max = 0;
-            b.state_cache = cache;
+            b.world.passive_observer = true;
+            b.world.scrolls_per_client = scrolls;
+            b.world.ws_reorder_window = window;
+            b.world.deltas_per_segment_max = 0;
+            b.reductions.state_cache = cache;
             let copied = explore(&by_name("durable").unwrap(), &b, &mut |_| {});
             let replayed = explore(&NoCopyDurable, &b, &mut |_| {});
             assert!(copied.steps_applied < replayed.steps_applied);

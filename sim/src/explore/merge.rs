@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::config::WorldConfig;
 
-use super::{ExploreBound, ExploreReport};
+use super::bound::ExploreBound;
+use super::report::ExploreReport;
 
 /// The `format` of a result file.
 pub const FORMAT: &str = "reconcile-sim-result";
@@ -35,7 +36,7 @@ pub fn tool() -> String {
 
 /// Which shards of how many a result holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shards {
+pub struct ShardsHeld {
     /// How many shards the search was split into (1: not split).
     pub count: u64,
     /// The shards whose searches this result holds, in order (1-based).
@@ -77,7 +78,7 @@ pub struct ExploreResult {
     /// [`KIND`].
     pub kind: String,
     /// The shards it holds.
-    pub shards: Shards,
+    pub shards: ShardsHeld,
     /// The search's outcome.
     pub result: ExploreOutcome,
 }
@@ -85,12 +86,12 @@ pub struct ExploreResult {
 impl ExploreResult {
     /// The result of searching `bound` on the store named `store`.
     pub fn new(store: String, bound: &ExploreBound, report: ExploreReport) -> ExploreResult {
-        let shards = match bound.shard {
-            Some(s) => Shards {
+        let shards = match bound.parallelism.shard {
+            Some(s) => ShardsHeld {
                 count: s.count,
                 done: vec![s.index],
             },
-            None => Shards {
+            None => ShardsHeld {
                 count: 1,
                 done: vec![1],
             },
@@ -104,7 +105,7 @@ impl ExploreResult {
             result: ExploreOutcome {
                 config: ExploreConfig {
                     store,
-                    world: bound.config.clone(),
+                    world: bound.world.clone(),
                     search: bound.describe_search(),
                 },
                 verified: report.verified(),

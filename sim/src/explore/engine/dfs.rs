@@ -1,11 +1,12 @@
-//! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared independence
-//! relation, in the per-tab search on top of persistent sets ([`Scope::persistent_set`]),
-//! and, when every store can expose its state, the sleep-set-aware state cache (see the
-//! module doc of [`super`]) over 64-bit fingerprints of the full state (or exact keys,
-//! [`ExploreBound::exact_keys`]). One thread, a stack as deep as the longest schedule, and
-//! some 40 bytes a state for the cache: the search for bounds whose states do not fit in
-//! memory as worlds. It searches one [`Scope`]: the whole world, or one tab with the others
-//! reduced to their POSTs.
+//! The depth-first search: sleep sets (Godefroid 1996, ch. 5) over the declared
+//! independence relation, in the per-tab search on top of persistent sets
+//! ([`Scope::persistent_set`]), and, when every store can expose its state, the
+//! sleep-set-aware state cache (see the module doc of [`crate::explore`]) over 64-bit
+//! fingerprints of the full state (or exact keys,
+//! [`crate::explore::Reductions::exact_keys`]). One thread, a stack as deep as the longest
+//! schedule, and some 40 bytes a state for the cache: the search for bounds whose states do
+//! not fit in memory as worlds. It searches one [`Scope`]: the whole world, or one tab with
+//! the others reduced to their POSTs.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -16,29 +17,31 @@ use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 
-use super::bfs::{fingerprint as full_fingerprint, Buffers};
-use super::cache::{steps_left, Cache, CacheSlot, Verdicts, Visit, BUDGET_MAX};
-use super::frame::{self, fraction_done, mask_of, path, select, sleep_here, Frame, MASK_STEPS};
-use super::limits::Limits;
-use super::scope::{InertCheck, Scope};
-use super::shard;
-use super::state_key::{fingerprint, StateIds};
-use super::{ExploreBound, ExploreReport, Progress, StateCache};
+use crate::explore::bound::ExploreBound;
+use crate::explore::limits::LimitCheck;
+use crate::explore::reduction::scope::{InertCheck, Scope};
+use crate::explore::report::{Covered, ExploreReport, SearchProgress, StateCache};
+use crate::explore::shard;
+use crate::explore::state::cache::{steps_left, Cache, Visit, BUDGET_MAX};
+use crate::explore::state::fingerprint::{full_state_fingerprint, observable_fingerprint, Buffers};
+use crate::explore::state::frame::{self, fraction_done, path, sleep_here, Frame};
+use crate::explore::state::key::StateIds;
+use crate::explore::state::slot::{mask_of, select, CacheSlot, Verdicts, MASK_STEPS};
 
 /// Called with the world and the path to it on every arrival at a state (tests).
-pub(super) type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
+pub(crate) type ArrivalHook<'a> = &'a mut dyn FnMut(&World, &[Step]);
 
 /// The search loop: take the next step from the state on top of the stack (backtracking
 /// out of the states with nothing left), come back to that state if a backtrack left it,
 /// then judge the step and go deeper, back, or stop.
-pub(super) fn search(
+pub(crate) fn search(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     scope: Scope,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(SearchProgress),
     on_arrival: Option<ArrivalHook<'_>>,
 ) -> ExploreReport {
-    if bound.jobs > 1 && on_arrival.is_none() {
+    if bound.parallelism.jobs > 1 && on_arrival.is_none() {
         if let Some(report) = search_on_threads(stores, bound, scope, progress) {
             return report;
         }
@@ -49,15 +52,15 @@ pub(super) fn search(
         return s.quiescent_root();
     }
     // The work units this search covers: the whole tree, or this shard's part of it.
-    let (depth, units) = match bound.shard {
+    let (depth, units) = match bound.parallelism.shard {
         Some(shard) => shard::units(stores, bound, scope, shard.count),
         None => (0, vec![Vec::new()]),
     };
-    let shard = bound.shard;
+    let shard = bound.parallelism.shard;
     let mine: Vec<usize> = (0..units.len())
         .filter(|&u| shard.is_none_or(|sh| sh.owns(u as u64)))
         .collect();
-    s.report.covered = Some(shard::Covered {
+    s.report.covered = Some(Covered {
         prefix_depth: depth,
         units_total: units.len(),
         units: vec![mine.clone()],
@@ -83,9 +86,9 @@ struct Shared {
     shortest: AtomicUsize,
 }
 
-/// The depth-first search on `bound.jobs` threads sharing one state cache; `None` when it
-/// does not apply (a shard, exact keys, a store that cannot expose or copy its state, a
-/// root with no step): then the one-thread search runs.
+/// The depth-first search on `bound.parallelism.jobs` threads sharing one state cache;
+/// `None` when it does not apply (a shard, exact keys, a store that cannot expose or copy
+/// its state, a root with no step): then the one-thread search runs.
 ///
 /// The tree is cut into work units as for `--shard` ([`shard::units`], here with at least
 /// 32 units a thread), and each thread takes the next unit not yet taken and searches
@@ -107,9 +110,12 @@ fn search_on_threads(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     scope: Scope,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(SearchProgress),
 ) -> Option<ExploreReport> {
-    if bound.shard.is_some() || bound.exact_keys || !bound.state_cache {
+    if bound.parallelism.shard.is_some()
+        || bound.reductions.exact_keys
+        || !bound.reductions.state_cache
+    {
         return None;
     }
     let cache = Cache::default();
@@ -118,14 +124,14 @@ fn search_on_threads(
         return None;
     }
     drop(probe);
-    let (_, units) = shard::units(stores, bound, scope, bound.jobs as u64 * 4);
+    let (_, units) = shard::units(stores, bound, scope, bound.parallelism.jobs as u64 * 4);
     let shared = Shared {
         next_unit: AtomicUsize::new(0),
         stop: AtomicBool::new(false),
         shortest: AtomicUsize::new(usize::MAX),
     };
     let reports: Vec<ExploreReport> = std::thread::scope(|threads| {
-        let helpers: Vec<_> = (1..bound.jobs)
+        let helpers: Vec<_> = (1..bound.parallelism.jobs)
             .map(|_| {
                 let (cache, units, shared) = (&cache, &units, &shared);
                 threads.spawn(move || work(stores, bound, scope, cache, units, shared, &mut |_| {}))
@@ -151,7 +157,7 @@ fn search_on_threads(
     // report says the search was stopped.
     if total.counterexample.is_some() && !total.refused() && total.limit_hit.is_none() {
         let mut one = bound.clone();
-        one.jobs = 1;
+        one.parallelism.jobs = 1;
         return Some(search(stores, &one, scope, progress, None));
     }
     let states = cache.len();
@@ -159,7 +165,7 @@ fn search_on_threads(
     total.states_cached = states;
     total.distinct_full_states = states;
     total.visited_bytes = cache.bytes();
-    total.covered = Some(shard::Covered {
+    total.covered = Some(Covered {
         prefix_depth: 0,
         units_total: 1,
         units: vec![vec![0]],
@@ -176,7 +182,7 @@ fn work(
     cache: &Cache,
     units: &[Vec<Step>],
     shared: &Shared,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(SearchProgress),
 ) -> ExploreReport {
     let mut s = Search::new(stores, bound, scope, None, cache);
     while !shared.stop.load(Ordering::Relaxed) {
@@ -213,7 +219,7 @@ struct Search<'a, 'h> {
     /// What is searched and judged.
     scope: Scope,
     /// `--max-states` / `--max-memory`.
-    limits: Limits,
+    limits: LimitCheck,
     /// `bound.depth_max`, shrunk after each counterexample in `shortest` mode.
     depth_max: usize,
     /// The counts so far.
@@ -223,7 +229,7 @@ struct Search<'a, 'h> {
     observed: FxHashSet<u64>,
     /// The state cache is on.
     caching: bool,
-    /// Numbers the full states by their exact keys ([`ExploreBound::exact_keys`]).
+    /// Numbers the full states by their exact keys ([`crate::explore::Reductions::exact_keys`]).
     ids: StateIds,
     /// What H2's check has seen (the inert POST responses of the per-tab search).
     inert: InertCheck,
@@ -267,15 +273,15 @@ impl<'a, 'h> Search<'a, 'h> {
         on_arrival: Option<ArrivalHook<'h>>,
         cache: &'a Cache,
     ) -> Search<'a, 'h> {
-        let world = scope.world(&bound.config, stores);
+        let world = scope.world(&bound.world, stores);
         let mut ids = StateIds::default();
         let mut buf = Buffers::default();
-        let exposed = if bound.exact_keys {
+        let exposed = if bound.reductions.exact_keys {
             ids.id(&world, scope).is_some()
         } else {
-            full_fingerprint(&world, scope, &mut buf).is_some()
+            full_state_fingerprint(&world, scope, &mut buf).is_some()
         };
-        let state_cache = match bound.state_cache {
+        let state_cache = match bound.reductions.state_cache {
             false => StateCache::Off,
             true if exposed => StateCache::On,
             true => StateCache::Unsupported,
@@ -284,7 +290,7 @@ impl<'a, 'h> Search<'a, 'h> {
             stores,
             bound,
             scope,
-            limits: Limits::new(bound),
+            limits: LimitCheck::new(&bound.limits),
             depth_max: bound.depth_max.min(BUDGET_MAX as usize),
             report: ExploreReport::empty(bound, state_cache),
             observed: FxHashSet::default(),
@@ -322,9 +328,9 @@ impl<'a, 'h> Search<'a, 'h> {
     /// walks the same prefixes.
     fn enabled_here(&mut self) {
         self.scope.enabled_steps(&self.world, &mut self.enabled);
-        if self.bound.persistent {
+        if self.bound.reductions.persistent {
             let on_prefix = self.frames.len() < self.prefix.len();
-            let backend_first = self.bound.backend_first && !on_prefix;
+            let backend_first = self.bound.reductions.backend_first && !on_prefix;
             self.scope
                 .persistent_set(&self.world, &mut self.enabled, backend_first);
         }
@@ -336,7 +342,7 @@ impl<'a, 'h> Search<'a, 'h> {
         if let Some(violation) = self.scope.converged(&self.world, 0) {
             match self.scope.concretize(
                 self.stores,
-                &self.bound.config,
+                &self.bound.world,
                 self.bound.depth_max,
                 Vec::new(),
                 violation,
@@ -358,7 +364,7 @@ impl<'a, 'h> Search<'a, 'h> {
         prefix: Vec<Step>,
         done: usize,
         of: usize,
-        progress: &mut dyn FnMut(Progress),
+        progress: &mut dyn FnMut(SearchProgress),
         shared: Option<&Shared>,
     ) -> bool {
         self.start_unit(prefix, done, of);
@@ -395,7 +401,7 @@ impl<'a, 'h> Search<'a, 'h> {
         self.frames.clear();
         self.dirty = false;
         if done > 0 {
-            self.world = self.scope.world(&self.bound.config, self.stores);
+            self.world = self.scope.world(&self.bound.world, self.stores);
         }
         // Again for the first unit too: what the root takes depends on the prefix.
         self.enabled_here();
@@ -420,7 +426,7 @@ impl<'a, 'h> Search<'a, 'h> {
     fn next_step(&mut self) -> Option<(Step, Vec<Step>)> {
         loop {
             let top = self.frames.last_mut()?;
-            if let Some(next) = top.take_next(self.depth_max, self.bound.reduction) {
+            if let Some(next) = top.take_next(self.depth_max, self.bound.reductions.sleep_sets) {
                 return Some(next);
             }
             let done = self.frames.pop().expect("non-empty");
@@ -438,12 +444,8 @@ impl<'a, 'h> Search<'a, 'h> {
     /// Brings the world back to the top frame's state if a backtrack left it.
     fn come_back(&mut self) {
         if self.dirty {
-            let (world, replayed) = frame::come_back(
-                &mut self.frames,
-                self.stores,
-                &self.bound.config,
-                self.scope,
-            );
+            let (world, replayed) =
+                frame::come_back(&mut self.frames, self.stores, &self.bound.world, self.scope);
             self.world = world;
             self.report.steps_applied += replayed;
             self.dirty = false;
@@ -530,7 +532,7 @@ impl<'a, 'h> Search<'a, 'h> {
         }
         let real = match self.scope.concretize(
             self.stores,
-            &self.bound.config,
+            &self.bound.world,
             self.bound.depth_max,
             steps,
             violation,
@@ -728,7 +730,8 @@ impl<'a, 'h> Search<'a, 'h> {
     /// states instead, and a second set of every observable state would cost a third of
     /// the memory again (33 M of them on `--sends 2`) for a statistic.
     fn observe(&mut self) {
-        self.observed.insert(fingerprint(&self.world, self.scope));
+        self.observed
+            .insert(observable_fingerprint(&self.world, self.scope));
     }
 
     /// The number of the world's state, when the cache is on and the state fits it (its
@@ -736,10 +739,10 @@ impl<'a, 'h> Search<'a, 'h> {
     fn key(&mut self) -> Option<u64> {
         if !self.caching || self.enabled.len() > MASK_STEPS {
             None
-        } else if self.bound.exact_keys {
+        } else if self.bound.reductions.exact_keys {
             self.ids.id(&self.world, self.scope).map(u64::from)
         } else {
-            full_fingerprint(&self.world, self.scope, &mut self.buf)
+            full_state_fingerprint(&self.world, self.scope, &mut self.buf)
         }
     }
 
@@ -765,7 +768,7 @@ impl<'a, 'h> Search<'a, 'h> {
     /// Calls `progress` about five times a second, and checks the limits then: true when
     /// one is hit (the search stops, inconclusive). The clock is read every 64 steps, so
     /// that a slow store (an exec adapter) still shows progress and stops in time.
-    fn report_progress(&mut self, progress: &mut dyn FnMut(Progress)) -> bool {
+    fn report_progress(&mut self, progress: &mut dyn FnMut(SearchProgress)) -> bool {
         if self.report.steps_applied < self.last_progress + 64 {
             return false;
         }
@@ -776,7 +779,7 @@ impl<'a, 'h> Search<'a, 'h> {
         }
         self.next_progress = now + std::time::Duration::from_millis(200);
         let states = self.states_so_far();
-        progress(Progress {
+        progress(SearchProgress {
             fraction_done: Some(
                 (self.units_done.0 as f64 + fraction_done(&self.frames))
                     / self.units_done.1.max(1) as f64,
@@ -804,10 +807,10 @@ impl<'a, 'h> Search<'a, 'h> {
     /// every machine and every run. (On several threads which states come first varies
     /// with timing anyway; there the shared cache is counted at the tick.)
     fn over_max_states(&mut self) -> bool {
-        if self.bound.max_states.is_none() {
+        if self.bound.limits.max_states.is_none() {
             return false;
         }
-        let states = if self.caching && !self.bound.exact_keys {
+        let states = if self.caching && !self.bound.reductions.exact_keys {
             debug_assert_eq!(
                 self.cached_here,
                 self.cache.len(),
@@ -828,7 +831,7 @@ impl<'a, 'h> Search<'a, 'h> {
 
     /// Distinct states reached so far: full states when cached, else observable ones.
     fn states_so_far(&self) -> u64 {
-        if self.caching && self.bound.exact_keys {
+        if self.caching && self.bound.reductions.exact_keys {
             self.ids.states()
         } else if self.caching {
             self.cache.len()
@@ -841,7 +844,7 @@ impl<'a, 'h> Search<'a, 'h> {
     fn finish(mut self) -> ExploreReport {
         self.report.distinct_states = self.states_so_far();
         self.report.states_cached = self.cache.len();
-        if self.caching && self.bound.exact_keys {
+        if self.caching && self.bound.reductions.exact_keys {
             self.report.state_key_bytes = self.ids.part_bytes();
             self.report.distinct_full_states = self.ids.states();
         } else if self.caching {

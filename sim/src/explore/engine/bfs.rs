@@ -5,10 +5,12 @@
 //! every step this [`Scope`] takes from every state (no sleep sets: every transition is
 //! applied and judged, so nothing rests on an independence relation), judges it, and keeps
 //! each state not seen before, named by a 64-bit fingerprint of its full state key
-//! ([`fingerprint`]; see `visited.rs` and [`super::collision_bound`] for the collision bound). Every arrival is
-//! judged, also at a state already visited, so a violation is found on every transition
-//! that causes it; a state already visited is only not searched *from* again, which is
-//! sound because the key determines the future (see the module doc of [`super`]).
+//! ([`full_state_fingerprint`]; see `visited.rs` and
+//! [`crate::explore::state::visited::collision_bound`] for the collision bound). Every
+//! arrival is judged, also at a state already visited, so a violation is found on every
+//! transition that causes it; a state already visited is only not searched *from* again,
+//! which is sound because the key determines the future (see the module doc of
+//! [`crate::explore`]).
 //!
 //! **Shortest counterexamples for free.** The first level at which a transition violates
 //! gives the shortest counterexample length; the search finishes that level and stops.
@@ -28,14 +30,16 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::model::step::Step;
-use crate::model::store::{Store, StoreFactory};
+use crate::model::store::StoreFactory;
 use crate::model::world::World;
 use crate::oracle::Violation;
 
-use super::limits::Limits;
-use super::scope::{PostResponses, Scope, Unfaithful};
-use super::visited::Fingerprints;
-use super::{Counterexample, Engine, ExploreBound, ExploreReport, Progress, StateCache};
+use crate::explore::bound::{Engine, ExploreBound};
+use crate::explore::limits::LimitCheck;
+use crate::explore::reduction::scope::{PostResponses, Scope, Unfaithful};
+use crate::explore::report::{Counterexample, ExploreReport, SearchProgress, StateCache};
+use crate::explore::state::fingerprint::{full_state_fingerprint, Buffers};
+use crate::explore::state::visited::Fingerprints;
 
 /// The path to a state, shared by its descendants.
 struct Link {
@@ -54,126 +58,11 @@ fn path_of(link: &Option<Arc<Link>>) -> Vec<Step> {
     steps
 }
 
-/// The fingerprint of `world`'s full state as `scope` sees it: XXH3-64 (seed 0, the same
-/// in every run and on every machine) over a key of it: the shared state, then each
-/// tab's part ([`Scope::client_part`]'s fields), every integer at its full width and each
-/// part followed by its length (so the key reads back from its end: injective, like
-/// [`super::state_key`], whose varints and length prefixes cost a copy and a loop per
-/// integer here, on every arrival). A judged tab's own part (its store, user and facts)
-/// enters the key as its 128-bit digest ([`own_digest`]), remembered by the tab until its
-/// next step: backend steps, most of a search's, then feed no store. Two different own
-/// parts with equal digests would make two states one; the collision bound counts that
-/// chance too ([`super::collision_bound`]). `None` when a store cannot expose its state.
-pub fn fingerprint(world: &World, scope: Scope, buf: &mut Buffers) -> Option<u64> {
-    use std::hash::Hasher;
-    let Buffers { fixed: key, own } = buf;
-    key.bytes.clear();
-    world.hash_shared_state(key);
-    for (client, c) in world.clients().iter().enumerate() {
-        let start = key.bytes.len();
-        if scope.judges(client as crate::model::wire::ClientId) {
-            world.hash_client_network(client, key);
-            let digest = c.own_digest(|| own_digest(world, client, own))?;
-            debug_assert_eq!(
-                Some(digest),
-                store_digest(c.store(), own).map(|store| own_digest_of(world, client, own, store)),
-                "a tab's remembered digests are those of its own part as it is now"
-            );
-            key.write_u128(digest);
-        } else {
-            super::scope::hash_post_source(c, key);
-        }
-        key.write_u64((key.bytes.len() - start) as u64);
-    }
-    Some(xxhash_rust::xxh3::xxh3_64(&key.bytes))
-}
-
-/// The 128-bit digest of tab `client`'s own part: XXH3-128 over the user's budget and
-/// facts ([`World::hash_client_own`]) then the store's digest ([`store_digest`]), or
-/// `None` when the store cannot expose its state.
-pub fn own_digest(world: &World, client: usize, buf: &mut FixedWidth) -> Option<u128> {
-    let c = &world.clients()[client];
-    let store = c.store_digest(|store| store_digest(store, buf))?;
-    Some(own_digest_of(world, client, buf, store))
-}
-
-/// [`own_digest`], given the store's digest.
-fn own_digest_of(world: &World, client: usize, buf: &mut FixedWidth, store: u128) -> u128 {
-    use std::hash::Hasher;
-    buf.bytes.clear();
-    world.hash_client_own(client, buf);
-    buf.write_u128(store);
-    xxhash_rust::xxh3::xxh3_128(&buf.bytes)
-}
-
-/// The 128-bit digest of a store's state: XXH3-128 over what [`Store::hash_state`] feeds
-/// (into `buf`), or `None` when the store cannot expose its state. Two different states
-/// with one digest would be taken for one: at most `n(n-1)/2 / 2^128` over `n` store
-/// states, far below the fingerprints' own bound ([`super::collision_bound`]).
-pub fn store_digest(store: &dyn Store, buf: &mut FixedWidth) -> Option<u128> {
-    buf.bytes.clear();
-    store
-        .hash_state(buf)
-        .then(|| xxhash_rust::xxh3::xxh3_128(&buf.bytes))
-}
-
-/// A `Hasher` that records what it is fed, integers little-endian at their full width
-/// (self-delimiting, so the record stays injective): [`fingerprint`]'s key.
-#[derive(Default)]
-pub struct FixedWidth {
-    bytes: Vec<u8>,
-}
-
-impl FixedWidth {
-    /// Forgets what was fed.
-    pub fn clear(&mut self) {
-        self.bytes.clear();
-    }
-    /// What was fed since the last [`FixedWidth::clear`].
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-impl std::hash::Hasher for FixedWidth {
-    fn finish(&self) -> u64 {
-        xxhash_rust::xxh3::xxh3_64(&self.bytes)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.bytes.extend_from_slice(bytes);
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.bytes.push(n);
-    }
-    fn write_u16(&mut self, n: u16) {
-        self.bytes.extend_from_slice(&n.to_le_bytes());
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.bytes.extend_from_slice(&n.to_le_bytes());
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.bytes.extend_from_slice(&n.to_le_bytes());
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.bytes.extend_from_slice(&n.to_le_bytes());
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.bytes.extend_from_slice(&(n as u64).to_le_bytes());
-    }
-}
-
-/// Reused key buffers.
-#[derive(Default)]
-pub struct Buffers {
-    fixed: FixedWidth,
-    /// For a tab's own digest, computed while `fixed` holds the key so far.
-    own: FixedWidth,
-}
-
 /// Whether the breadth-first search can run: every store exposes and copies its state.
-pub(super) fn supported(stores: &dyn StoreFactory, bound: &ExploreBound, scope: Scope) -> bool {
-    let world = scope.world(&bound.config, stores);
-    world.try_clone().is_some() && fingerprint(&world, scope, &mut Buffers::default()).is_some()
+pub(crate) fn supported(stores: &dyn StoreFactory, bound: &ExploreBound, scope: Scope) -> bool {
+    let world = scope.world(&bound.world, stores);
+    world.try_clone().is_some()
+        && full_state_fingerprint(&world, scope, &mut Buffers::default()).is_some()
 }
 
 /// A state of the current level, held by the worker that reached it.
@@ -236,7 +125,7 @@ enum Command {
 struct Worker<'a> {
     scope: Scope,
     bound: &'a ExploreBound,
-    limits: Limits,
+    limits: LimitCheck,
     visited: Arc<RwLock<Fingerprints>>,
     /// States reached so far (all workers), for the limits and the progress bar.
     counters: &'a Counters,
@@ -263,12 +152,12 @@ impl<'a> Worker<'a> {
         scope: Scope,
         bound: &'a ExploreBound,
         stores: &dyn StoreFactory,
-        limits: Limits,
+        limits: LimitCheck,
         visited: Arc<RwLock<Fingerprints>>,
         counters: &'a Counters,
         first: bool,
     ) -> Self {
-        let initial = scope.world(&bound.config, stores);
+        let initial = scope.world(&bound.world, stores);
         let mut worker = Worker {
             scope,
             bound,
@@ -328,9 +217,12 @@ impl<'a> Worker<'a> {
                 break;
             }
             self.scope.enabled_steps(&node.world, &mut enabled);
-            if self.bound.persistent {
-                self.scope
-                    .persistent_set(&node.world, &mut enabled, self.bound.backend_first);
+            if self.bound.reductions.persistent {
+                self.scope.persistent_set(
+                    &node.world,
+                    &mut enabled,
+                    self.bound.reductions.backend_first,
+                );
             }
             debug_assert!(!enabled.is_empty(), "quiescent states are never kept");
             if depth >= self.bound.depth_max {
@@ -455,7 +347,7 @@ impl<'a> Worker<'a> {
         quiescent: bool,
         out: &mut Expanded,
     ) {
-        let fp = fingerprint(&world, self.scope, &mut self.buf).expect("checked");
+        let fp = full_state_fingerprint(&world, self.scope, &mut self.buf).expect("checked");
         if visited.contains(fp) {
             out.revisits += 1;
             return;
@@ -519,19 +411,19 @@ type Kept = Vec<Vec<(usize, u32, Arc<Link>)>>;
 
 /// Breadth-first search of `scope` within `bound` on `jobs` threads (see the module doc).
 /// The caller checked [`supported`].
-pub(super) fn search(
+pub(crate) fn search(
     stores: &dyn StoreFactory,
     bound: &ExploreBound,
     scope: Scope,
     jobs: usize,
-    progress: &mut dyn FnMut(Progress),
+    progress: &mut dyn FnMut(SearchProgress),
 ) -> ExploreReport {
     let jobs = jobs.max(1);
     let mut report = ExploreReport::empty(bound, StateCache::On);
     report.engine = Engine::BreadthFirst { jobs };
     report.reduction = false;
-    let root = scope.world(&bound.config, stores);
-    let root_fp = fingerprint(&root, scope, &mut Buffers::default()).expect("supported");
+    let root = scope.world(&bound.world, stores);
+    let root_fp = full_state_fingerprint(&root, scope, &mut Buffers::default()).expect("supported");
     let mut enabled = Vec::new();
     scope.enabled_steps(&root, &mut enabled);
     if enabled.is_empty() {
@@ -542,7 +434,7 @@ pub(super) fn search(
     let visited = Arc::new(RwLock::new(Fingerprints::default()));
     visited.write().expect("fresh").insert(root_fp);
     let counters = Counters::default();
-    let limits = Limits::new(bound);
+    let limits = LimitCheck::new(&bound.limits);
     let (mut report, best) = std::thread::scope(|s| {
         let (tx_back, replies) = mpsc::channel::<(usize, Reply)>();
         let mut to_workers = Vec::new();
@@ -598,7 +490,7 @@ fn judge_quiescent_root(
     report.schedules = 1;
     report.distinct_full_states = 1;
     if let Some(v) = scope.converged(root, 0) {
-        match scope.concretize(stores, &bound.config, bound.depth_max, Vec::new(), v) {
+        match scope.concretize(stores, &bound.world, bound.depth_max, Vec::new(), v) {
             Ok(c) => report.counterexample = Some(c),
             Err(breach) => report.refuse(breach),
         }
@@ -614,11 +506,11 @@ struct Coordinator<'a, 'p> {
     scope: Scope,
     visited: &'a RwLock<Fingerprints>,
     counters: &'a Counters,
-    limits: Limits,
+    limits: LimitCheck,
     tab: Option<u8>,
     to_workers: Vec<mpsc::Sender<Command>>,
     replies: mpsc::Receiver<(usize, Reply)>,
-    progress: &'p mut dyn FnMut(Progress),
+    progress: &'p mut dyn FnMut(SearchProgress),
     report: ExploreReport,
     best: Option<Best>,
     /// The number of states of each level so far, for the progress estimate.
@@ -723,7 +615,7 @@ impl Coordinator<'_, '_> {
             }
             let counterexample = match self.scope.concretize(
                 self.stores,
-                &self.bound.config,
+                &self.bound.world,
                 self.bound.depth_max,
                 f.steps,
                 f.violation,
@@ -814,7 +706,7 @@ impl Coordinator<'_, '_> {
 
     /// Reports progress with `states` distinct states and `steps_applied` steps so far.
     fn show_progress(&mut self, states: u64, steps_applied: u64) {
-        (self.progress)(Progress {
+        (self.progress)(SearchProgress {
             fraction_done: estimate(&self.level_sizes, states),
             schedules: self.report.schedules,
             states,

@@ -7,8 +7,8 @@
 //! a real failure. The breadth-first search must give the same report on one thread and on
 //! several; the depth-first search on two threads, the same verdict and counterexample.
 
+use crate::explore::{explore, Engine, ExploreBound, ExploreReport};
 use crate::oracle::Invariant;
-use crate::run::explore::{explore, Engine, ExploreBound, ExploreReport};
 use crate::store::by_name;
 use std::collections::BTreeMap;
 
@@ -38,18 +38,18 @@ const BOUNDS: [(u8, bool, u8, u8, u8); 4] = [
 fn small_bounds() -> Vec<ExploreBound> {
     let mut bounds = BOUNDS.map(bound).to_vec();
     let mut overtaking = bound(BOUNDS[3]);
-    overtaking.config.ws_overtakes_max = Some(1);
+    overtaking.world.ws_overtakes_max = Some(1);
     bounds.push(overtaking);
     bounds
 }
 
 fn bound((sends, one_sender, deltas, scrolls, window): (u8, bool, u8, u8, u8)) -> ExploreBound {
     let mut b = ExploreBound::small(2, sends);
-    b.config.passive_observer = one_sender;
-    b.config.deltas_per_segment_max = deltas;
-    b.config.scrolls_per_client = scrolls;
-    b.config.ws_reorder_window = window;
-    b.state_cache = true;
+    b.world.passive_observer = one_sender;
+    b.world.deltas_per_segment_max = deltas;
+    b.world.scrolls_per_client = scrolls;
+    b.world.ws_reorder_window = window;
+    b.reductions.state_cache = true;
     b
 }
 
@@ -59,14 +59,14 @@ fn bound((sends, one_sender, deltas, scrolls, window): (u8, bool, u8, u8, u8)) -
 /// " backend-first", and comes after it.
 fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
     let mut r = b.clone();
-    r.per_tab = true;
-    r.symmetry = true;
+    r.reductions.per_tab = true;
+    r.reductions.symmetry = true;
     let mut out = per_tab_depth_first(&r);
     let mut w = b.clone();
-    w.jobs = 2;
+    w.parallelism.jobs = 2;
     out.push(("whole-world depth-first jobs=2".to_string(), w));
     let mut x = b.clone();
-    x.exact_keys = true;
+    x.reductions.exact_keys = true;
     out.push(("whole-world depth-first exact keys".to_string(), x));
     for (persistent, backend_first, sets) in [
         (false, false, ""),
@@ -75,19 +75,16 @@ fn reduced(b: &ExploreBound) -> Vec<(String, ExploreBound)> {
     ] {
         for jobs in [1, 2] {
             let mut x = r.clone();
-            x.engine = Engine::BreadthFirst { jobs };
-            x.persistent = persistent;
-            x.backend_first = backend_first;
+            x.parallelism.engine = Engine::BreadthFirst { jobs };
+            x.reductions.persistent = persistent;
+            x.reductions.backend_first = backend_first;
             out.push((format!("per-tab breadth-first{sets} jobs={jobs}"), x));
         }
     }
-    if b.config.passive_observer
-        && b.config.ws_reorder_window == 1
-        && b.config.sends_per_client == 1
-    {
+    if b.world.passive_observer && b.world.ws_reorder_window == 1 && b.world.sends_per_client == 1 {
         // The whole world breadth-first too, on the smallest bound (seconds on the others).
         let mut w = b.clone();
-        w.engine = Engine::BreadthFirst { jobs: 2 };
+        w.parallelism.engine = Engine::BreadthFirst { jobs: 2 };
         out.push(("whole-world breadth-first".to_string(), w));
     }
     out
@@ -102,17 +99,17 @@ type Reduction = fn(&mut ExploreBound);
 fn per_tab_depth_first(r: &ExploreBound) -> Vec<(String, ExploreBound)> {
     let mut out = vec![("per-tab depth-first".to_string(), r.clone())];
     let added: [(&str, Reduction); 3] = [
-        (" persistent", |x| x.persistent = true),
-        (" inert", |x| x.inert_post_responses = true),
-        (" backend-first", |x| x.backend_first = true),
+        (" persistent", |x| x.reductions.persistent = true),
+        (" inert", |x| x.reductions.inert_post_responses = true),
+        (" backend-first", |x| x.reductions.backend_first = true),
     ];
     let (mut name, mut x) = ("per-tab depth-first".to_string(), r.clone());
     for (suffix, add) in added {
         add(&mut x);
         name.push_str(suffix);
-        x.jobs = 1;
+        x.parallelism.jobs = 1;
         out.push((name.clone(), x.clone()));
-        x.jobs = 2;
+        x.parallelism.jobs = 2;
         out.push((format!("{name} jobs=2"), x.clone()));
     }
     out
@@ -147,12 +144,14 @@ fn every_reduction_keeps_the_verdict_and_the_shortest_counterexample() {
                         "{what}: jobs changed the counterexample"
                     );
                 }
-                if rb.backend_first {
+                if rb.reductions.backend_first {
                     let twin = &reports[&short.replacen(" backend-first", "", 1)];
                     pruned += usize::from(backend_first_pruned(&r, twin, &base, &what));
                 }
                 agrees_with_the_plain_search(&store, &b, &base, &rb, &r, &what);
-                if matches!(rb.engine, Engine::BreadthFirst { .. }) && rb.per_tab {
+                if matches!(rb.parallelism.engine, Engine::BreadthFirst { .. })
+                    && rb.reductions.per_tab
+                {
                     bfs_reports.push(r.clone());
                 }
                 reports.insert(short, r);
@@ -193,13 +192,13 @@ fn agrees_with_the_plain_search(
 ) {
     assert_eq!(r.per_tab_refused, None, "{what}");
     assert_eq!(r.post_responses_refused, None, "{what}");
-    if rb.inert_post_responses {
+    if rb.reductions.inert_post_responses {
         assert!(r.scope.ends_with("POST responses inert"), "{what}");
     }
     assert_eq!(r.verified(), base.verified(), "{what}");
     let Some(c) = &r.counterexample else { return };
     // A real counterexample: it replays, in the real world, to a failure.
-    let replayed = crate::run::replay(store, b.config.clone(), &c.steps);
+    let replayed = crate::run::replay(store, b.world.clone(), &c.steps);
     assert!(
         matches!(replayed.outcome, crate::run::Outcome::Fail(_)),
         "{what}: does not replay"
@@ -238,13 +237,13 @@ fn backend_first_pruned(
 fn breadth_first_is_the_same_on_any_number_of_threads() {
     let store = by_name("durable").unwrap();
     let mut b = bound((1, false, 1, 0, 1));
-    b.per_tab = true;
-    b.symmetry = true;
-    b.persistent = true;
+    b.reductions.per_tab = true;
+    b.reductions.symmetry = true;
+    b.reductions.persistent = true;
     let runs: Vec<ExploreReport> = [1, 2, 3]
         .into_iter()
         .map(|jobs| {
-            b.engine = Engine::BreadthFirst { jobs };
+            b.parallelism.engine = Engine::BreadthFirst { jobs };
             let r = explore(&store, &b, &mut |_| {});
             ExploreReport {
                 engine: Engine::DepthFirst,
@@ -293,10 +292,10 @@ fn a_store_that_posts_twice_is_searched_whole() {
         }
     }
     let mut b = bound((1, true, 0, 0, 1));
-    b.per_tab = true;
-    b.symmetry = true;
+    b.reductions.per_tab = true;
+    b.reductions.symmetry = true;
     for engine in [Engine::DepthFirst, Engine::BreadthFirst { jobs: 2 }] {
-        b.engine = engine;
+        b.parallelism.engine = engine;
         let r = explore(&TwiceKind, &b, &mut |_| {});
         assert!(r.per_tab_refused.is_some(), "{engine:?}");
         assert_eq!(r.scope, "whole world");
@@ -341,14 +340,14 @@ fn a_store_that_reads_post_responses_gets_them_delivered() {
         }
     }
     let mut b = bound((2, true, 0, 0, 1));
-    b.per_tab = true;
-    b.symmetry = true;
-    b.persistent = true;
+    b.reductions.per_tab = true;
+    b.reductions.symmetry = true;
+    b.reductions.persistent = true;
     let delivered = explore(&CountingKind, &b, &mut |_| {});
     let crash = verdict(&delivered);
     assert!(matches!(crash, Some((_, Invariant::Crash))), "{crash:?}");
     assert_eq!(delivered.post_responses_refused, None);
-    b.inert_post_responses = true;
+    b.reductions.inert_post_responses = true;
     let r = explore(&CountingKind, &b, &mut |_| {});
     let why = r
         .post_responses_refused
@@ -372,9 +371,9 @@ fn a_store_that_reads_post_responses_gets_them_delivered() {
 fn a_limit_hit_is_inconclusive() {
     let store = by_name("durable").unwrap();
     let mut b = bound((1, false, 1, 0, 1));
-    b.max_states = Some(50);
+    b.limits.max_states = Some(50);
     for engine in [Engine::DepthFirst, Engine::BreadthFirst { jobs: 2 }] {
-        b.engine = engine;
+        b.parallelism.engine = engine;
         let r = explore(&store, &b, &mut |_| {});
         assert!(!r.verified(), "{engine:?}");
         assert!(
@@ -396,11 +395,11 @@ fn a_limit_hit_is_inconclusive() {
 fn max_states_stops_the_one_thread_search_at_the_same_state_every_run() {
     let store = by_name("durable").unwrap();
     let mut b = bound((2, false, 1, 0, 1));
-    b.max_states = Some(700);
+    b.limits.max_states = Some(700);
     for (per_tab, cache) in [(false, true), (true, true), (true, false)] {
-        b.per_tab = per_tab;
-        b.symmetry = per_tab;
-        b.state_cache = cache;
+        b.reductions.per_tab = per_tab;
+        b.reductions.symmetry = per_tab;
+        b.reductions.state_cache = cache;
         let runs: Vec<ExploreReport> = (0..2).map(|_| explore(&store, &b, &mut |_| {})).collect();
         let what = format!("per_tab={per_tab} cache={cache}");
         for r in &runs {
@@ -465,7 +464,7 @@ fn a_convergence_failure_gets_the_shortest_length_too() {
         for (what, rb) in reduced(&b) {
             let r = explore(&NoFetchKind, &rb, &mut |_| {});
             assert_eq!(verdict(&r), Some((len, inv)), "{what}");
-            if rb.per_tab {
+            if rb.reductions.per_tab {
                 assert!(r.tab_convergence_at.is_some_and(|a| a < len), "{what}");
                 let check = r.shortest_check.as_deref().unwrap_or_default();
                 assert!(
@@ -483,14 +482,14 @@ fn a_convergence_failure_gets_the_shortest_length_too() {
 /// store and the reference).
 #[test]
 fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
-    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use crate::explore::{merge_explore_results, ExploreResult, Shard};
     use std::collections::BTreeSet;
     let mut checked = 0;
     for name in ["current", "durable"] {
         let store = by_name(name).unwrap();
         for shape in [(1, true, 1, 0, 1), (1, false, 0, 0, 1)] {
             let mut b = bound(shape);
-            b.persistent = true;
+            b.reductions.persistent = true;
             let (all, whole) = states_of(&store, &b);
             let n = 3;
             let mut union = BTreeSet::new();
@@ -499,7 +498,7 @@ fn shards_cover_the_unsharded_search_and_merge_to_its_verdict() {
             let mut states_sum = 0;
             for i in 1..=n {
                 let mut s = b.clone();
-                s.shard = Some(Shard::new(i, n).unwrap());
+                s.parallelism.shard = Some(Shard::new(i, n).unwrap());
                 let (seen, r) = states_of(&store, &s);
                 union.extend(seen);
                 states_sum += r.distinct_full_states;
@@ -557,14 +556,14 @@ fn states_of(
     let mut seen = std::collections::BTreeSet::new();
     let mut hook = |w: &crate::model::world::World, _: &[crate::model::step::Step]| {
         let (mut key, mut scratch) = Default::default();
-        assert!(crate::run::explore::state_key(w, &mut key, &mut scratch));
-        let key: crate::run::explore::KeyWriter = key;
+        assert!(crate::explore::state_key(w, &mut key, &mut scratch));
+        let key: crate::explore::KeyWriter = key;
         seen.insert(key.bytes);
     };
-    let r = super::dfs::search(
+    let r = super::engine::dfs::search(
         store,
         b,
-        super::scope::Scope::Whole,
+        super::reduction::scope::Scope::Whole,
         &mut |_| {},
         Some(&mut hook),
     );
@@ -572,8 +571,8 @@ fn states_of(
 }
 
 /// Missing, doubled and foreign parts of the three shards' `results` are refused.
-fn merge_refuses_bad_parts(results: &[crate::run::explore::ExploreResult]) {
-    use crate::run::explore::merge_explore_results;
+fn merge_refuses_bad_parts(results: &[crate::explore::ExploreResult]) {
+    use crate::explore::merge_explore_results;
     let err = merge_explore_results(results[..2].to_vec()).unwrap_err();
     assert!(err.contains("missing"), "{err}");
     let mut twice = results.to_vec();
@@ -598,23 +597,23 @@ fn merge_refuses_bad_parts(results: &[crate::run::explore::ExploreResult]) {
 /// units are listed the same with and without them.
 #[test]
 fn shards_with_backend_first_sets_merge_to_the_shortest() {
-    use crate::run::explore::{merge_explore_results, ExploreResult, Shard};
+    use crate::explore::{merge_explore_results, ExploreResult, Shard};
     let mut failing = 0;
     for name in ["current", "naive", "fix-ab", "durable"] {
         let store = by_name(name).unwrap();
         for shape in [(1, false, 0, 0, 1), (1, true, 0, 1, 2)] {
             let mut b = bound(shape);
-            b.per_tab = true;
-            b.symmetry = true;
-            b.persistent = true;
-            b.inert_post_responses = true;
-            b.backend_first = true;
+            b.reductions.per_tab = true;
+            b.reductions.symmetry = true;
+            b.reductions.persistent = true;
+            b.reductions.inert_post_responses = true;
+            b.reductions.backend_first = true;
             let whole = explore(&store, &b, &mut |_| {});
             let n = 3;
             let results: Vec<ExploreResult> = (1..=n)
                 .map(|i| {
                     let mut s = b.clone();
-                    s.shard = Some(Shard::new(i, n).unwrap());
+                    s.parallelism.shard = Some(Shard::new(i, n).unwrap());
                     ExploreResult::new(name.to_string(), &s, explore(&store, &s, &mut |_| {}))
                 })
                 .collect();

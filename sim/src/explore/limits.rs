@@ -1,17 +1,27 @@
-//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and its report
-//! says which, naming the flag, next to the counts of what it covered. A stopped search is
-//! **inconclusive**: it never counts as a verification ([`super::ExploreReport::verified`]).
-//! The wall clock and the resident set decide only *when* a search stops, never a verdict
-//! it reports as conclusive. `--max-states` is a count, so the depth-first search checks it
-//! after every step: on one thread it stops at the same state on every run and machine,
-//! and reports the same counts (on several threads, which states come first varies with
-//! timing anyway). The other limits are checked about five times a second.
+//! `--max-states`, `--max-memory`, `--time` and Ctrl-C: a search that hits one stops, and
+//! its report says which, naming the flag, next to the counts of what it covered. A stopped
+//! search is **inconclusive**: it never counts as a verification
+//! ([`super::report::ExploreReport::verified`]). The wall clock and the resident set decide
+//! only *when* a search stops, never a verdict it reports as conclusive. `--max-states` is
+//! a count, so the depth-first search checks it after every step: on one thread it stops at
+//! the same state on every run and machine, and reports the same counts (on several
+//! threads, which states come first varies with timing anyway). The other limits are
+//! checked about five times a second.
 
-use super::ExploreBound;
+/// The limits of one search: each stops it early, inconclusive. None by default.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Stop once more distinct states than this were reached.
+    pub max_states: Option<u64>,
+    /// Stop once the process's resident memory exceeds this many bytes.
+    pub max_memory: Option<u64>,
+    /// Stop at this deadline.
+    pub time: Option<TimeLimit>,
+}
 
-/// The limits of one search, from its bound.
+/// A search's watch over its [`Limits`]: asked after steps, it says which one was hit.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Limits {
+pub(crate) struct LimitCheck {
     max_states: Option<u64>,
     max_memory: Option<u64>,
     time: Option<TimeLimit>,
@@ -37,17 +47,18 @@ impl TimeLimit {
     }
 }
 
-impl Limits {
-    pub(super) fn new(bound: &ExploreBound) -> Limits {
-        Limits {
-            max_states: bound.max_states,
-            max_memory: bound.max_memory,
-            time: bound.time_limit,
+impl LimitCheck {
+    /// The watch over `limits`.
+    pub(crate) fn new(limits: &Limits) -> LimitCheck {
+        LimitCheck {
+            max_states: limits.max_states,
+            max_memory: limits.max_memory,
+            time: limits.time,
         }
     }
 
     /// The time limit, if it ran out, in words naming its flag (cheap: checked often).
-    pub(super) fn out_of_time(&self, states: u64) -> Option<String> {
+    pub(crate) fn out_of_time(&self, states: u64) -> Option<String> {
         let t = self.time?;
         (std::time::Instant::now() >= t.deadline).then(|| {
             format!(
@@ -61,7 +72,7 @@ impl Limits {
     /// the flag. Cheap, and a function of the count alone, so that a search that checks it
     /// after every step stops at the same state on every machine: the one-thread
     /// depth-first search does, and its counts when stopped are reproducible.
-    pub(super) fn over_states(&self, states: u64) -> Option<String> {
+    pub(crate) fn over_states(&self, states: u64) -> Option<String> {
         let max = self.max_states.filter(|&m| states > m)?;
         Some(format!(
             "--max-states {max} reached ({states} distinct states): search stopped, inconclusive"
@@ -70,7 +81,7 @@ impl Limits {
 
     /// The limit hit with `states` distinct states reached, in words naming its flag; the
     /// memory limit is checked against the process's resident set now.
-    pub(super) fn hit(&self, states: u64) -> Option<String> {
+    pub(crate) fn hit(&self, states: u64) -> Option<String> {
         if crate::run::interrupt::requested() {
             return Some(format!(
                 "interrupted (Ctrl-C) at {states} distinct states: search stopped, inconclusive"

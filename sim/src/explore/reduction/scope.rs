@@ -75,8 +75,11 @@ use crate::model::wire::{ClientId, Effect, Input, RenderRow};
 use crate::model::world::World;
 use crate::oracle::{check_converged, check_step, converged, Violation};
 
-use super::bfs::{store_digest, FixedWidth};
-use super::state_key::KeyWriter;
+use crate::explore::bound::{Engine, ExploreBound};
+use crate::explore::report::{Counterexample, ExploreReport};
+use crate::explore::state::fingerprint::{store_digest, FixedWidth};
+use crate::explore::state::key::KeyWriter;
+use crate::explore::state::view::KeyView;
 
 /// What a search judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,11 +140,23 @@ pub enum Unfaithful {
     ReadsPostResponses(String),
 }
 
+impl ExploreReport {
+    /// A store broke a premise of the per-tab search: the search stops, and
+    /// [`crate::explore::explore`] searches again without the premise. Here rather than
+    /// with the report, so that the report need not know the scope.
+    pub(crate) fn refuse(&mut self, breach: Unfaithful) {
+        match breach {
+            Unfaithful::Posts(why) => self.per_tab_refused = Some(why),
+            Unfaithful::ReadsPostResponses(why) => self.post_responses_refused = Some(why),
+        }
+    }
+}
+
 /// The check of H2 ("the judged tab's store ignores POST responses": no effect, the same
 /// state and render after one), remembered by the store's state and the responses queued
 /// for it, so that each pair is tried once (a search holds one per thread). The store's
-/// state is remembered by its 128-bit digest (`bfs::store_digest`, which the fingerprint
-/// computes anyway); a check itself compares exact states.
+/// state is remembered by its 128-bit digest (`state/fingerprint.rs`, `store_digest`, which
+/// the fingerprint computes anyway); a check itself compares exact states.
 #[derive(Default)]
 pub struct InertCheck {
     /// Store states (their digests, with the queued responses after them) known to ignore
@@ -249,6 +264,13 @@ impl Record for PostCheck {
                  exactly one POST of the sent message in answer to a send, and no other POST"
             ));
         }
+    }
+}
+
+/// A key holds in full the tabs a scope judges; the others are POST sources.
+impl KeyView for Scope {
+    fn in_full(self, client: ClientId) -> bool {
+        self.judges(client)
     }
 }
 
@@ -408,33 +430,6 @@ impl Scope {
             Scope::Tab(c, _) => converged(world, c, world.client(c).render(), index),
         }
     }
-
-    /// What the state key holds of tab `client`, into `part` (cleared first): everything
-    /// for a judged tab (its queues, user and facts, then its store's state); for a POST
-    /// source, only what the backend can still see of it: the messages it sent and how
-    /// many of its POSTs the backend handled (its queue of POSTs is the rest of them, in
-    /// order: H). False when a judged store cannot expose its state.
-    pub fn client_part(
-        self,
-        world: &World,
-        client: usize,
-        part: &mut KeyWriter,
-        scratch: &mut KeyWriter,
-    ) -> bool {
-        if self.judges(client as ClientId) {
-            return super::state_key::client_part(world, client, part, scratch);
-        }
-        part.bytes.clear();
-        hash_post_source(&world.clients()[client], part);
-        true
-    }
-}
-
-/// What the state key holds of a POST source `c` (see [`Scope::client_part`]): the
-/// messages it sent and how many of its POSTs the backend handled.
-pub(super) fn hash_post_source(c: &crate::model::client::Client, h: &mut impl std::hash::Hasher) {
-    use std::hash::Hash;
-    (c.sent(), c.post_responses().len()).hash(h);
 }
 
 /// How the per-tab search of tab `c` treats `c`'s POST responses: inert when the bound
@@ -442,10 +437,10 @@ pub(super) fn hash_post_source(c: &crate::model::client::Client, h: &mut impl st
 /// state (what H2's check needs); otherwise delivered.
 pub fn post_responses(
     stores: &dyn StoreFactory,
-    bound: &super::ExploreBound,
+    bound: &ExploreBound,
     c: ClientId,
 ) -> PostResponses {
-    if !bound.inert_post_responses || bound.engine != super::Engine::DepthFirst {
+    if !bound.reductions.inert_post_responses || bound.parallelism.engine != Engine::DepthFirst {
         return PostResponses::Delivered;
     }
     let store = stores.make(c);
@@ -501,9 +496,9 @@ impl Scope {
         depth_max: usize,
         steps: Vec<Step>,
         violation: Violation,
-    ) -> Result<super::Counterexample, Unfaithful> {
+    ) -> Result<Counterexample, Unfaithful> {
         if self == Scope::Whole {
-            return Ok(super::Counterexample { steps, violation });
+            return Ok(Counterexample { steps, violation });
         }
         let abstract_len = steps.len();
         let mut world = Scope::Whole.world(config, stores);
@@ -538,7 +533,7 @@ impl Scope {
                         }
                         None => {
                             return match check_converged(&world, real.len().saturating_sub(1)) {
-                                Some(v) => Ok(super::Counterexample {
+                                Some(v) => Ok(Counterexample {
                                     steps: real,
                                     violation: v,
                                 }),
@@ -553,7 +548,7 @@ impl Scope {
                 .judge_step(&mut world, step, real.len() - 1)
                 .expect("the whole world checks no premise");
             if let Some(v) = judged {
-                return Ok(super::Counterexample {
+                return Ok(Counterexample {
                     steps: real,
                     violation: v,
                 });
@@ -563,16 +558,16 @@ impl Scope {
 }
 
 impl Scope {
-    /// The **persistent set** of a state ([`super::ExploreBound::persistent`]): in
+    /// The **persistent set** of a state ([`crate::explore::Reductions::persistent`]): in
     /// [`Scope::Tab`]`(c)`, the judged tab's steps when they form one
     /// ([`tab_first_set`]), otherwise, with `backend_first`
-    /// ([`super::ExploreBound::backend_first`]), the backend's agent steps and the other
+    /// ([`crate::explore::Reductions::backend_first`]), the backend's agent steps and the other
     /// tabs' sends when they form one ([`backend_first_set`]); otherwise every enabled
     /// step. `enabled` is narrowed in place.
     ///
     /// A set `T` of steps enabled in a state `s` is persistent (Godefroid 1996, def. 4.1)
     /// when every step of every path from `s` that takes no step of `T` is independent
-    /// ([`super::independent`]) of every step of `T`. Both sets below are functions of
+    /// ([`crate::explore::reduction::independence::independent`]) of every step of `T`. Both sets below are functions of
     /// the state alone, so the state cache stays sound with them, and the state graph has
     /// no cycle (every step consumes a budget or a queue item: a send, a scroll, a
     /// delivery, an agent step of a bounded turn). Every quiescent state stays reachable
@@ -638,8 +633,9 @@ fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
 /// lets the backend run ahead of it instead of interleaving with it.
 ///
 /// Two cases, the agent steps' dependence on everything else read off
-/// [`super::independent`] (an agent step depends on no client's step, on `ServeFetch`
-/// only when it writes the DB, and on every other backend step):
+/// [`crate::explore::reduction::independence::independent`] (an agent step depends on no
+/// client's step, on `ServeFetch` only when it writes the DB, and on every other backend
+/// step):
 ///
 /// - **The turn is written** (`Written`): the set is `{AgentSeal}`, its only agent step.
 ///   No step but `AgentSeal` ends that phase, `HandlePost` is disabled during it, and
@@ -662,7 +658,7 @@ fn tab_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
 /// verdicts (the oracle reads nothing `t` writes) from a state of lower height (the
 /// longest path from it is shorter): induction on the height. But the second path is one
 /// step longer, so the violation may be met later than its shortest length. So
-/// [`super::explore`] searches again without this set whenever it met a violation, and
+/// [`crate::explore::explore`] searches again without this set whenever it met a violation, and
 /// the counterexample reported is that search's: the shortest.
 fn backend_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> bool {
     use crate::model::backend::TurnPhase;
@@ -693,7 +689,7 @@ fn backend_first_set(world: &World, c: ClientId, enabled: &mut Vec<Step>) -> boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::explore::{independent, ExploreBound};
+    use crate::explore::{independent, ExploreBound};
     use rand::{RngExt, SeedableRng};
 
     /// Both sets are persistent in the states random schedules reach: along
@@ -715,15 +711,15 @@ mod tests {
             ];
             for (sends, scrolls, window, tools, overtakes) in worlds {
                 let mut b = ExploreBound::small(2, sends);
-                b.config.scrolls_per_client = scrolls;
-                b.config.ws_reorder_window = window;
-                b.config.ws_overtakes_max = overtakes;
-                b.config.tool_calls_per_turn_max = tools;
-                b.config.turn_failures = tools > 0;
+                b.world.scrolls_per_client = scrolls;
+                b.world.ws_reorder_window = window;
+                b.world.ws_overtakes_max = overtakes;
+                b.world.tool_calls_per_turn_max = tools;
+                b.world.turn_failures = tools > 0;
                 let scope = Scope::Tab(0, PostResponses::Delivered);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(u64::from(sends * 7 + tools));
                 for _ in 0..60 {
-                    let mut world = scope.world(&b.config, &stores);
+                    let mut world = scope.world(&b.world, &stores);
                     let mut enabled = Vec::new();
                     for depth in 0..200 {
                         scope.enabled_steps(&world, &mut enabled);

@@ -10,7 +10,7 @@
 //! The listing is a stateless breadth-first expansion of the first `K` levels: no cache,
 //! no sleep set, nothing that depends on what was searched before, so every shard lists the
 //! same units in the same order (sorted as step lists). Shard `I` takes the units `u` with
-//! `u mod N = I − 1` and searches below each ([`super::dfs`]), with its own state cache.
+//! `u mod N = I − 1` and searches below each ([`super::engine::dfs`]), with its own state cache.
 //!
 //! **Why the union is the whole search.** Every schedule of the reduced tree starts with
 //! exactly one unit (a unit is a node of the tree at depth `K`, or a whole schedule shorter
@@ -23,31 +23,17 @@
 //! shortest of the whole). States below two units are searched in both shards: the shards'
 //! state counts add up to at least the unsharded count, never less.
 
-use serde::{Deserialize, Serialize};
-
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 pub use crate::util::shard::Shard;
 
-use super::scope::Scope;
-use super::ExploreBound;
+use super::bound::ExploreBound;
+use super::reduction::scope::Scope;
 
 /// Units per shard the listing aims at, for balance.
 const UNITS_PER_SHARD: usize = 8;
 /// The deepest the listing goes, whatever the count.
 const MAX_PREFIX_DEPTH: usize = 24;
-
-/// What one shard covered of the search tree, for its report.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Covered {
-    /// The depth `K` of the units' prefixes (0: one unit, the whole tree).
-    pub prefix_depth: usize,
-    /// How many units the tree was cut into (per tab searched: the same listing rule).
-    pub units_total: usize,
-    /// The units this result searched below, by their index in the listing, per tab
-    /// searched (the tabs in order).
-    pub units: Vec<Vec<usize>>,
-}
 
 /// The work units of `scope`'s tree under `bound`, in their canonical order, and the prefix
 /// depth: one empty unit (the whole tree) when `count` is 1.
@@ -72,12 +58,12 @@ pub(super) fn units(
                 next.push((prefix, false));
                 continue;
             }
-            let mut world = scope.world(&bound.config, stores);
+            let mut world = scope.world(&bound.world, stores);
             for (i, &step) in prefix.iter().enumerate() {
                 let _ = scope.judge_step(&mut world, step, i);
             }
             scope.enabled_steps(&world, &mut enabled);
-            if bound.persistent {
+            if bound.reductions.persistent {
                 // Never backend-first sets here: a shard that meets a violation searches
                 // its units again without them (see `explore`), so the listing must be
                 // the same with and without them, or the merge's shortest would come from
@@ -88,7 +74,7 @@ pub(super) fn units(
                 let mut w = match world.try_clone() {
                     Some(w) => w,
                     None => {
-                        let mut w = scope.world(&bound.config, stores);
+                        let mut w = scope.world(&bound.world, stores);
                         for (i, &s) in prefix.iter().enumerate() {
                             let _ = scope.judge_step(&mut w, s, i);
                         }
