@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::campaign::fuzz::classify_schedule;
 use crate::model::config::WorldConfig;
 use crate::model::pins::WorldPins;
 use crate::model::step::Step;
@@ -15,6 +14,7 @@ use crate::run::replay;
 use crate::run::strategy::StrategySpec;
 use crate::run::Outcome;
 use crate::trace::assume::{self, Assumption};
+use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, every_class, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};

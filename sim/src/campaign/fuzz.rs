@@ -25,7 +25,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
 use crate::campaign::shard::Shard;
-use crate::model::config::WorldConfig;
 use crate::model::store::StoreFactory;
 use crate::oracle::judged::JudgedExt;
 use crate::oracle::Invariant;
@@ -33,7 +32,7 @@ use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
 use crate::run::{execute_observed, Next, Observer, RunReport};
 use crate::trace::assume::Assumption;
-use crate::trace::class::{classify_run, every_class, Class, Classified};
+use crate::trace::class::{classify_schedule, every_class, Class};
 use crate::trace::coverage::{Coverage, CoverageObserver};
 
 /// Seeds per chunk of work.
@@ -214,31 +213,6 @@ pub fn classes_of_seed_in(
     seed: u64,
 ) -> Vec<(Class, Vec<Class>, RunReport)> {
     every_class(|mask| classify_schedule(store, worlds.draw(seed), strategy, seed, mask))
-}
-
-/// The run `strategy` seeded with `seed` makes in `config` (to its step limit), classified
-/// under `mask`.
-pub fn classify_schedule(
-    store: &dyn StoreFactory,
-    config: WorldConfig,
-    strategy: StrategySpec,
-    seed: u64,
-    mask: &[Class],
-) -> Classified {
-    let mut strat = strategy.build(seed);
-    let steps_max = config.steps_max as usize;
-    classify_run(
-        store,
-        config,
-        |_, enabled, i| {
-            if i >= steps_max || enabled.is_empty() {
-                Next::Stop
-            } else {
-                Next::Apply(enabled[strat.choose(enabled)])
-            }
-        },
-        mask,
-    )
 }
 
 /// One class's share of some contiguous seeds.
@@ -689,6 +663,7 @@ pub fn format_table(report: &CampaignReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::config::WorldConfig;
     use crate::store::by_name;
 
     fn campaign<'a>(stores: Vec<&'a dyn StoreFactory>, seeds: u64, jobs: usize) -> Campaign<'a> {

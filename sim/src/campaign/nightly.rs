@@ -183,12 +183,14 @@ pub fn known_signatures(dirs: &[PathBuf]) -> BTreeSet<Signature> {
     known
 }
 
-/// Run the night.
-pub fn run_nightly(
+/// Run the night and write its summary; returns the summary and the signatures known
+/// before it (what its result file needs: [`crate::campaign::pipeline::nightly`] writes
+/// that, so that this file needs nothing of the result format).
+pub fn run_night(
     cfg: &NightlyConfig,
     progress: &dyn Listener,
     cancel: &AtomicBool,
-) -> Result<NightlySummary, CampaignError> {
+) -> Result<(NightlySummary, BTreeSet<Signature>), CampaignError> {
     let scenarios_dir = cfg.night_dir.join("scenarios");
     std::fs::create_dir_all(&scenarios_dir).map_err(CampaignError::io("create", &scenarios_dir))?;
     let known = known_signatures(&cfg.known_dirs);
@@ -226,27 +228,7 @@ pub fn run_nightly(
     if let Err(e) = write_summary(&cfg.night_dir, &summary) {
         summary.write_errors.push(e.to_string());
     }
-    if let Some(path) = &cfg.result {
-        // Nor is a result file that cannot be written (or cannot read back a scenario
-        // the night failed to save) allowed to lose the night: it is reported with the
-        // other files not written, and the summary is written again to say so.
-        let saved = crate::campaign::merge::NightlyResult::of_night(cfg, &known_before, &summary)
-            .and_then(|result| {
-                crate::campaign::merge::ResultFile::new(
-                    crate::campaign::merge::ShardSet::one(cfg.shard),
-                    result,
-                )
-                .save(path)
-            });
-        if let Err(e) = saved {
-            summary
-                .write_errors
-                .push(format!("the result file {}: {e}", path.display()));
-            // Should this fail, the first summary stays; what is printed lists everything.
-            let _ = write_summary(&cfg.night_dir, &summary);
-        }
-    }
-    Ok(summary)
+    Ok((summary, known_before))
 }
 
 /// The stores `names` name (`all`: every shipped store), for [`NightlyConfig::stores`].

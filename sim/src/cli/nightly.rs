@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use reconcile_sim::campaign::nightly::{fresh_night_dir, run_nightly, today, NightlyConfig};
+use reconcile_sim::campaign::nightly::{fresh_night_dir, today, NightlyConfig};
+use reconcile_sim::campaign::pipeline::nightly::nightly;
 
 use reconcile_sim::campaign::pipeline::Listener;
 
@@ -116,7 +117,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         worlds: super::flags::worlds(&args.world, &args.invariants)?,
     };
     let progress = Bars(Progress::start(Measure::Time(args.time)));
-    let summary = run_nightly(&cfg, &progress, reconcile_sim::run::interrupt::flag());
+    let summary = nightly(&cfg, &progress, reconcile_sim::run::interrupt::flag());
     progress.0.finish();
     let summary = summary?;
     print!("{}", reconcile_sim::campaign::nightly::markdown(&summary));

@@ -50,6 +50,7 @@ use crate::model::wire::{
 };
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
+use crate::run::strategy::StrategySpec;
 use crate::run::{execute_observed, replay_observed, Next, Observer, Outcome, RunReport, StepAt};
 use crate::trace::shrink::Failing;
 
@@ -861,6 +862,31 @@ impl Failing for HasClass<'_> {
             &mut (observer, &mut watch),
         );
     }
+}
+
+/// The run `strategy` seeded with `seed` makes in `config` (to its step limit), classified
+/// under `mask`.
+pub fn classify_schedule(
+    store: &dyn StoreFactory,
+    config: WorldConfig,
+    strategy: StrategySpec,
+    seed: u64,
+    mask: &[Class],
+) -> Classified {
+    let mut strat = strategy.build(seed);
+    let steps_max = config.steps_max as usize;
+    classify_run(
+        store,
+        config,
+        |_, enabled, i| {
+            if i >= steps_max || enabled.is_empty() {
+                Next::Stop
+            } else {
+                Next::Apply(enabled[strat.choose(enabled)])
+            }
+        },
+        mask,
+    )
 }
 
 #[cfg(test)]

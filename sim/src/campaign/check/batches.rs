@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::baseline::Baseline;
+use super::request::BATCH_SEEDS;
 use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign, Budget, Campaign, CampaignOutcome, StoreSummary};
 use crate::campaign::shard::Shard;

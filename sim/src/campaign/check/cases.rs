@@ -2,7 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::*;
+use super::baseline::baseline_of;
+use super::baseline::Baseline;
+use super::request::CheckRequest;
+use super::request::Resolver;
+use super::scenarios::CaseStore;
+use super::scenarios::Requirement;
+use super::scenarios::ScenarioCase;
 use crate::campaign::error::CampaignError;
 use crate::model::store::StoreFactory;
 use crate::trace::scenario::Scenario;

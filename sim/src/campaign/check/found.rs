@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::scenarios::ScenarioCase;
+use super::scenarios::ScenarioResult;
+use super::scenarios::ScenarioVerdict;
 use crate::campaign::findings::Failure;
 use crate::campaign::recheck::{settle, Suspect};
 use crate::model::store::{CrashCause, StoreFactory};

@@ -2,7 +2,11 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::*;
+use super::batches::FuzzBatch;
+use super::report::CheckReport;
+use super::scenarios::Requirement;
+use super::scenarios::ScenarioResult;
+use super::scenarios::ScenarioVerdict;
 use crate::campaign::recheck::Suspect;
 use crate::model::store::CrashCause;
 

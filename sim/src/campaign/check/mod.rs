@@ -27,25 +27,17 @@
 //! failure that no longer reproduces is reported as fixed (remove it from the baseline)
 //! without failing the check.
 
-use std::path::{Path, PathBuf};
-
-use serde::{Deserialize, Serialize};
-
 use crate::campaign::error::CampaignError;
 use crate::campaign::recheck::{check_determinism, Suspect, DETERMINISM_SEEDS};
-use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
-use crate::run::strategy::StrategySpec;
-use crate::run::worlds::Worlds;
-use crate::store::recorded::RecordedError;
-use crate::trace::scenario::Scenario;
-use crate::trace::shrink::Limits;
 
 mod baseline;
 mod batches;
 mod cases;
 mod found;
 mod junit;
+mod report;
+mod request;
 mod scenarios;
 
 pub use baseline::*;
@@ -53,72 +45,9 @@ pub use batches::*;
 pub use cases::*;
 pub use found::*;
 pub use junit::*;
+pub use report::*;
+pub use request::*;
 pub use scenarios::*;
-
-/// Seeds per fuzz batch (one JUnit testcase each).
-pub const BATCH_SEEDS: u64 = 1000;
-
-/// The default fuzz budget per store: well under a second of CPU per store in a release
-/// build, so a CI run of `check` stays far under a minute.
-pub const DEFAULT_SEEDS: u64 = 10_000;
-
-/// The first seed for `--seed S`: S itself when it is a decimal number, otherwise the
-/// FNV-1a hash of its bytes cut to 48 bits (so `start + seeds` never overflows). The same
-/// string gives the same seeds on every machine and build.
-pub fn seed_start_from(s: &str) -> u64 {
-    if let Ok(n) = s.parse::<u64>() {
-        return n;
-    }
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h & 0xffff_ffff_ffff
-}
-
-/// What a check runs (see the module doc).
-pub struct CheckRequest<'a> {
-    /// Where the scenarios are (searched recursively for `*.json`).
-    pub scenarios_dir: PathBuf,
-    /// The stores under test; `None` replays each scenario on the store it names.
-    pub under_test: Option<Vec<&'a dyn StoreFactory>>,
-    /// Seeds to fuzz per store under test.
-    pub seeds: u64,
-    /// The first seed.
-    pub seed_start: u64,
-    /// How steps are chosen while fuzzing.
-    pub strategy: StrategySpec,
-    /// Worker threads.
-    pub jobs: usize,
-    /// Where failures found by fuzzing are written, shrunk.
-    pub out: PathBuf,
-    /// Shrinking limits.
-    pub limits: Limits,
-    /// A directory of known failures (`--known`): scenario files, each a known class of
-    /// the store it names.
-    pub known: Option<PathBuf>,
-    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
-    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios and runs
-    /// the determinism check (every shard loads the scenarios and computes the baseline).
-    /// [`Shard::WHOLE`] runs everything.
-    pub shard: Shard,
-    /// Run the first seeds of each store under test again and compare (see
-    /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
-    /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
-    pub determinism: bool,
-    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
-    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
-    pub allow_empty: bool,
-    /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
-    /// the fuzzed runs and, when chosen, in every scenario's replay too).
-    pub worlds: Worlds,
-}
-
-/// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
-/// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
-pub type Resolver<'a> =
-    &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
 
 /// Run the check: load every scenario (one bad file stops the check before anything
 /// runs, naming every bad file), replay each as `request` says, then fuzz the stores
@@ -202,51 +131,15 @@ pub(super) fn determinism_check(
     }
 }
 
-/// The whole check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckReport {
-    /// Every scenario's replay, by file, for each store it was replayed on.
-    pub scenarios: Vec<ScenarioResult>,
-    /// How steps were chosen while fuzzing.
-    pub strategy: StrategySpec,
-    /// The first fuzzed seed (`--seed`, hashed when not a number), reported so that the
-    /// same seeds can be run again.
-    pub seed_start: u64,
-    /// Every fuzz batch of every store under test; empty without `--store`.
-    pub batches: Vec<FuzzBatch>,
-    /// The known classes of the stores under test.
-    pub baseline: Baseline,
-    /// The first failure of each new class, shrunk and saved under `--out`.
-    pub found: Vec<Found>,
-    /// Seeds of each store under test run again by the determinism check (0: not run).
-    pub determinism_seeds: u64,
-    /// Failures that did not happen again (`flaky`), and stores whose runs depend on the
-    /// process that served them (`state-leak`) or on nothing in their input
-    /// (`nondeterministic`): each fails the check.
-    pub suspects: Vec<Suspect>,
-    /// Ctrl-C stopped the check early: what ran is reported, the rest did not run.
-    pub interrupted: bool,
-    /// What `--world` pinned and which invariants were judged (absent: the default).
-    #[serde(default, skip_serializing_if = "Worlds::is_default")]
-    pub worlds: Worlds,
-}
-
-impl CheckReport {
-    /// The verdict: every scenario met its requirement, every batch passed and no second
-    /// look found a store unstable (exit 0).
-    pub fn ok(&self) -> bool {
-        self.scenarios.iter().all(|s| s.ok)
-            && self.batches.iter().all(FuzzBatch::ok)
-            && self.suspects.is_empty()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
+    use std::path::PathBuf;
 
     use super::*;
     use crate::oracle::Invariant;
+    use crate::run::strategy::StrategySpec;
+    use crate::run::worlds::Worlds;
     use crate::trace::class::Class;
 
     #[test]

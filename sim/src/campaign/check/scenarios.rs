@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::baseline::Baseline;
 use crate::campaign::findings::Failure;
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::{Baseline, CheckReport, CheckRequest, Found};
 use crate::campaign::error::CampaignError;
-use crate::campaign::merge::{SavedScenario, ShardResult, ShardSet};
+use crate::campaign::merge::file::{SavedScenario, ShardResult, ShardSet};
 use crate::run::strategy::StrategySpec;
 use crate::trace::class::Class;
 

@@ -21,7 +21,7 @@ use crate::campaign::findings::Finding;
 use crate::campaign::fuzz::{
     Budget, Campaign, CampaignOutcome, CampaignReport, ClassSummary, StoreSummary, CHUNK_SEEDS,
 };
-use crate::campaign::merge::{SavedScenario, ShardResult, ShardSet};
+use crate::campaign::merge::file::{SavedScenario, ShardResult, ShardSet};
 use crate::campaign::recheck::Suspect;
 use crate::campaign::shard::{covered_ranges, Shard};
 use crate::model::store::CrashCause;

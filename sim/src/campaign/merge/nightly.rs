@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::error::CampaignError;
 use crate::campaign::fuzz::CHUNK_SEEDS;
+use crate::campaign::merge::file::{ResultFile, SavedScenario, ShardResult, ShardSet};
 use crate::campaign::merge::fuzz::{add_store, ShardSeeds};
-use crate::campaign::merge::{ResultFile, SavedScenario, ShardResult, ShardSet};
 use crate::campaign::nightly::{
     markdown, write_summary, CampaignSummary, Finding, NightlyConfig, NightlySummary, Signature,
 };

@@ -6,13 +6,14 @@
 //!   result file); what it prints is [`text`].
 //! - `check`: [`check::check`].
 //! - `run`: [`run::run`].
-//! - `nightly`: [`crate::campaign::nightly::run_nightly`].
+//! - `nightly`: [`nightly::nightly`].
 //! - `shrink`: [`shrink::shrink_file`].
 //!
 //! They report as they go through a [`Listener`].
 
 pub mod check;
 pub mod fuzz;
+pub mod nightly;
 pub mod run;
 pub mod shrink;
 pub mod text;

@@ -1,0 +1,77 @@
+//! What a check runs: its request (stores, seeds, scenarios, baseline, shard), the seed
+//! it starts from, and its batch size.
+
+use std::path::{Path, PathBuf};
+
+use crate::campaign::shard::Shard;
+use crate::model::store::StoreFactory;
+use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
+use crate::store::recorded::RecordedError;
+use crate::trace::scenario::Scenario;
+use crate::trace::shrink::Limits;
+
+/// Seeds per fuzz batch (one JUnit testcase each).
+pub const BATCH_SEEDS: u64 = 1000;
+
+/// The default fuzz budget per store: well under a second of CPU per store in a release
+/// build, so a CI run of `check` stays far under a minute.
+pub const DEFAULT_SEEDS: u64 = 10_000;
+
+/// The first seed for `--seed S`: S itself when it is a decimal number, otherwise the
+/// FNV-1a hash of its bytes cut to 48 bits (so `start + seeds` never overflows). The same
+/// string gives the same seeds on every machine and build.
+pub fn seed_start_from(s: &str) -> u64 {
+    if let Ok(n) = s.parse::<u64>() {
+        return n;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h & 0xffff_ffff_ffff
+}
+
+/// What a check runs (see the module doc).
+pub struct CheckRequest<'a> {
+    /// Where the scenarios are (searched recursively for `*.json`).
+    pub scenarios_dir: PathBuf,
+    /// The stores under test; `None` replays each scenario on the store it names.
+    pub under_test: Option<Vec<&'a dyn StoreFactory>>,
+    /// Seeds to fuzz per store under test.
+    pub seeds: u64,
+    /// The first seed.
+    pub seed_start: u64,
+    /// How steps are chosen while fuzzing.
+    pub strategy: StrategySpec,
+    /// Worker threads.
+    pub jobs: usize,
+    /// Where failures found by fuzzing are written, shrunk.
+    pub out: PathBuf,
+    /// Shrinking limits.
+    pub limits: Limits,
+    /// A directory of known failures (`--known`): scenario files, each a known class of
+    /// the store it names.
+    pub known: Option<PathBuf>,
+    /// The part of the check to run ([`crate::campaign::shard`]): shard `I/N` fuzzes the
+    /// batches `b` with `b mod N = I − 1`, and only shard 1 replays the scenarios and runs
+    /// the determinism check (every shard loads the scenarios and computes the baseline).
+    /// [`Shard::WHOLE`] runs everything.
+    pub shard: Shard,
+    /// Run the first seeds of each store under test again and compare (see
+    /// [`crate::campaign::recheck::check_determinism`]): `nondeterministic` and
+    /// `state-leak` findings fail the check. The CLI turns it on for `exec:` stores.
+    pub determinism: bool,
+    /// Accept a check with no scenario file at all (`--allow-empty`); otherwise it is an
+    /// error, so that a gate pointed at the wrong (or an emptied) folder cannot pass.
+    pub allow_empty: bool,
+    /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
+    /// the fuzzed runs and, when chosen, in every scenario's replay too).
+    pub worlds: Worlds,
+}
+
+/// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
+/// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
+pub type Resolver<'a> =
+    &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
