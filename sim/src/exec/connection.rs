@@ -29,7 +29,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
-use rustix::fs::{fcntl_getfl, fcntl_setfl, OFlags};
 use rustix::process::{kill_process_group, waitid, Pid, Signal, WaitId, WaitIdOptions};
 
 use super::affinity;
@@ -39,6 +38,7 @@ use super::protocol::{Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
 use super::stderr::StderrTail;
 use crate::model::store::{CrashCause, Phase};
 use crate::model::wire::{Effect, Input, RenderRow};
+use crate::util::fd::set_nonblocking;
 
 /// How long to wait for an adapter, by phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -501,13 +501,6 @@ fn program(program: &str, dir: Option<&Path>) -> PathBuf {
 /// `d` for `poll`, capped to something any platform takes.
 fn timespec(d: Duration) -> Timespec {
     Timespec::try_from(d.min(Duration::from_secs(1 << 30))).expect("a capped duration")
-}
-
-/// Make our end of a pipe non-blocking, so that no read or write can hang the harness.
-pub(super) fn set_nonblocking(fd: impl AsFd) -> io::Result<()> {
-    let flags = fcntl_getfl(&fd)?;
-    fcntl_setfl(&fd, flags | OFlags::NONBLOCK)?;
-    Ok(())
 }
 
 #[cfg(test)]

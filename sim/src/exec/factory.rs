@@ -1,7 +1,8 @@
 //! [`ExecFactory`]: turns `exec:COMMAND ARGS` into stores, one adapter process per live
 //! store, taken from a pool of idle processes (or started, handshake done) and `reset` for
 //! each run. [`ExecError`] is what makes a command unusable at all, as opposed to the
-//! faults of a running adapter, which are findings.
+//! faults of a running adapter, which are findings. [`ExecOptions`] are the settings a
+//! factory is set up with ([`ExecOptions::apply`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -290,6 +291,42 @@ impl StoreFactory for ExecFactory {
         let conn = self.start_run();
         let pool = (!self.isolate).then(|| self.pool.clone());
         Box::new(ExecStore::new(conn, pool))
+    }
+}
+
+/// How stores in another process (`exec:'COMMAND'`) are run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// How long to wait for any one answer after start-up.
+    pub timeout: std::time::Duration,
+    /// How long each wait of an adapter's start-up may take (the spawn and `hello`, then
+    /// its first `reset`).
+    pub startup_timeout: std::time::Duration,
+    /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
+    pub pin: bool,
+    /// A fresh process for every store, never reused across runs.
+    pub isolate: bool,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            timeout: TIMEOUT_DEFAULT,
+            startup_timeout: STARTUP_TIMEOUT_DEFAULT,
+            pin: true,
+            isolate: false,
+        }
+    }
+}
+
+impl ExecOptions {
+    /// `factory` set up with these options.
+    pub fn apply(&self, factory: ExecFactory) -> ExecFactory {
+        factory
+            .with_timeout(self.timeout)
+            .with_startup_timeout(self.startup_timeout)
+            .with_pinning(self.pin)
+            .with_isolation(self.isolate)
     }
 }
 

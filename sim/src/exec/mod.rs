@@ -65,8 +65,8 @@
 //! checked; no I/O), `lines.rs` (stdout cut into answer lines), `connection.rs` (one
 //! process: spawn, pipes, `poll`, exit, kill), `stderr.rs` (the stderr tail for reports),
 //! `fault.rs` (what goes wrong, and the typed cause it becomes), `pool.rs` (idle
-//! processes), `factory.rs` ([`ExecFactory`]), `affinity.rs` (CPU pinning); this file:
-//! the settings and [`ExecStore`].
+//! processes), `factory.rs` ([`ExecFactory`] and the [`ExecOptions`] it is set up with),
+//! `affinity.rs` (CPU pinning); this file: the settings and [`ExecStore`].
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -83,7 +83,7 @@ mod pool;
 mod protocol;
 mod stderr;
 
-pub use factory::{ExecError, ExecFactory};
+pub use factory::{ExecError, ExecFactory, ExecOptions};
 pub use protocol::{ANSWER_BYTES_MAX, PROTOCOL_VERSION};
 pub use stderr::STDERR_TAIL_BYTES_MAX;
 
@@ -240,41 +240,5 @@ impl Drop for ExecStore {
             // is as good as new.
             pool.give_back(conn);
         }
-    }
-}
-
-/// How stores in another process (`exec:'COMMAND'`) are run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExecOptions {
-    /// How long to wait for any one answer after start-up.
-    pub timeout: std::time::Duration,
-    /// How long each wait of an adapter's start-up may take (the spawn and `hello`, then
-    /// its first `reset`).
-    pub startup_timeout: std::time::Duration,
-    /// Pin each thread and its adapter processes to one CPU (only speed depends on it).
-    pub pin: bool,
-    /// A fresh process for every store, never reused across runs.
-    pub isolate: bool,
-}
-
-impl Default for ExecOptions {
-    fn default() -> Self {
-        ExecOptions {
-            timeout: TIMEOUT_DEFAULT,
-            startup_timeout: STARTUP_TIMEOUT_DEFAULT,
-            pin: true,
-            isolate: false,
-        }
-    }
-}
-
-impl ExecOptions {
-    /// `factory` set up with these options.
-    pub fn apply(&self, factory: ExecFactory) -> ExecFactory {
-        factory
-            .with_timeout(self.timeout)
-            .with_startup_timeout(self.startup_timeout)
-            .with_pinning(self.pin)
-            .with_isolation(self.isolate)
     }
 }

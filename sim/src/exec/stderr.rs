@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 
 use rustix::event::{poll, PollFd, PollFlags, Timespec};
 
+use crate::util::fd::set_nonblocking;
+
 /// How much of the process's stderr a fault report quotes (the last bytes).
 pub const STDERR_TAIL_BYTES_MAX: usize = 4096;
 
@@ -41,7 +43,7 @@ pub(super) struct StderrTail {
 impl StderrTail {
     /// Start keeping the tail of `pipe`, which is made non-blocking.
     pub fn new(pipe: ChildStderr) -> io::Result<StderrTail> {
-        super::connection::set_nonblocking(&pipe)?;
+        set_nonblocking(&pipe)?;
         Ok(StderrTail {
             pipe: Some(pipe),
             bytes: Vec::new(),

@@ -1,21 +1,17 @@
 //! A browser tab: the store under test, its network endpoints (WebSocket inbox, POSTs and
 //! fetches in flight), its user, and the ground truth about what the tab's user sent and
-//! was shown. Also the steps that feed a tab's store, and the fetch server's step.
+//! was shown. The steps that feed a tab's store are in `client_steps.rs`.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::model::content::{message_id, message_text_of, token_key, KeySet, TokenKey};
+use crate::model::content::{token_key, KeySet, TokenKey};
 use crate::model::memo::Memo;
-use crate::model::record::{Record, StoreCrash};
 use crate::model::shared_store::SharedStore;
-use crate::model::step::Step;
-use crate::model::store::{Answer, CrashCause, Store, StoreFault};
+use crate::model::store::{Answer, CrashCause, Store};
 use crate::model::wire::{
-    ChunkRow, ClientId, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
+    ChunkRow, Effect, Event, Input, MessageId, PostOutcome, RenderRow, RequestId, TurnId,
 };
-use crate::model::world::World;
 
 /// A served fetch on its way back to the client.
 #[derive(Clone, Debug)]
@@ -164,7 +160,7 @@ impl Learned {
         self.clock
     }
 
-    fn sent(&mut self) {
+    pub(super) fn sent(&mut self) {
         let t = self.tick();
         self.sent_at.push(t);
     }
@@ -182,7 +178,7 @@ impl Learned {
 
     /// Whether [`Learned::delivered`] changes anything for `event` (so that a tab's copy,
     /// shared with its snapshots, is copied only then).
-    fn learns_from(&self, event: &Event) -> bool {
+    pub(super) fn learns_from(&self, event: &Event) -> bool {
         match event {
             Event::TextDelta { .. }
             | Event::ToolCall { .. }
@@ -203,7 +199,7 @@ impl Learned {
     }
 
     /// An event reached the tab.
-    fn delivered(&mut self, event: &Event) {
+    pub(super) fn delivered(&mut self, event: &Event) {
         match event {
             Event::TextDelta { turn_id, text } => {
                 let turn_id = delta_turn(*turn_id, text);
@@ -287,7 +283,7 @@ impl TrackedKeys {
 }
 
 impl TrackedKeys {
-    fn add_sent(&mut self, text: &str) {
+    pub(super) fn add_sent(&mut self, text: &str) {
         let key = token_key(text);
         match key {
             Some(k) => self.sent_set.insert(k),
@@ -296,14 +292,14 @@ impl TrackedKeys {
         self.sent.push(key);
     }
 
-    fn add_marker(&mut self, text: &str) {
+    pub(super) fn add_marker(&mut self, text: &str) {
         if let Some(key) = text.split(' ').next().and_then(token_key) {
             self.marker_set.insert(key);
             self.markers.push(key);
         }
     }
 
-    fn add_delta(&mut self, text: &str) {
+    pub(super) fn add_delta(&mut self, text: &str) {
         let key = token_key(text);
         match key {
             Some(k) => {
@@ -438,191 +434,6 @@ impl Client {
     }
 }
 
-/// The steps that reach a tab, and the fetch server's. Each is called only when enabled.
-impl World {
-    /// Apply a client step (one whose actor is a client).
-    pub(super) fn apply_client_step(
-        &mut self,
-        step: Step,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        if let Some(client) = step.client() {
-            // The tab's own part may change: its digest is asked again.
-            self.clients[client as usize].own_digest.forget();
-        }
-        match step {
-            Step::DeliverEvent { client, event } => self.deliver_event(client, event, rec),
-            Step::DeliverPostResponse { client } => self.deliver_post_response(client, rec),
-            Step::DeliverFetchResponse { client, request } => {
-                self.deliver_fetch_response(client, request, rec)
-            }
-            Step::Send { client } => self.send(client, rec),
-            Step::ScrollUp { client } => self.scroll(client, true, rec),
-            Step::ScrollDown { client } => self.scroll(client, false, rec),
-            _ => unreachable!("{step} is not a client step"),
-        }
-    }
-
-    /// `ServeFetch`: the backend serves `client`'s oldest fetch with a snapshot of the DB.
-    pub(super) fn serve_fetch(&mut self, client: ClientId, rec: &mut impl Record) {
-        let snapshot_seq = self.backend.last_seq();
-        let c = &mut self.clients[client as usize];
-        let request = c.fetch_requests.pop_front().expect("enabled");
-        rec.served(request, snapshot_seq);
-        c.fetch_responses.push(FetchInFlight {
-            request,
-            snapshot_seq,
-            chunks: Arc::clone(&self.backend.db),
-            written_turns: Arc::clone(&self.backend.written_turns),
-        });
-    }
-
-    /// `DeliverEvent`: WebSocket event `event` reaches `client`.
-    pub(super) fn deliver_event(
-        &mut self,
-        client: ClientId,
-        event: u32,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let c = &mut self.clients[client as usize];
-        let pos = c
-            .inbox
-            .iter()
-            .position(|(id, _)| *id == event)
-            .expect("enabled");
-        rec.position(pos);
-        let (_, ev) = c.inbox.remove(pos).expect("enabled");
-        if self.config.ws_overtakes_max.is_some() {
-            count_overtakes(&mut c.overtaken, pos);
-        }
-        match &ev {
-            Event::TurnSealed { turn_id } => {
-                Arc::make_mut(&mut c.seals_shown).insert(*turn_id);
-            }
-            Event::ToolCall { text, .. } | Event::ToolResult { text, .. } => {
-                Arc::make_mut(&mut c.keys).add_marker(text)
-            }
-            _ => {}
-        }
-        if c.learned.learns_from(&ev) {
-            Arc::make_mut(&mut c.learned).delivered(&ev);
-        }
-        let input = Input::Event {
-            event: self.backend.wire_event(ev),
-        };
-        let fed = self.feed(client, &input, rec);
-        // The delta's text is recorded once the store is done with the input (moved, not
-        // copied), also when the store crashed on it.
-        if let Input::Event {
-            event: Event::TextDelta { text, .. },
-        } = input
-        {
-            let c = &mut self.clients[client as usize];
-            Arc::make_mut(&mut c.keys).add_delta(&text);
-            Arc::make_mut(&mut c.deltas_shown).push(text);
-        }
-        fed
-    }
-
-    /// `DeliverPostResponse`: the oldest POST response reaches `client`.
-    pub(super) fn deliver_post_response(
-        &mut self,
-        client: ClientId,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let answer = self.clients[client as usize]
-            .post_responses
-            .pop_front()
-            .expect("enabled");
-        self.feed(client, &answer.input(), rec)
-    }
-
-    /// `DeliverFetchResponse`: served response `request` reaches `client`.
-    pub(super) fn deliver_fetch_response(
-        &mut self,
-        client: ClientId,
-        request: RequestId,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let c = &mut self.clients[client as usize];
-        let pos = c
-            .fetch_responses
-            .iter()
-            .position(|f| f.request == request)
-            .expect("enabled");
-        rec.position(pos);
-        let f = c.fetch_responses.remove(pos);
-        let input = Input::FetchResponse {
-            request_id: f.request,
-            snapshot_seq: f.snapshot_seq,
-            chunks: self.backend.wire_chunks(f.chunks),
-            written_turns: f.written_turns,
-        };
-        self.feed(client, &input, rec)
-    }
-
-    /// `Send`: the user of `client` sends the next message.
-    pub(super) fn send(
-        &mut self,
-        client: ClientId,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let k = self.next_message;
-        let message_id = message_id(k);
-        self.next_message += 1;
-        let text = message_text_of(self.config.message_texts, k, message_id);
-        let c = &mut self.clients[client as usize];
-        c.sends_left -= 1;
-        Arc::make_mut(&mut c.sent).push(message_id);
-        Arc::make_mut(&mut c.learned).sent();
-        Arc::make_mut(&mut c.keys).add_sent(&text);
-        Arc::make_mut(&mut c.sent_texts).push(text.clone());
-        self.feed(client, &Input::UserSend { message_id, text }, rec)
-    }
-
-    /// `ScrollUp` / `ScrollDown`: the user of `client` scrolls.
-    pub(super) fn scroll(
-        &mut self,
-        client: ClientId,
-        up: bool,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let c = &mut self.clients[client as usize];
-        c.scrolls_left = c.scrolls_left.saturating_sub(1);
-        c.scrolled_up = up;
-        self.feed(client, &Input::Scroll { at_bottom: !up }, rec)
-    }
-
-    /// Give `input` to client `client`'s store and route the effects it asks for. A
-    /// panicking store is reported as a [`StoreCrash`], never propagated.
-    fn feed(
-        &mut self,
-        client: ClientId,
-        input: &Input,
-        rec: &mut impl Record,
-    ) -> Result<(), StoreCrash> {
-        let c = &mut self.clients[client as usize];
-        // A store shared with a copy of the world is copied first (inside the catch: the
-        // copy is the store's own code).
-        let answer = catch_unwind(AssertUnwindSafe(|| match c.store.get_mut() {
-            Ok(store) => store.handle(input),
-            Err(cause) => Err(StoreFault { cause }),
-        }));
-        let effects = match answer_or_cause(answer) {
-            Ok(effects) => effects,
-            Err(cause) => {
-                rec.fed(input, None);
-                return Err(StoreCrash { client, cause });
-            }
-        };
-        rec.fed(input, Some(&effects));
-        if let Err(cause) = c.route(effects, self.config.server_ids) {
-            return Err(StoreCrash { client, cause });
-        }
-        Ok(())
-    }
-}
-
 impl Client {
     /// Queue what the store asked for: a POST for the backend, a fetch for this tab's
     /// fetch server. A POST without a message id is a protocol fault unless the backend
@@ -704,24 +515,5 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         s.clone()
     } else {
         "panic with a non-string payload".to_string()
-    }
-}
-
-/// Under a bound on overtaking: the event at `pos` of the inbox was just taken, so each
-/// event before it was overtaken once more, and the counts after it move one place
-/// towards the front. `overtaken` stays parallel to the inbox's front, with no trailing
-/// zeros, so that equal inboxes with equal counts hash alike.
-fn count_overtakes(overtaken: &mut Vec<u8>, pos: usize) {
-    if pos < overtaken.len() {
-        overtaken.remove(pos);
-    }
-    if overtaken.len() < pos {
-        overtaken.resize(pos, 0);
-    }
-    for n in &mut overtaken[..pos] {
-        *n = n.saturating_add(1);
-    }
-    while overtaken.last() == Some(&0) {
-        overtaken.pop();
     }
 }

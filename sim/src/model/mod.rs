@@ -3,7 +3,9 @@
 //! of invariants, strategies or scenario files.
 
 pub mod backend;
+mod backend_steps;
 pub mod client;
+mod client_steps;
 pub mod config;
 pub mod content;
 pub mod judged;

@@ -6,7 +6,8 @@
 use crate::model::content::MessageTexts;
 use crate::model::wire::{Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
-use crate::oracle::{check_converged, converged, judge_render, Invariant};
+use crate::oracle::invariant::Invariant;
+use crate::oracle::{check_converged, converged, judge_render};
 use crate::store::durable;
 use crate::testing::script::{scripted_config, Script};
 

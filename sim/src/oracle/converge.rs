@@ -5,8 +5,9 @@
 use crate::model::content::for_each_token;
 use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
+use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
-use crate::oracle::{render_lines, Invariant, Violation};
+use crate::oracle::{render_lines, Violation};
 
 /// Invariant 4 for every client: the first whose render is not the DB.
 pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {

@@ -13,8 +13,9 @@ use std::collections::BTreeMap;
 use crate::model::content::{for_each_token, KeySet, MessageTexts};
 use crate::model::wire::{ClientId, Origin, RenderRow, Role};
 use crate::model::world::World;
+use crate::oracle::invariant::Invariant;
 use crate::oracle::seen::ids_held;
-use crate::oracle::{violation, Invariant, Violation};
+use crate::oracle::{violation, Violation};
 
 /// Invariant 2 for one settled client.
 pub fn check(

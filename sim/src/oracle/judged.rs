@@ -9,7 +9,7 @@
 //! the render but the run itself ending.
 
 use crate::model::judged::Judged;
-use crate::oracle::Invariant;
+use crate::oracle::invariant::Invariant;
 
 /// The invariants a user may choose among (a crash is always judged).
 pub const CHOOSABLE: [Invariant; 5] = [

@@ -46,8 +46,9 @@ use crate::model::client::Client;
 use crate::model::content::{for_each_token, MessageTexts, TokenKey};
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
+use crate::oracle::invariant::Invariant;
 use crate::oracle::seen::leading_token;
-use crate::oracle::{violation, Invariant, Violation};
+use crate::oracle::{violation, Violation};
 
 /// Invariant 5 for `client`, whose render is `rows`; `fetched` when the step applied a
 /// fetch response (the sealed rows are compared with the DB then).
@@ -594,7 +595,8 @@ mod tests {
     //! shapes of a role, chunks first and DB-exact sealed rows are in `clauses.rs`.)
     use crate::model::store::StoreFactory;
     use crate::model::wire::{Origin, RenderRow, Role};
-    use crate::oracle::{judge_render, Invariant};
+    use crate::oracle::invariant::Invariant;
+    use crate::oracle::judge_render;
     use crate::store::durable::{self, arrival as durable_arrival, db_order as durable_db_order};
     use crate::testing::script::{scripted_config, Script};
 

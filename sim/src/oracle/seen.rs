@@ -19,8 +19,9 @@ use crate::model::content::{
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
+use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
-use crate::oracle::{violation, Invariant, Violation};
+use crate::oracle::{violation, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.
 pub fn check(
