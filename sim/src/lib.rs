@@ -22,7 +22,7 @@
 //! - [`testing`]: hand-built interleavings (bugs A–D), differential testing, proptest
 //!   strategies.
 //!
-//! - [`util`]: the bottom layer every other may use: atomic writes, the `I/N` shard.
+//! - [`util`]: the bottom layer every other may use: atomic writes, fds, the `I/N` shard.
 //!
 //! See `docs/model.md` for every modelling choice.
 
@@ -39,95 +39,5 @@ pub mod testing;
 pub mod trace;
 pub mod util;
 
-/// The direction of imports, checked on the source: each layer may use only the layers
-/// below it (tests inside a module, after its `#[cfg(test)]`, may use anything).
 #[cfg(test)]
-mod layering {
-    use std::collections::BTreeSet;
-    use std::path::Path;
-
-    /// Each layer and the layers its code may import, lowest first.
-    const LAYERS: &[(&str, &[&str])] = &[
-        ("util", &["util"]),
-        ("model", &["util", "model"]),
-        ("exec", &["util", "model", "exec"]),
-        ("store", &["util", "model", "exec", "store"]),
-        ("oracle", &["util", "model", "oracle"]),
-        ("run", &["util", "model", "oracle", "run"]),
-        ("explore", &["util", "model", "oracle", "run", "explore"]),
-        (
-            "trace",
-            &["util", "model", "oracle", "run", "explore", "trace"],
-        ),
-        (
-            "campaign",
-            &[
-                "util", "model", "oracle", "run", "explore", "exec", "store", "trace", "campaign",
-            ],
-        ),
-        (
-            "testing",
-            &[
-                "util", "model", "oracle", "run", "explore", "exec", "store", "trace", "testing",
-            ],
-        ),
-    ];
-
-    fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                rust_files(&p, out);
-            } else if p.extension().is_some_and(|e| e == "rs") {
-                out.push(p);
-            }
-        }
-    }
-
-    /// The top-level modules `text` (a file's code before its tests, comments aside)
-    /// imports through `crate::`; none for a file of tests (`#![cfg(test)]`).
-    fn imports(text: &str) -> BTreeSet<String> {
-        if text.contains("#![cfg(test)]") {
-            return BTreeSet::new();
-        }
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        let mut found = BTreeSet::new();
-        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            for (i, _) in line.match_indices("crate::") {
-                let rest = &line[i + "crate::".len()..];
-                let name: String = rest
-                    .chars()
-                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                    .collect();
-                found.insert(name);
-            }
-        }
-        found
-    }
-
-    #[test]
-    fn each_layer_imports_only_the_layers_below_it() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut checked = 0;
-        for (layer, allowed) in LAYERS {
-            let mut files = Vec::new();
-            rust_files(&src.join(layer), &mut files);
-            assert!(!files.is_empty(), "no files under {layer}/");
-            for file in files {
-                let text = std::fs::read_to_string(&file).unwrap();
-                for module in imports(&text) {
-                    assert!(
-                        allowed.contains(&module.as_str()),
-                        "{}: the {layer} layer imports crate::{module}",
-                        file.display()
-                    );
-                }
-                checked += 1;
-            }
-        }
-        assert!(checked > 40);
-        // The check can fail: a model file naming the oracle is caught.
-        assert!(imports("use crate::oracle::Violation;\n").contains("oracle"));
-        assert!(imports("// crate::oracle in a comment\n#[cfg(test)]\nuse crate::run;").is_empty());
-    }
-}
+mod layering;

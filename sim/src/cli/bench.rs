@@ -2,7 +2,7 @@
 
 use reconcile_sim::campaign::bench::{bench_pinned, format_markdown};
 
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -21,7 +21,7 @@ use super::flags::{
     StrategyFlags,
 };
 use super::sharding::ShardFlags;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

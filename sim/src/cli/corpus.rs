@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -10,7 +10,7 @@ use reconcile_sim::testing::differential::{diff, lockstep_replay, FoundDivergenc
 use reconcile_sim::trace::scenario::{self, Scenario};
 
 use super::flags::{resolve_store, LimitFlags, StrategyFlags, DEFAULT_OUT};
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

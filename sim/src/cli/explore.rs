@@ -15,7 +15,7 @@ use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
-use super::Verdict;
+use super::verdict::Verdict;
 
 /// `--message-texts`.
 #[derive(Clone, Copy, clap::ValueEnum)]

@@ -10,7 +10,7 @@ use reconcile_sim::campaign::pipeline::text;
 
 use super::flags::LimitFlags;
 use super::shrink::summary;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

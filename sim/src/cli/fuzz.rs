@@ -15,7 +15,7 @@ use super::flags::{
 };
 use super::progress::{Measure, Progress};
 use super::sharding::ShardFlags;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("budget").required(true).args(["seeds", "time"])))]

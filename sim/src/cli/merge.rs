@@ -14,7 +14,7 @@ use reconcile_sim::campaign::pipeline::text;
 use reconcile_sim::explore::ExploreResult;
 
 use super::flags::DEFAULT_OUT;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

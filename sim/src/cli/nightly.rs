@@ -11,7 +11,7 @@ use reconcile_sim::campaign::pipeline::Listener;
 use super::flags::JobsFlag;
 use super::progress::{Measure, Progress};
 use super::sharding::ShardFlags;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

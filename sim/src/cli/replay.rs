@@ -12,7 +12,7 @@ use reconcile_sim::trace::timeline::{
 };
 
 use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags};
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Format {

@@ -9,7 +9,7 @@ use reconcile_sim::run::{Outcome, RunReport};
 
 use super::flags::{resolve_store_with, ExecFlags, LimitFlags, OutFlag, StrategyFlags};
 use super::shrink::summary;
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -8,7 +8,7 @@ use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::shrink::Shrunk;
 
 use super::flags::{resolve_scenario_store, AllowExecFlag, ExecFlags, LimitFlags};
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

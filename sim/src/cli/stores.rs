@@ -1,6 +1,6 @@
 //! `reconcile-sim stores`
 
-use super::Verdict;
+use super::verdict::Verdict;
 
 #[derive(clap::Args)]
 pub struct Args {

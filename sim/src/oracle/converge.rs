@@ -7,7 +7,7 @@ use crate::model::wire::{ClientId, Origin, RenderRow};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
-use crate::oracle::{render_lines, Violation};
+use crate::oracle::violation::{render_lines, Violation};
 
 /// Invariant 4 for every client: the first whose render is not the DB.
 pub fn check_converged(world: &World, step_index: usize) -> Option<Violation> {

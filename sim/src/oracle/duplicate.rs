@@ -15,7 +15,7 @@ use crate::model::wire::{ClientId, Origin, RenderRow, Role};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::seen::ids_held;
-use crate::oracle::{violation, Violation};
+use crate::oracle::violation::{violation, Violation};
 
 /// Invariant 2 for one settled client.
 pub fn check(

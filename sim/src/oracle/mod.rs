@@ -28,13 +28,8 @@
 //! in a world of colliding message texts (the same text twice, texts inside one another)
 //! messages are judged by multisets of texts instead of unique tokens (see [`seen`]).
 
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-use crate::model::content::push_decimal;
 use crate::model::step::{Actor, Step};
-use crate::model::store::CrashCause;
-use crate::model::wire::{ClientId, Origin, RenderRow};
+use crate::model::wire::{ClientId, RenderRow};
 use crate::model::world::World;
 use crate::oracle::judged::JudgedExt;
 
@@ -45,112 +40,11 @@ mod invariant;
 pub mod judged;
 pub mod render;
 pub mod seen;
+mod violation;
 
 pub use converge::{check_converged, converged};
 pub use invariant::Invariant;
-
-/// A broken invariant, with everything a person needs to see why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Violation {
-    /// The property that broke: with the store, the failure's signature, which campaigns
-    /// keep one shrunk scenario per.
-    pub invariant: Invariant,
-    /// The client whose render broke it (none for a whole-world failure).
-    pub client: Option<ClientId>,
-    /// Index of the step after which it broke, counting main-phase then drain steps.
-    pub step_index: usize,
-    /// The content tokens involved (`msg:m3`, `txt:t2.1`).
-    pub messages: Vec<String>,
-    /// What the invariant required, in words naming the tokens concerned
-    /// (`own message(s) msg:m2 visible`), printed above `seen`.
-    pub expected: String,
-    /// The client's render at that moment, one line per row; for a `crash`, the cause in
-    /// words and the stderr tail, one line each.
-    pub seen: Vec<String>,
-    /// For a `crash`: why the store crashed (absent otherwise, and from the JSON of a run
-    /// that found none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<CrashCause>,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} violated", self.invariant)?;
-        if let Some(c) = self.client {
-            write!(f, " on c{c}")?;
-        }
-        writeln!(f, " after step #{}", self.step_index)?;
-        if !self.messages.is_empty() {
-            writeln!(f, "  involving: {}", self.messages.join(", "))?;
-        }
-        writeln!(f, "  expected:  {}", self.expected)?;
-        writeln!(f, "  seen ({} rows):", self.seen.len())?;
-        for line in &self.seen {
-            writeln!(f, "    {line}")?;
-        }
-        Ok(())
-    }
-}
-
-/// One render row as a line: `sealed 3 t1 user msg:m1` or `live queued-m2 - user msg:m2`.
-pub fn render_line(row: &RenderRow) -> String {
-    let role = match row.role {
-        crate::model::wire::Role::User => "user",
-        crate::model::wire::Role::Assistant => "assistant",
-        crate::model::wire::Role::ToolCall => "tool-call",
-        crate::model::wire::Role::ToolResult => "tool-result",
-    };
-    // Written piece by piece (every failing run renders its client's rows).
-    let mut line = String::with_capacity(32 + row.text.len());
-    match &row.origin {
-        Origin::Sealed { seq } => {
-            line.push_str("sealed ");
-            push_decimal(&mut line, *seq);
-        }
-        Origin::Live { id } => {
-            line.push_str("live ");
-            line.push_str(id);
-        }
-    }
-    line.push(' ');
-    match row.turn_id {
-        Some(t) => {
-            line.push('t');
-            push_decimal(&mut line, t.0);
-        }
-        None => line.push('-'),
-    }
-    line.push(' ');
-    line.push_str(role);
-    line.push(' ');
-    line.push_str(&row.text);
-    line
-}
-
-/// Every row as a line, for a violation's `seen`.
-fn render_lines(rows: &[RenderRow]) -> Vec<String> {
-    rows.iter().map(render_line).collect()
-}
-
-/// A violation of `invariant` on `client` after step `step_index`.
-fn violation(
-    invariant: Invariant,
-    client: ClientId,
-    step_index: usize,
-    messages: Vec<String>,
-    expected: String,
-    rows: &[RenderRow],
-) -> Violation {
-    Violation {
-        invariant,
-        client: Some(client),
-        step_index,
-        messages,
-        expected,
-        seen: render_lines(rows),
-        cause: None,
-    }
-}
+pub use violation::{render_line, Violation};
 
 /// Check the client `step` touched: invariants 1 and 3, then 2 when the step applied a
 /// fetch response and the client is settled, then 5. `step_index` is the step's index in
@@ -201,8 +95,9 @@ pub fn judge_render(
 
 #[cfg(test)]
 mod tests {
+    use super::violation::violation;
     use super::*;
-    use crate::model::wire::Role;
+    use crate::model::wire::{Origin, Role};
 
     fn live(text: &str) -> RenderRow {
         RenderRow {

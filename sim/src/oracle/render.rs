@@ -48,7 +48,7 @@ use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::seen::leading_token;
-use crate::oracle::{violation, Violation};
+use crate::oracle::violation::{violation, Violation};
 
 /// Invariant 5 for `client`, whose render is `rows`; `fetched` when the step applied a
 /// fetch response (the sealed rows are compared with the DB then).

@@ -21,7 +21,7 @@ use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
-use crate::oracle::{violation, Violation};
+use crate::oracle::violation::{violation, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.
 pub fn check(

@@ -9,40 +9,16 @@
 //! backfill, the `message-consumed` handler and the reconcile keep-filter).
 
 use crate::exec::{self, ExecOptions};
-use crate::model::store::{Store, StoreFactory};
+use crate::model::store::StoreFactory;
 
 pub mod durable;
+pub mod kind;
 pub mod note;
 pub mod recorded;
 
+pub use kind::StoreKind;
+
 use note::{canary, current, fix_a, fix_ab, fix_abc, membership, naive};
-
-impl StoreFactory for StoreKind {
-    fn name(&self) -> String {
-        self.name.to_string()
-    }
-    fn make(&self, _client: crate::model::wire::ClientId) -> Box<dyn Store> {
-        (self.make)()
-    }
-}
-
-/// A named store constructor.
-#[derive(Clone, Copy)]
-pub struct StoreKind {
-    /// What `--store` takes and scenario files and reports name it by (`fix-abc`).
-    pub name: &'static str,
-    /// One line: which bug of the note this variant carries, or what it fixes.
-    pub summary: &'static str,
-    /// A fresh store for one tab; the world calls it once per client, so no two tabs
-    /// share state.
-    pub make: fn() -> Box<dyn Store>,
-}
-
-impl std::fmt::Debug for StoreKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name)
-    }
-}
 
 /// Every shipped store, in the order the note's fixes landed, then the hypotheses.
 pub const STORES: &[StoreKind] = &[
@@ -119,6 +95,7 @@ mod tests {
     use super::*;
     use crate::explore::KeyWriter;
     use crate::model::record::StepRecord;
+    use crate::model::store::Store;
     use crate::model::wire::{Input, RenderRow};
     use crate::model::world::World;
     use crate::run::strategy::StrategySpec;

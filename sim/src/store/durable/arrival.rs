@@ -11,7 +11,7 @@
 
 use super::{DurableStore, RenderPolicy};
 use crate::model::store::Store;
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// `durable-arrival` in [`STORES`](super::STORES): a correct store of another rendering
 /// policy, so any finding against it is news.

@@ -13,7 +13,7 @@
 
 use super::{DurableStore, RenderPolicy};
 use crate::model::store::Store;
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// `durable-db-order` in [`STORES`](super::STORES): a correct store of another rendering
 /// policy, so any finding against it is news.

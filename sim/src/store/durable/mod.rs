@@ -47,7 +47,7 @@ use crate::model::store::{Answer, Store};
 use crate::model::wire::{
     ChunkRow, Effect, Event, Input, MessageId, Origin, RenderRow, RequestId, Role, TurnId,
 };
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// `Hash` covers the whole state, for [`Store::hash_state`] (derived, so a new field is
 /// covered automatically).

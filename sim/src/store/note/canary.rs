@@ -10,7 +10,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// Keeps every live row, so the first reconcile of any turn shows it twice.
 #[derive(Clone, Hash)]

@@ -12,7 +12,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// The note's pass-3 code: `fix-abc` with a consumed row bound to `liveTurnId`.
 #[derive(Clone, Hash)]

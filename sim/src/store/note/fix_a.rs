@@ -8,7 +8,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// Bug A's fix alone: keep the rows of `preserveTurnId`, drop everything else, untagged
 /// optimistic and `queued-` rows included.

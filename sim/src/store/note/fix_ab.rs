@@ -10,7 +10,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, Role, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// The note's pass-1 code: the A+B keep-filter, with the backfill that still over-tags
 /// trailing `queued-` rows (bug C).

@@ -13,7 +13,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// The note's pass-2 code: the backfill tags only the initiator, but a consumed row is
 /// still stripped to a plain untagged row (bug D).

@@ -13,7 +13,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// Keep a row of the preserved turn or a `queued-` row whose id is still in
 /// `queuedMessages`; nothing else survives a reconcile.

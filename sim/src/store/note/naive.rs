@@ -10,7 +10,7 @@ use super::tab::{
 };
 use crate::model::store::Store;
 use crate::model::wire::{MessageId, TurnId};
-use crate::store::StoreKind;
+use crate::store::kind::StoreKind;
 
 /// The policy before any fix: the keep-filter keeps nothing, so every reconcile wipes the
 /// whole live tail.
