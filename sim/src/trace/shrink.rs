@@ -1386,6 +1386,40 @@ mod tests {
         );
     }
 
+    /// The renumbering pass: tabs are numbered in the order they first act, a passive
+    /// observer staying last, when the failure survives it; a trace already in that order
+    /// is left as it is without a replay.
+    #[test]
+    fn tabs_are_renumbered_in_order_of_first_appearance_the_observer_last() {
+        let config = crate::testing::script::scripted_config();
+        let send = |client| Step::Send { client };
+        let mut failing = starts_with(send(0));
+        failing.at_least = 2;
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(
+            s.renumber_clients(&config, vec![send(1), send(0)]),
+            vec![send(0), send(1)]
+        );
+        let runs = failing.runs.get();
+        assert_eq!(
+            s.renumber_clients(&config, vec![send(0), send(1)]),
+            vec![send(0), send(1)]
+        );
+        assert_eq!(failing.runs.get(), runs, "in order already: no replay");
+        let mut observed = config.clone();
+        observed.clients = 3;
+        observed.passive_observer = true;
+        let scroll = Step::ScrollUp { client: 2 };
+        let mut failing = starts_with(scroll);
+        failing.at_least = 3;
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(
+            s.renumber_clients(&observed, vec![scroll, send(1), send(0)]),
+            vec![scroll, send(0), send(1)],
+            "the observer acted first and stays tab 2"
+        );
+    }
+
     /// The turn pass: a turn the failure does not need goes whole (its backend steps with
     /// the deliveries of what they broadcast), where deleting one of its steps at a time
     /// would shift every later event's id.
