@@ -1443,13 +1443,15 @@ mod tests {
         assert!(!out.iter().any(agent), "a turn was left: {out:?}");
     }
 
-    /// The domain passes, end to end: a shrunk failure given a tab it does not need, more
-    /// budget than it uses, or its tabs numbered out of order of first appearance, shrinks
-    /// back to a world without the tab, with the budgets cut and the tabs renumbered. (The
-    /// single-step passes alone keep all three: they never change the world.)
+    /// The world passes, end to end: a shrunk failure given a tab it does not need, or more
+    /// budget than it uses, shrinks back to a world without the tab, with the budgets cut.
+    /// (The single-step passes alone keep both: they never change the world.) Renumbering
+    /// has its own test, `tabs_are_renumbered_in_order_of_first_appearance_the_observer_last`:
+    /// end to end, the shrunk failures of the seeds here with two tabs swapped came back in
+    /// order even with that pass disabled (cargo-mutants), so such a check pinned nothing.
     #[test]
-    fn a_spare_tab_spare_budgets_and_shuffled_tab_numbers_are_shrunk_away() {
-        let mut tried = [0; 3];
+    fn a_spare_tab_and_spare_budgets_are_shrunk_away() {
+        let mut tried = [0; 2];
         for name in ["naive", "fix-ab", "current"] {
             let kind = crate::store::by_name(name).unwrap();
             for seed in 0..40 {
@@ -1509,37 +1511,11 @@ mod tests {
                     }
                     tried[1] += 1;
                 }
-                // Tabs 0 and 1 swapped, when the failure needs both (a passive observer
-                // stays last).
-                let movable = s.config.clients - u8::from(s.config.passive_observer);
-                let uses = |c: ClientId| s.steps.iter().any(|st| st.client() == Some(c));
-                if movable >= 2 && uses(0) && uses(1) {
-                    let swap = |c: ClientId| match c {
-                        0 => 1,
-                        1 => 0,
-                        c => c,
-                    };
-                    let swapped: Vec<Step> = s.steps.iter().map(|st| st.map_client(swap)).collect();
-                    if swapped != s.steps && fails_as_given(&s.config, &swapped) {
-                        let t = shrunk_again(&s.config, &swapped);
-                        let mut order: Vec<ClientId> = Vec::new();
-                        for c in t.steps.iter().filter_map(Step::client) {
-                            if c < movable && !order.contains(&c) {
-                                order.push(c);
-                            }
-                        }
-                        assert!(
-                            order.iter().enumerate().all(|(i, &c)| usize::from(c) == i),
-                            "{name} seed {seed}: tabs first appear in the order {order:?}"
-                        );
-                        tried[2] += 1;
-                    }
-                }
                 if tried.iter().all(|&n| n >= 2) {
                     return;
                 }
             }
         }
-        panic!("too few shrunk failures could be widened, enriched or swapped: {tried:?}");
+        panic!("too few shrunk failures could be widened or enriched: {tried:?}");
     }
 }
