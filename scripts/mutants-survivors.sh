@@ -44,9 +44,11 @@ if [[ "${1:-}" == "--all" ]]; then
   tests=(trace:: campaign:: run:: model::)
 fi
 
+# The test names go after a second `--`: `cargo test` takes only one name before its own
+# `--`, and a usage error counts as a caught mutant (the first round's result was void so).
 cargo mutants "${files[@]}" "${filter[@]}" --no-shuffle -j 1 --profile checked \
   -C --lib --baseline skip --timeout 180 --build-timeout 900 -o "$out" \
-  -- "${tests[@]}" || true
+  -- -- "${tests[@]}" || true
 
 dir="$out/mutants.out"
 echo
