@@ -1024,4 +1024,403 @@ mod tests {
             "per tab"
         );
     }
+
+    /// What a user reads for a class: its one-line description (the class tables of
+    /// `fuzz` and `check`) and its key (file names, `--known` baselines), for every kind
+    /// of subject, effect and trigger.
+    #[test]
+    fn each_class_reads_as_its_line_and_its_key() {
+        let message = |made, fate, binding| Subject::Message {
+            made,
+            fate,
+            binding,
+        };
+        let class = |effect, subject, trigger| Class {
+            effect,
+            subject,
+            trigger,
+        };
+        let event = |e: &str| Some(Trigger::Event(e.into()));
+        let cases = [
+            (
+                class(
+                    Effect::Lingers,
+                    message(RowKind::Optimistic, Some(Fate::StartedTurn), None),
+                    None,
+                ),
+                "optimistic row (message started a turn) lingers",
+                "optimistic-started-turn-lingers",
+            ),
+            (
+                class(
+                    Effect::Lingers,
+                    message(RowKind::Queued, Some(Fate::Consumed), None),
+                    None,
+                ),
+                "queued row (message consumed into a turn) lingers",
+                "queued-consumed-lingers",
+            ),
+            (
+                class(
+                    Effect::Lingers,
+                    message(RowKind::Queued, Some(Fate::Waiting), None),
+                    None,
+                ),
+                "queued row (message waiting) lingers",
+                "queued-waiting-lingers",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    message(RowKind::Optimistic, None, Some(Binding::OtherTurn)),
+                    Some(Trigger::Fetch),
+                ),
+                "optimistic row (bound to another turn) disappears at a fetch response",
+                "optimistic-other-turn-gone-at-fetch",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    message(RowKind::Queued, None, Some(Binding::OwnTurn)),
+                    event("turn-sealed"),
+                ),
+                "queued row (bound to its own turn) disappears at turn-sealed",
+                "queued-own-turn-gone-at-turn-sealed",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    message(RowKind::Queued, None, Some(Binding::Unbound)),
+                    Some(Trigger::Input("user-send".into())),
+                ),
+                "queued row (bound to no turn) disappears at user-send",
+                "queued-unbound-gone-at-user-send",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    message(RowKind::Optimistic, None, Some(Binding::NotLive)),
+                    Some(Trigger::Fetch),
+                ),
+                "optimistic row (not live then) disappears at a fetch response",
+                "optimistic-not-live-gone-at-fetch",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    Subject::Stream {
+                        turn_started: Some(false),
+                    },
+                    Some(Trigger::Fetch),
+                ),
+                "streamed content (before its turn-start) disappears at a fetch response",
+                "stream-before-turn-start-gone-at-fetch",
+            ),
+            (
+                class(
+                    Effect::Lingers,
+                    Subject::Stream {
+                        turn_started: Some(true),
+                    },
+                    None,
+                ),
+                "streamed content (its turn-start seen) lingers",
+                "stream-after-turn-start-lingers",
+            ),
+            (
+                class(
+                    Effect::Disappears,
+                    Subject::Stream { turn_started: None },
+                    event("text-delta"),
+                ),
+                "streamed content disappears at text-delta",
+                "stream-gone-at-text-delta",
+            ),
+            (
+                class(Effect::Lingers, Subject::OtherMessage, None),
+                "another tab's message lingers",
+                "other-tabs-message-lingers",
+            ),
+            (
+                class(Effect::Disappears, Subject::Any, Some(Trigger::StaleFetch)),
+                "shown content disappears at a stale fetch response",
+                "content-gone-at-stale-fetch",
+            ),
+            (
+                class(Effect::Lingers, Subject::Any, None),
+                "shown content lingers",
+                "content-lingers",
+            ),
+            (
+                class(Effect::EndsWrong, Subject::Any, None),
+                "render ends different from the DB",
+                "content-ends-wrong",
+            ),
+            (
+                class(
+                    Effect::Shape("sealed rows first; then live rows".into()),
+                    Subject::Any,
+                    None,
+                ),
+                "render has the wrong shape: sealed rows first; then live rows",
+                "shape-sealed-rows-first-then-live-rows",
+            ),
+            (
+                class(
+                    Effect::Crash("exited with code 3".into()),
+                    Subject::Any,
+                    None,
+                ),
+                "render: the store crashes (exited with code 3)",
+                "crash-exited-with-code-3",
+            ),
+            (
+                class(Effect::NeverSettles, Subject::Any, None),
+                "render: the world never settles",
+                "never-settles",
+            ),
+        ];
+        for (class, line, key) in cases {
+            assert_eq!((class.to_string(), class.key()), (line.into(), key.into()));
+        }
+    }
+
+    /// A key stays a file name: lowercase letters, digits and single dashes, its free text
+    /// cut at 40 characters (24 for a trigger) with no dash left at either end.
+    #[test]
+    fn class_keys_are_short_file_name_safe_slugs() {
+        assert_eq!(
+            slug("  Sealed rows FIRST!! (as the DB) ", 40),
+            "sealed-rows-first-as-the-db"
+        );
+        assert_eq!(slug("abc def", 5), "abc-d");
+        assert_eq!(slug("abcd efgh", 5), "abcd");
+        assert_eq!(slug("", 5), "");
+        let long = Class {
+            effect: Effect::Shape("x".repeat(100)),
+            subject: Subject::Any,
+            trigger: None,
+        };
+        assert_eq!(long.key(), format!("shape-{}", "x".repeat(40)));
+        let event = Class {
+            effect: Effect::Disappears,
+            subject: Subject::Any,
+            trigger: Some(Trigger::Event("a-very-long-event-name-beyond-24".into())),
+        };
+        assert_eq!(event.key(), "content-gone-at-a-very-long-event-name-b");
+    }
+
+    /// A violation of each invariant, on tab 0 or (`tab: None`) on the whole world.
+    fn violation(invariant: Invariant, tab: Option<ClientId>, expected: &str) -> Violation {
+        Violation {
+            invariant,
+            client: tab,
+            step_index: 3,
+            messages: vec!["msg:m1".into()],
+            expected: expected.into(),
+            seen: Vec::new(),
+            cause: None,
+        }
+    }
+
+    /// The class a failure gets from its violation alone (a crash of a campaign's run, a
+    /// nightly's failure known only by its invariant): the effect the invariant stands
+    /// for, with a never-settling world told apart from a lingering row and a shape
+    /// failure by its clause.
+    #[test]
+    fn a_violation_alone_gives_its_invariant_s_effect() {
+        let keys = |invariant, tab, expected| {
+            let v = violation(invariant, tab, expected);
+            (Class::of_violation(&v).key(), Class::bare(invariant).key())
+        };
+        let gone = "content-gone-at-".to_string();
+        assert_eq!(
+            keys(Invariant::NoLoss, Some(0), ""),
+            (gone.clone(), gone.clone())
+        );
+        assert_eq!(
+            keys(Invariant::NewerTurnPreserved, Some(0), ""),
+            (gone.clone(), gone)
+        );
+        let lingers = "content-lingers".to_string();
+        assert_eq!(
+            keys(Invariant::NoDuplicate, Some(0), ""),
+            (lingers.clone(), lingers.clone())
+        );
+        assert_eq!(
+            keys(Invariant::Converges, Some(0), ""),
+            (lingers.clone(), lingers.clone())
+        );
+        assert_eq!(
+            keys(Invariant::Converges, None, ""),
+            ("never-settles".into(), lingers)
+        );
+        assert_eq!(
+            keys(
+                Invariant::RenderShape,
+                Some(0),
+                "live rows in arrival order (the user's own in send order); then more"
+            ),
+            ("shape-live-rows-in-arrival-order".into(), "shape-".into())
+        );
+        assert_eq!(
+            keys(Invariant::Crash, Some(0), "no crash"),
+            ("crash-panic".into(), "crash-".into())
+        );
+        for c in [
+            Class::of_violation(&violation(Invariant::NoLoss, Some(0), "")),
+            Class::bare(Invariant::Crash),
+        ] {
+            assert_eq!((c.subject, c.trigger), (Subject::Any, None));
+        }
+    }
+
+    /// What made a row go, by the input the tab was given: a fetch response, an event by
+    /// its type, or another input by name.
+    #[test]
+    fn a_trigger_is_named_by_the_input_that_made_the_row_go() {
+        let mut watch = ClassWatch::new(&[]);
+        watch.tabs = vec![Tab::default()];
+        let given = |input: Option<Input>| {
+            let mut r = StepRecord::new(Step::AgentEnd);
+            r.input = input;
+            r
+        };
+        let event = |event| given(Some(Input::Event { event }));
+        let turn = TurnId(1);
+        let cases = [
+            (event(Event::TurnStart { turn_id: turn }), "turn-start"),
+            (
+                event(Event::TextDelta {
+                    turn_id: Some(turn),
+                    text: "txt:t1.1".into(),
+                }),
+                "text-delta",
+            ),
+            (
+                event(Event::ToolCall {
+                    turn_id: turn,
+                    call: 1,
+                    text: String::new(),
+                }),
+                "tool-call",
+            ),
+            (
+                event(Event::ToolResult {
+                    turn_id: turn,
+                    call: 1,
+                    text: String::new(),
+                }),
+                "tool-result",
+            ),
+            (
+                event(Event::MessageQueued {
+                    message_id: MessageId(1),
+                    text: None,
+                }),
+                "message-queued",
+            ),
+            (
+                event(Event::MessageConsumed {
+                    message_ids: Vec::new(),
+                    reason: None,
+                }),
+                "message-consumed",
+            ),
+            (
+                event(Event::Status {
+                    status: AgentStatus::Idle,
+                }),
+                "status",
+            ),
+            (event(Event::TurnSealed { turn_id: turn }), "turn-sealed"),
+        ];
+        for (record, kind) in cases {
+            assert_eq!(watch.trigger(0, &record), Trigger::Event(kind.into()));
+        }
+        let send = given(Some(Input::UserSend {
+            message_id: MessageId(1),
+            text: "msg:m1".into(),
+        }));
+        assert_eq!(watch.trigger(0, &send), Trigger::Input("user-send".into()));
+        let scroll = given(Some(Input::Scroll { at_bottom: true }));
+        assert_eq!(watch.trigger(0, &scroll), Trigger::Input("scroll".into()));
+        let post = given(Some(Input::PostResponse {
+            message_id: None,
+            response: PostOutcome::Queued,
+            server_id: None,
+        }));
+        assert_eq!(
+            watch.trigger(0, &post),
+            Trigger::Input("post-response".into())
+        );
+    }
+
+    /// `every_class` masks each class found and runs again, until the run passes, shows a
+    /// class it masked already, or fails as a whole world (which no mask can get past):
+    /// each class once, in the order found, with the masks it ran under.
+    #[test]
+    fn every_class_masks_each_class_found_until_nothing_new_shows() {
+        let report = crate::run::run_seed(&crate::store::current::KIND, 0);
+        let class = |key: &str| Class {
+            effect: Effect::Shape(key.into()),
+            subject: Subject::Any,
+            trigger: None,
+        };
+        let (a, b) = (class("a"), class("b"));
+        let whole_world = {
+            let mut r = report.clone();
+            r.outcome = Outcome::Fail(violation(Invariant::Converges, None, ""));
+            r
+        };
+        let on_tab = {
+            let mut r = report.clone();
+            r.outcome = Outcome::Fail(violation(Invariant::RenderShape, Some(0), ""));
+            r
+        };
+        // Each script: what the n-th run shows (None: it passes); then the classes found
+        // and the masks the runs were given.
+        let run_all = |script: Vec<(Option<Class>, &RunReport)>| {
+            let mut masks: Vec<Vec<Class>> = Vec::new();
+            let found = every_class(|mask| {
+                masks.push(mask.to_vec());
+                let (class, report) = script[masks.len() - 1].clone();
+                Classified {
+                    class,
+                    masked: mask.to_vec(),
+                    report: report.clone(),
+                }
+            });
+            let found: Vec<(Class, Vec<Class>)> =
+                found.into_iter().map(|(c, m, _)| (c, m)).collect();
+            (found, masks)
+        };
+        let (found, masks) = run_all(vec![
+            (Some(a.clone()), &on_tab),
+            (Some(b.clone()), &on_tab),
+            (None, &report),
+        ]);
+        assert_eq!(
+            found,
+            vec![(a.clone(), vec![]), (b.clone(), vec![a.clone()])]
+        );
+        assert_eq!(
+            masks,
+            vec![vec![], vec![a.clone()], vec![a.clone(), b.clone()]]
+        );
+        let (found, masks) = run_all(vec![(Some(a.clone()), &on_tab), (Some(a.clone()), &on_tab)]);
+        assert_eq!(
+            found,
+            vec![(a.clone(), vec![])],
+            "a class masked already ends it"
+        );
+        assert_eq!(masks.len(), 2);
+        let (found, masks) = run_all(vec![
+            (Some(a.clone()), &on_tab),
+            (Some(b.clone()), &whole_world),
+            (Some(class("c")), &on_tab),
+        ]);
+        assert_eq!(found.len(), 2, "a whole-world failure is the last class");
+        assert_eq!(masks.len(), 2);
+    }
 }
