@@ -1361,7 +1361,7 @@ mod tests {
     /// each class once, in the order found, with the masks it ran under.
     #[test]
     fn every_class_masks_each_class_found_until_nothing_new_shows() {
-        let report = crate::run::run_seed(&crate::store::current::KIND, 0);
+        let report = crate::run::run_seed(&crate::store::note::current::KIND, 0);
         let class = |key: &str| Class {
             effect: Effect::Shape(key.into()),
             subject: Subject::Any,

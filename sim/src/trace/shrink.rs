@@ -1255,7 +1255,7 @@ mod tests {
         );
         assert_eq!(s.map(|s| s.invariant), Ok(inv));
         let passing = shrink(
-            &crate::store::current::KIND,
+            &crate::store::note::current::KIND,
             crate::testing::script::scripted_config(),
             &[],
             Some(inv),
