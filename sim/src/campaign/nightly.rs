@@ -90,7 +90,7 @@ pub struct CampaignSummary {
 
 /// A failure found tonight.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Finding {
+pub struct NightFinding {
     /// The store that failed.
     pub store: String,
     /// The invariant that noticed it (for a new finding, the one its saved file breaks).
@@ -150,7 +150,7 @@ pub struct NightlySummary {
     /// One libFuzzer run per `interleavings` store, then `scenario_parser`.
     pub cargo_fuzz: Vec<TargetSummary>,
     /// Every failure found, new or known, in the order found.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<NightFinding>,
     /// Problems that did not stop the night (a target that failed to build…).
     pub problems: Vec<String>,
     /// Files that could not be written (a full disk, an unwritable folder): the night
@@ -440,7 +440,7 @@ impl Night<'_> {
     }
 }
 
-/// A failure found tonight as a [`Finding`]: shrunk and saved when its signature is new
+/// A failure found tonight as a [`NightFinding`]: shrunk and saved when its signature is new
 /// (and then known); with the error, if its file could not be written.
 fn record_finding(
     store: &dyn StoreFactory,
@@ -449,7 +449,7 @@ fn record_finding(
     known: &mut BTreeSet<Signature>,
     progress: &dyn Listener,
     cancelled: bool,
-) -> Result<(Finding, Option<String>), CampaignError> {
+) -> Result<(NightFinding, Option<String>), CampaignError> {
     let class = failure
         .class
         .clone()
@@ -459,7 +459,7 @@ fn record_finding(
         Some(_) => format!("in-process/{}", failure.strategy.as_deref().unwrap_or("")),
         None => "cargo-fuzz/interleavings".to_string(),
     };
-    let mut finding = Finding {
+    let mut finding = NightFinding {
         store: sig.0.clone(),
         invariant: failure.invariant,
         seed: failure.seed,
@@ -570,7 +570,7 @@ pub fn markdown(s: &NightlySummary) -> String {
 }
 
 fn new_signatures_md(s: &NightlySummary) -> String {
-    let new: Vec<&Finding> = s.findings.iter().filter(|f| f.new).collect();
+    let new: Vec<&NightFinding> = s.findings.iter().filter(|f| f.new).collect();
     let mut out = format!("## New classes: {}\n\n", new.len());
     if new.is_empty() {
         out.push_str("None: every failure tonight was already known.\n\n");

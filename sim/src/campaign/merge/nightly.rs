@@ -24,7 +24,8 @@ use crate::campaign::fuzz::CHUNK_SEEDS;
 use crate::campaign::merge::file::{ResultFile, SavedScenario, ShardResult, ShardSet};
 use crate::campaign::merge::fuzz::{add_store, ShardSeeds};
 use crate::campaign::nightly::{
-    markdown, write_summary, CampaignSummary, Finding, NightlyConfig, NightlySummary, Signature,
+    markdown, write_summary, CampaignSummary, NightFinding, NightlyConfig, NightlySummary,
+    Signature,
 };
 use crate::campaign::shard::covered_ranges;
 use crate::oracle::Invariant;
@@ -275,7 +276,7 @@ impl ShardResult for NightlyResult {
 }
 
 /// A candidate for a merged finding: the finding, and its shard's scenario if it saved one.
-type Candidate = (Finding, Option<NightScenario>);
+type Candidate = (NightFinding, Option<NightScenario>);
 
 /// Each part's shards as `I/N` (joined by `+` when a part holds several), to name the
 /// shard a problem came from.
@@ -471,7 +472,7 @@ fn mark_new(
 }
 
 /// The scenario `part` saved for finding `f`, if `f` was new in that part.
-fn scenario_of(part: &NightlyResult, f: &Finding) -> Option<NightScenario> {
+fn scenario_of(part: &NightlyResult, f: &NightFinding) -> Option<NightScenario> {
     if !f.new {
         return None;
     }
