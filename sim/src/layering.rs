@@ -153,7 +153,7 @@ fn has_word(text: &str, word: &str) -> bool {
     })
 }
 
-/// The paths `line` names from `start` (just after a `crate::`, `super::`, `child::`…
+/// The paths `line` names from its start (just after a `crate::`, `super::`, `child::`…
 /// prefix): `a::b::C`, and for a group `a::{b, c::D}` each member appended.
 fn paths_after(line: &str, prefix: &[String]) -> Vec<Vec<String>> {
     let mut path = prefix.to_vec();
@@ -193,17 +193,7 @@ fn paths_after(line: &str, prefix: &[String]) -> Vec<Vec<String>> {
 fn uses(files: &BTreeMap<String, String>, file: &str) -> BTreeSet<String> {
     let code = code_of(&files[file]);
     let me = module_of(file);
-    let children: Vec<String> = code
-        .lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let l = l
-                .strip_prefix("pub ")
-                .or_else(|| l.split_once(") ").map(|(_, r)| r))
-                .unwrap_or(l);
-            l.strip_prefix("mod ")?.strip_suffix(';').map(String::from)
-        })
-        .collect();
+    let children = child_modules(&code);
     let reexport = |l: &str| -> Option<(String, String)> {
         let l = l.trim();
         let rest = l
@@ -242,28 +232,7 @@ fn uses(files: &BTreeMap<String, String>, file: &str) -> BTreeSet<String> {
         }
     }
     for line in body.lines() {
-        let mut starts: Vec<(usize, Vec<String>)> = Vec::new();
-        for (root, base) in [
-            ("crate::", Vec::new()),
-            ("super::", me[..me.len().saturating_sub(1)].to_vec()),
-            ("self::", me.clone()),
-        ] {
-            for (i, _) in line.match_indices(root) {
-                if !line[..i].chars().next_back().is_some_and(is_ident) {
-                    starts.push((i + root.len(), base.clone()));
-                }
-            }
-        }
-        for child in &children {
-            let root = format!("{child}::");
-            for (i, _) in line.match_indices(&root) {
-                let before = line[..i].chars().next_back();
-                if !before.is_some_and(|c| is_ident(c) || c == ':') {
-                    starts.push((i, me.clone()));
-                }
-            }
-        }
-        for (at, base) in starts {
+        for (at, base) in path_starts(line, &me, &children) {
             for path in paths_after(&line[at..], &base) {
                 used.extend(file_of(files, &path));
             }
@@ -271,6 +240,48 @@ fn uses(files: &BTreeMap<String, String>, file: &str) -> BTreeSet<String> {
     }
     used.remove(file);
     used
+}
+
+/// The modules `code` declares (`mod a;`, `pub mod b;`, `pub(crate) mod c;`).
+fn child_modules(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let l = l
+                .strip_prefix("pub ")
+                .or_else(|| l.split_once(") ").map(|(_, r)| r))
+                .unwrap_or(l);
+            l.strip_prefix("mod ")?.strip_suffix(';').map(String::from)
+        })
+        .collect()
+}
+
+/// Where paths start in `line` of module `me` (whose child modules are `children`): the
+/// offset just after `crate::`, `super::` or `self::`, or at a bare `child::`, each with
+/// the module path it is relative to.
+fn path_starts(line: &str, me: &[String], children: &[String]) -> Vec<(usize, Vec<String>)> {
+    let mut starts = Vec::new();
+    for (root, base) in [
+        ("crate::", Vec::new()),
+        ("super::", me[..me.len().saturating_sub(1)].to_vec()),
+        ("self::", me.to_vec()),
+    ] {
+        for (i, _) in line.match_indices(root) {
+            if !line[..i].chars().next_back().is_some_and(is_ident) {
+                starts.push((i + root.len(), base.clone()));
+            }
+        }
+    }
+    for child in children {
+        let root = format!("{child}::");
+        for (i, _) in line.match_indices(&root) {
+            let before = line[..i].chars().next_back();
+            if !before.is_some_and(|c| is_ident(c) || c == ':') {
+                starts.push((i, me.to_vec()));
+            }
+        }
+    }
+    starts
 }
 
 /// The names a file declares `pub` at its top level.
