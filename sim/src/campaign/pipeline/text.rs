@@ -267,15 +267,18 @@ pub fn unsaved(saved: &[Finding], suspects: &[Suspect]) -> Option<String> {
         .filter_map(|f| f.write_error.as_deref())
         .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
         .collect();
-    if errors.is_empty() {
-        return None;
-    }
-    Some(format!(
-        "{} of {} findings could not be saved (they are reported above):\n  {}",
-        errors.len(),
-        saved.len() + suspects.len(),
-        errors.join("\n  ")
-    ))
+    not_saved(&errors, saved.len() + suspects.len())
+}
+
+/// "N of TOTAL findings could not be saved", naming each error; `None` for no error.
+fn not_saved(errors: &[&str], total: usize) -> Option<String> {
+    (!errors.is_empty()).then(|| {
+        format!(
+            "{} of {total} findings could not be saved (they are reported above):\n  {}",
+            errors.len(),
+            errors.join("\n  ")
+        )
+    })
 }
 
 /// [`unsaved`] for a result: every scenario that could not be written, and
@@ -288,15 +291,9 @@ pub fn not_written(result: &ResultFile<FuzzResult>, result_error: Option<&str>) 
         .filter_map(|f| f.saved.write_error.as_deref())
         .chain(suspects.iter().filter_map(|s| s.write_error.as_deref()))
         .collect();
-    let mut errors = Vec::new();
-    if !unsaved.is_empty() {
-        errors.push(format!(
-            "{} of {} findings could not be saved (they are reported above):\n  {}",
-            unsaved.len(),
-            scenarios.len() + suspects.len(),
-            unsaved.join("\n  ")
-        ));
-    }
+    let mut errors: Vec<String> = not_saved(&unsaved, scenarios.len() + suspects.len())
+        .into_iter()
+        .collect();
     if let Some(e) = result_error {
         errors.push(format!(
             "the result file could not be written (the results are reported above): {e}"
