@@ -100,10 +100,12 @@ impl Finding {
     }
 }
 
-/// `reconcile-sim replay PATH`, quoted for a shell.
+/// `reconcile-sim replay PATH`, quoted for a shell, the program named as it was started
+/// ([`crate::util::program`]).
 pub fn replay_command(path: &Path) -> String {
     format!(
-        "reconcile-sim replay {}",
+        "{} replay {}",
+        crate::util::program::program(),
         shell_words::quote(&path.display().to_string())
     )
 }
@@ -198,7 +200,43 @@ pub fn shrink_and_save_after(
     limits: Limits,
     replayed: Option<Classified>,
 ) -> Result<Finding, FindingError> {
+    let minimal = shrink_only(store, failure, limits, replayed)?;
+    Ok(save_shrunk(store, failure, file, limits, minimal))
+}
+
+/// A failure shrunk for its class (or invariant), not yet saved: what [`shrink_only`]
+/// gives and [`save_shrunk`] takes. A campaign shrinks all its failures first and only
+/// then spends what time is left on their needs, so that a tight budget costs a finding
+/// its smallest world, never its 1-minimal steps.
+#[derive(Clone, Debug)]
+pub struct Minimal {
+    shrunk: Shrunk,
+    masked: Vec<Class>,
+}
+
+/// The first half of [`shrink_and_save_after`]: `failure` shrunk on `store` within
+/// `limits`, given the replay the caller made already, if any.
+pub fn shrink_only(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    limits: Limits,
+    replayed: Option<Classified>,
+) -> Result<Minimal, FindingError> {
     let (shrunk, masked) = shrink_failure(store, failure, limits, replayed)?;
+    Ok(Minimal { shrunk, masked })
+}
+
+/// The second half of [`shrink_and_save_after`]: the world features `minimal` needs (and a
+/// witness needing fewer, within `limits`), its notes, and the file saved atomically as
+/// `file`.
+pub fn save_shrunk(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: &Path,
+    limits: Limits,
+    minimal: Minimal,
+) -> Finding {
+    let Minimal { shrunk, masked } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
     let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs));
     let mut scenario = Scenario::unannotated(
@@ -221,7 +259,7 @@ pub fn shrink_and_save_after(
         // One more replay, for the notes; a campaign out of time saves the steps alone.
         scenario.annotate(store);
     }
-    Ok(Finding {
+    Finding {
         store: failure.store.clone(),
         // What the saved file breaks: shrinking for a class may trade the invariant that
         // noticed it first for another that notices the same class (2 and 4).
@@ -234,7 +272,7 @@ pub fn shrink_and_save_after(
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
-    })
+    }
 }
 
 /// A witness of `failure`'s class that needs less of the world than `best` (shrunk, its
@@ -271,7 +309,10 @@ fn need_less(
             let n = needs_of(store, &without, &s, &m, limits);
             // Without reordering is worth other features (the ordered world is the one
             // most apps have); any other feature is dropped only for a subset.
-            let better = !n.contains(&a)
+            // A witness whose shrinking was cut short is never traded for a 1-minimal one.
+            let minimal = s.gave_up.is_none() || shrunk.gave_up.is_some();
+            let better = minimal
+                && !n.contains(&a)
                 && (a == Assumption::WsReordering || n.iter().all(|x| needs.contains(x)));
             if better {
                 base.config = s.config.clone();

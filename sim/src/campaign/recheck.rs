@@ -25,12 +25,13 @@
 //! for `exec:` stores in `check`).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::{
-    file_for, save_unshrunk, shrink_and_save_after, Failure, Finding, FindingError,
+    file_for, save_shrunk, save_unshrunk, shrink_only, Failure, Finding, FindingError, Minimal,
 };
 use crate::campaign::fuzz::run_one_in;
 use crate::model::record::StepRecord;
@@ -45,6 +46,7 @@ use crate::run::{Observer, Outcome, RunReport, StepAt};
 use crate::trace::class::{classify, Class, Classified};
 use crate::trace::scenario::Scenario;
 use crate::trace::shrink::{GaveUp, Limits};
+use crate::util::parallel::map_in_order;
 
 /// How many seeds [`check_determinism`] runs again by default, from a campaign's first
 /// seed: three runs each (two on the campaign's processes, one in fresh ones, which start
@@ -141,51 +143,50 @@ pub struct Settled {
 /// (as [`shrink_and_save`] does, to [`file_for`]), and save the first run's trace of those
 /// that do not, under `out_dir`, as suspects. Each failure names one of `stores`.
 ///
-/// All of it by `deadline`, if there is one: each failure gets `limits` and no more than an
-/// equal share of the time left, so one slow shrink cannot starve the others, and a
-/// failure reached after the deadline (or after Ctrl-C) is saved as found, neither
-/// rechecked nor shrunk ([`save_unshrunk`]). `progress` hears of each failure before its
-/// turn.
+/// On `jobs` threads, in two rounds: every failure is rechecked and shrunk first, and only
+/// then does each get its needs (the world features its witness needs, and a witness that
+/// needs fewer): under a tight budget a finding loses its smallest world, never its
+/// 1-minimal steps. What each failure becomes depends on it alone (and on the time
+/// left), and the results come in the order of `failures`, whatever `jobs` is.
+///
+/// All of it by `deadline`, if there is one: in each round each failure gets `limits`
+/// and no more than an equal share of the time left (`jobs` failures at a time), so one
+/// slow shrink cannot starve the others, and a failure reached after the deadline (or
+/// after Ctrl-C) is saved as found, neither rechecked nor shrunk ([`save_unshrunk`]).
+/// `progress` hears of each failure as its turn comes.
+///
+/// [`shrink_and_save`]: crate::campaign::findings::shrink_and_save
 pub fn settle(
     stores: &[&dyn StoreFactory],
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
     deadline: Option<Instant>,
-    progress: &dyn Fn(usize, &Failure),
+    jobs: usize,
+    progress: &(dyn Fn(usize, &Failure) + Sync),
 ) -> Settled {
-    let mut settled = Settled::default();
-    for (i, failure) in failures.iter().enumerate() {
-        progress(i, failure);
-        let store = *stores
+    let store_of = |failure: &Failure| -> &dyn StoreFactory {
+        *stores
             .iter()
             .find(|s| s.name() == failure.store)
-            .expect("a failure names one of the stores");
+            .expect("a failure names one of the stores")
+    };
+    let share = Share::new(deadline, jobs, failures.len());
+    let first = map_in_order(failures, jobs, |i, failure| {
+        progress(i, failure);
+        let store = store_of(failure);
         let file = file_for(out_dir, failure);
-        let now = Instant::now();
+        let limits = share.take(limits);
         if crate::run::interrupt::requested() {
-            settled
-                .findings
-                .push(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
-            continue;
+            return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
         }
-        let limits = match deadline {
-            Some(d) if now >= d => {
-                settled
-                    .findings
-                    .push(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
-                continue;
-            }
-            Some(d) => limits.until(now + (d - now) / (failures.len() - i) as u32),
-            None => limits,
+        let Some(limits) = limits else {
+            return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
         };
         let (second, replayed) = recheck_replayed(store, failure);
         let second = match second {
-            None => match shrink_and_save_after(store, failure, &file, limits, Some(replayed)) {
-                Ok(finding) => {
-                    settled.findings.push(finding);
-                    continue;
-                }
+            None => match shrink_only(store, failure, limits, Some(replayed)) {
+                Ok(minimal) => return Stage::Shrunk(file, minimal),
                 // It happened twice when rechecked, then not when shrinking began.
                 Err(FindingError::DoesNotReplay(e)) => (
                     SuspectKind::Flaky,
@@ -194,15 +195,95 @@ pub fn settle(
             },
             Some(second) => second,
         };
-        settled.suspects.push(save_suspect(
+        Stage::Suspect(save_suspect(
             store,
             failure,
             Some(failure.invariant),
             second,
             out_dir,
-        ));
+        ))
+    });
+    let shrunk = first
+        .iter()
+        .filter(|s| matches!(s, Stage::Shrunk(..)))
+        .count();
+    let share = Share::new(deadline, jobs, shrunk);
+    let second = map_in_order(&first, jobs, |i, stage| {
+        let Stage::Shrunk(file, minimal) = stage else {
+            return None;
+        };
+        // Out of time, the limits end now: the needs are what the world has (an upper
+        // bound) and the file is saved without notes.
+        let limits = share.take(limits).unwrap_or(limits.until(Instant::now()));
+        Some(save_shrunk(
+            store_of(&failures[i]),
+            &failures[i],
+            file,
+            limits,
+            minimal.clone(),
+        ))
+    });
+    let mut settled = Settled::default();
+    for (stage, saved) in first.into_iter().zip(second) {
+        match (stage, saved) {
+            (Stage::Saved(finding), _) | (Stage::Shrunk(..), Some(finding)) => {
+                settled.findings.push(finding)
+            }
+            (Stage::Suspect(suspect), _) => settled.suspects.push(suspect),
+            (Stage::Shrunk(..), None) => unreachable!("every shrunk failure is saved"),
+        }
     }
     settled
+}
+
+/// What the first round of [`settle`] made of a failure.
+enum Stage {
+    /// Saved as found (out of time, or interrupted).
+    Saved(Finding),
+    /// Shrunk, to be saved as this file by the second round.
+    Shrunk(PathBuf, Minimal),
+    /// It did not happen again: saved as a suspect.
+    Suspect(Suspect),
+}
+
+/// How many equal shares of the time left one failure may take ([`Share::take`]).
+const SHARES_PER_ITEM: u32 = 4;
+
+/// An equal share of the time left before a deadline, for each of `left` items taken
+/// `jobs` at a time.
+struct Share {
+    deadline: Option<Instant>,
+    jobs: u32,
+    left: AtomicUsize,
+}
+
+impl Share {
+    fn new(deadline: Option<Instant>, jobs: usize, items: usize) -> Share {
+        Share {
+            deadline,
+            jobs: u32::try_from(jobs.max(1)).unwrap_or(u32::MAX),
+            left: AtomicUsize::new(items),
+        }
+    }
+
+    /// The next item's limits: `limits`, ending at its share of the time left; `None` past
+    /// the deadline.
+    fn take(&self, limits: Limits) -> Option<Limits> {
+        let left = self.left.fetch_sub(1, Ordering::Relaxed).max(1);
+        let Some(deadline) = self.deadline else {
+            return Some(limits);
+        };
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        // Up to four equal shares: most failures shrink in a fraction of theirs, and the
+        // few long traces need several (a share of a few milliseconds would leave them
+        // not 1-minimal); a runaway still leaves the rest most of the time.
+        let rounds = u32::try_from(left.div_ceil(self.jobs as usize)).unwrap_or(u32::MAX);
+        let share = (deadline - now) * SHARES_PER_ITEM / rounds.max(1);
+        Some(limits.until(now + share.min(deadline - now)))
+    }
 }
 
 /// Replay `failure` on `store` (its processes, reused) and on [`StoreFactory::fresh`] (a

@@ -153,7 +153,8 @@ fn save_divergence(
         file.display()
     );
     println!(
-        "replay: reconcile-sim diff --store {} --store {} --seeds 0 --scenarios {}",
+        "replay: {} diff --store {} --store {} --seeds 0 --scenarios {}",
+        reconcile_sim::util::program::program(),
         shell_words::quote(&a.name()),
         shell_words::quote(&b.name()),
         shell_words::quote(&file.display().to_string())

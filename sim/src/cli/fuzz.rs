@@ -4,7 +4,7 @@ use std::path::Path;
 
 use reconcile_sim::campaign::fuzz::{Budget, Campaign, CHUNK_SEEDS};
 use reconcile_sim::campaign::merge::{FuzzResult, ResultFile};
-use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
+use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan, FuzzRun};
 use reconcile_sim::campaign::pipeline::text;
 use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::interrupt;
@@ -72,6 +72,10 @@ pub struct Args {
     /// would otherwise pass).
     #[arg(long)]
     allow_empty: bool,
+    /// Print every class with its shrunk scenario and replay command (and every warning)
+    /// after the table, instead of a line per store and the file that holds them.
+    #[arg(long, short)]
+    verbose: bool,
     #[command(flatten)]
     exec: ExecFlags,
 }
@@ -100,6 +104,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         time: args.time,
         check_determinism: args.check_determinism,
         result_file: args.sharding.result.clone(),
+        details_file: !args.json && !args.verbose,
     };
     let started = std::time::Instant::now();
     let progress = Progress::start(match (args.seeds, args.time) {
@@ -119,13 +124,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             serde_json::to_string_pretty(&text::json(&run.result, out)?)?
         );
     } else {
-        print_text(
-            &run.result,
-            out,
-            run.runs,
-            started.elapsed(),
-            plan.campaign.jobs,
-        );
+        let details = match &run.details {
+            Some(Ok(path)) if !args.verbose => Some(path.as_path()),
+            Some(Err(e)) => {
+                eprintln!("warning: {e}; the details follow");
+                None
+            }
+            _ => None,
+        };
+        print_text(&run, out, started.elapsed(), plan.campaign.jobs, details);
     }
     // A file that could not be written (a scenario, the result file) fails the run
     // (exit 2), after the table.
@@ -152,34 +159,42 @@ fn budget(args: &Args, limits: Limits) -> anyhow::Result<Budget> {
             Budget::Seeds(n)
         }
         // The whole run, shrinking included, fits in --time: once something fails, the
-        // campaign leaves a quarter of the budget (at most one --max-shrink-time) to
-        // shrink it in.
+        // campaign leaves a third of the budget (at most one --max-shrink-time) to
+        // shrink it in (`fuzz --store all --time 5s` shrinks its ~80 classes in about
+        // 0.7 s of its 1.7 on two threads).
         (None, Some(t)) => Budget::TimeWithShrinking {
             total: t,
-            reserve: limits.time_max.min(t / 4),
+            reserve: limits.time_max.min(t / 3),
         },
         (None, None) => unreachable!("clap requires one"),
     })
 }
 
-/// The text report: the table on stdout, the run's size and time on stderr, then the
-/// details and the warnings.
+/// The text report: the table on stdout, the run's size and time on stderr, then a line
+/// per store and where the details are (`details_at`), or (`--verbose`, or when they
+/// could not be written) the details themselves and the warnings.
 fn print_text(
-    result: &ResultFile<FuzzResult>,
+    run: &FuzzRun,
     out: &Path,
-    runs: u64,
     elapsed: std::time::Duration,
     jobs: usize,
+    details_at: Option<&Path>,
 ) {
-    let (table, details) = text::text(result, out);
+    let (table, details) = text::text(&run.result, out);
     print!("{table}");
     eprintln!(
-        "({runs} runs in {elapsed:.1?} on {jobs} thread{})",
+        "({} runs in {elapsed:.1?} on {jobs} thread{})",
+        run.runs,
         if jobs == 1 { "" } else { "s" }
     );
-    print!("{details}");
-    for w in text::warnings(result, out) {
-        eprintln!("{w}");
+    match details_at {
+        Some(path) => print!("{}", text::summary(&run.result, path)),
+        None => {
+            print!("{details}");
+            for w in text::warnings(&run.result, out) {
+                eprintln!("{w}");
+            }
+        }
     }
 }
 

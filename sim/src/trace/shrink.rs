@@ -33,6 +33,7 @@ use crate::oracle::Invariant;
 use crate::oracle::Violation;
 use crate::run::{execute, replay, Next};
 use crate::run::{replay_observed, Observer, StepAt};
+use crate::util::program::program;
 
 /// How much work shrinking may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,19 +98,23 @@ impl std::fmt::Display for GaveUp {
             ),
             GaveUp::Deadline(0) => write!(
                 f,
-                "not shrunk: the --time budget ran out first; the scenario is the failing run as found (shrink it with `reconcile-sim shrink`)"
+                "not shrunk: the --time budget ran out first; the scenario is the failing run as found (shrink it with `{} shrink FILE`)",
+                program()
             ),
             GaveUp::Deadline(n) => write!(
                 f,
-                "shrinking stopped after {n} replays when the --time budget ran out: the scenario still fails the same way but may not be 1-minimal; shrink it further with `reconcile-sim shrink`"
+                "shrinking stopped after {n} replays when the --time budget ran out: the scenario still fails the same way but may not be 1-minimal; shrink it further with `{} shrink FILE`",
+                program()
             ),
             GaveUp::Interrupted(0) => write!(
                 f,
-                "not shrunk: interrupted (Ctrl-C); the scenario is the failing run as found (shrink it with `reconcile-sim shrink`)"
+                "not shrunk: interrupted (Ctrl-C); the scenario is the failing run as found (shrink it with `{} shrink FILE`)",
+                program()
             ),
             GaveUp::Interrupted(n) => write!(
                 f,
-                "shrinking interrupted (Ctrl-C) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `reconcile-sim shrink`"
+                "shrinking interrupted (Ctrl-C) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `{} shrink FILE`",
+                program()
             ),
             GaveUp::DidNotReplay => write!(
                 f,

@@ -145,11 +145,100 @@ fn fuzz_with_a_budget_that_runs_nothing_exits_2_unless_allowed() {
     }
 }
 
+/// The first screen: the table, a line per failing store (its classes and the command
+/// that reproduces it) and the file holding every class; the class lists themselves are
+/// in that file (and after `--verbose`), so the screen stays a screen however many
+/// classes there are.
+#[test]
+fn fuzz_prints_a_screen_and_writes_the_details_to_a_file() {
+    let out = crate::support::tmp("first-screen");
+    let o = sim(&[
+        "fuzz",
+        "--store",
+        "all",
+        "--seeds",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let details = out.join("fuzz-details.txt");
+    let written = std::fs::read_to_string(&details).unwrap();
+    // Seven stores fail; each has its line, with its class count.
+    for store in [
+        "naive",
+        "fix-a",
+        "fix-ab",
+        "fix-abc",
+        "current",
+        "membership",
+        "canary",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{store} ")) && l.contains(" · reproduce: "))
+            .unwrap_or_else(|| panic!("no line for {store}:\n{text}"));
+        let classes = written.matches(&format!("classes of {store} (")).count();
+        assert_eq!(classes, 1, "{store}'s classes in the details");
+        assert!(
+            line.contains(" classes · reproduce: reconcile-sim run --store "),
+            "{line}"
+        );
+    }
+    assert!(
+        !text.contains("classes of "),
+        "the class lists are in the file:\n{text}"
+    );
+    assert!(
+        text.ends_with(&format!(
+            "--verbose prints them here): {}\n",
+            details.display()
+        )),
+        "{text}"
+    );
+    // A screen: the header, ten stores, seven lines and the details line.
+    assert!(
+        text.lines().count() <= 20,
+        "{} lines:\n{text}",
+        text.lines().count()
+    );
+    // --verbose prints what the file holds, and writes no file.
+    let again = crate::support::tmp("first-screen-verbose");
+    let v = sim(&[
+        "fuzz",
+        "--store",
+        "all",
+        "--seeds",
+        "300",
+        "--verbose",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    let verbose =
+        String::from_utf8_lossy(&v.stdout).replace(again.to_str().unwrap(), out.to_str().unwrap());
+    assert!(
+        verbose.ends_with(&written),
+        "--verbose:\n{verbose}\nfile:\n{written}"
+    );
+    assert!(!again.join("fuzz-details.txt").exists());
+}
+
 #[test]
 fn fuzz_table_is_independent_of_jobs() {
-    let one = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "1"]);
-    let two = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "2"]);
-    let three = sim(&["fuzz", "--store", "all", "--seeds", "300", "--jobs", "3"]);
+    let fuzz = |jobs| {
+        sim(&[
+            "fuzz",
+            "--store",
+            "all",
+            "--seeds",
+            "300",
+            "--jobs",
+            jobs,
+            "--verbose",
+        ])
+    };
+    let (one, two, three) = (fuzz("1"), fuzz("2"), fuzz("3"));
     assert_eq!(code(&one), 1, "some store fails");
     assert_eq!(one.stdout, two.stdout);
     assert_eq!(one.stdout, three.stdout);

@@ -71,7 +71,7 @@ fn reports(label: &str, mode: &str, seeds: &str) -> Reports {
         ]
     };
     let mut fuzz = common("fuzz");
-    fuzz.extend(["--seed-start".into(), "1".into()]);
+    fuzz.extend(["--seed-start".into(), "1".into(), "--verbose".into()]);
     let args: Vec<&str> = fuzz.iter().map(String::as_str).collect();
     let o = sim_env(&args, &timeouts(mode));
     assert_eq!(code(&o), 1, "{mode} fuzz: {}", stderr(&o));
@@ -320,6 +320,7 @@ fn a_timeout_that_does_not_happen_again_is_flaky_and_the_campaign_goes_on() {
         "40",
         "--jobs",
         "1",
+        "--verbose",
         "--out",
         out.to_str().unwrap(),
     ];

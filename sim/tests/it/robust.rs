@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{code, repo, require_node, sim, stderr, stdout, tmp, Scratch};
+use crate::support::{code, repo, require_node, sim, stderr, stdout, tmp, Scratch, INVOKED_AS};
 use reconcile_sim::trace::scenario::{self, load};
 
 /// `exec:` a correct `current` that takes `ms` per input (sim/tests/slow/slow.js).
@@ -37,6 +37,7 @@ struct Finished {
 
 fn spawn(args: &[&str]) -> Running {
     let mut child = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .env(INVOKED_AS.0, INVOKED_AS.1)
         .args(args)
         .current_dir(repo())
         .stdout(Stdio::piped())
@@ -216,6 +217,7 @@ fn stopped_fuzz_keeps_prints_and_saves_what_was_found(name: &str, signal: rustix
         "10m",
         "--jobs",
         "2",
+        "--verbose",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -937,6 +939,63 @@ fn check_prints_replay_commands_a_shell_can_run() {
     let words = shell_words::split(&line).unwrap();
     assert_eq!(words[..2], ["reconcile-sim", "replay"]);
     assert_eq!(PathBuf::from(&words[2]), dir.join("it's.json"), "{line}");
+}
+
+/// Printed commands run when pasted: started by a path (as scripts and CI start it), the
+/// binary names itself by its absolute path, so the printed replay command runs from any
+/// directory; the tests elsewhere pin the name with `RECONCILE_SIM_INVOKED_AS`, which a
+/// wrapper (an npm script) sets to how its users start it.
+#[test]
+fn printed_commands_name_the_binary_as_it_was_started() {
+    let out = tmp("pasted");
+    let bin = env!("CARGO_BIN_EXE_reconcile-sim");
+    let o = Command::new(bin)
+        .env_remove(INVOKED_AS.0)
+        .env_remove("CARGO")
+        .current_dir(repo())
+        .args(["run", "--store", "naive", "--seed", "1", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let text = stdout(&o);
+    let replay = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: "))
+        .unwrap_or_else(|| panic!("no replay line:\n{text}"));
+    let words = shell_words::split(replay).unwrap();
+    assert_eq!(
+        PathBuf::from(&words[0]),
+        std::fs::canonicalize(bin).unwrap(),
+        "{replay}"
+    );
+    // Pasted into a shell somewhere else, it runs and reproduces the failure.
+    let pasted = Command::new("sh")
+        .arg("-c")
+        .arg(replay)
+        .current_dir(out.path())
+        .env_remove(INVOKED_AS.0)
+        .output()
+        .unwrap();
+    assert_eq!(code(&pasted), 1, "{}", stderr(&pasted));
+    assert!(
+        stdout(&pasted).contains("reproduced"),
+        "{}",
+        stdout(&pasted)
+    );
+    // With the override, the name is the override's.
+    let o = Command::new(bin)
+        .env(INVOKED_AS.0, "npx reconcile-sim")
+        .current_dir(repo())
+        .args(["run", "--store", "naive", "--seed", "1", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&o).contains("replay: npx reconcile-sim replay "),
+        "{}",
+        stdout(&o)
+    );
 }
 
 /// A description with terminal escape sequences reaches the terminal as escapes, not as

@@ -80,6 +80,7 @@ fn fuzz_shards_merge_to_the_unsharded_run_byte_for_byte() {
         // byte for byte; the whole run saves 58 classes, and the runs are 13.
         "--max-shrink-iters",
         "150",
+        "--verbose",
     ];
     let mut whole_args = fuzz.to_vec();
     whole_args.extend(["--out", "failures"]);
@@ -507,7 +508,14 @@ fn nightly_shards_merge_into_one_night_folder() {
 fn unwritable_files_of_a_shard_are_reported_and_its_result_keeps_the_scenarios() {
     let base = tmp("shard-unwritable");
     let fuzz = [
-        "fuzz", "--store", "current", "--seeds", "300", "--jobs", "1",
+        "fuzz",
+        "--store",
+        "current",
+        "--seeds",
+        "300",
+        "--jobs",
+        "1",
+        "--verbose",
     ];
     let whole = base.join("whole");
     let expected = run(&whole, &[&fuzz[..], &["--out", "failures"]].concat());

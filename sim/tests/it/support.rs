@@ -13,6 +13,11 @@ pub fn repo() -> PathBuf {
         .to_path_buf()
 }
 
+/// How the binary names itself in the commands it prints, for every test but the one that
+/// checks the default (`robust::printed_commands_name_the_binary_as_it_was_started`): the
+/// tests compare output, which must not depend on where the binary was built.
+pub const INVOKED_AS: (&str, &str) = ("RECONCILE_SIM_INVOKED_AS", "reconcile-sim");
+
 /// Run the binary from the repository root. `run`, `fuzz` and `check` write failures to a
 /// scratch directory (never into the repository) unless the arguments name `--out`.
 pub fn sim(args: &[&str]) -> Output {
@@ -23,7 +28,9 @@ pub fn sim(args: &[&str]) -> Output {
 pub fn sim_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     static OUT: OnceLock<tempfile::TempDir> = OnceLock::new();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"));
-    cmd.args(args).current_dir(repo());
+    cmd.args(args)
+        .current_dir(repo())
+        .env(INVOKED_AS.0, INVOKED_AS.1);
     if matches!(args.first(), Some(&("run" | "fuzz" | "check"))) && !args.contains(&"--out") {
         let out = OUT.get_or_init(|| tempfile::tempdir().expect("temp dir"));
         cmd.arg("--out").arg(out.path());
@@ -34,10 +41,11 @@ pub fn sim_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     cmd.output().expect("binary runs")
 }
 
-/// Run the binary in `dir`, with nothing added.
+/// Run the binary in `dir`, with nothing added but [`INVOKED_AS`].
 pub fn sim_in(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
         .current_dir(dir)
+        .env(INVOKED_AS.0, INVOKED_AS.1)
         .args(args)
         .output()
         .expect("binary runs")

@@ -57,8 +57,9 @@ pub fn save_failures(
     failures: &[Failure],
     out_dir: &Path,
     limits: Limits,
+    jobs: usize,
 ) -> (Vec<(Found, String)>, Vec<Suspect>) {
-    let settled = settle(stores, failures, out_dir, limits, None, &|_, _| {});
+    let settled = settle(stores, failures, out_dir, limits, None, jobs, &|_, _| {});
     let found = settled
         .findings
         .into_iter()

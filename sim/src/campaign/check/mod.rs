@@ -85,7 +85,13 @@ pub fn run_check_saving(
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
-    let (saved, mut suspects) = save_failures(&fuzzed, &failures, &request.out, request.limits);
+    let (saved, mut suspects) = save_failures(
+        &fuzzed,
+        &failures,
+        &request.out,
+        request.limits,
+        request.jobs,
+    );
     let (found, texts) = saved.into_iter().unzip();
     let determinism_seeds = determinism_check(request, &fuzzed, &mut suspects);
     let report = CheckReport {

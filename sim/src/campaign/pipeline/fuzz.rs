@@ -31,6 +31,9 @@ pub struct FuzzPlan<'a> {
     pub check_determinism: bool,
     /// Where to write the result file, if anywhere.
     pub result_file: Option<PathBuf>,
+    /// Write the report's details to a file beside the scenarios (what the first screen
+    /// points to, instead of printing them).
+    pub details_file: bool,
 }
 
 /// What one `fuzz` command found.
@@ -43,6 +46,10 @@ pub struct FuzzRun {
     /// Why the result file could not be written, if it could not: the command reports it
     /// after the table and fails.
     pub result_error: Option<String>,
+    /// Where the report's details were written (every class with its scenario, crashes,
+    /// suspects, coverage), or why they could not be (the command then prints them);
+    /// `None` when there are none.
+    pub details: Option<Result<PathBuf, String>>,
 }
 
 /// Run `plan`: the campaign (stopped early when `stop` is set), then each first failure
@@ -72,10 +79,44 @@ pub fn fuzz(
         )?,
     );
     let result_error = result.save_to(plan.result_file.as_deref());
+    let details = plan
+        .details_file
+        .then(|| write_details(&result, plan))
+        .flatten();
     Ok(FuzzRun {
         runs: outcome.report.seeds * campaign.stores.len() as u64,
         result,
         result_error,
+        details,
+    })
+}
+
+/// Write the report's details ([`super::text::text`]: every class with its shrunk
+/// scenario and replay command, crashes, suspects, coverage) as a text file beside the
+/// scenarios, `fuzz-details.txt` (`fuzz-details-shard-I-of-N.txt` for a shard): the first
+/// screen then holds the table and a line per store. `None` when there are no details.
+fn write_details(
+    result: &ResultFile<FuzzResult>,
+    plan: &FuzzPlan<'_>,
+) -> Option<Result<PathBuf, String>> {
+    let (_, details) = super::text::text(result, &plan.out);
+    if details.is_empty() {
+        return None;
+    }
+    let name = if plan.shard.count > 1 {
+        format!(
+            "fuzz-details-shard-{}-of-{}.txt",
+            plan.shard.index, plan.shard.count
+        )
+    } else {
+        "fuzz-details.txt".to_string()
+    };
+    let path = plan.out.join(name);
+    let written = std::fs::create_dir_all(&plan.out)
+        .and_then(|()| crate::util::fs::write_atomically(&path, details.as_bytes()));
+    Some(match written {
+        Ok(()) => Ok(path),
+        Err(e) => Err(format!("cannot write {}: {e}", path.display())),
     })
 }
 
@@ -96,6 +137,7 @@ fn settle_failures(
         &plan.out,
         plan.limits,
         deadline,
+        campaign.jobs,
         &|i, f| {
             listener.status(format!(
                 "shrinking {}/{count}: {} {}",

@@ -44,7 +44,8 @@ pub fn run(plan: &RunPlan<'_>) -> Ran {
     let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
     let class = watch.class_of(&report.outcome);
     let mut reproduce = format!(
-        "reconcile-sim run --store {} --seed {}",
+        "{} run --store {} --seed {}",
+        crate::util::program::program(),
         shell_words::quote(&store.name()),
         plan.seed
     );
@@ -119,6 +120,7 @@ fn settle_failure(plan: &RunPlan<'_>, report: &RunReport, class: Option<Class>) 
         &plan.out,
         plan.limits,
         None,
+        1,
         &|_, _| {},
     ))
 }

@@ -12,6 +12,7 @@ use crate::campaign::recheck::{Suspect, SuspectKind};
 use crate::campaign::shard::format_ranges;
 use crate::model::store::CrashCause;
 use crate::trace::assume;
+use crate::util::program::program;
 
 /// The JSON `fuzz --json` (and `merge` of fuzz results) prints; scenario paths under `out`. A result that is not one
 /// range of seeds from the first (a shard, or shards with gaps between them) also says
@@ -131,8 +132,9 @@ pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
     for s in &report.stores {
         if let Some((seed, _)) = s.first_failure() {
             details.push_str(&format!(
-                "reproduce {}: reconcile-sim run --store {} --seed {seed}{}{}\n",
+                "reproduce {}: {} run --store {} --seed {seed}{}{}\n",
                 s.store,
+                program(),
                 shell_words::quote(&s.store),
                 report.strategy.flags(),
                 report.worlds.flags()
@@ -177,6 +179,82 @@ pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
         details.push_str(&c.format());
     }
     (table, details)
+}
+
+/// What `fuzz` prints under its table when the details went to a file (`details`): one
+/// line per store that failed (its classes, or the invariants it broke, its suspects and
+/// crashes, and the command that reproduces its first failing seed), then where the
+/// details are. A screen, however many classes were found.
+pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
+    let r = &result.result;
+    let report = &r.report;
+    let width = report
+        .stores
+        .iter()
+        .map(|s| s.store.len())
+        .max()
+        .unwrap_or(0);
+    let mut text = String::new();
+    for s in &report.stores {
+        let suspects = r.suspects.iter().filter(|x| x.store == s.store).count();
+        let Some((seed, _)) = s.first_failure() else {
+            if suspects > 0 {
+                text.push_str(&format!(
+                    "{:<width$}  {}\n",
+                    s.store,
+                    count(suspects, "suspect")
+                ));
+            }
+            continue;
+        };
+        let mut what = if r.config.classes {
+            count(s.classes.len(), "class")
+        } else {
+            let broken = s.first_failing_seed.keys().map(|i| i.to_string());
+            broken.collect::<Vec<_>>().join(", ")
+        };
+        let crashes = crashes(r).filter(|(store, ..)| *store == s.store).count();
+        if crashes > 0 {
+            what.push_str(&format!(", {}", count(crashes, "crash")));
+        }
+        if suspects > 0 {
+            what.push_str(&format!(", {}", count(suspects, "suspect")));
+        }
+        text.push_str(&format!(
+            "{:<width$}  {what} · reproduce: {} run --store {} --seed {seed}{}{}\n",
+            s.store,
+            program(),
+            shell_words::quote(&s.store),
+            report.strategy.flags(),
+            report.worlds.flags()
+        ));
+    }
+    let unshrunk = r
+        .scenarios
+        .iter()
+        .filter(|f| f.saved.gave_up.is_some())
+        .count();
+    if unshrunk > 0 {
+        text.push_str(&format!(
+            "{} not shrunk to 1-minimal within the budget (steps marked + in the details; `{} shrink FILE` goes further)\n",
+            count(unshrunk, "scenario"),
+            program()
+        ));
+    }
+    text.push_str(&format!(
+        "details (every class, its shrunk scenario and replay command; --verbose prints them here): {}\n",
+        details.display()
+    ));
+    text
+}
+
+/// `1 class`, `3 classes`.
+fn count(n: usize, what: &str) -> String {
+    match (n, what.ends_with('s') || what.ends_with('h')) {
+        (1, _) => format!("1 {what}"),
+        (_, true) => format!("{n} {what}es"),
+        (_, false) => format!("{n} {what}s"),
+    }
 }
 
 /// The warnings `fuzz` prints on stderr: scenarios whose shrinking gave up early.

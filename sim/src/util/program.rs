@@ -1,0 +1,135 @@
+//! How a printed command names this program, so that it runs when pasted into a shell:
+//! `reconcile-sim` only when that is how it was started (found on `PATH`), the
+//! `cargo run --release --` form when cargo started it, else the binary's absolute path.
+//! `RECONCILE_SIM_INVOKED_AS` overrides all three: a wrapper (an npm script, `npx`) says
+//! how a person should start it, and the tests pin it to `reconcile-sim` so that what
+//! they compare does not depend on where the binary was built.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The environment variable that overrides how printed commands name the program.
+pub const INVOKED_AS_VAR: &str = "RECONCILE_SIM_INVOKED_AS";
+
+/// The program's name in printed commands (already quoted for a shell where needed),
+/// decided once per process from how it was started ([`name_for`]).
+pub fn program() -> &'static str {
+    static PROGRAM: OnceLock<String> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        let invoked_as = std::env::var(INVOKED_AS_VAR).ok();
+        let by_cargo = std::env::var_os("CARGO").is_some();
+        let argv0 = std::env::args_os()
+            .next()
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let exe = std::env::current_exe().ok();
+        name_for(invoked_as.as_deref(), by_cargo, &argv0, exe.as_deref())
+    })
+}
+
+/// [`program`], as a function of how the process was started: the override, whether cargo
+/// started it (cargo sets `CARGO` for what it runs), the first argument as given, and the
+/// binary's path.
+pub fn name_for(
+    invoked_as: Option<&str>,
+    by_cargo: bool,
+    argv0: &str,
+    exe: Option<&Path>,
+) -> String {
+    if let Some(name) = invoked_as.map(str::trim).filter(|n| !n.is_empty()) {
+        return name.to_string();
+    }
+    let profile = exe
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .and_then(|p| p.to_str());
+    if by_cargo {
+        match profile {
+            Some("release") => return "cargo run --release --".to_string(),
+            Some("debug") => return "cargo run --".to_string(),
+            Some(p)
+                if !p.is_empty()
+                    && p.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+            {
+                return format!("cargo run --profile {p} --")
+            }
+            _ => {}
+        }
+    }
+    if !argv0.is_empty() && !argv0.contains('/') {
+        return argv0.to_string();
+    }
+    match exe {
+        Some(path) => shell_words::quote(&path.display().to_string()).into_owned(),
+        None => "reconcile-sim".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exe(path: &str) -> Option<&Path> {
+        Some(Path::new(path))
+    }
+
+    #[test]
+    fn the_override_wins() {
+        let name = name_for(
+            Some("npx reconcile-sim"),
+            true,
+            "x",
+            exe("/r/target/release/reconcile-sim"),
+        );
+        assert_eq!(name, "npx reconcile-sim");
+        // An empty override is no override.
+        assert_eq!(
+            name_for(Some(" "), false, "reconcile-sim", None),
+            "reconcile-sim"
+        );
+    }
+
+    #[test]
+    fn started_by_cargo_the_command_is_cargo_run_with_the_profile() {
+        let at = |p| name_for(None, true, "/r/target/x/reconcile-sim", exe(p));
+        assert_eq!(
+            at("/r/target/release/reconcile-sim"),
+            "cargo run --release --"
+        );
+        assert_eq!(at("/r/target/debug/reconcile-sim"), "cargo run --");
+        assert_eq!(
+            at("/r/target/checked/reconcile-sim"),
+            "cargo run --profile checked --"
+        );
+    }
+
+    #[test]
+    fn otherwise_the_name_typed_or_the_absolute_path() {
+        // Found on PATH: as typed.
+        assert_eq!(
+            name_for(
+                None,
+                false,
+                "reconcile-sim",
+                exe("/usr/local/bin/reconcile-sim")
+            ),
+            "reconcile-sim"
+        );
+        // Started by a path: the absolute one, quoted when it needs it.
+        assert_eq!(
+            name_for(
+                None,
+                false,
+                "./target/release/reconcile-sim",
+                exe("/r/target/release/reconcile-sim")
+            ),
+            "/r/target/release/reconcile-sim"
+        );
+        assert_eq!(
+            name_for(None, false, "./rs", exe("/my dir/reconcile-sim")),
+            "'/my dir/reconcile-sim'"
+        );
+        assert_eq!(name_for(None, false, "./rs", None), "reconcile-sim");
+    }
+}
