@@ -6,7 +6,7 @@
 //
 // For each seed, the built-in store's run (`run --store KEEP --seed N --json`) is written as
 // a scenario (its whole main-phase schedule, up to its first violation). Then the scenarios
-// are replayed with `check --scenarios DIR --seeds 0 --json`, once on the built-in store and
+// are replayed with `check --scenarios DIR --seeds 0 --allow-empty --json`, once on the built-in store and
 // once on this store (`exec:…`). Where both stores answer alike, the replay is exactly this
 // store's fuzz run of that seed, so equal verdicts mean agreement: a seed agrees when both
 // replays end with the same invariant and the same root-cause class (or both pass) and no
@@ -46,7 +46,7 @@ const bin = process.env.RECONCILE_SIM || "reconcile-sim";
 
 /** `check` on every scenario of `dir` with `store`: path → {got, class, skipped}. */
 function replay(store, dir, out, env) {
-  const c = spawnSync(bin, ["check", "--store", store, "--scenarios", dir, "--seeds", "0", "--json", "--max-shrink-iters", "0", "--out", out], {
+  const c = spawnSync(bin, ["check", "--store", store, "--scenarios", dir, "--seeds", "0", "--allow-empty", "--json", "--max-shrink-iters", "0", "--out", out], {
     encoding: "utf8",
     env,
     maxBuffer: 1 << 30,

@@ -36,7 +36,8 @@ pub struct Args {
     /// Where the scenarios are (searched recursively for `*.json`).
     #[arg(long, default_value = "scenarios")]
     scenarios: PathBuf,
-    /// Seeds to fuzz per store under test (0 skips fuzzing).
+    /// Seeds to fuzz per store under test (0 skips fuzzing, and with `--store` needs
+    /// `--allow-empty`: a gate whose fuzzing a mistyped variable turned off must not pass).
     #[arg(long, default_value_t = DEFAULT_SEEDS)]
     seeds: u64,
     /// Where the seeds start: a number, or any string (a commit hash), hashed.
@@ -59,8 +60,9 @@ pub struct Args {
     /// fixed.
     #[arg(long, value_name = "DIR", requires = "store")]
     known: Option<PathBuf>,
-    /// Pass even when the scenarios directory holds no scenario file (by default that is
-    /// an error: a gate that replays nothing proves nothing).
+    /// Accept a check that does less than it could: a scenarios directory holding no
+    /// scenario file, or `--seeds 0` with `--store` (by default each is an error: a gate
+    /// that replays or fuzzes nothing proves nothing).
     #[arg(long)]
     allow_empty: bool,
     /// Where failures of new classes are written, shrunk (one file per class).
@@ -89,6 +91,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let jobs = args.jobs.jobs()?;
     seed_range(seed_start_from(&args.seed), args.seeds, "--seed + --seeds")?;
+    if args.seeds == 0 && args.store.is_some() && !args.allow_empty {
+        anyhow::bail!("--seeds 0 fuzzes nothing: the check would only replay the scenarios, and a gate whose fuzzing was turned off by mistake would pass (--allow-empty replays them alone)");
+    }
     let under_test = args
         .store
         .as_deref()
@@ -243,13 +248,16 @@ fn format_text(report: &CheckReport, config: &CheckConfig, shards: &ShardSet) ->
         ));
     }
     out.push_str(&format_suspects(&report.suspects));
-    out.push_str(if report.interrupted {
-        "check: INTERRUPTED (Ctrl-C; what ran is reported above)\n"
+    if report.interrupted {
+        out.push_str(&format!(
+            "check: INTERRUPTED ({}; what ran is reported above)\n",
+            super::interrupt::first_name()
+        ));
     } else if report.ok() {
-        "check: PASS\n"
+        out.push_str("check: PASS\n");
     } else {
-        "check: FAIL\n"
-    });
+        out.push_str("check: FAIL\n");
+    }
     out
 }
 

@@ -2,7 +2,8 @@
 //! every outcome mapped to an exit code here, in one place: 0 nothing violated, 1 an
 //! invariant broke, 2 bad usage or input (including an output file that could not be
 //! written: the results are printed first), 3 an internal error (a bug in reconcile-sim),
-//! 130 stopped by Ctrl-C (what was found is saved and printed; see `interrupt.rs`).
+//! 128 + the signal when stopped by one: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP (what was
+//! found is saved and printed; see `interrupt.rs`).
 
 use std::process::ExitCode;
 
@@ -120,8 +121,11 @@ pub fn main() -> ExitCode {
             }
             Ok(_) => {}
         }
-        eprintln!("interrupted: the results above cover only the work done before Ctrl-C");
-        return ExitCode::from(interrupt::EXIT_INTERRUPTED);
+        eprintln!(
+            "interrupted: the results above cover only the work done before {}",
+            interrupt::first_name()
+        );
+        return ExitCode::from(interrupt::exit_code());
     }
     match result {
         Ok(Verdict::Clean) => ExitCode::from(EXIT_CLEAN),

@@ -84,7 +84,7 @@ impl LimitCheck {
     pub(crate) fn hit(&self, states: u64) -> Option<String> {
         if crate::run::interrupt::requested() {
             return Some(format!(
-                "interrupted (Ctrl-C) at {states} distinct states: search stopped, inconclusive"
+                "interrupted (by a signal) at {states} distinct states: search stopped, inconclusive"
             ));
         }
         if let Some(out) = self.out_of_time(states) {

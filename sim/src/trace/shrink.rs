@@ -108,12 +108,12 @@ impl std::fmt::Display for GaveUp {
             ),
             GaveUp::Interrupted(0) => write!(
                 f,
-                "not shrunk: interrupted (Ctrl-C); the scenario is the failing run as found (shrink it with `{} shrink FILE`)",
+                "not shrunk: interrupted (by a signal); the scenario is the failing run as found (shrink it with `{} shrink FILE`)",
                 program()
             ),
             GaveUp::Interrupted(n) => write!(
                 f,
-                "shrinking interrupted (Ctrl-C) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `{} shrink FILE`",
+                "shrinking interrupted (by a signal) after {n} replays: the scenario still fails the same way but may not be 1-minimal; shrink it further with `{} shrink FILE`",
                 program()
             ),
             GaveUp::DidNotReplay => write!(

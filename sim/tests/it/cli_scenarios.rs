@@ -333,6 +333,7 @@ fn check_on_a_store_that_passes_everything_exits_0() {
         dir.to_str().unwrap(),
         "--seeds",
         "0",
+        "--allow-empty",
     ]);
     assert_eq!(code(&o), 0, "{}", stdout(&o));
     let o = sim(&[
@@ -343,6 +344,7 @@ fn check_on_a_store_that_passes_everything_exits_0() {
         dir.to_str().unwrap(),
         "--seeds",
         "0",
+        "--allow-empty",
         "--json",
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

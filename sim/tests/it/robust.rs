@@ -10,6 +10,7 @@
 //! process started) before they signal, never for a fixed sleep.
 
 use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,6 +28,8 @@ struct Running {
     child: Child,
     out: std::thread::JoinHandle<Vec<u8>>,
     err: std::thread::JoinHandle<Vec<u8>>,
+    /// What it has written on stderr so far.
+    err_so_far: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
 struct Finished {
@@ -36,24 +39,48 @@ struct Finished {
 }
 
 fn spawn(args: &[&str]) -> Running {
+    spawn_env(args, &[])
+}
+
+/// [`spawn`] with environment variables set.
+fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Running {
+    // In a process group of its own, as a shell starts a job: a signal to the group
+    // reaches it and its adapters (as Ctrl-C at a terminal does), never this test.
     let mut child = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
         .env(INVOKED_AS.0, INVOKED_AS.1)
+        .process_group(0)
+        .envs(env.iter().copied())
         .args(args)
         .current_dir(repo())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("binary starts");
-    let drain = |mut r: Box<dyn Read + Send>| {
+    let drain = |mut r: Box<dyn Read + Send>, so_far: std::sync::Arc<std::sync::Mutex<Vec<u8>>>| {
         std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = r.read(&mut chunk) {
+                so_far.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+            let all = so_far.lock().unwrap().clone();
+            all
         })
     };
-    let out = drain(Box::new(child.stdout.take().unwrap()));
-    let err = drain(Box::new(child.stderr.take().unwrap()));
-    Running { child, out, err }
+    let err_so_far = std::sync::Arc::default();
+    let out = drain(
+        Box::new(child.stdout.take().unwrap()),
+        std::sync::Arc::default(),
+    );
+    let err = drain(
+        Box::new(child.stderr.take().unwrap()),
+        std::sync::Arc::clone(&err_so_far),
+    );
+    Running {
+        child,
+        out,
+        err,
+        err_so_far,
+    }
 }
 
 impl Running {
@@ -61,15 +88,34 @@ impl Running {
         self.child.id() as i32
     }
 
-    /// Send SIGINT, as Ctrl-C does.
-    fn interrupt(&self) {
-        self.signal(rustix::process::Signal::INT);
+    /// Wait until stderr holds `text`.
+    fn wait_for_stderr(&self, text: &str) {
+        let start = Instant::now();
+        while !String::from_utf8_lossy(&self.err_so_far.lock().unwrap()).contains(text) {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "stderr never said {text:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Send `signal` to the process alone.
     fn signal(&self, signal: rustix::process::Signal) {
         let pid = rustix::process::Pid::from_raw(self.pid()).unwrap();
         rustix::process::kill_process(pid, signal).unwrap();
+    }
+
+    /// Send `signal` as `to` says: to the process alone, or to its process group (it
+    /// and its adapters, as a terminal's Ctrl-C or `kill -TERM -PGID` do).
+    fn stop(&self, (signal, to): (rustix::process::Signal, To)) {
+        match to {
+            To::Process => self.signal(signal),
+            To::Group => {
+                let pid = rustix::process::Pid::from_raw(self.pid()).unwrap();
+                rustix::process::kill_process_group(pid, signal).unwrap();
+            }
+        }
     }
 
     /// Wait for the exit, killing the process (and failing) past `within`.
@@ -98,6 +144,28 @@ impl Running {
 }
 
 /// The direct children of `pid` (Linux: /proc/PID/task/*/children).
+/// Where a test sends its signal.
+#[derive(Clone, Copy, Debug)]
+enum To {
+    /// The reconcile-sim process alone (as a scheduler or `kill PID` does).
+    Process,
+    /// Its process group: it and its children.
+    Group,
+}
+
+/// The exit code a run stopped by `signal` ends with: 128 + its number.
+fn code_of(signal: rustix::process::Signal) -> Option<i32> {
+    Some(128 + signal.as_raw())
+}
+
+/// Every signal that stops a run as Ctrl-C does, each sent one way: what each stop test
+/// runs through.
+const STOPS: [(rustix::process::Signal, To); 3] = [
+    (rustix::process::Signal::INT, To::Process),
+    (rustix::process::Signal::TERM, To::Group),
+    (rustix::process::Signal::HUP, To::Process),
+];
+
 fn children(pid: i32) -> Vec<i32> {
     let mut out = Vec::new();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
@@ -194,18 +262,29 @@ fn assert_replays_on_current(file: &Path) {
 /// handler the process died silently with nothing saved and adapters left running.
 #[test]
 fn ctrl_c_during_fuzz_keeps_prints_and_saves_what_was_found() {
-    stopped_fuzz_keeps_prints_and_saves_what_was_found("ctrlc-fuzz", rustix::process::Signal::INT);
+    stopped_fuzz_keeps_prints_and_saves_what_was_found(
+        "ctrlc-fuzz",
+        (rustix::process::Signal::INT, To::Process),
+    );
 }
 
 /// SIGTERM (what `timeout`, CI runners, systemd and container runtimes send) and SIGHUP
 /// (a closed terminal) stop a campaign the way Ctrl-C does: nothing found is lost.
 #[test]
 fn sigterm_and_sighup_during_fuzz_keep_print_and_save_what_was_found() {
-    stopped_fuzz_keeps_prints_and_saves_what_was_found("term-fuzz", rustix::process::Signal::TERM);
-    stopped_fuzz_keeps_prints_and_saves_what_was_found("hup-fuzz", rustix::process::Signal::HUP);
+    use rustix::process::Signal;
+    stopped_fuzz_keeps_prints_and_saves_what_was_found("term-fuzz", (Signal::TERM, To::Process));
+    stopped_fuzz_keeps_prints_and_saves_what_was_found("hup-fuzz", (Signal::HUP, To::Process));
+    stopped_fuzz_keeps_prints_and_saves_what_was_found(
+        "term-group-fuzz",
+        (Signal::TERM, To::Group),
+    );
 }
 
-fn stopped_fuzz_keeps_prints_and_saves_what_was_found(name: &str, signal: rustix::process::Signal) {
+fn stopped_fuzz_keeps_prints_and_saves_what_was_found(
+    name: &str,
+    stop: (rustix::process::Signal, To),
+) {
     require_node();
     let out = tmp(name);
     let store = slow(2);
@@ -223,10 +302,10 @@ fn stopped_fuzz_keeps_prints_and_saves_what_was_found(name: &str, signal: rustix
     ]);
     let adapters = adapters_started(&running, 2);
     let signalled = Instant::now();
-    running.signal(signal);
+    running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
     let stopped_in = signalled.elapsed();
-    assert_eq!(done.code, Some(130), "{}", done.stderr);
+    assert_eq!(done.code, code_of(stop.0), "{stop:?}: {}", done.stderr);
     assert!(
         stopped_in < Duration::from_secs(60),
         "a 10-minute budget stopped {stopped_in:?} after Ctrl-C"
@@ -258,10 +337,16 @@ fn stopped_fuzz_keeps_prints_and_saves_what_was_found(name: &str, signal: rustix
     assert_ended(&adapters);
 }
 
-/// Ctrl-C during `check`: the report so far, `check: INTERRUPTED`, exit 130, adapters
-/// ended.
+/// Ctrl-C, SIGTERM (to the group) and SIGHUP during `check`: the report so far,
+/// `check: INTERRUPTED`, exit 128 + the signal, adapters ended.
 #[test]
-fn ctrl_c_during_check_reports_what_ran_and_exits_130() {
+fn a_signal_during_check_reports_what_ran_and_exits_128_plus_it() {
+    for stop in STOPS {
+        signal_during_check(stop);
+    }
+}
+
+fn signal_during_check(stop: (rustix::process::Signal, To)) {
     require_node();
     let out = tmp("ctrlc-check");
     let store = slow(2);
@@ -280,9 +365,15 @@ fn ctrl_c_during_check_reports_what_ran_and_exits_130() {
         out.to_str().unwrap(),
     ]);
     let adapters = adapters_started(&running, 1);
-    running.interrupt();
+    running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
-    assert_eq!(done.code, Some(130), "{}\n{}", done.stdout, done.stderr);
+    assert_eq!(
+        done.code,
+        code_of(stop.0),
+        "{stop:?}: {}\n{}",
+        done.stdout,
+        done.stderr
+    );
     assert!(
         done.stdout.contains("check: INTERRUPTED"),
         "{}",
@@ -292,10 +383,17 @@ fn ctrl_c_during_check_reports_what_ran_and_exits_130() {
     assert_ended(&adapters);
 }
 
-/// Ctrl-C during `run` on a slow adapter: the run in progress ends, its trace and verdict
-/// are printed, the failure is saved (shrinking stops at once) and replays; exit 130.
+/// Ctrl-C, SIGTERM (to the group) and SIGHUP during `run` on a slow adapter: the run in
+/// progress ends, its trace and verdict are printed, the failure is saved (shrinking stops
+/// at once) and replays; exit 128 + the signal.
 #[test]
-fn ctrl_c_during_run_prints_the_trace_and_saves_the_failure() {
+fn a_signal_during_run_prints_the_trace_and_saves_the_failure() {
+    for stop in STOPS {
+        signal_during_run(stop);
+    }
+}
+
+fn signal_during_run(stop: (rustix::process::Signal, To)) {
     require_node();
     let out = tmp("ctrlc-run");
     let store = slow(10);
@@ -309,14 +407,126 @@ fn ctrl_c_during_run_prints_the_trace_and_saves_the_failure() {
         out.to_str().unwrap(),
     ]);
     let adapters = adapters_started(&running, 1);
-    running.interrupt();
+    running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
-    assert_eq!(done.code, Some(130), "{}\n{}", done.stdout, done.stderr);
+    assert_eq!(
+        done.code,
+        code_of(stop.0),
+        "{stop:?}: {}\n{}",
+        done.stdout,
+        done.stderr
+    );
     assert!(done.stdout.contains("verdict: FAIL"), "{}", done.stdout);
     assert!(done.stdout.contains("reproduce: "), "{}", done.stdout);
     let files = scenario_files(&out);
     assert_eq!(files.len(), 1, "{}", done.stdout);
     assert_replays_on_current(&files[0]);
+    assert_ended(&adapters);
+}
+
+/// A signal during `nightly`'s cargo-fuzz phase: the night's summary is printed, it exits
+/// with 128 plus the signal, and no cargo process is left (cargo runs in a process group of its own,
+/// which a signal to reconcile-sim's group does not reach: the night must end it). A
+/// stand-in `cargo` on `PATH` (a shell script that starts a long `sleep`) plays cargo-fuzz.
+#[test]
+fn a_signal_during_nightly_prints_its_summary_and_ends_cargo() {
+    use rustix::process::Signal;
+    let bin = tmp("fake-cargo");
+    let cargo = bin.join("cargo");
+    std::fs::write(&cargo, "#!/bin/sh\nsleep 600 &\nwait\n").unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for stop in [
+        (Signal::INT, To::Process),
+        (Signal::TERM, To::Group),
+        (Signal::HUP, To::Process),
+    ] {
+        let out = tmp("signal-nightly");
+        let running = spawn_env(
+            &[
+                "nightly",
+                "--time",
+                "30s",
+                "--stores",
+                "naive",
+                "--jobs",
+                "1",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[("PATH", &path)],
+        );
+        // The stand-in cargo and its sleep, once the night has started them.
+        let start = Instant::now();
+        let cargo_group = loop {
+            let kids = children(running.pid());
+            if let Some(&kid) = kids.first() {
+                if !children(kid).is_empty() {
+                    break [vec![kid], children(kid)].concat();
+                }
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "cargo never started"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        running.stop(stop);
+        let done = running.finish(Duration::from_secs(60));
+        assert_eq!(
+            done.code,
+            code_of(stop.0),
+            "{stop:?}: {}\n{}",
+            done.stdout,
+            done.stderr
+        );
+        assert!(
+            done.stdout.contains("## New classes"),
+            "{stop:?}: {}",
+            done.stdout
+        );
+        assert_ended(&cargo_group);
+    }
+}
+
+/// A second signal still lets the run print what it found, and it quits within the grace
+/// period: here the first stop is slow (a slow adapter's runs in progress), the second
+/// comes at once.
+#[test]
+fn a_second_signal_still_prints_the_table_and_quits_soon() {
+    use rustix::process::Signal;
+    require_node();
+    let out = tmp("second-signal");
+    let store = slow(2);
+    let running = spawn(&[
+        "fuzz",
+        "--store",
+        &store,
+        "--time",
+        "10m",
+        "--jobs",
+        "2",
+        "--verbose",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let adapters = adapters_started(&running, 2);
+    running.stop((Signal::TERM, To::Process));
+    // Two signals sent at once may reach it as one: the second goes once the first is seen.
+    running.wait_for_stderr("SIGTERM: finishing");
+    running.stop((Signal::TERM, To::Process));
+    let done = running.finish(Duration::from_secs(60));
+    assert_eq!(done.code, code_of(Signal::TERM), "{}", done.stderr);
+    assert!(done.stderr.contains("SIGTERM again"), "{}", done.stderr);
+    assert!(
+        done.stdout.contains("fuzz · strategy random · seeds 0.."),
+        "{}",
+        done.stdout
+    );
     assert_ended(&adapters);
 }
 
@@ -348,7 +558,13 @@ fn cpu_ticks(pid: i32) -> u64 {
 /// is searching (the handler is installed first thing), however slowly the machine starts
 /// it.
 #[test]
-fn ctrl_c_during_explore_stops_the_search_and_prints_what_it_covered() {
+fn a_signal_during_explore_stops_the_search_and_prints_what_it_covered() {
+    for stop in STOPS {
+        signal_during_explore(stop);
+    }
+}
+
+fn signal_during_explore(stop: (rustix::process::Signal, To)) {
     let running = spawn(&["explore", "--store", "durable", "--sends", "2"]);
     let start = Instant::now();
     while cpu_ticks(running.pid()) < 50 {
@@ -358,16 +574,16 @@ fn ctrl_c_during_explore_stops_the_search_and_prints_what_it_covered() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    running.interrupt();
+    running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
-    assert_eq!(done.code, Some(130), "{}", done.stderr);
+    assert_eq!(done.code, code_of(stop.0), "{stop:?}: {}", done.stderr);
     assert!(
         done.stdout.contains("not a verification"),
         "{}",
         done.stdout
     );
     assert!(
-        done.stderr.contains("interrupted (Ctrl-C) at"),
+        done.stderr.contains("interrupted (by a signal) at"),
         "{}",
         done.stderr
     );
@@ -718,6 +934,40 @@ fn check_on_an_empty_folder_fails_unless_allowed() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         stdout(&o).contains("scenarios: 0 replayed"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Zero work fails: `fuzz --seeds 0` and `check --store S --seeds 0` (a gate whose fuzzing
+/// a mistyped CI variable turned off) exit 2 naming `--allow-empty`, which accepts them.
+#[test]
+fn zero_seeds_fail_unless_allowed() {
+    for args in [
+        &["fuzz", "--store", "current", "--seeds", "0"][..],
+        &["fuzz", "--store", "current", "--time", "0s"],
+        &["check", "--store", "current", "--seeds", "0"],
+    ] {
+        let o = sim(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stdout(&o));
+        assert!(
+            stderr(&o).contains("--allow-empty"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!stdout(&o).contains("PASS"), "{}", stdout(&o));
+    }
+    let o = sim(&[
+        "check",
+        "--store",
+        "durable",
+        "--seeds",
+        "0",
+        "--allow-empty",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("fuzz: skipped (--seeds 0)"),
         "{}",
         stdout(&o)
     );
