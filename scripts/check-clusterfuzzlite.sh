@@ -14,7 +14,7 @@
 #
 # Usage: scripts/check-clusterfuzzlite.sh
 # Environment:
-#   RECONCILE_SIM  the harness binary for step 2 (default: target/release/reconcile-sim)
+#   RECONCILE_SIM  the harness binary for step 2 (default: ${CARGO_TARGET_DIR:-target}/checked/reconcile-sim)
 #   SANITIZER      address (default: what the workflows build) or none (faster to build)
 #   KEEP=1         keep the temporary builder directories even when every check passes
 # Exit 0: every check passed; 1: a check failed (what and why is printed); 2: bad usage.
@@ -31,7 +31,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
 
-RECONCILE_SIM="${RECONCILE_SIM:-target/release/reconcile-sim}"
+RECONCILE_SIM="${RECONCILE_SIM:-${CARGO_TARGET_DIR:-target}/checked/reconcile-sim}"
 SANITIZER="${SANITIZER:-address}"
 case "$SANITIZER" in
   address | none) ;;
@@ -171,7 +171,7 @@ execs=$(grep -o -E '^#[0-9]+' "$tmp/canary.log" | tail -n 1 || true)
 ok "interleavings caught the canary after $took s (last status line ${execs:-?}): $(grep -m1 -o 'store canary: .*' "$tmp/canary.log" | cut -c1-120)"
 
 if [ ! -x "$RECONCILE_SIM" ]; then
-  fail "no harness binary at $RECONCILE_SIM (build it with cargo build --release, or set RECONCILE_SIM)"
+  fail "no harness binary at $RECONCILE_SIM (build it with cargo build --profile checked, or set RECONCILE_SIM)"
   exit 1
 fi
 set +e

@@ -7,10 +7,10 @@
 # smaller budget; CI runs this after it.
 #
 # Usage: scripts/check-node-differential.sh [SEEDS_MAIN [SEEDS_OTHER]]
-#   RECONCILE_SIM  the binary (default target/release/reconcile-sim)
+#   RECONCILE_SIM  the binary (default ${CARGO_TARGET_DIR:-target}/checked/reconcile-sim)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sim=${RECONCILE_SIM:-target/release/reconcile-sim}
+sim=${RECONCILE_SIM:-${CARGO_TARGET_DIR:-target}/checked/reconcile-sim}
 main=${1:-5000}
 other=${2:-1000}
 out=target/diff-failures

@@ -8,7 +8,7 @@
 #
 # Usage: scripts/check-sharding.sh
 # Environment:
-#   RECONCILE_SIM  the binary (default: target/release/reconcile-sim, built if missing)
+#   RECONCILE_SIM  the binary (default: ${CARGO_TARGET_DIR:-target}/checked/reconcile-sim, built if missing)
 #   SEEDS          seeds per store (default 20000)
 #   SHARDS         shard counts to try (default "1 3 7")
 #   JOBS           worker threads per run (default 2)
@@ -21,10 +21,10 @@ cd "$repo"
 SEEDS="${SEEDS:-20000}"
 SHARDS="${SHARDS:-1 3 7}"
 JOBS="${JOBS:-2}"
-bin="${RECONCILE_SIM:-$repo/target/release/reconcile-sim}"
+bin="${RECONCILE_SIM:-$repo/${CARGO_TARGET_DIR:-target}/checked/reconcile-sim}"
 case "$bin" in /*) ;; *) bin="$repo/$bin" ;; esac
 if [ ! -x "$bin" ]; then
-  cargo build --release -q
+  cargo build --profile checked -q
 fi
 for n in $SHARDS; do
   case "$n" in '' | *[!0-9]* | 0) echo "SHARDS must be positive whole numbers (got '$n')" >&2; exit 2 ;; esac

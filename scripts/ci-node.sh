@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Node side of CI, run from a clean clone with Node >= 20 on PATH after
-# `cargo build --release` (it uses $RECONCILE_SIM, by default
-# ${CARGO_TARGET_DIR:-target}/release/reconcile-sim):
+# `cargo build --profile checked` (it uses $RECONCILE_SIM, by default
+# ${CARGO_TARGET_DIR:-target}/checked/reconcile-sim):
 #
 #   1. adapters/js (the npm package reconcile-sim-adapter): npm ci, npm test (tsc, the
 #      one-file CLI, node --test), and the committed dist/ matches the source.
@@ -19,9 +19,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-bin="${RECONCILE_SIM:-$root/${CARGO_TARGET_DIR:-target}/release/reconcile-sim}"
+bin="${RECONCILE_SIM:-$root/${CARGO_TARGET_DIR:-target}/checked/reconcile-sim}"
 if [ ! -x "$bin" ]; then
-  echo "ci-node: $bin is missing: run cargo build --release first" >&2
+  echo "ci-node: $bin is missing: run cargo build --profile checked first" >&2
   exit 1
 fi
 export RECONCILE_SIM="$bin"
