@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_message, junit_xml, scenario_message, seed_start_from, CheckReport, CheckRequest,
+    batch_parts, junit_xml, scenario_message, seed_start_from, CheckReport, CheckRequest,
     ScenarioVerdict, DEFAULT_SEEDS,
 };
 use reconcile_sim::campaign::findings::replay_command_for;
@@ -341,13 +341,17 @@ fn push_batches(out: &mut String, report: &CheckReport) {
                 b.seed_start + b.seeds
             ));
         } else {
+            // A line per class: a batch of a buggy store shows a dozen.
+            let parts = batch_parts(b);
             out.push_str(&format!(
-                "  FAIL  {} seeds {}..{}: {}\n",
+                "  FAIL  {} seeds {}..{}:{}",
                 b.store,
                 b.seed_start,
                 b.seed_start + b.seeds,
-                batch_message(b)
+                if parts.len() == 1 { " " } else { "\n        " }
             ));
+            out.push_str(&parts.join("\n        "));
+            out.push('\n');
             for c in b.new_classes().filter(|c| c.cause.is_some()) {
                 out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
                 push_cause(out, c.cause.as_ref(), "          ");

@@ -170,8 +170,13 @@ pub fn scenario_message(s: &ScenarioResult) -> String {
 }
 
 /// One line about a batch's failures: its new classes (`NEW class …, 12 seeds (first 3)`)
-/// and how many known ones it showed.
+/// and how many known ones it showed ([`batch_parts`], joined).
 pub fn batch_message(b: &FuzzBatch) -> String {
+    batch_parts(b).join(", ")
+}
+
+/// What [`batch_message`] says, a part per class: the text report prints a line each.
+pub fn batch_parts(b: &FuzzBatch) -> Vec<String> {
     let label = if b.classes.iter().any(|c| c.known) {
         "NEW class"
     } else {
@@ -181,14 +186,20 @@ pub fn batch_message(b: &FuzzBatch) -> String {
         .new_classes()
         .map(|c| {
             format!(
-                "{label} {} on {} seeds (first {})",
-                c.name, c.seeds, c.first_seed
+                "{label} {} on {} seed{} (first {})",
+                c.name,
+                c.seeds,
+                if c.seeds == 1 { "" } else { "s" },
+                c.first_seed
             )
         })
         .collect();
     let known = b.classes.iter().filter(|c| c.known).count();
     if known > 0 {
-        parts.push(format!("{known} known classes"));
+        parts.push(format!(
+            "{known} known class{}",
+            if known == 1 { "" } else { "es" }
+        ));
     }
     if b.classes.is_empty() && !b.failing.is_empty() {
         parts.push(format!(
@@ -196,5 +207,5 @@ pub fn batch_message(b: &FuzzBatch) -> String {
             b.failing.values().sum::<u64>()
         ));
     }
-    parts.join(", ")
+    parts
 }
