@@ -130,33 +130,31 @@ fn sealed_rows_are_the_db(world: &World, sealed: &[RenderRow]) -> Result<(), Str
     Ok(())
 }
 
-/// What one live row's text is made of.
+/// What one live row's text is made of: the tokens borrowed from the row's text (the
+/// oracle reads every live row after every step; no token is copied).
 #[derive(Default)]
-struct RowTokens {
+struct RowTokens<'a> {
     /// Every token, with its text, in order.
-    tokens: Vec<(String, TokenKey)>,
+    tokens: Vec<(&'a str, TokenKey)>,
     /// Bytes that are neither a token nor whitespace.
     other_bytes: usize,
 }
 
-impl RowTokens {
-    fn of(text: &str) -> RowTokens {
+impl<'a> RowTokens<'a> {
+    fn of(text: &'a str) -> RowTokens<'a> {
         let mut out = RowTokens::default();
         let mut token_bytes = 0;
         for_each_token(text, |t, key| {
             token_bytes += t.len();
-            out.tokens.push((t.to_string(), key));
+            out.tokens.push((t, key));
         });
         let spaces = text.bytes().filter(u8::is_ascii_whitespace).count();
         out.other_bytes = text.len() - token_bytes - spaces;
         out
     }
 
-    fn any(&self, f: impl Fn(TokenKey) -> bool) -> Option<&str> {
-        self.tokens
-            .iter()
-            .find(|(_, k)| f(*k))
-            .map(|(t, _)| t.as_str())
+    fn any(&self, f: impl Fn(TokenKey) -> bool) -> Option<&'a str> {
+        self.tokens.iter().find(|(_, k)| f(*k)).map(|(t, _)| *t)
     }
 }
 
@@ -283,7 +281,7 @@ fn check_live_as(
                     .any(|between| between.role == Role::User)
                 {
                     return Err((
-                        tokens.tokens.iter().map(|(t, _)| t.clone()).collect(),
+                        tokens.tokens.iter().map(|(t, _)| t.to_string()).collect(),
                         format!(
                             "a run of deltas received with nothing between them in one row, or split only around a user row; it is split between live rows {k} and {i}, with no user row between"
                         ),
@@ -479,7 +477,7 @@ fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<DeltasSeen, Finding> {
         match segment {
             Some(s) if s != seen.segment => {
                 return Err((
-                    vec![text.clone()],
+                    vec![text.to_string()],
                     "an assistant row holds one segment of a turn (no tool event of the turn between its deltas)".to_string(),
                 ))
             }
