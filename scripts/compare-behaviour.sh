@@ -18,8 +18,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Printed commands name the program as the tests pin it, not by the binary's path (which
+# differs between the two sides); binaries older than the variable ignore it.
+export RECONCILE_SIM_INVOKED_AS=reconcile-sim
+
 run_side() {
   local dir=$1 bin=$2
+  # `fuzz` prints its details only with --verbose (builds from before it had no flag and
+  # always printed them).
+  local verbose=
+  if "$bin" fuzz --help 2>/dev/null | grep -q -- '--verbose'; then verbose=--verbose; fi
   mkdir -p "$dir"
   ln -s "$root/scenarios" "$dir/scenarios"
   cd "$dir" || exit 2
@@ -28,7 +36,7 @@ run_side() {
       --out "out-fuzz-$strategy" > "fuzz-$strategy.json" 2>/dev/null
     echo "exit $?" >> "fuzz-$strategy.json"
   done
-  "$bin" fuzz --store all --seeds 300 --coverage --jobs 2 --out out-fuzz-coverage \
+  "$bin" fuzz --store all --seeds 300 --coverage --jobs 2 $verbose --out out-fuzz-coverage \
     > fuzz-coverage.txt 2>/dev/null
   echo "exit $?" >> fuzz-coverage.txt
   for store in current durable; do
