@@ -83,6 +83,7 @@ enum Command {
 }
 
 pub fn main() -> ExitCode {
+    quiet_on_a_closed_stdout();
     let cli = Cli::parse();
     interrupt::install(matches!(
         cli.command,
@@ -180,4 +181,29 @@ fn is_internal(e: &anyhow::Error) -> bool {
             || c.downcast_ref::<reconcile_sim::campaign::findings::FindingError>()
                 .is_some_and(|f| f.is_internal())
     })
+}
+
+/// The exit code when stdout's reader went away (`reconcile-sim stores --json | head`):
+/// 128 + SIGPIPE, as a shell reports a process the signal ended.
+pub const EXIT_CLOSED_STDOUT: i32 = 141;
+
+/// A reader that stops reading (`| head`) ends the process quietly with
+/// [`EXIT_CLOSED_STDOUT`], as it ends the usual Unix tools, instead of a panic message:
+/// `println!` panics on a broken pipe because Rust ignores SIGPIPE (which must stay ignored:
+/// an adapter that exits must be an error on its pipe, not a signal that kills the run).
+/// Everything a command saves is saved before it prints.
+fn quiet_on_a_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(EXIT_CLOSED_STDOUT);
+        }
+        default(info)
+    }));
 }

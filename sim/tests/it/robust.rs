@@ -939,6 +939,23 @@ fn check_on_an_empty_folder_fails_unless_allowed() {
     );
 }
 
+/// A reader that goes away (`reconcile-sim stores --json | head`) ends the process quietly,
+/// exit 141 as SIGPIPE would, never with a panic message: here stdout's reader is closed
+/// before the binary writes anything, so every write meets a broken pipe.
+#[test]
+fn a_closed_stdout_ends_the_process_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .args(["stores", "--json"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 141, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
+
 /// Zero work fails: `fuzz --seeds 0` and `check --store S --seeds 0` (a gate whose fuzzing
 /// a mistyped CI variable turned off) exit 2 naming `--allow-empty`, which accepts them.
 #[test]
