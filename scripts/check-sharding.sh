@@ -78,7 +78,9 @@ elapsed() { echo "$((SECONDS - $1)) s"; }
 fuzz=(fuzz --store all --seeds "$SEEDS" --jobs "$JOBS")
 echo "== ${fuzz[*]}: the unsharded run"
 t=$SECONDS
-run "$tmp/fuzz/whole" "${fuzz[@]}" --out failures >"$tmp/fuzz/whole.txt" 2>/dev/null
+# --verbose: `merge` prints the whole report (the details a single `fuzz` writes to
+# fuzz-details.txt and points to), and writes no details file, as the merge writes none.
+run "$tmp/fuzz/whole" "${fuzz[@]}" --verbose --out failures >"$tmp/fuzz/whole.txt" 2>/dev/null
 run "$tmp/fuzz/whole-json" "${fuzz[@]}" --out failures --json >"$tmp/fuzz/whole.json" 2>/dev/null
 echo "   (both runs: $(elapsed "$t"))"
 for n in $SHARDS; do

@@ -176,32 +176,7 @@ pub fn settle(
         progress(i, failure);
         let store = store_of(failure);
         let file = file_for(out_dir, failure);
-        let limits = share.take(limits);
-        if crate::run::interrupt::requested() {
-            return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
-        }
-        let Some(limits) = limits else {
-            return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
-        };
-        let (second, replayed) = recheck_replayed(store, failure);
-        let second = match second {
-            None => match shrink_only(store, failure, limits, Some(replayed)) {
-                Ok(minimal) => return Stage::Shrunk(file, minimal),
-                // It happened twice when rechecked, then not when shrinking began.
-                Err(FindingError::DoesNotReplay(e)) => (
-                    SuspectKind::Flaky,
-                    format!("it failed again when rechecked, but not when shrinking began ({e})"),
-                ),
-            },
-            Some(second) => second,
-        };
-        Stage::Suspect(save_suspect(
-            store,
-            failure,
-            Some(failure.invariant),
-            second,
-            out_dir,
-        ))
+        recheck_and_shrink(store, failure, file, share.take(limits), out_dir)
     });
     let shrunk = first
         .iter()
@@ -234,6 +209,43 @@ pub fn settle(
         }
     }
     settled
+}
+
+/// The first round of [`settle`] for one failure: saved as found when interrupted or out
+/// of time (`limits` is `None` past the deadline), else rechecked, then shrunk, or saved as
+/// a suspect when it does not happen again.
+fn recheck_and_shrink(
+    store: &dyn StoreFactory,
+    failure: &Failure,
+    file: PathBuf,
+    limits: Option<Limits>,
+    out_dir: &Path,
+) -> Stage {
+    if crate::run::interrupt::requested() {
+        return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Interrupted(0)));
+    }
+    let Some(limits) = limits else {
+        return Stage::Saved(save_unshrunk(store, failure, &file, GaveUp::Deadline(0)));
+    };
+    let (second, replayed) = recheck_replayed(store, failure);
+    let second = match second {
+        None => match shrink_only(store, failure, limits, Some(replayed)) {
+            Ok(minimal) => return Stage::Shrunk(file, minimal),
+            // It happened twice when rechecked, then not when shrinking began.
+            Err(FindingError::DoesNotReplay(e)) => (
+                SuspectKind::Flaky,
+                format!("it failed again when rechecked, but not when shrinking began ({e})"),
+            ),
+        },
+        Some(second) => second,
+    };
+    Stage::Suspect(save_suspect(
+        store,
+        failure,
+        Some(failure.invariant),
+        second,
+        out_dir,
+    ))
 }
 
 /// What the first round of [`settle`] made of a failure.
