@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
 use reconcile_sim::campaign::check::{run_check, CheckRequest, ScenarioVerdict};
+use reconcile_sim::campaign::findings::shrink_and_save;
 use reconcile_sim::campaign::fuzz::{run_campaign, run_one, Budget, Campaign};
 use reconcile_sim::model::store::{Answer, Store, StoreFactory};
 use reconcile_sim::model::wire::{ClientId, Input, Origin, RenderRow, Role};
@@ -19,7 +20,7 @@ use reconcile_sim::store::{by_name, durable};
 use reconcile_sim::testing::schedule::strategies::fixed_seed;
 use reconcile_sim::trace::class::{classify, Class};
 use reconcile_sim::trace::scenario::{self, Scenario};
-use reconcile_sim::trace::shrink::Limits;
+use reconcile_sim::trace::shrink::{check_one_minimal_by, Limits};
 
 use crate::support::{code, repo, sim, stdout, tmp, Scratch};
 
@@ -172,6 +173,52 @@ fn a_short_campaign_reports_each_root_cause_as_its_own_class() {
         // One saved failure per class, each with its class.
         assert_eq!(got.first_failures.len(), found.len());
         assert!(got.first_failures.iter().all(|f| f.class.is_some()));
+    }
+}
+
+/// A campaign's failure is saved shrunk for its class: the scenario replays to the class
+/// it was found with, is shorter than the run, and loses that class when any one step goes
+/// (what `fuzz` writes witnesses the bug its file is named for, at its smallest).
+#[test]
+fn a_campaign_failure_is_saved_shrunk_to_its_class() {
+    let got = run_campaign(
+        &Campaign {
+            stores: vec![&current::KIND],
+            strategy: StrategySpec::Random,
+            seed_start: 0,
+            budget: Budget::Seeds(100),
+            jobs: 1,
+            coverage: false,
+            classes: true,
+            worlds: Default::default(),
+        },
+        &|_| {},
+        &AtomicBool::new(false),
+    );
+    let dir = tmp("shrunk-to-class");
+    let store = current::KIND;
+    assert!(
+        got.first_failures.len() >= 2,
+        "{}",
+        got.first_failures.len()
+    );
+    for (i, f) in got.first_failures.iter().take(3).enumerate() {
+        let class = f
+            .class
+            .clone()
+            .expect("a class campaign's failure has a class");
+        let file = dir.path().join(format!("{i}.json"));
+        shrink_and_save(&store, f, &file, Limits::default()).unwrap();
+        let sc = scenario::load(&file).unwrap();
+        let steps = sc.steps();
+        assert_eq!(class_of(&sc).as_ref(), Some(&class), "{class}");
+        assert!(steps.len() < f.steps.len(), "{class}: not shrunk");
+        let shows = |c: &[_]| classify(&store, sc.config.clone(), c, &sc.masked).class;
+        assert_eq!(
+            check_one_minimal_by(&steps, |c| shows(c).as_ref() == Some(&class)),
+            Ok(()),
+            "{class}: a step can go"
+        );
     }
 }
 
