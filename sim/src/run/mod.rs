@@ -480,4 +480,49 @@ mod tests {
         }
         assert!(checked >= 10, "only {checked} seeds drain 2 steps or more");
     }
+
+    /// A failure the drain finds names the drain step that made it: the run's step index
+    /// counts the main steps, then the drain steps up to and including that one (what
+    /// `run` and the scenario notes print as "at step N"); a tab that does not converge
+    /// is named at the last step of the run.
+    #[test]
+    fn a_failure_in_the_drain_names_the_drain_step_that_made_it() {
+        let mut in_drain = 0;
+        for name in ["naive", "fix-a", "fix-ab", "current"] {
+            let kind = crate::store::by_name(name).unwrap();
+            for seed in 0..40 {
+                // The first half of a run: the drain does the rest, and may fail.
+                let whole = run_seed(&kind, seed);
+                let cut = &whole.steps[..whole.steps.len() / 2];
+                let r = replay(&kind, whole.config.clone(), cut);
+                let Outcome::Fail(v) = &r.outcome else {
+                    continue;
+                };
+                if v.step_index < r.steps.len() {
+                    continue; // found in the main phase
+                }
+                assert_ne!(v.invariant, Invariant::Converges, "{name} seed {seed}");
+                assert_eq!(
+                    v.step_index,
+                    r.steps.len() + r.drain.len() - 1,
+                    "{name} seed {seed}: {} main steps, {} drain steps, {v:?}",
+                    r.steps.len(),
+                    r.drain.len()
+                );
+                in_drain += 1;
+            }
+        }
+        assert!(in_drain >= 5, "only {in_drain} failures in the drain");
+        // A tab that does not converge is named at the run's last step: `current`'s seed
+        // 847 (scenarios/found/current-inv4-converges-seed847.json, unshrunk), whose drain
+        // has nothing to do.
+        let kind = crate::store::by_name("current").unwrap();
+        let r = run_seed(&kind, 847);
+        let Outcome::Fail(v) = &r.outcome else {
+            panic!("current passes seed 847");
+        };
+        assert_eq!(v.invariant, Invariant::Converges);
+        assert!(r.steps.len() >= 2);
+        assert_eq!(v.step_index, r.steps.len() + r.drain.len() - 1);
+    }
 }

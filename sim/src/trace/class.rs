@@ -1423,4 +1423,67 @@ mod tests {
         assert_eq!(found.len(), 2, "a whole-world failure is the last class");
         assert_eq!(masks.len(), 2);
     }
+
+    /// A duplicate is classified by the first live row that holds it: the class line
+    /// names a message for a user row, streamed content for another, never content of
+    /// any kind (the search asserts it met a duplicate held by a row of another role than
+    /// the tab's first live row).
+    #[test]
+    fn a_duplicate_is_classified_by_the_first_live_row_holding_it() {
+        /// The duplicated text and the tab's render at the first inv2 violation.
+        struct AtDuplicate(Option<(String, Vec<RenderRow>)>);
+        impl Observer for AtDuplicate {
+            fn on_step(&mut self, world: &World, _: &StepRecord, _: StepAt, v: Option<&Violation>) {
+                if let Some(v) = v.filter(|v| v.invariant == Invariant::NoDuplicate) {
+                    if let (None, Some(c), Some(m)) = (&self.0, v.client, v.messages.first()) {
+                        self.0 = Some((m.clone(), world.client(c).render().to_vec()));
+                    }
+                }
+            }
+        }
+        let mut not_first_row = 0;
+        for name in ["current", "fix-ab", "fix-a", "naive", "membership"] {
+            let kind = crate::store::by_name(name).unwrap();
+            for seed in 0..1000 {
+                let r = crate::run::run_seed(&kind, seed);
+                if r.outcome.invariant() != Some(Invariant::NoDuplicate) {
+                    continue;
+                }
+                let mut at = AtDuplicate(None);
+                let mut watch = ClassWatch::new(&[]);
+                let report = replay_observed(
+                    &kind,
+                    r.config.clone(),
+                    &r.steps,
+                    &mut (&mut at, &mut watch),
+                );
+                let Some((dup, rows)) = at.0 else {
+                    continue;
+                };
+                let live: Vec<&RenderRow> = rows.iter().filter(|r| r.is_live()).collect();
+                let Some(holder) = live.iter().find(|r| r.text.contains(&dup)) else {
+                    continue;
+                };
+                let class = watch.class_of(&report.outcome).expect("it failed");
+                let user = holder.role == Role::User;
+                assert!(
+                    match &class.subject {
+                        Subject::Message { .. } | Subject::OtherMessage => user,
+                        Subject::Stream { .. } => !user,
+                        Subject::Any => false,
+                    },
+                    "{name} seed {seed}: {dup:?} first held by {:?} ({:?}), class {class}",
+                    holder.text,
+                    holder.role
+                );
+                if live[0].role != holder.role {
+                    not_first_row += 1;
+                }
+            }
+        }
+        assert!(
+            not_first_row >= 1,
+            "no duplicate held by a row unlike the first"
+        );
+    }
 }

@@ -1060,6 +1060,51 @@ mod tests {
         assert_eq!(s.ddmin(&config, steps.clone()), vec![steps[0]]);
     }
 
+    /// ddmin has nothing to split in a one-step trace and spends no replay on it (trying
+    /// the empty trace is single-step deletion's job, once): the replays `shrink` reports
+    /// ("shrunk 1 → 1 steps … in N replays") and counts against `--max-shrink-iters` are
+    /// the candidates it needed.
+    #[test]
+    fn ddmin_spends_no_replay_on_a_one_step_trace() {
+        let (config, steps) = prefix(2);
+        let failing = starts_with(steps[0]);
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.ddmin(&config, vec![steps[0]]), vec![steps[0]]);
+        assert_eq!((s.replays, failing.runs.get()), (1, 0), "no candidate run");
+        // From two steps: two candidates (without the first: passes; without the
+        // second: fails), then none more once one step is left.
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.ddmin(&config, steps.clone()), vec![steps[0]]);
+        assert_eq!(s.replays, 1 + 2);
+    }
+
+    /// ddmin's granularity doubles until it reaches single steps, and then it stops: on an
+    /// 8-step trace none of whose steps can go it tries the 2 halves, the 4 quarters and
+    /// the 8 single steps, once each (a ddmin that stopped at halves would leave removable
+    /// steps to the slower single-step pass; one that grew its granularity by 2 instead of
+    /// doubling it would spend more replays, which `shrink` reports and counts against
+    /// `--max-shrink-iters`).
+    #[test]
+    fn ddmin_halves_then_quarters_then_single_steps_of_a_trace_that_cannot_shrink() {
+        let (config, steps) = prefix(8);
+        let failing = StartsWith {
+            at_least: 8,
+            ..starts_with(steps[0])
+        };
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.ddmin(&config, steps.clone()), steps);
+        assert_eq!(s.replays, 1 + 2 + 4 + 8);
+        // So it removes single steps itself: a property needing the first step and any 6
+        // others keeps 7 of 8 (neither a half nor a quarter can go).
+        let failing = StartsWith {
+            at_least: 7,
+            ..starts_with(steps[0])
+        };
+        let mut s = shrinker(&failing, u64::MAX);
+        let out = s.ddmin(&config, steps.clone());
+        assert_eq!((out.len(), out[0]), (7, steps[0]));
+    }
+
     /// Issue 36, behaviour 1, end to end: a 1-minimal failing trace with one more step
     /// appended that changes nothing (the step the drain would take first anyway) shrinks
     /// back to a 1-minimal trace without it.

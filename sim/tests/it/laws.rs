@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use reconcile_sim::run::replay;
 use reconcile_sim::store::{StoreKind, STORES};
-use reconcile_sim::testing::schedule::strategies::{scenarios, schedules};
+use reconcile_sim::testing::schedule::strategies::{fixed_seed, scenarios, schedules};
 use reconcile_sim::trace::scenario;
 use reconcile_sim::trace::shrink::{check_one_minimal, shrink, Limits};
 
@@ -16,7 +16,7 @@ fn store() -> impl Strategy<Value = StoreKind> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(fixed_seed(128))]
 
     #[test]
     fn a_scenario_survives_a_json_round_trip_unchanged(s in scenarios()) {
@@ -46,7 +46,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(fixed_seed(32))]
 
     #[test]
     fn shrunk_failures_keep_their_signature_and_are_one_minimal(
