@@ -12,7 +12,6 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -232,16 +231,6 @@ impl FuzzResult {
             [] => self.report.seeds == 0,
             [r] => r.start == start && r.end == start + self.report.seeds,
             _ => false,
-        }
-    }
-
-    /// The shrink limits the config names.
-    pub fn limits(&self) -> Limits {
-        Limits {
-            replays_max: self.config.max_shrink_iters,
-            time_max: humantime::parse_duration(&self.config.max_shrink_time)
-                .unwrap_or(Duration::from_secs(60)),
-            ..Limits::default()
         }
     }
 }
