@@ -12,6 +12,7 @@ use crate::model::store::{CrashCause, StoreFactory};
 use crate::oracle::Invariant;
 use crate::run::replay;
 use crate::run::strategy::StrategySpec;
+use crate::run::worlds::Worlds;
 use crate::run::Outcome;
 use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
@@ -107,6 +108,23 @@ pub fn replay_command(path: &Path) -> String {
         "{} replay {}",
         crate::util::program::program(),
         shell_words::quote(&path.display().to_string())
+    )
+}
+
+/// `reconcile-sim run --store STORE --seed SEED` with the flags that choose `strategy` and
+/// `worlds`: the command that reproduces a seed's run, the program named as it was started.
+pub fn reproduce_command(
+    store: &str,
+    seed: u64,
+    strategy: StrategySpec,
+    worlds: &Worlds,
+) -> String {
+    format!(
+        "{} run --store {} --seed {seed}{}{}",
+        crate::util::program::program(),
+        shell_words::quote(store),
+        strategy.flags(),
+        worlds.flags()
     )
 }
 

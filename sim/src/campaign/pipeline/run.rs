@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::campaign::findings::{Failure, Finding};
+use crate::campaign::findings::{reproduce_command, Failure, Finding};
 use crate::campaign::fuzz::run_one_in;
 use crate::campaign::recheck::{settle, Settled, Suspect};
 use crate::model::store::StoreFactory;
@@ -43,14 +43,7 @@ pub fn run(plan: &RunPlan<'_>) -> Ran {
     let report = run_one_in(store, plan.strategy, &plan.worlds, plan.seed, &mut observer);
     let (watch, (CoverageObserver { coverage, .. }, TraceLines { lines, .. })) = observer;
     let class = watch.class_of(&report.outcome);
-    let mut reproduce = format!(
-        "{} run --store {} --seed {}",
-        crate::util::program::program(),
-        shell_words::quote(&store.name()),
-        plan.seed
-    );
-    reproduce.push_str(&plan.strategy.flags());
-    reproduce.push_str(&plan.worlds.flags());
+    let reproduce = reproduce_command(&store.name(), plan.seed, plan.strategy, &plan.worlds);
     // Every failure is shrunk and saved, so it ends with a file and a replay command.
     let saved = settle_failure(plan, &report, class);
     Ran {

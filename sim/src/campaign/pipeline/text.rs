@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::campaign::findings::{replay_command_for, Finding};
+use crate::campaign::findings::{replay_command_for, reproduce_command, Finding};
 use crate::campaign::fuzz::{format_table, CHUNK_SEEDS};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
 use crate::campaign::recheck::{Suspect, SuspectKind};
@@ -132,12 +132,9 @@ pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
     for s in &report.stores {
         if let Some((seed, _)) = s.first_failure() {
             details.push_str(&format!(
-                "reproduce {}: {} run --store {} --seed {seed}{}{}\n",
+                "reproduce {}: {}\n",
                 s.store,
-                program(),
-                shell_words::quote(&s.store),
-                report.strategy.flags(),
-                report.worlds.flags()
+                reproduce_command(&s.store, seed, report.strategy, &report.worlds)
             ));
         }
     }
@@ -221,12 +218,9 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
             what.push_str(&format!(", {}", count(suspects, "suspect")));
         }
         text.push_str(&format!(
-            "{:<width$}  {what} · reproduce: {} run --store {} --seed {seed}{}{}\n",
+            "{:<width$}  {what} · reproduce: {}\n",
             s.store,
-            program(),
-            shell_words::quote(&s.store),
-            report.strategy.flags(),
-            report.worlds.flags()
+            reproduce_command(&s.store, seed, report.strategy, &report.worlds)
         ));
     }
     let unshrunk = r
