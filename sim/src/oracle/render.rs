@@ -227,52 +227,7 @@ fn check_live_as(
     for (i, row) in live.iter().enumerate() {
         let tokens = RowTokens::of(&row.text);
         shape(row, &tokens)?;
-        let (j, row_runs) = match row.role {
-            Role::User => {
-                let send = own.send(row, &tokens, last_own.map(|(s, _)| s as usize));
-                let keys = send.map(|s| {
-                    let at = c.learned().sent_at[s];
-                    RowKeys {
-                        arrival: content_key(at),
-                        db: decided(c, world, c.sent()[s]),
-                    }
-                });
-                let j = Judged {
-                    keys,
-                    send,
-                    turn: None,
-                };
-                (j, Vec::new())
-            }
-            Role::Assistant => {
-                let (start, turn, row_runs) = deltas_seen(c, &tokens)?;
-                let j = Judged {
-                    keys: start.map(|t| RowKeys {
-                        arrival: content_key(t),
-                        db: content_key(t),
-                    }),
-                    send: None,
-                    turn,
-                };
-                (j, row_runs)
-            }
-            Role::ToolCall | Role::ToolResult => {
-                let start = marker_start(c, &row.text);
-                let turn = match leading_token(&row.text) {
-                    Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
-                    _ => None,
-                };
-                let j = Judged {
-                    keys: start.map(|t| RowKeys {
-                        arrival: content_key(t),
-                        db: content_key(t),
-                    }),
-                    send: None,
-                    turn,
-                };
-                (j, Vec::new())
-            }
-        };
+        let (j, row_runs) = judge_row(c, world, &mut own, row, &tokens, last_own)?;
         for r in row_runs {
             if let Some((_, k)) = runs.iter().find(|(run, k)| *run == r && *k != i) {
                 let k = *k;
@@ -308,6 +263,65 @@ fn check_live_as(
     }
     in_some_defensible_order(live, &judged)?;
     initiators_above_their_turns(c, world, live, &judged)
+}
+
+/// One live row as the order checks see it (its keys in time, the send it shows, its
+/// turn), and the runs of deltas it holds; a user row is read as the send `own` assigns
+/// it, after `last_own` (the send index and row of the last own user row above it).
+fn judge_row(
+    c: &Client,
+    world: &World,
+    own: &mut OwnMessages<'_>,
+    row: &RenderRow,
+    tokens: &RowTokens<'_>,
+    last_own: Option<(u32, usize)>,
+) -> Result<(Judged, Vec<u32>), Finding> {
+    Ok(match row.role {
+        Role::User => {
+            let send = own.send(row, tokens, last_own.map(|(s, _)| s as usize));
+            let keys = send.map(|s| {
+                let at = c.learned().sent_at[s];
+                RowKeys {
+                    arrival: content_key(at),
+                    db: decided(c, world, c.sent()[s]),
+                }
+            });
+            let j = Judged {
+                keys,
+                send,
+                turn: None,
+            };
+            (j, Vec::new())
+        }
+        Role::Assistant => {
+            let (start, turn, row_runs) = deltas_seen(c, tokens)?;
+            let j = Judged {
+                keys: start.map(|t| RowKeys {
+                    arrival: content_key(t),
+                    db: content_key(t),
+                }),
+                send: None,
+                turn,
+            };
+            (j, row_runs)
+        }
+        Role::ToolCall | Role::ToolResult => {
+            let start = marker_start(c, &row.text);
+            let turn = match leading_token(&row.text) {
+                Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
+                _ => None,
+            };
+            let j = Judged {
+                keys: start.map(|t| RowKeys {
+                    arrival: content_key(t),
+                    db: content_key(t),
+                }),
+                send: None,
+                turn,
+            };
+            (j, Vec::new())
+        }
+    })
 }
 
 /// No row below one whose content came after it in every order a store may defend: a
