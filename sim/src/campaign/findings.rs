@@ -16,7 +16,7 @@ use crate::run::worlds::Worlds;
 use crate::run::Outcome;
 use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
-use crate::trace::class::{classify, every_class, Class, Classified, HasClass};
+use crate::trace::class::{classify, every_class_of_schedule, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
@@ -451,7 +451,7 @@ fn search_without(
             let mut drawn = failure.pins.apply(WorldConfig::from_seed(seed));
             drawn.judged = failure.config.judged;
             let world = cut_down(drawn)?;
-            let found = every_class(|mask| run(&world, campaign_strategy, seed, mask));
+            let (found, _) = every_class_of_schedule(store, world.clone(), campaign_strategy, seed);
             let (_, mask, report) = found
                 .into_iter()
                 .find(|(c, _, r)| shows(Some(c), r.outcome.invariant()))?;

@@ -32,7 +32,7 @@ use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
 use crate::run::{execute_observed, Next, Observer, RunReport};
 use crate::trace::assume::Assumption;
-use crate::trace::class::{classify_schedule, every_class, Class};
+use crate::trace::class::{every_class_of_schedule, Class};
 use crate::trace::coverage::{Coverage, CoverageObserver};
 
 /// Seeds per chunk of work.
@@ -196,7 +196,8 @@ pub fn run_one_in(
     )
 }
 
-/// Every root-cause class seed `seed` reaches on `store` (see [`every_class`]).
+/// Every root-cause class seed `seed` reaches on `store`, in one run (see
+/// [`crate::trace::class::every_class_of_run`]).
 pub fn classes_of_seed(
     store: &dyn StoreFactory,
     strategy: StrategySpec,
@@ -212,7 +213,7 @@ pub fn classes_of_seed_in(
     worlds: &Worlds,
     seed: u64,
 ) -> Vec<(Class, Vec<Class>, RunReport)> {
-    every_class(|mask| classify_schedule(store, worlds.draw(seed), strategy, seed, mask))
+    every_class_of_schedule(store, worlds.draw(seed), strategy, seed).0
 }
 
 /// One class's share of some contiguous seeds.
@@ -446,6 +447,17 @@ fn run_chunk(
             };
         }
         for (store, tally) in campaign.stores.iter().zip(&mut tallies) {
+            if campaign.classes && !campaign.coverage {
+                // One run gives the seed's classes and its run unmasked.
+                let config = campaign.worlds.draw(seed + n);
+                let (found, report) =
+                    every_class_of_schedule(*store, config, campaign.strategy, seed + n);
+                let failed = report.outcome.invariant().is_some();
+                tally.add_run(seed + n, report, None);
+                tally.add_classes(seed + n, found);
+                ran(failed);
+                continue;
+            }
             let (report, coverage) = if campaign.coverage {
                 let mut observer = CoverageObserver::default();
                 let r = run_one_in(
