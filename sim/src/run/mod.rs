@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
-use crate::model::step::Step;
+use crate::model::step::{Actor, Step};
 use crate::model::store::{CrashCause, StoreFactory};
 use crate::model::wire::ClientId;
 use crate::model::world::World;
@@ -297,7 +297,16 @@ impl<O: Observer + ?Sized> Judge<'_, O> {
             None => judge_step(world, step, index, &mut ()),
             Some(rec) => {
                 rec.reset(step);
-                let v = judge_step(world, step, index, rec);
+                let excused_tab =
+                    matches!(step.actor(), Actor::Client(c) if self.excused.contains(&c));
+                let v = if excused_tab {
+                    // Its tab is no longer judged (whatever it shows, crash included, would
+                    // be excused): apply the step only.
+                    let _ = world.apply_into(step, rec);
+                    None
+                } else {
+                    judge_step(world, step, index, rec)
+                };
                 let v = v.filter(|v| !is_excused(&self.excused, v));
                 self.observer.on_step(world, rec, at, v.as_ref());
                 v

@@ -542,6 +542,7 @@ impl Observer for ClassCollector {
             self.found.push((class.clone(), masked, report));
         }
         self.watch.masked.push(class);
+        self.watch.excused.extend(v.client);
         true
     }
 }
@@ -610,7 +611,9 @@ struct Tab {
     max_snapshot: Option<u32>,
     /// A fetch response older than one already delivered reached the tab.
     stale_delivered: bool,
-    /// The render before the current step.
+    /// The live user rows of the render before the current step: all a disappearance's
+    /// binding reads ([`ClassWatch::lost_message`]), and few, where the whole render is
+    /// mostly sealed rows.
     previous: Vec<RenderRow>,
 }
 
@@ -628,6 +631,8 @@ pub struct ClassWatch<'m> {
     masked: Vec<Class>,
     /// The class of the violation that ended the run.
     class: Option<Class>,
+    /// Tabs excused: no longer judged, so nothing about them is noted any more.
+    excused: Vec<ClientId>,
 }
 
 impl<'m> ClassWatch<'m> {
@@ -640,6 +645,7 @@ impl<'m> ClassWatch<'m> {
             pending: None,
             masked: Vec::new(),
             class: None,
+            excused: Vec::new(),
         }
     }
 
@@ -677,7 +683,8 @@ impl Observer for ClassWatch<'_> {
         if let (Some(v), Some(c)) = (v, v.and_then(|v| v.client)) {
             self.pending = Some(self.classify_step(world, record, v, c));
         }
-        if let Some(c) = record.step.client().filter(|_| record.input.is_some()) {
+        let client = record.step.client().filter(|_| record.input.is_some());
+        if let Some(c) = client.filter(|c| !self.excused.contains(c)) {
             self.note_client(world, c, record);
         }
     }
@@ -688,6 +695,7 @@ impl Observer for ClassWatch<'_> {
         };
         if self.mask.contains(&class) {
             self.masked.push(class);
+            self.excused.extend(v.client);
             true
         } else {
             self.class = Some(class);
@@ -766,7 +774,10 @@ impl ClassWatch<'_> {
             _ => {}
         }
         tab.previous.clear();
-        tab.previous.extend_from_slice(world.client(c).render());
+        let live_user = |r: &&RenderRow| r.is_live() && r.role == Role::User;
+        let render = world.client(c).render();
+        tab.previous
+            .extend(render.iter().filter(live_user).cloned());
     }
 
     /// The class of violation `v` on client `c`, broken by the step `record` shows.
