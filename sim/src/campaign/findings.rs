@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::campaign::seen_runs::SeenRuns;
 use crate::model::config::WorldConfig;
 use crate::model::pins::WorldPins;
 use crate::model::step::Step;
@@ -16,7 +17,7 @@ use crate::run::worlds::Worlds;
 use crate::run::Outcome;
 use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
-use crate::trace::class::{classify, every_class_of_schedule, Class, Classified, HasClass};
+use crate::trace::class::{classify, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
 
@@ -219,7 +220,14 @@ pub fn shrink_and_save_after(
     replayed: Option<Classified>,
 ) -> Result<Finding, FindingError> {
     let minimal = shrink_only(store, failure, limits, replayed)?;
-    Ok(save_shrunk(store, failure, file, limits, minimal))
+    Ok(save_shrunk(
+        store,
+        failure,
+        file,
+        limits,
+        minimal,
+        &SeenRuns::default(),
+    ))
 }
 
 /// A failure shrunk for its class (or invariant), not yet saved: what [`shrink_only`]
@@ -253,10 +261,11 @@ pub fn save_shrunk(
     file: &Path,
     limits: Limits,
     minimal: Minimal,
+    seen: &SeenRuns,
 ) -> Finding {
     let Minimal { shrunk, masked } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
-    let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs));
+    let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs), seen);
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
@@ -307,6 +316,7 @@ fn need_less(
     failure: &Failure,
     limits: Limits,
     best: (Shrunk, Vec<Class>, Vec<Assumption>),
+    seen: &SeenRuns,
 ) -> (Shrunk, Vec<Class>, Vec<Assumption>) {
     let (mut shrunk, mut masked, mut needs) = best;
     let mut base = failure.clone();
@@ -316,10 +326,10 @@ fn need_less(
         if out_of_time(limits) {
             break;
         }
-        let seen = failure.without.iter().find(|(x, _)| *x == a);
-        let Some(without) = seen
+        let kept = failure.without.iter().find(|(x, _)| *x == a);
+        let Some(without) = kept
             .map(|(_, f)| f.clone())
-            .or_else(|| search_without(store, &base, &needs, a, limits))
+            .or_else(|| search_without(store, &base, &needs, a, limits, seen))
         else {
             continue;
         };
@@ -405,6 +415,7 @@ fn search_without(
     needs: &[Assumption],
     feature: Assumption,
     limits: Limits,
+    seen: &SeenRuns,
 ) -> Option<Failure> {
     let cut_down = |mut world: WorldConfig| {
         for a in Assumption::ALL {
@@ -451,10 +462,10 @@ fn search_without(
             let mut drawn = failure.pins.apply(WorldConfig::from_seed(seed));
             drawn.judged = failure.config.judged;
             let world = cut_down(drawn)?;
-            let (found, _) = every_class_of_schedule(store, world.clone(), campaign_strategy, seed);
-            let (_, mask, report) = found
-                .into_iter()
-                .find(|(c, _, r)| shows(Some(c), r.outcome.invariant()))?;
+            let (_, mask, report) =
+                seen.first_showing(store, &world, campaign_strategy, seed, |c, invariant| {
+                    shows(Some(c), invariant)
+                })?;
             (world, mask, report)
         };
         Some(Failure {

@@ -13,4 +13,5 @@ pub mod merge;
 pub mod nightly;
 pub mod pipeline;
 pub mod recheck;
+pub mod seen_runs;
 pub mod shard;

@@ -34,6 +34,7 @@ use crate::campaign::findings::{
     file_for, save_shrunk, save_unshrunk, shrink_only, Failure, Finding, FindingError, Minimal,
 };
 use crate::campaign::fuzz::run_one_in;
+use crate::campaign::seen_runs::SeenRuns;
 use crate::model::record::StepRecord;
 use crate::model::step::Step;
 use crate::model::store::{CrashCause, StoreFactory};
@@ -183,6 +184,8 @@ pub fn settle(
         .filter(|s| matches!(s, Stage::Shrunk(..)))
         .count();
     let share = Share::new(deadline, jobs, shrunk);
+    // One memory of the witness searches' runs for every failure: their searches overlap.
+    let seen = SeenRuns::default();
     let second = map_in_order(&first, jobs, |i, stage| {
         let Stage::Shrunk(file, minimal) = stage else {
             return None;
@@ -196,6 +199,7 @@ pub fn settle(
             file,
             limits,
             minimal.clone(),
+            &seen,
         ))
     });
     let mut settled = Settled::default();
