@@ -56,7 +56,8 @@ pub struct Args {
     #[arg(long)]
     coverage: bool,
     /// Do not tell root-cause classes apart: report and save the first failure of each
-    /// invariant only (each failing seed then runs once, not once per class it shows).
+    /// invariant only (each run then stops at its first failure, and only those failures
+    /// are shrunk).
     #[arg(long)]
     no_classes: bool,
     #[command(flatten)]
