@@ -447,58 +447,7 @@ fn run_chunk(
             };
         }
         for (store, tally) in campaign.stores.iter().zip(&mut tallies) {
-            if campaign.classes && !campaign.coverage {
-                // One run gives the seed's classes and its run unmasked.
-                let config = campaign.worlds.draw(seed + n);
-                let (found, report) =
-                    every_class_of_schedule(*store, config, campaign.strategy, seed + n);
-                let failed = report.outcome.invariant().is_some();
-                tally.add_run(seed + n, report, None);
-                tally.add_classes(seed + n, found);
-                ran(failed);
-                continue;
-            }
-            let (report, coverage) = if campaign.coverage {
-                let mut observer = CoverageObserver::default();
-                let r = run_one_in(
-                    *store,
-                    campaign.strategy,
-                    &campaign.worlds,
-                    seed + n,
-                    &mut observer,
-                );
-                (r, Some(observer.coverage))
-            } else {
-                let r = run_one_in(
-                    *store,
-                    campaign.strategy,
-                    &campaign.worlds,
-                    seed + n,
-                    &mut (),
-                );
-                (r, None)
-            };
-            // A failing seed is run again for its classes. When none of those runs fails
-            // (a store whose runs do not repeat), the failure is kept under its own
-            // violation's class, so that it is reported (and rechecked: flaky) rather than
-            // counted and lost.
-            let fallback = match (&report.outcome, campaign.classes) {
-                (crate::run::Outcome::Fail(v), true) => {
-                    Some((Class::of_violation(v), report.clone()))
-                }
-                _ => None,
-            };
-            let failed = report.outcome.invariant().is_some();
-            tally.add_run(seed + n, report, coverage);
-            if let Some((class, run)) = fallback {
-                let mut found =
-                    classes_of_seed_in(*store, campaign.strategy, &campaign.worlds, seed + n);
-                if found.is_empty() {
-                    found.push((class, Vec::new(), run));
-                }
-                tally.add_classes(seed + n, found);
-            }
-            ran(failed);
+            ran(run_seed(campaign, *store, seed + n, tally));
         }
     }
     ChunkResult {
@@ -506,6 +455,57 @@ fn run_chunk(
         complete: true,
         tallies,
     }
+}
+
+/// Run `seed` on `store` as `campaign` asks and add what it showed to `tally`: whether
+/// it failed.
+fn run_seed(
+    campaign: &Campaign<'_>,
+    store: &dyn StoreFactory,
+    seed: u64,
+    tally: &mut StoreTally,
+) -> bool {
+    if campaign.classes && !campaign.coverage {
+        // One run gives the seed's classes and its run unmasked.
+        let config = campaign.worlds.draw(seed);
+        let (found, report) = every_class_of_schedule(store, config, campaign.strategy, seed);
+        let failed = report.outcome.invariant().is_some();
+        tally.add_run(seed, report, None);
+        tally.add_classes(seed, found);
+        return failed;
+    }
+    let (report, coverage) = if campaign.coverage {
+        let mut observer = CoverageObserver::default();
+        let r = run_one_in(
+            store,
+            campaign.strategy,
+            &campaign.worlds,
+            seed,
+            &mut observer,
+        );
+        (r, Some(observer.coverage))
+    } else {
+        let r = run_one_in(store, campaign.strategy, &campaign.worlds, seed, &mut ());
+        (r, None)
+    };
+    // With coverage, a failing seed is run again for its classes (the coverage is the
+    // unmasked run's). When that run does not fail (a store whose runs do not repeat),
+    // the failure is kept under its own violation's class, so that it is reported (and
+    // rechecked: flaky) rather than counted and lost.
+    let fallback = match (&report.outcome, campaign.classes) {
+        (crate::run::Outcome::Fail(v), true) => Some((Class::of_violation(v), report.clone())),
+        _ => None,
+    };
+    let failed = report.outcome.invariant().is_some();
+    tally.add_run(seed, report, coverage);
+    if let Some((class, run)) = fallback {
+        let mut found = classes_of_seed_in(store, campaign.strategy, &campaign.worlds, seed);
+        if found.is_empty() {
+            found.push((class, Vec::new(), run));
+        }
+        tally.add_classes(seed, found);
+    }
+    failed
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -24,9 +24,10 @@
 // And modes that are not faults:
 //
 //   slow-start     sleeps 3 s before it reads anything, then is the `current` store
-//   leak           keeps a counter across `reset` (a state leak): from its second run in a
-//                  process on, its render has one more live row, so a run's verdict
-//                  depends on what the process served before
+//   leak           the `durable` store (which passes every run), keeping a counter across
+//                  `reset` (a state leak): from its second run in a process on, its render
+//                  has one more live row, so a run's verdict depends on what the process
+//                  served before, and every failure it shows is the leak's
 //   boot           announces the `boot` feature: every new store asks for a fetch at once
 //                  (request 1, answered by a reconcile like any other)
 //   boot-unannounced  the same effects on reset without announcing `boot` (ignored by
@@ -103,7 +104,7 @@ function answer(msg) {
     return out({ type: "hello", protocol: 1, name: `faulty:${mode}`, ...(features ? { features } : {}) });
   }
   if (msg.type === "reset") {
-    store = mode === "slow" || mode === "affinity" ? makeDurable() : makeStore("current");
+    store = mode === "slow" || mode === "affinity" || mode === "leak" ? makeDurable() : makeStore("current");
     runInputs = 0;
     resets += 1; // never reset: the leak
     if (mode === "boot" || mode === "boot-unannounced") {

@@ -416,10 +416,14 @@ fn signal_during_run(stop: (rustix::process::Signal, To)) {
         done.stdout,
         done.stderr
     );
-    assert!(done.stdout.contains("verdict: FAIL"), "{}", done.stdout);
-    assert!(done.stdout.contains("reproduce: "), "{}", done.stdout);
+    let said = format!(
+        "{stop:?}\nstdout:\n{}\nstderr:\n{}",
+        done.stdout, done.stderr
+    );
+    assert!(done.stdout.contains("verdict: FAIL"), "{said}");
+    assert!(done.stdout.contains("reproduce: "), "{said}");
     let files = scenario_files(&out);
-    assert_eq!(files.len(), 1, "{}", done.stdout);
+    assert_eq!(files.len(), 1, "{said}");
     assert_replays_on_current(&files[0]);
     assert_ended(&adapters);
 }
