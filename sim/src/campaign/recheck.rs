@@ -1106,4 +1106,64 @@ mod tests {
         assert_eq!(suspect.scenario.as_deref(), Some(file.as_path()));
         assert!(file.exists() && suspect.write_error.is_none());
     }
+
+    /// A difference in what a step asked for names both effect lists, as JSON (`none`
+    /// for an empty one).
+    #[test]
+    fn a_difference_in_effects_names_both_lists() {
+        let current = by_name("current").unwrap();
+        let (a, _) = answers(&current, StrategySpec::Random, &Worlds::default(), 3);
+        let i = a.steps.iter().position(|s| !s.effects.is_empty()).unwrap();
+        let mut b = a.clone();
+        b.steps[i].effects.clear();
+        let json: Vec<String> = a.steps[i]
+            .effects
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        let d = difference(&a, &b).unwrap();
+        assert!(
+            d.ends_with(&format!("different effects ({} vs none)", json.join(", "))),
+            "{d}"
+        );
+    }
+
+    /// The determinism check names a store whose fresh processes answer otherwise than its
+    /// reused ones (which agree with each other) as a state leak, once (one seed is
+    /// enough), with that seed's first run saved; a store that answers alike, not at all.
+    #[test]
+    fn the_determinism_check_names_a_leaking_store_once_with_its_seed() {
+        let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());
+        let leaky = TwoFaced {
+            reused: naive,
+            fresh: Some(current),
+        };
+        let alike = TwoFaced {
+            reused: current,
+            fresh: Some(current),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let stores: [&dyn StoreFactory; 2] = [&alike, &leaky];
+        let suspects = check_determinism(
+            &stores,
+            StrategySpec::Random,
+            &Worlds::default(),
+            0..4,
+            dir.path(),
+        );
+        assert_eq!(suspects.len(), 1, "{suspects:?}");
+        let s = &suspects[0];
+        assert_eq!(s.kind, SuspectKind::StateLeak);
+        assert!(
+            s.why.starts_with("a run on reused adapter processes differs from runs in fresh ones, which agree: step #"),
+            "{}",
+            s.why
+        );
+        let seed = s.seed.expect("a seed");
+        assert!(seed < 4);
+        let file = dir
+            .path()
+            .join(format!("exec_two-faced-state-leak-seed{seed}.json"));
+        assert!(file.exists());
+    }
 }
