@@ -800,4 +800,374 @@ mod tests {
             assert!(difference(&a, &c).unwrap().contains("different verdicts"));
         }
     }
+
+    /// What `check` and `fuzz` print for a suspect, and the kind's name in file names:
+    /// `KIND on STORE[, seed N][ (CLASS, else INVARIANT)]: WHY`.
+    #[test]
+    fn a_suspect_reads_as_its_kind_store_seed_class_or_invariant_and_why() {
+        let names: Vec<String> = [
+            SuspectKind::Flaky,
+            SuspectKind::StateLeak,
+            SuspectKind::Nondeterministic,
+        ]
+        .iter()
+        .map(|k| format!("{k}|{}", k.name()))
+        .collect();
+        assert_eq!(
+            names,
+            [
+                "flaky|flaky",
+                "state-leak|state-leak",
+                "nondeterministic|nondeterministic"
+            ]
+        );
+        let mut suspect = Suspect {
+            kind: SuspectKind::StateLeak,
+            store: "exec:./adapter".into(),
+            seed: Some(3),
+            invariant: Some(Invariant::Converges),
+            class: None,
+            cause: None,
+            why: "it passes in a fresh process".into(),
+            scenario: None,
+            write_error: None,
+        };
+        assert_eq!(
+            suspect.headline(),
+            "state-leak on exec:./adapter, seed 3 (inv4-converges): it passes in a fresh process"
+        );
+        let class = Class::bare(Invariant::Converges);
+        suspect.class = Some(class.clone());
+        assert_eq!(
+            suspect.headline(),
+            format!("state-leak on exec:./adapter, seed 3 ({class}): it passes in a fresh process")
+        );
+        suspect.kind = SuspectKind::Nondeterministic;
+        suspect.seed = None;
+        suspect.class = None;
+        suspect.invariant = None;
+        assert_eq!(
+            suspect.headline(),
+            "nondeterministic on exec:./adapter: it passes in a fresh process"
+        );
+    }
+
+    /// `settle` rechecks each failure and shrinks and saves those that happen again (every
+    /// failure of an in-process store does), each on the store it names, in the order
+    /// given; by a deadline, a failure reached before it is shrunk, one reached after it
+    /// is saved as found; `limits` bound each shrink.
+    #[test]
+    fn settle_shrinks_and_saves_each_failure_on_its_own_store_in_order_by_the_deadline() {
+        use crate::trace::shrink::check_one_minimal;
+        use std::time::Duration;
+        let naive = by_name("naive").unwrap();
+        let current = by_name("current").unwrap();
+        let stores: [&dyn StoreFactory; 2] = [&naive, &current];
+        let failure = |kind: &crate::store::StoreKind| -> Failure {
+            let (seed, r) = (0..200)
+                .map(|s| (s, crate::run::run_seed(kind, s)))
+                .find(|(_, r)| r.outcome.invariant().is_some())
+                .expect("a failing seed");
+            let Outcome::Fail(v) = &r.outcome else {
+                unreachable!("it fails")
+            };
+            Failure {
+                store: kind.name(),
+                invariant: v.invariant,
+                seed: Some(seed),
+                strategy: Some("random".into()),
+                description: None,
+                config: r.config.clone(),
+                steps: r.steps.clone(),
+                class: None,
+                mask: Vec::new(),
+                cause: v.cause.clone(),
+                without: Vec::new(),
+                pins: Default::default(),
+            }
+        };
+        // The first failure names the second store of the list.
+        let failures = [failure(&current), failure(&naive)];
+        let dir = tempfile::tempdir().unwrap();
+        let settle_in = |name: &str, limits: Limits, deadline: Option<Instant>| {
+            let out = dir.path().join(name);
+            settle(&stores, &failures, &out, limits, deadline, 2, &|_, _| {})
+        };
+        let in_an_hour = Instant::now() + Duration::from_secs(3600);
+        for (name, deadline) in [("none", None), ("hour", Some(in_an_hour))] {
+            let s = settle_in(name, Limits::default(), deadline);
+            assert!(s.suspects.is_empty(), "{name}: {:?}", s.suspects);
+            let found: Vec<&str> = s.findings.iter().map(|f| f.store.as_str()).collect();
+            assert_eq!(found, ["current", "naive"], "{name}");
+            for (f, failure) in s.findings.iter().zip(&failures) {
+                assert_eq!((f.invariant, f.seed), (failure.invariant, failure.seed));
+                assert_eq!(f.shrunk.gave_up, None, "{name}: {}", f.store);
+                assert!(
+                    f.shrunk.steps.len() < failure.steps.len(),
+                    "{name}: {}",
+                    f.store
+                );
+                assert!(f.path.exists() && f.write_error.is_none(), "{name}");
+                let kind = by_name(&f.store).unwrap();
+                let (config, steps) = (&f.shrunk.config, &f.shrunk.steps);
+                assert_eq!(check_one_minimal(&kind, config, steps, f.invariant), Ok(()));
+            }
+        }
+        // Past the deadline: each failure saved as found.
+        let s = settle_in("past", Limits::default(), Some(Instant::now()));
+        assert!(s.suspects.is_empty());
+        for (f, failure) in s.findings.iter().zip(&failures) {
+            assert_eq!(f.shrunk.gave_up, Some(GaveUp::Deadline(0)));
+            assert_eq!(f.shrunk.steps, failure.steps);
+            assert!(f.path.exists());
+        }
+        assert_eq!(s.findings.len(), 2);
+        // Two replays allowed: each shrink gives up at that limit.
+        let tight = Limits {
+            replays_max: 2,
+            ..Limits::default()
+        };
+        let s = settle_in("tight", tight, None);
+        assert_eq!(s.findings.len(), 2);
+        for f in &s.findings {
+            assert!(
+                matches!(f.shrunk.gave_up, Some(GaveUp::Replays(_))),
+                "{f:?}"
+            );
+        }
+    }
+
+    /// Each failure's share of the time left before a deadline: up to four equal shares
+    /// per round of `jobs` failures, never past the deadline; none once it has passed;
+    /// the limits as given without a deadline.
+    #[test]
+    fn each_failure_gets_its_share_of_the_time_left() {
+        use std::time::Duration;
+        let now = Instant::now();
+        let deadline = now + Duration::from_secs(800);
+        let secs = |share: &Share| {
+            let limits = share.take(Limits::default()).expect("before the deadline");
+            limits.deadline.unwrap().duration_since(now).as_secs()
+        };
+        // 16 failures, 2 at a time: 8 rounds, so 4/8 of the time left for the first.
+        let first = secs(&Share::new(Some(deadline), 2, 16));
+        assert!((395..=400).contains(&first), "{first}");
+        // 2 failures, one at a time: 4/2 of the time left, cut at the deadline.
+        assert_eq!(secs(&Share::new(Some(deadline), 1, 2)), 800);
+        let limits = Limits::default();
+        assert_eq!(Share::new(None, 1, 3).take(limits), Some(limits));
+        assert_eq!(Share::new(Some(now), 1, 3).take(limits), None);
+    }
+
+    /// Stands for an adapter: its own (reused) processes run `reused`, a fresh process
+    /// runs `fresh` (none: no fresh processes, as for an in-process store).
+    struct TwoFaced {
+        reused: crate::store::StoreKind,
+        fresh: Option<crate::store::StoreKind>,
+    }
+    impl StoreFactory for TwoFaced {
+        fn name(&self) -> String {
+            "exec:two-faced".into()
+        }
+        fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
+            self.reused.make(c)
+        }
+        fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
+            let reused = self.fresh?;
+            Some(Box::new(TwoFaced {
+                reused,
+                fresh: None,
+            }))
+        }
+    }
+
+    /// The recheck's verdict on a failure of `naive`, replayed where it fails again
+    /// (`naive`) or not (`current` passes its trace), on reused and on fresh processes:
+    /// nothing to say when it fails the same way on both (or on the only one), a state
+    /// leak when only one of the two fails, flaky when neither does or when it fails
+    /// another way (another class, another invariant), and a timeout that did not happen
+    /// again is always flaky. The words say what each replay did.
+    #[test]
+    fn a_recheck_names_a_state_leak_or_a_flaky_failure_by_what_each_replay_did() {
+        let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());
+        let (seed, r) = (0..200)
+            .map(|s| (s, crate::run::run_seed(&naive, s)))
+            .find(|(_, r)| {
+                r.outcome.invariant().is_some()
+                    && crate::run::replay(&current, r.config.clone(), &r.steps)
+                        .outcome
+                        .invariant()
+                        .is_none()
+            })
+            .expect("a failure of naive that current passes");
+        let inv = r.outcome.invariant().unwrap();
+        let failure = Failure {
+            store: "exec:two-faced".into(),
+            invariant: inv,
+            seed: Some(seed),
+            strategy: Some("random".into()),
+            description: None,
+            config: r.config.clone(),
+            steps: r.steps.clone(),
+            class: None,
+            mask: Vec::new(),
+            cause: None,
+            without: Vec::new(),
+            pins: Default::default(),
+        };
+        let verdict = |reused, fresh, failure: &Failure| {
+            recheck(&TwoFaced { reused, fresh }, failure).map(|(k, why)| (k.name(), why))
+        };
+        assert_eq!(verdict(naive, None, &failure), None);
+        assert_eq!(verdict(naive, Some(naive), &failure), None);
+        let flaky = |words: &str| {
+            Some((
+                "flaky",
+                format!("it did not fail that way again when replayed ({words})"),
+            ))
+        };
+        assert_eq!(verdict(current, None, &failure), flaky("replayed: passed"));
+        let both = |reused: &str, fresh: &str| {
+            format!("replayed on reused processes: {reused}; in fresh processes: {fresh}")
+        };
+        let again = format!("{inv} again");
+        assert_eq!(
+            verdict(current, Some(current), &failure),
+            flaky(&both("passed", "passed"))
+        );
+        assert_eq!(
+            verdict(naive, Some(current), &failure),
+            Some(("state-leak", format!("it fails again on a reused adapter process but not in a fresh one ({}): the adapter keeps state across `reset`", both(&again, "passed"))))
+        );
+        assert_eq!(
+            verdict(current, Some(naive), &failure),
+            Some(("state-leak", format!("it fails in a fresh adapter process but not on a reused one ({}): the verdict depends on what the process served before", both("passed", &again))))
+        );
+        // Another invariant, or another class, than the failure's: not the same failure.
+        let other = [
+            crate::oracle::Invariant::NoLoss,
+            crate::oracle::Invariant::NoDuplicate,
+        ]
+        .into_iter()
+        .find(|&i| i != inv)
+        .unwrap();
+        let mut another = failure.clone();
+        another.invariant = other;
+        assert_eq!(
+            verdict(naive, None, &another),
+            flaky(&format!("replayed: {inv}"))
+        );
+        let mut classed = failure.clone();
+        let class = classify(&naive, r.config.clone(), &r.steps, &[])
+            .class
+            .expect("a class");
+        classed.class = Some(class.clone());
+        assert_eq!(verdict(naive, Some(naive), &classed), None);
+        classed.class = Some(Class::bare(crate::oracle::Invariant::Crash));
+        assert_ne!(Some(class), classed.class);
+        assert_eq!(
+            verdict(naive, None, &classed),
+            flaky(&format!("replayed: {inv}"))
+        );
+        // A timeout: flaky whichever replay passed.
+        let mut timed_out = failure.clone();
+        timed_out.cause = Some(CrashCause::TimedOut {
+            phase: crate::model::store::Phase::Message,
+            waited_ms: 5000,
+            stderr_tail: String::new(),
+        });
+        let timeout = |words: &str| {
+            Some(("flaky", format!("a timeout that did not happen again when replayed ({words}): the store (or the machine) was slow, not wrong")))
+        };
+        assert_eq!(
+            verdict(naive, Some(current), &timed_out),
+            timeout(&both(&again, "passed"))
+        );
+        assert_eq!(verdict(naive, Some(naive), &timed_out), None);
+        // Settled: the failure that does not happen again is a suspect, saved as found
+        // under `<store>-<kind>-seed<N>.json`; it is no finding.
+        let dir = tempfile::tempdir().unwrap();
+        let leaky = TwoFaced {
+            reused: naive,
+            fresh: Some(current),
+        };
+        let settled = settle(
+            &[&leaky],
+            std::slice::from_ref(&failure),
+            dir.path(),
+            Limits::default(),
+            None,
+            1,
+            &|_, _| {},
+        );
+        assert!(settled.findings.is_empty());
+        assert_eq!(settled.suspects.len(), 1);
+        let suspect = &settled.suspects[0];
+        assert_eq!(suspect.kind, SuspectKind::StateLeak);
+        let file = dir
+            .path()
+            .join(format!("exec_two-faced-state-leak-seed{seed}.json"));
+        assert_eq!(suspect.scenario.as_deref(), Some(file.as_path()));
+        assert!(file.exists() && suspect.write_error.is_none());
+    }
+
+    /// A difference in what a step asked for names both effect lists, as JSON (`none`
+    /// for an empty one).
+    #[test]
+    fn a_difference_in_effects_names_both_lists() {
+        let current = by_name("current").unwrap();
+        let (a, _) = answers(&current, StrategySpec::Random, &Worlds::default(), 3);
+        let i = a.steps.iter().position(|s| !s.effects.is_empty()).unwrap();
+        let mut b = a.clone();
+        b.steps[i].effects.clear();
+        let json: Vec<String> = a.steps[i]
+            .effects
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        let d = difference(&a, &b).unwrap();
+        assert!(
+            d.ends_with(&format!("different effects ({} vs none)", json.join(", "))),
+            "{d}"
+        );
+    }
+
+    /// The determinism check names a store whose fresh processes answer otherwise than its
+    /// reused ones (which agree with each other) as a state leak, once (one seed is
+    /// enough), with that seed's first run saved; a store that answers alike, not at all.
+    #[test]
+    fn the_determinism_check_names_a_leaking_store_once_with_its_seed() {
+        let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());
+        let leaky = TwoFaced {
+            reused: naive,
+            fresh: Some(current),
+        };
+        let alike = TwoFaced {
+            reused: current,
+            fresh: Some(current),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let stores: [&dyn StoreFactory; 2] = [&alike, &leaky];
+        let suspects = check_determinism(
+            &stores,
+            StrategySpec::Random,
+            &Worlds::default(),
+            0..4,
+            dir.path(),
+        );
+        assert_eq!(suspects.len(), 1, "{suspects:?}");
+        let s = &suspects[0];
+        assert_eq!(s.kind, SuspectKind::StateLeak);
+        assert!(
+            s.why.starts_with("a run on reused adapter processes differs from runs in fresh ones, which agree: step #"),
+            "{}",
+            s.why
+        );
+        let seed = s.seed.expect("a seed");
+        assert!(seed < 4);
+        let file = dir
+            .path()
+            .join(format!("exec_two-faced-state-leak-seed{seed}.json"));
+        assert!(file.exists());
+    }
 }

@@ -689,4 +689,282 @@ mod tests {
         assert_eq!(deliver.position, Some(0));
         assert!(deliver.broadcast.is_empty() && deliver.crash.is_none());
     }
+
+    /// The agent offers exactly the steps its turn allows: deltas while no call is open
+    /// and the segment is below `deltas_per_segment_max`, a tool call while none is open
+    /// and the turn is below `tool_calls_per_turn_max`, the open call's result (with an
+    /// interrupt only while something is queued) or else the end of the reply, a failure
+    /// only in a world with `turn_failures`; then the write, then the seal; nothing idle.
+    #[test]
+    fn the_agent_offers_exactly_the_steps_its_turn_allows() {
+        use Step::{AgentDelta as Delta, AgentEnd as End, AgentFail as Fail};
+        use Step::{AgentSeal as Seal, AgentToolCall as Call, AgentWrite as Write};
+        const PLAIN: Step = Step::AgentToolResult { interrupt: false };
+        const INTERRUPT: Step = Step::AgentToolResult { interrupt: true };
+        for failures in [false, true] {
+            let mut config = crate::testing::script::scripted_config();
+            config.turn_failures = failures;
+            assert_eq!(config.deltas_per_segment_max, 3);
+            assert_eq!(config.tool_calls_per_turn_max, 2);
+            let mut world = World::new(config, &crate::store::note::current::KIND);
+            // The agent's steps now: `steps`, and a failure too while the turn streams.
+            let check = |world: &World, steps: &[Step], streaming: bool, what: &str| {
+                let mut expected = steps.to_vec();
+                if failures && streaming {
+                    expected.push(Fail);
+                    expected.sort();
+                }
+                let mut enabled = Vec::new();
+                world.enabled_steps(&mut enabled);
+                let agent: Vec<Step> = enabled
+                    .into_iter()
+                    .filter(|s| s.actor() == Actor::Backend)
+                    .filter(|s| !matches!(s, Step::HandlePost { .. } | Step::ServeFetch { .. }))
+                    .collect();
+                assert_eq!(agent, expected, "{what} (turn_failures {failures})");
+            };
+            check(&world, &[], false, "idle");
+            world.apply(Step::Send { client: 0 });
+            world.apply(Step::HandlePost { client: 0 });
+            check(&world, &[Delta, Call, End], true, "a turn just started");
+            for _ in 0..3 {
+                world.apply(Delta);
+            }
+            check(
+                &world,
+                &[Call, End],
+                true,
+                "a segment of 3 deltas, the most",
+            );
+            world.apply(Call);
+            check(&world, &[PLAIN], true, "a call open, nothing queued");
+            world.apply(Step::Send { client: 1 });
+            world.apply(Step::HandlePost { client: 1 });
+            check(
+                &world,
+                &[PLAIN, INTERRUPT],
+                true,
+                "a call open, a message queued",
+            );
+            world.apply(INTERRUPT);
+            check(
+                &world,
+                &[Delta, Call, End],
+                true,
+                "one call of 2 made, a new segment",
+            );
+            world.apply(Call);
+            world.apply(PLAIN);
+            check(&world, &[Delta, End], true, "2 calls of 2 made");
+            world.apply(End);
+            check(&world, &[Write], false, "the reply ended, nothing queued");
+            world.apply(Write);
+            check(&world, &[Seal], false, "written");
+            world.apply(Seal);
+            check(&world, &[], false, "sealed");
+        }
+    }
+
+    /// `deliveries_closed` says exactly whether one more broadcast would leave the tab's
+    /// deliverable events as they are, at every state of tab 0's inbox that some order of
+    /// arrival of four events reaches, for each window and bound on overtaking (the per-tab
+    /// search of `explore` relies on it to let the tab go first).
+    #[test]
+    fn deliveries_are_closed_exactly_when_a_broadcast_adds_no_deliverable_event() {
+        fn deliverable(world: &World) -> Vec<u32> {
+            let mut enabled = Vec::new();
+            world.enabled_steps(&mut enabled);
+            enabled
+                .iter()
+                .filter_map(|s| match s {
+                    Step::DeliverEvent { client: 0, event } => Some(*event),
+                    _ => None,
+                })
+                .collect()
+        }
+        fn visit(world: &World, seen: &mut [usize; 2]) {
+            let mut more = world.try_clone().expect("copies");
+            more.broadcast(
+                Event::Status {
+                    status: AgentStatus::Running,
+                },
+                &mut (),
+            );
+            let closed = deliverable(&more) == deliverable(world);
+            assert_eq!(
+                world.deliveries_closed(0),
+                closed,
+                "inbox {:?}, window {}, overtakes {:?}",
+                world
+                    .client(0)
+                    .inbox()
+                    .map(|(id, _)| id)
+                    .collect::<Vec<_>>(),
+                world.config().ws_reorder_window,
+                world.config().ws_overtakes_max
+            );
+            seen[usize::from(closed)] += 1;
+            for event in deliverable(world) {
+                let mut next = world.try_clone().expect("copies");
+                next.apply(Step::DeliverEvent { client: 0, event });
+                visit(&next, seen);
+            }
+        }
+        for window in 1..=3 {
+            for overtakes in [Some(0), Some(1), None] {
+                let mut config = crate::explore::ExploreBound::small(2, 0).world;
+                config.status_on_connect = false;
+                config.ws_reorder_window = window;
+                config.ws_overtakes_max = overtakes;
+                let mut world = World::new(config, &crate::store::note::current::KIND);
+                let mut seen = [0; 2];
+                visit(&world, &mut seen);
+                for _ in 0..4 {
+                    let status = AgentStatus::Running;
+                    world.broadcast(Event::Status { status }, &mut ());
+                }
+                visit(&world, &mut seen);
+                assert!(
+                    seen[0] > 0 && seen[1] > 0,
+                    "window {window}, overtakes {overtakes:?}: open {}, closed {}",
+                    seen[0],
+                    seen[1]
+                );
+            }
+        }
+    }
+
+    /// Along random schedules of several stores: the world is quiescent exactly when no
+    /// step is left but a send or a scroll up (no turn, no queue, nothing in flight, every
+    /// user at the bottom), and `is_enabled` says yes to each enabled step and no to each
+    /// step enabled one step before and not now.
+    #[test]
+    fn quiescent_means_only_sends_and_scroll_ups_are_left_and_is_enabled_agrees() {
+        let mut scratch = Vec::new();
+        let (mut quiet, mut busy) = (0, 0);
+        for name in ["naive", "fix-ab", "current"] {
+            let kind = crate::store::by_name(name).unwrap();
+            for seed in 0..40 {
+                let mut world = World::new(WorldConfig::from_seed(seed), &kind);
+                let mut strategy = RandomStrategy::new(seed);
+                let (mut enabled, mut before) = (Vec::new(), Vec::new());
+                for _ in 0..200 {
+                    world.enabled_steps(&mut enabled);
+                    let left_idle = enabled
+                        .iter()
+                        .all(|s| matches!(s, Step::Send { .. } | Step::ScrollUp { .. }));
+                    assert_eq!(world.is_quiescent(), left_idle, "{name} seed {seed}");
+                    if left_idle {
+                        quiet += 1;
+                    } else {
+                        busy += 1;
+                    }
+                    for s in &before {
+                        let now = enabled.contains(s);
+                        assert_eq!(world.is_enabled(s, &mut scratch), now, "{name} {seed} {s}");
+                    }
+                    for s in &enabled {
+                        assert!(world.is_enabled(s, &mut scratch), "{name} {seed} {s}");
+                    }
+                    if enabled.is_empty() {
+                        break;
+                    }
+                    let step = enabled[strategy.choose(&enabled)];
+                    if world.apply(step).crash.is_some() {
+                        break;
+                    }
+                    std::mem::swap(&mut before, &mut enabled);
+                }
+            }
+        }
+        assert!(quiet > 0 && busy > 0, "quiet {quiet}, busy {busy}");
+    }
+
+    /// Fetch responses are offered in the order of their request ids, whatever order the
+    /// store asked in (the ids are the store's own), so the enabled steps stay sorted.
+    #[test]
+    fn fetch_responses_are_offered_in_request_id_order() {
+        use crate::model::wire::RequestId;
+        struct FetchesTwice;
+        impl Store for FetchesTwice {
+            fn boot(&mut self) -> Answer {
+                Ok(vec![
+                    Effect::Fetch {
+                        request_id: RequestId(9),
+                    },
+                    Effect::Fetch {
+                        request_id: RequestId(3),
+                    },
+                ])
+            }
+            fn handle(&mut self, _input: &Input) -> Answer {
+                Ok(Vec::new())
+            }
+            fn render(&self) -> &[RenderRow] {
+                &[]
+            }
+        }
+        let config = crate::testing::script::scripted_config();
+        let mut world = World::with_stores(config, |_| Box::new(FetchesTwice));
+        world.apply(Step::ServeFetch { client: 0 });
+        world.apply(Step::ServeFetch { client: 0 });
+        let mut enabled = Vec::new();
+        world.enabled_steps(&mut enabled);
+        let responses: Vec<Step> = enabled
+            .iter()
+            .copied()
+            .filter(|s| matches!(s, Step::DeliverFetchResponse { .. }))
+            .collect();
+        assert_eq!(
+            responses,
+            [3, 9].map(|r| Step::DeliverFetchResponse {
+                client: 0,
+                request: RequestId(r)
+            })
+        );
+        assert!(enabled.is_sorted(), "{enabled:?}");
+    }
+
+    /// A tab whose boot failed still shows what its store renders (an adapter can render
+    /// restored rows at boot and ask for something the world refuses, here a POST without
+    /// an id), until its first input reports the boot's failure as the crash.
+    #[test]
+    fn a_tab_whose_boot_failed_shows_its_store_s_rows_until_its_first_input_crashes() {
+        use crate::model::wire::Origin;
+        struct Restored(Vec<RenderRow>);
+        impl Store for Restored {
+            fn boot(&mut self) -> Answer {
+                Ok(vec![Effect::Post {
+                    message_id: None,
+                    text: "resent".into(),
+                }])
+            }
+            fn handle(&mut self, _input: &Input) -> Answer {
+                Ok(Vec::new())
+            }
+            fn render(&self) -> &[RenderRow] {
+                &self.0
+            }
+        }
+        let row = RenderRow {
+            origin: Origin::Live { id: "draft".into() },
+            role: Role::User,
+            turn_id: None,
+            text: "restored".into(),
+        };
+        let config = crate::testing::script::scripted_config();
+        assert!(!config.server_ids);
+        let rows = vec![row];
+        let mut world = World::with_stores(config, |_| Box::new(Restored(rows.clone())));
+        assert_eq!(world.client(0).render(), rows);
+        let record = world.apply(Step::Send { client: 0 });
+        assert!(matches!(
+            record.crash,
+            Some(StoreCrash {
+                client: 0,
+                cause: CrashCause::Protocol { .. }
+            })
+        ));
+        assert_eq!(world.client(0).render(), rows);
+    }
 }

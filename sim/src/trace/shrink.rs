@@ -1571,4 +1571,204 @@ mod tests {
         }
         panic!("too few shrunk failures could be widened or enriched: {tried:?}");
     }
+
+    /// The tab pass tries each tab once: where no tab can go it costs one candidate per
+    /// tab, and none in a world of one tab (every candidate counts in the "in N replays" a
+    /// user reads and against `--max-shrink-iters`).
+    #[test]
+    fn the_tab_pass_spends_one_replay_per_tab_that_cannot_go() {
+        let mut config = crate::testing::script::scripted_config();
+        let send = |client| Step::Send { client };
+        for clients in 1..=3 {
+            config.clients = clients;
+            let steps: Vec<Step> = (0..clients).map(send).collect();
+            // Every tab's send is needed: no tab can go.
+            let mut failing = starts_with(send(0));
+            failing.at_least = usize::from(clients);
+            let mut s = shrinker(&failing, u64::MAX);
+            let (same, kept) = s.drop_clients(config.clone(), steps.clone());
+            assert_eq!((same.clients, kept), (clients, steps));
+            assert_eq!(
+                failing.runs.get(),
+                if clients > 1 { u64::from(clients) } else { 0 },
+                "{clients} tabs"
+            );
+        }
+    }
+
+    /// The budget pass cuts a budget only down to what the trace uses: a cut that would
+    /// leave one of its steps disabled is not kept, even when the failure survives without
+    /// that step (removing steps is the other passes' job, and the budget follows).
+    #[test]
+    fn a_budget_is_cut_down_to_what_the_trace_uses_and_no_step_goes_with_it() {
+        let config = crate::testing::script::scripted_config();
+        assert_eq!(config.sends_per_client, 3);
+        let send = |client| Step::Send { client };
+        // The failure needs only the first send; the trace holds two.
+        let failing = starts_with(send(0));
+        let mut s = shrinker(&failing, u64::MAX);
+        let steps = vec![send(0), send(0)];
+        let (cut, kept) = s.cut_budgets(config.clone(), steps.clone());
+        assert_eq!(kept, steps, "a budget cut dropped a step");
+        assert_eq!(cut.sends_per_client, 2);
+        for o in WorldConfig::cuts() {
+            if o.name != "sends_per_client" {
+                assert_eq!((o.get)(&cut), o.min, "{} (unused) was not cut", o.name);
+            }
+        }
+    }
+
+    /// Tab `c` of this store asks for one fetch at boot, under the id `10 * c + 1`: ids
+    /// are the store's own, so one tab's may name no response of another.
+    struct TabFetch(ClientId);
+    impl crate::model::store::Store for TabFetch {
+        fn boot(&mut self) -> crate::model::store::Answer {
+            let request_id = crate::model::wire::RequestId(10 * u32::from(self.0) + 1);
+            Ok(vec![crate::model::wire::Effect::Fetch { request_id }])
+        }
+        fn handle(&mut self, _input: &Input) -> crate::model::store::Answer {
+            Ok(Vec::new())
+        }
+        fn render(&self) -> &[crate::model::wire::RenderRow] {
+            &[]
+        }
+    }
+    struct TabFetches;
+    impl StoreFactory for TabFetches {
+        fn name(&self) -> String {
+            "tab-fetches".into()
+        }
+        fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
+            Box::new(TabFetch(c))
+        }
+    }
+    /// Fails when the run's first applied step is a fetch served (to any tab).
+    struct FirstServesAFetch;
+    impl Failing for FirstServesAFetch {
+        fn stores(&self) -> &dyn StoreFactory {
+            &TabFetches
+        }
+        fn run(
+            &self,
+            config: &WorldConfig,
+            next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+        ) -> (Vec<Step>, bool) {
+            let r = execute(&TabFetches, config.clone(), next);
+            let fails = matches!(r.steps.first(), Some(Step::ServeFetch { .. }));
+            (r.steps, fails)
+        }
+    }
+
+    /// The renumbering pass renames tabs and nothing else: a renumbered trace one of whose
+    /// steps no longer applies (a fetch response under an id the renamed tab never used)
+    /// is not kept, though the failure survives it.
+    #[test]
+    fn a_renumbering_that_would_lose_a_step_is_not_kept() {
+        let config = crate::testing::script::scripted_config();
+        let serve = |client| Step::ServeFetch { client };
+        let scroll = |client| Step::ScrollUp { client };
+        let mut s = shrinker(&FirstServesAFetch, u64::MAX);
+        // Without the response, the trace is renumbered: tab 1 acted first.
+        assert_eq!(
+            s.renumber_clients(&config, vec![serve(1), scroll(0)]),
+            vec![serve(0), scroll(1)]
+        );
+        let response = Step::DeliverFetchResponse {
+            client: 1,
+            request: crate::model::wire::RequestId(11),
+        };
+        let steps = vec![serve(1), response, scroll(0)];
+        assert_eq!(
+            replay(&TabFetches, config.clone(), &steps).steps,
+            steps,
+            "every step applies as given"
+        );
+        assert_eq!(s.renumber_clients(&config, steps.clone()), steps);
+    }
+
+    /// Replays nothing as failing, and records each candidate it is given (its applied
+    /// steps), so a test sees every group the domain passes try, in order.
+    struct RecordsCandidates {
+        tried: std::cell::RefCell<Vec<Vec<Step>>>,
+    }
+    impl Failing for RecordsCandidates {
+        fn stores(&self) -> &dyn StoreFactory {
+            &crate::store::note::current::KIND
+        }
+        fn run(
+            &self,
+            config: &WorldConfig,
+            next: &mut dyn FnMut(&World, &[Step], usize) -> Next,
+        ) -> (Vec<Step>, bool) {
+            let r = execute(self.stores(), config.clone(), next);
+            self.tried.borrow_mut().push(r.steps.clone());
+            (r.steps, false)
+        }
+    }
+
+    /// The groups the group pass tries to remove, each in one candidate, in order: each
+    /// turn with the send that started it, then without; the second and later deltas of
+    /// each run of deltas; each tab's scrolling; each step whose broadcast was delivered.
+    /// Each goes with the deliveries of what it broadcast; a candidate whose removal
+    /// disables later steps loses those too. Read off a hand-built trace of one turn.
+    #[test]
+    fn the_group_pass_tries_each_turn_each_run_of_deltas_each_tabs_scrolling_each_broadcast() {
+        let config = crate::testing::script::scripted_config();
+        let kind = crate::store::note::current::KIND;
+        let deliver = |client, event| Step::DeliverEvent { client, event };
+        let steps = vec![
+            Step::Send { client: 0 },                   // 0
+            Step::HandlePost { client: 0 },             // 1: e2 turn-start, e3 running
+            deliver(0, 1),                              // 2: status idle on connect
+            deliver(0, 2),                              // 3: turn-start
+            Step::AgentDelta,                           // 4: e4, first of a run
+            Step::AgentDelta,                           // 5: e5, second
+            Step::ScrollUp { client: 1 },               // 6
+            Step::AgentDelta,                           // 7: e6, third
+            Step::AgentToolCall,                        // 8: e7
+            Step::AgentToolResult { interrupt: false }, // 9: e8
+            Step::AgentDelta,                           // 10: e9, first of a run
+            Step::AgentEnd,                             // 11: e10 status idle
+            Step::AgentWrite,                           // 12
+            Step::AgentSeal,                            // 13: e11 turn-sealed
+            Step::ScrollDown { client: 1 },             // 14
+            deliver(0, 3),                              // 15: status running
+            deliver(0, 4),                              // 16: the first delta
+        ];
+        assert_eq!(replay(&kind, config.clone(), &steps).steps, steps);
+        let failing = RecordsCandidates {
+            tried: Default::default(),
+        };
+        let mut s = shrinker(&failing, u64::MAX);
+        assert_eq!(s.drop_groups(&config, steps.clone()), steps);
+        // Event ids move when an earlier broadcast goes: deliveries compare by tab.
+        let by_tab = |steps: &[Step]| -> Vec<Step> {
+            let tab = |s: &Step| match *s {
+                Step::DeliverEvent { client, .. } => Step::DeliverEvent { client, event: 0 },
+                s => s,
+            };
+            steps.iter().map(tab).collect()
+        };
+        let tried: Vec<Vec<Step>> = failing.tried.borrow().iter().map(|c| by_tab(c)).collect();
+        let without = |gone: &[usize]| -> Vec<Step> {
+            let kept: Vec<Step> = (0..steps.len())
+                .filter(|i| !gone.contains(i))
+                .map(|i| steps[i])
+                .collect();
+            by_tab(&kept)
+        };
+        let turn = vec![1, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 15, 16];
+        let with_send: Vec<usize> = [0].into_iter().chain(turn.iter().copied()).collect();
+        assert_eq!(
+            tried,
+            [
+                without(&with_send),
+                without(&turn),
+                without(&[5, 7]),  // the later deltas of the first run
+                without(&[6, 14]), // tab 1's scrolling (tab 0 has none: no candidate)
+                without(&turn),    // HandlePost, which broadcast e2 and e3: no turn starts
+                without(&[4, 16]), // the first delta, delivered to tab 0
+            ]
+        );
+    }
 }
