@@ -374,7 +374,10 @@ fn signal_during_check(stop: (rustix::process::Signal, To)) {
         done.stdout,
         done.stderr
     );
-    let said = format!("{stop:?}\nstdout:\n{}\nstderr:\n{}", done.stdout, done.stderr);
+    let said = format!(
+        "{stop:?}\nstdout:\n{}\nstderr:\n{}",
+        done.stdout, done.stderr
+    );
     assert!(done.stdout.contains("check: INTERRUPTED"), "{said}");
     assert!(!done.stdout.contains("check: PASS"), "{said}");
     assert_ended(&adapters);
