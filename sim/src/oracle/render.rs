@@ -195,6 +195,21 @@ struct Judged {
     turn: Option<u32>,
 }
 
+impl Judged {
+    /// A row of streamed content of `turn` that reached the tab at tick `start`: in both
+    /// orders, where it arrived.
+    fn content(start: Option<u32>, turn: Option<u32>) -> Judged {
+        Judged {
+            keys: start.map(|t| RowKeys {
+                arrival: content_key(t),
+                db: content_key(t),
+            }),
+            send: None,
+            turn,
+        }
+    }
+}
+
 /// The live rows' order and shapes (see the module doc).
 fn check_live(
     c: &Client,
@@ -295,15 +310,7 @@ fn judge_row(
         }
         Role::Assistant => {
             let (start, turn, row_runs) = deltas_seen(c, tokens)?;
-            let j = Judged {
-                keys: start.map(|t| RowKeys {
-                    arrival: content_key(t),
-                    db: content_key(t),
-                }),
-                send: None,
-                turn,
-            };
-            (j, row_runs)
+            (Judged::content(start, turn), row_runs)
         }
         Role::ToolCall | Role::ToolResult => {
             let start = marker_start(c, &row.text);
@@ -311,15 +318,7 @@ fn judge_row(
                 Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
                 _ => None,
             };
-            let j = Judged {
-                keys: start.map(|t| RowKeys {
-                    arrival: content_key(t),
-                    db: content_key(t),
-                }),
-                send: None,
-                turn,
-            };
-            (j, Vec::new())
+            (Judged::content(start, turn), Vec::new())
         }
     })
 }
