@@ -30,7 +30,7 @@ use crate::oracle::judged::JudgedExt;
 use crate::oracle::Invariant;
 use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
-use crate::run::{execute_observed, Next, Observer, RunReport};
+use crate::run::{chosen_by, execute_observed, Observer, RunReport};
 use crate::trace::assume::Assumption;
 use crate::trace::class::{every_class_of_schedule, Class};
 use crate::trace::coverage::{Coverage, CoverageObserver};
@@ -181,19 +181,8 @@ pub fn run_one_in(
 ) -> RunReport {
     let mut strat = strategy.build(seed);
     let config = worlds.draw(seed);
-    let steps_max = config.steps_max as usize;
-    execute_observed(
-        stores,
-        config,
-        |_, enabled, i| {
-            if i >= steps_max || enabled.is_empty() {
-                Next::Stop
-            } else {
-                Next::Apply(enabled[strat.choose(enabled)])
-            }
-        },
-        observer,
-    )
+    let next = chosen_by(&config, &mut *strat);
+    execute_observed(stores, config, next, observer)
 }
 
 /// Every root-cause class seed `seed` reaches on `store`, in one run (see

@@ -64,14 +64,24 @@ pub fn run(
     config: WorldConfig,
     strategy: &mut dyn Strategy,
 ) -> RunReport {
+    let next = chosen_by(&config, strategy);
+    execute(stores, config, next)
+}
+
+/// How a run chooses its steps with a strategy: the enabled step `strategy` picks, until
+/// none is enabled or the run has `config`'s `steps_max` steps.
+pub fn chosen_by<'s>(
+    config: &WorldConfig,
+    strategy: &'s mut dyn Strategy,
+) -> impl FnMut(&World, &[Step], usize) -> Next + 's {
     let steps_max = config.steps_max as usize;
-    execute(stores, config, |_, enabled, i| {
+    move |_, enabled, i| {
         if i >= steps_max || enabled.is_empty() {
             Next::Stop
         } else {
             Next::Apply(enabled[strategy.choose(enabled)])
         }
-    })
+    }
 }
 
 /// Replay a recorded main-phase trace: each step is applied if it is enabled at that

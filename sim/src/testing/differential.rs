@@ -260,15 +260,9 @@ pub fn lockstep_seed_pinned(
     seed: u64,
 ) -> Result<Agreement, Box<Divergence>> {
     let config = pins.draw(seed);
-    let steps_max = config.steps_max as usize;
     let mut strategy = strategy.build(seed);
-    lockstep(reference, candidate, config, |_, enabled, i| {
-        if i >= steps_max || enabled.is_empty() {
-            Next::Stop
-        } else {
-            Next::Apply(enabled[strategy.choose(enabled)])
-        }
-    })
+    let next = crate::run::chosen_by(&config, &mut *strategy);
+    lockstep(reference, candidate, config, next)
 }
 
 /// Lockstep over the run `seed` makes with `strategy`.

@@ -51,7 +51,9 @@ use crate::model::wire::{
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
 use crate::run::strategy::StrategySpec;
-use crate::run::{execute_observed, replay_observed, Next, Observer, Outcome, RunReport, StepAt};
+use crate::run::{
+    chosen_by, execute_observed, replay_observed, Next, Observer, Outcome, RunReport, StepAt,
+};
 use crate::trace::shrink::Failing;
 
 /// A root-cause class (see the module doc).
@@ -491,14 +493,8 @@ pub fn every_class_of_schedule(
     seed: u64,
 ) -> (Vec<(Class, Vec<Class>, RunReport)>, RunReport) {
     let mut strat = strategy.build(seed);
-    let steps_max = config.steps_max as usize;
-    every_class_of_run(stores, config, |_, enabled, i| {
-        if i >= steps_max || enabled.is_empty() {
-            Next::Stop
-        } else {
-            Next::Apply(enabled[strat.choose(enabled)])
-        }
-    })
+    let next = chosen_by(&config, &mut *strat);
+    every_class_of_run(stores, config, next)
 }
 
 /// Masks every class and keeps, for each new one, the run that would have ended on it
@@ -997,19 +993,8 @@ pub fn classify_schedule(
     mask: &[Class],
 ) -> Classified {
     let mut strat = strategy.build(seed);
-    let steps_max = config.steps_max as usize;
-    classify_run(
-        store,
-        config,
-        |_, enabled, i| {
-            if i >= steps_max || enabled.is_empty() {
-                Next::Stop
-            } else {
-                Next::Apply(enabled[strat.choose(enabled)])
-            }
-        },
-        mask,
-    )
+    let next = chosen_by(&config, &mut *strat);
+    classify_run(store, config, next, mask)
 }
 
 #[cfg(test)]
@@ -1501,17 +1486,9 @@ mod tests {
                     let per_class = every_class(|mask| {
                         classify_schedule(kind, config.clone(), strategy, seed, mask)
                     });
-                    let unmasked = crate::run::execute(kind, config.clone(), {
-                        let mut strat = strategy.build(seed);
-                        let steps_max = config.steps_max as usize;
-                        move |_, enabled, i| {
-                            if i >= steps_max || enabled.is_empty() {
-                                Next::Stop
-                            } else {
-                                Next::Apply(enabled[strat.choose(enabled)])
-                            }
-                        }
-                    });
+                    let mut strat = strategy.build(seed);
+                    let next = chosen_by(&config, &mut *strat);
+                    let unmasked = crate::run::execute(kind, config.clone(), next);
                     let one_run = every_class_of_schedule(kind, config, strategy, seed);
                     let at = format!("{} {strategy:?} seed {seed}", kind.name);
                     assert_eq!(one_run.0, per_class, "{at}");
