@@ -728,6 +728,25 @@ mod tests {
     use super::*;
     use crate::store::by_name;
 
+    /// A failure of `store` known by its invariant only, as `report` ran it (by the random
+    /// strategy on `seed`, when it came from one).
+    fn unclassified(store: &str, report: &RunReport, seed: Option<u64>) -> Failure {
+        Failure {
+            store: store.into(),
+            invariant: report.outcome.invariant().expect("a failing run"),
+            seed,
+            strategy: seed.map(|_| "random".into()),
+            description: None,
+            config: report.config.clone(),
+            steps: report.steps.clone(),
+            class: None,
+            mask: Vec::new(),
+            cause: Failure::cause_of(&report.outcome),
+            without: Vec::new(),
+            pins: Default::default(),
+        }
+    }
+
     /// A shipped store is deterministic: every seed's two runs agree, and a failure it
     /// finds happens again.
     #[test]
@@ -743,20 +762,7 @@ mod tests {
             .map(|s| crate::campaign::fuzz::run_one(&current, StrategySpec::Random, s))
             .find(|r| r.outcome.invariant().is_some())
             .expect("current fails some seed");
-        let failure = Failure {
-            store: "current".into(),
-            invariant: failing.outcome.invariant().unwrap(),
-            seed: None,
-            strategy: None,
-            description: None,
-            config: failing.config.clone(),
-            steps: failing.steps.clone(),
-            class: None,
-            mask: Vec::new(),
-            cause: None,
-            without: Vec::new(),
-            pins: Default::default(),
-        };
+        let failure = unclassified("current", &failing, None);
         assert_eq!(recheck(&current, &failure), None);
     }
 
@@ -868,23 +874,7 @@ mod tests {
                 .map(|s| (s, crate::run::run_seed(kind, s)))
                 .find(|(_, r)| r.outcome.invariant().is_some())
                 .expect("a failing seed");
-            let Outcome::Fail(v) = &r.outcome else {
-                unreachable!("it fails")
-            };
-            Failure {
-                store: kind.name(),
-                invariant: v.invariant,
-                seed: Some(seed),
-                strategy: Some("random".into()),
-                description: None,
-                config: r.config.clone(),
-                steps: r.steps.clone(),
-                class: None,
-                mask: Vec::new(),
-                cause: v.cause.clone(),
-                without: Vec::new(),
-                pins: Default::default(),
-            }
+            unclassified(&kind.name(), &r, Some(seed))
         };
         // The first failure names the second store of the list.
         let failures = [failure(&current), failure(&naive)];
@@ -1001,20 +991,7 @@ mod tests {
             })
             .expect("a failure of naive that current passes");
         let inv = r.outcome.invariant().unwrap();
-        let failure = Failure {
-            store: "exec:two-faced".into(),
-            invariant: inv,
-            seed: Some(seed),
-            strategy: Some("random".into()),
-            description: None,
-            config: r.config.clone(),
-            steps: r.steps.clone(),
-            class: None,
-            mask: Vec::new(),
-            cause: None,
-            without: Vec::new(),
-            pins: Default::default(),
-        };
+        let failure = unclassified("exec:two-faced", &r, Some(seed));
         let verdict = |reused, fresh, failure: &Failure| {
             recheck(&TwoFaced { reused, fresh }, failure).map(|(k, why)| (k.name(), why))
         };
