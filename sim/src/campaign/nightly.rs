@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::check::scenario_files;
 use crate::campaign::error::CampaignError;
-use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure};
+use crate::campaign::findings::{file_for, save_unshrunk, shrink_and_save, Failure, Finding};
 use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign, CampaignReport};
 use crate::campaign::libfuzzer::{artifact_failure, build_targets, run_target, TargetSummary};
 use crate::campaign::pipeline::Listener;
@@ -480,17 +480,10 @@ fn record_finding(
             // Ctrl-C: saved as found, at once.
             save_unshrunk(store, failure, &file, GaveUp::Interrupted(0))
         } else {
-            match shrink_and_save(store, failure, &file, Limits::default()) {
-                Ok(saved) => saved,
-                // A flaky store (or one that leaks state across runs) must not end the
-                // night: the run as found is saved, and the summary says it did not
-                // replay.
-                Err(e) => {
-                    progress.note(&format!("did not replay: {} {} ({e})", sig.0, sig.1));
-                    finding.did_not_replay = true;
-                    save_unshrunk(store, failure, &file, GaveUp::DidNotReplay)
-                }
-            }
+            let (saved, did_not_replay) =
+                shrink_or_save_as_found(store, (failure, &sig), &file, progress);
+            finding.did_not_replay = did_not_replay;
+            saved
         };
         let found_by = match failure.seed {
             Some(seed) => format!("seed {seed}, {}", failure.strategy.as_deref().unwrap_or("")),
@@ -512,6 +505,27 @@ fn record_finding(
         known.insert(sig);
     }
     Ok((finding, write_error))
+}
+
+/// `failure` shrunk and saved as `file`; or, when it does not replay, saved as found (and
+/// `true`): a flaky store (or one that leaks state across runs) must not end the night,
+/// and the summary says it did not replay.
+fn shrink_or_save_as_found(
+    store: &dyn StoreFactory,
+    (failure, sig): (&Failure, &Signature),
+    file: &Path,
+    progress: &dyn Listener,
+) -> (Finding, bool) {
+    match shrink_and_save(store, failure, file, Limits::default()) {
+        Ok(saved) => (saved, false),
+        Err(e) => {
+            progress.note(&format!("did not replay: {} {} ({e})", sig.0, sig.1));
+            (
+                save_unshrunk(store, failure, file, GaveUp::DidNotReplay),
+                true,
+            )
+        }
+    }
 }
 
 /// Write `summary.json` and `summary.md` atomically.
