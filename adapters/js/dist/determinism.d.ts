@@ -22,6 +22,8 @@ export declare class DeterministicWorld {
     timerState(): unknown[];
     addTimer(fn: unknown, delay: unknown, args: unknown[], repeat: boolean): number;
     clearTimer(id: unknown): void;
+    /** Is a pending timer due now (its time reached by the clock)? */
+    hasDueTimer(): boolean;
     /** Run the earliest pending timer (advancing the clock to it); false when none is pending. */
     runNextTimer(): boolean;
     /** Replace the globals a browser store may read (once per process). */

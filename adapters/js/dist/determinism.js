@@ -7,8 +7,10 @@
 // - `Date`, `Date.now()`, `performance.now()`: a virtual clock, reset to 2024-01-01T00:00Z
 // - `queueMicrotask`: the same microtask queue, without Node's per-callback AsyncResource
 // - `setTimeout`/`setInterval`/`requestAnimationFrame` (and their clear*): fake timers on
-//   that clock. They never fire by themselves: the runtime runs every pending timer, in
-//   due order, before it answers an input (advancing the clock to each timer's due time).
+//   that clock. They never fire by themselves: before it answers an input, the runtime runs
+//   the timers that are due, in due order (the clock moves only by the mapping's declared
+//   step per input; with `clock.timers: "all"`, every pending timer, the clock advancing to
+//   each one's due time).
 //
 // The adapter itself keeps the real functions (captured before installing).
 /** The clock's value after every reset: 2024-01-01T00:00:00Z. */
@@ -76,6 +78,13 @@ export class DeterministicWorld {
     clearTimer(id) {
         if (typeof id === "number")
             this.timers.delete(id);
+    }
+    /** Is a pending timer due now (its time reached by the clock)? */
+    hasDueTimer() {
+        for (const t of this.timers.values())
+            if (t.due <= this.now)
+                return true;
+        return false;
     }
     /** Run the earliest pending timer (advancing the clock to it); false when none is pending. */
     runNextTimer() {

@@ -1,7 +1,9 @@
 import type { AdapterFactory, AdapterOptions } from "./app.js";
-export type { Adapter, AdapterFactory, AdapterOptions, AppChunk, AppEvent, AppFetchResponse, Harness, IdBridge, Mapping, } from "./app.js";
+export type { Adapter, AdapterFactory, AdapterOptions, AppChunk, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping, } from "./app.js";
 export { defineAdapter } from "./app.js";
-export { flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike } from "./render.js";
+export { expandToolBatch, flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike, type ToolCallLike } from "./render.js";
+export type { AppCodec, CodecChunk, IdCodec, IdSpelling, PostRequest } from "./codec.js";
+export type { NetworkOptions, Route, RouteRequest } from "./network.js";
 export { canonicalJson } from "./digest.js";
 export { AdapterRuntime, type RuntimeOptions } from "./runtime.js";
 export type * from "./wire.js";

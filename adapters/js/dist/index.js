@@ -7,7 +7,7 @@
 import { AdapterRuntime } from "./runtime.js";
 import { redirectConsole, serveStdio } from "./serve.js";
 export { defineAdapter } from "./app.js";
-export { flattenMessages, sealedRows } from "./render.js";
+export { expandToolBatch, flattenMessages, sealedRows } from "./render.js";
 export { canonicalJson } from "./digest.js";
 export { AdapterRuntime } from "./runtime.js";
 export { PROTOCOL } from "./wire.js";
@@ -27,6 +27,7 @@ export async function serve(factory, options = {}) {
         deltaPrefix: options.deltaPrefix ?? process.env.RECONCILE_SIM_ADAPTER_DELTA_PREFIX ?? "",
     });
     runtime.install();
+    await runtime.configure(factory.options ?? {});
     await serveStdio((msg) => runtime.respond(msg));
     process.exit(0);
 }

@@ -1,4 +1,4 @@
-import type { Harness, Mapping } from "./app.js";
+import type { AdapterOptions, Harness, Mapping } from "./app.js";
 export interface LoadOptions {
     /** The mapping file (`adapter.ts`): its default export is the factory. */
     map: string;
@@ -27,6 +27,11 @@ export interface Bundle {
 export declare function findRoot(from: string): string;
 /** The bundle for these options: from the cache, or built (and cached). */
 export declare function bundle(options: LoadOptions): Promise<Bundle>;
+/**
+ * A stub for one of the app's modules: a file (path relative to the mapping file), or the
+ * module's named exports as JSON-able data.
+ */
+export type ModuleStub = string | Record<string, unknown>;
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export declare class CompiledBundle {
     readonly b: Bundle;
@@ -43,10 +48,7 @@ export declare class CompiledBundle {
 }
 /** A mapping's default export may take the `--store` module as a second argument. */
 export type AdapterFactoryWithStore = ((harness: Harness, store?: unknown) => Mapping | Promise<Mapping>) & {
-    options?: {
-        name?: string;
-        translateIds?: boolean;
-    };
+    options?: AdapterOptions;
 };
 /** The factory of an evaluated bundle, with the store module bound. */
 export declare function boundFactory(evaluated: {

@@ -1,4 +1,4 @@
-import { type RenderRow } from "./wire.js";
+import { type RenderRow, type Role } from "./wire.js";
 /** A part of a message: one chunk row for sealed messages. Any of the text/kind field names work. */
 export interface PartLike {
     seq?: number;
@@ -8,12 +8,22 @@ export interface PartLike {
     role?: string;
     text?: string;
     content?: string;
-    turnId?: number | null;
+    turnId?: number | string | null;
+    /** A tool batch: each call is a tool-call row and, when it has an output, a tool-result row. */
+    calls?: readonly ToolCallLike[];
+}
+/** One call of a tool batch. The call's text is `input` (or `args`, `text`), the result's `output` (or `result`). */
+export interface ToolCallLike {
+    input?: unknown;
+    args?: unknown;
+    text?: string;
+    output?: unknown;
+    result?: unknown;
 }
 export interface MessageLike {
     id?: string;
     role?: string;
-    turnId?: number | null;
+    turnId?: number | string | null;
     text?: string;
     content?: string;
     parts?: readonly PartLike[];
@@ -28,7 +38,15 @@ export interface FlattenOptions<M> {
     turnId?(message: M): number | null | undefined;
     /** The row id of a live message (default `message.id`). */
     id?(message: M): string;
+    /** One part as the parts it shows (default: a tool batch's calls and results; other parts as they are). */
+    expand?(part: PartLike): readonly PartLike[];
+    /** The seq of a sealed part that carries none: the chunk row with this turn, role and text (undefined: none). */
+    seqOf?(turnId: number, role: Role, text: string): number | undefined;
+    /** Reads a turn id the app spells otherwise (default: numbers, and strings of digits). */
+    decodeTurnId?(id: unknown): number;
 }
+/** The default `expand`: a tool batch's calls as tool-call and tool-result parts. */
+export declare function expandToolBatch(part: PartLike): readonly PartLike[];
 /**
  * `groupRowsToMessages(chunks) ++ live`, as protocol render rows. Each field of a message
  * is read once (live messages are usually `$state` proxies, where every read costs).

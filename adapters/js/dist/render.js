@@ -6,6 +6,11 @@
 // by default a message is sealed when it has parts and every part carries the `seq` of the
 // chunk row it came from, and live otherwise. Each sealed part becomes one sealed row; a
 // live message becomes one live row (one per part if it has parts).
+//
+// Real shapes: a tool batch part (`{type: "tool_batch", calls: [{input, output}, …]}`)
+// is a call and a result each (two rows); a sealed part without a `seq` of its own takes
+// the seq of the chunk row it shows (`seqOf`, which `Harness.flatten` fills from the chunk
+// rows the store was given); a part that cannot be placed is an error naming it.
 const isRole = (r) => r === "user" || r === "assistant" || r === "tool-call" || r === "tool-result";
 function partRole(part, messageRole, messageId) {
     const role = part.role;
@@ -24,6 +29,33 @@ const textOf = (x) => {
     const text = x.text;
     return text !== undefined ? text : (x.content ?? "");
 };
+const asText = (v) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+/** The default `expand`: a tool batch's calls as tool-call and tool-result parts. */
+export function expandToolBatch(part) {
+    const calls = part.calls;
+    if (!Array.isArray(calls))
+        return [part];
+    const out = [];
+    for (const c of calls) {
+        const turnId = part.turnId;
+        out.push({ kind: "tool-call", text: asText(c.input ?? c.args ?? c.text), turnId });
+        const result = c.output ?? c.result;
+        if (result !== undefined && result !== null)
+            out.push({ kind: "tool-result", text: asText(result), turnId });
+    }
+    return out;
+}
+function turnNumber(id, decode) {
+    if (id === undefined || id === null)
+        return undefined;
+    if (typeof id === "number")
+        return id;
+    if (decode !== undefined)
+        return decode(id);
+    if (typeof id === "string" && /^-?\d+$/.test(id))
+        return Number(id);
+    throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
+}
 function allSeqs(parts) {
     if (parts === undefined || parts.length === 0)
         return false;
@@ -38,31 +70,28 @@ function allSeqs(parts) {
  */
 export function flattenMessages(messages, options = {}) {
     const rows = [];
-    const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf } = options;
+    const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, expand = expandToolBatch } = options;
     for (const m of messages) {
-        const parts = partsOf !== undefined ? partsOf(m) : m.parts;
+        const own = partsOf !== undefined ? partsOf(m) : m.parts;
+        const parts = own === undefined ? undefined : own.flatMap((p) => expand(p));
         const t = turnIdOf !== undefined ? turnIdOf(m) : m.turnId;
-        const turnId = t === null ? undefined : t;
+        const turnId = turnNumber(t, options.decodeTurnId);
         const seq = isSealed === undefined ? m.seq : undefined;
         const role = m.role;
         if (isSealed !== undefined ? isSealed(m) : typeof seq === "number" || allSeqs(parts)) {
             const sealedParts = parts !== undefined && parts.length > 0 ? parts : [m];
-            for (const p of sealedParts) {
-                const pseq = p.seq ?? m.seq;
-                const pt = p.turnId ?? turnId;
-                if (typeof pseq !== "number")
-                    throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no seq`);
-                if (typeof pt !== "number")
-                    throw new Error(`sealed row seq ${pseq} has no numeric turn id`);
-                rows.push({ from: "sealed", seq: pseq, role: partRole(p, role, m.id), turn_id: pt, text: textOf(p) });
-            }
+            for (const p of sealedParts)
+                rows.push(sealedRow(m, p, turnId, options));
             continue;
         }
         const id = idOf !== undefined ? idOf(m) : m.id;
         if (typeof id !== "string")
             throw new Error(`a live message has no string id: ${JSON.stringify(m)}`);
         if (parts !== undefined && parts.length > 0) {
-            parts.forEach((p, i) => rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, role, id), p.turnId ?? turnId, textOf(p))));
+            parts.forEach((p, i) => {
+                const pt = p.turnId === undefined ? turnId : turnNumber(p.turnId, options.decodeTurnId);
+                rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, role, id), pt, textOf(p)));
+            });
         }
         else {
             if (!isRole(role))
@@ -71,6 +100,22 @@ export function flattenMessages(messages, options = {}) {
         }
     }
     return rows;
+}
+/** One sealed part as a row: its own seq, the message's, or the chunk row it shows (`seqOf`). */
+function sealedRow(m, p, turnId, options) {
+    const pt = p.turnId === undefined || p.turnId === null ? turnId : turnNumber(p.turnId, options.decodeTurnId);
+    const role = partRole(p, m.role, m.id);
+    const text = textOf(p);
+    if (typeof pt !== "number")
+        throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no numeric turn id: ${JSON.stringify(p)}`);
+    let seq = p.seq ?? m.seq;
+    if (typeof seq !== "number" && options.seqOf !== undefined)
+        seq = options.seqOf(pt, role, text);
+    if (typeof seq !== "number") {
+        const why = options.seqOf === undefined ? "has no seq" : "matches no chunk row the store was given (turn, role and text)";
+        throw new Error(`cannot place a sealed part of message ${JSON.stringify(m.id)}: turn ${pt} ${role} ${JSON.stringify(text)} ${why}`);
+    }
+    return { from: "sealed", seq, role, turn_id: pt, text };
 }
 function liveRow(id, role, turnId, text) {
     return turnId === undefined || turnId === null

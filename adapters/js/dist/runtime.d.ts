@@ -1,5 +1,6 @@
-import type { AppEvent, AppFetchResponse, Harness, IdBridge, Mapping } from "./app.js";
+import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping } from "./app.js";
 import { DeterministicWorld } from "./determinism.js";
+import type { Network, NetworkRun, SocketClient } from "./network.js";
 import type { Answer, Effect, Input, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
 export interface RuntimeOptions {
     /** The name in the `hello` answer. */
@@ -12,6 +13,10 @@ export interface RuntimeOptions {
     args?: readonly string[];
     /** Translate live row ids holding a store message id to `m<n>` (default true). */
     translateIds?: boolean;
+    /** The store's network, routed to the harness (see `AdapterRuntime.configure`). */
+    network?: Network | null;
+    /** The virtual clock (see `ClockOptions`). */
+    clock?: ClockOptions;
     /**
      * Prepended to every `text-delta` text before the store sees it. A compatibility switch
      * for harness builds whose oracle finds content only between whitespace (set " "); the
@@ -24,7 +29,7 @@ type Pending<T> = {
     origin: string;
 };
 /** Everything one run (the requests since a reset) owns. Dropped whole on the next reset. */
-declare class Run {
+declare class Run implements NetworkRun {
     private readonly runtime;
     mapping: Mapping | null;
     /** The effects of the request being answered. */
@@ -36,6 +41,15 @@ declare class Run {
         text: string;
     }[];
     posts: Map<number, Pending<PostResponse>>;
+    /** POSTs that carried no id, oldest first: the backend mints their ids. */
+    postsWithoutId: Pending<{
+        response: PostResponse;
+        storeId: string;
+    }>[];
+    /** The open connections of the store's own WebSocket (with `network.socket`). */
+    readonly sockets: Set<SocketClient>;
+    /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+    private seqs;
     fetches: Map<number, Pending<AppFetchResponse>>;
     nextRequest: number;
     byHarness: Map<number, string>;
@@ -48,8 +62,18 @@ declare class Run {
     readonly ids: IdBridge;
     readonly harness: Harness;
     constructor(runtime: AdapterRuntime, args: readonly string[]);
-    private current;
+    current(what: string): boolean;
     post(storeId: string, text: string): Promise<PostResponse>;
+    /** A POST without an id (`--world server_ids=true`): the `post` effect carries none, and the response the id the backend minted. */
+    postWithoutId(text: string): Promise<{
+        response: PostResponse;
+        storeId: string;
+    }>;
+    /** The pending user-send a POST of `text` answers: the oldest with that text, else the oldest. */
+    private takeSend;
+    fail(error: Error): void;
+    /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+    resolveWithoutId(serverId: number, response: PostResponse): boolean;
     fetch(): Promise<AppFetchResponse>;
     /** Keep a hook's result: a rejected promise is a crash of the store. */
     call(result: unknown): void;
@@ -57,6 +81,12 @@ declare class Run {
     /** An event kind this version does not know: camelCase its fields, bridge message ids. */
     private otherEvent;
     appFetch(r: WireFetchResponse): AppFetchResponse;
+    /**
+     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
+     * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
+     * ids read with the codec's spelling.
+     */
+    private flattenOptions;
     /** Live row ids holding a store message id (whole, or as a suffix: `queued-<id>`) get the harness's `m<n>`. */
     translate(rows: RenderRow[]): RenderRow[];
 }
@@ -83,6 +113,15 @@ export declare class AdapterRuntime {
     constructor(options: RuntimeOptions);
     setName(name: string): void;
     setTranslateIds(on: boolean): void;
+    get network(): Network | null;
+    /**
+     * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
+     * evaluated and before the first store is made: the name, the virtual clock, and the
+     * network (whose interceptors are installed now).
+     */
+    configure(options: AdapterOptions, name?: string): Promise<void>;
+    /** The clock's choice as the `hello` answer states it. */
+    private clockSetting;
     /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
     install(): void;
     private recordError;
@@ -101,7 +140,10 @@ export declare class AdapterRuntime {
     private input;
     private beginInput;
     private route;
-    /** Let everything the request caused run: microtasks, then each pending fake timer in due order. */
+    /**
+     * Let everything the request caused run: microtasks, then each fake timer that is due
+     * (with `timers: "all"`, each pending one), in due order.
+     */
     private settle;
     private render;
     private crash;

@@ -4,7 +4,7 @@
 // pending microtask and fake timer run before an answer is read.
 import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate } from "./determinism.js";
 import { canonicalJson, sha256 } from "./digest.js";
-import { renderProblem } from "./render.js";
+import { flattenMessages, renderProblem } from "./render.js";
 import { PROTOCOL } from "./wire.js";
 const BOOT = "boot";
 const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
@@ -26,6 +26,12 @@ class Run {
     /** `user-send`s the store has not POSTed yet, oldest first. */
     pendingSends = [];
     posts = new Map();
+    /** POSTs that carried no id, oldest first: the backend mints their ids. */
+    postsWithoutId = [];
+    /** The open connections of the store's own WebSocket (with `network.socket`). */
+    sockets = new Set();
+    /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+    seqs = new Map();
     fetches = new Map();
     nextRequest = 1;
     byHarness = new Map();
@@ -48,6 +54,7 @@ class Run {
             fetch: () => this.fetch(),
             ids: this.ids,
             args,
+            flatten: (messages, options) => flattenMessages(messages, this.flattenOptions(options)),
         };
     }
     current(what) {
@@ -64,20 +71,50 @@ class Run {
             return new Promise(() => { });
         }
         const key = String(storeId);
-        let i = this.pendingSends.findIndex((s) => s.text === text);
-        if (i < 0)
-            i = 0;
-        const send = this.pendingSends[i];
+        const send = this.takeSend(text);
         if (send === undefined) {
             this.errors.push(new Error(`the store POSTed ${JSON.stringify(text)} (its id ${key}) but no user-send is waiting for a POST`));
             return new Promise(() => { });
         }
-        this.pendingSends.splice(i, 1);
         this.byHarness.set(send.messageId, key);
         this.byStore.set(key, send.messageId);
         this.translated.clear();
         this.effects.push({ effect: "post", message_id: send.messageId, text: String(text) });
         return new Promise((resolve) => this.posts.set(send.messageId, { resolve, origin: this.origin }));
+    }
+    /** A POST without an id (`--world server_ids=true`): the `post` effect carries none, and the response the id the backend minted. */
+    postWithoutId(text) {
+        if (!this.current("a POST"))
+            return new Promise(() => { });
+        const send = this.takeSend(String(text));
+        if (send === undefined) {
+            this.fail(new Error(`the store POSTed ${JSON.stringify(text)} (without an id) but no user-send is waiting for a POST`));
+            return new Promise(() => { });
+        }
+        this.effects.push({ effect: "post", text: String(text) });
+        return new Promise((resolve) => this.postsWithoutId.push({ resolve, origin: this.origin }));
+    }
+    /** The pending user-send a POST of `text` answers: the oldest with that text, else the oldest. */
+    takeSend(text) {
+        let i = this.pendingSends.findIndex((s) => s.text === text);
+        if (i < 0)
+            i = 0;
+        return this.pendingSends.splice(i, 1)[0];
+    }
+    fail(error) {
+        this.errors.push(error);
+    }
+    /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+    resolveWithoutId(serverId, response) {
+        const pending = this.postsWithoutId.shift();
+        if (pending === undefined)
+            return false;
+        const storeId = String(serverId);
+        this.byHarness.set(serverId, storeId);
+        this.byStore.set(storeId, serverId);
+        this.translated.clear();
+        pending.resolve({ response, storeId });
+        return true;
     }
     fetch() {
         if (!this.current("a fetch"))
@@ -133,6 +170,14 @@ class Run {
         return out;
     }
     appFetch(r) {
+        for (const c of r.chunks) {
+            const key = seqKey(c.turn_id, c.role, c.text);
+            const seqs = this.seqs.get(key);
+            if (seqs === undefined)
+                this.seqs.set(key, [c.seq]);
+            else if (!seqs.includes(c.seq))
+                seqs.push(c.seq);
+        }
         return {
             requestId: r.request_id,
             snapshotSeq: r.snapshot_seq,
@@ -143,6 +188,28 @@ class Run {
                 return chunk;
             }),
             writtenTurns: r.written_turns ?? [],
+        };
+    }
+    /**
+     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
+     * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
+     * ids read with the codec's spelling.
+     */
+    flattenOptions(options) {
+        const used = new Map();
+        const decode = this.runtime.network?.codec.ids.decode;
+        return {
+            seqOf: (turnId, role, text) => {
+                const key = seqKey(turnId, role, text);
+                const seqs = this.seqs.get(key);
+                if (seqs === undefined)
+                    return undefined;
+                const n = used.get(key) ?? 0;
+                used.set(key, n + 1);
+                return [...seqs].sort((a, b) => a - b)[Math.min(n, seqs.length - 1)];
+            },
+            ...(decode === undefined ? {} : { decodeTurnId: decode }),
+            ...options,
         };
     }
     /** Live row ids holding a store message id (whole, or as a suffix: `queued-<id>`) get the harness's `m<n>`. */
@@ -180,6 +247,7 @@ class Run {
         return out;
     }
 }
+const seqKey = (turnId, role, text) => `${turnId}\u0000${role}\u0000${text}`;
 const camelCache = new Map();
 function camel(k) {
     let c = camelCache.get(k);
@@ -229,6 +297,35 @@ export class AdapterRuntime {
     }
     setTranslateIds(on) {
         this.options.translateIds = on;
+    }
+    get network() {
+        return this.options.network ?? null;
+    }
+    /**
+     * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
+     * evaluated and before the first store is made: the name, the virtual clock, and the
+     * network (whose interceptors are installed now).
+     */
+    async configure(options, name) {
+        if (name !== undefined)
+            this.options.name = name;
+        if (options.translateIds === false)
+            this.options.translateIds = false;
+        if (options.clock !== undefined)
+            this.options.clock = checkClock(options.clock);
+        if (options.network !== undefined && this.options.network == null) {
+            const { Network } = await import("./network.js");
+            const network = new Network(options.network, () => this.run);
+            await network.install();
+            this.options.network = network;
+        }
+    }
+    /** The clock's choice as the `hello` answer states it. */
+    clockSetting() {
+        const clock = this.options.clock ?? {};
+        if (clock.timers === "all")
+            return "every pending timer runs after each input";
+        return `timers run when due; the clock moves ${clock.stepMs ?? 0} ms per input`;
     }
     /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
     install() {
@@ -292,7 +389,8 @@ export class AdapterRuntime {
             features.push("boot");
         if (answer.type === "reset" && run.mapping?.snapshot !== undefined)
             features.push("state");
-        return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...(features.length > 0 ? { features } : {}), id };
+        const clock = this.clockSetting();
+        return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...(features.length > 0 ? { features } : {}), clock, id };
     }
     async reset(id) {
         const prepared = this.prepared;
@@ -311,7 +409,7 @@ export class AdapterRuntime {
                 this.factory = this.options.load();
             const made = this.factory(run.harness);
             run.mapping = isThenable(made) ? await made : made;
-            checkMapping(run.mapping);
+            checkMapping(run.mapping, this.network?.hasSocket ?? false);
             const booted = run.mapping.boot !== undefined;
             if (booted)
                 run.call(run.mapping.boot());
@@ -345,6 +443,9 @@ export class AdapterRuntime {
     }
     beginInput(run, input) {
         run.history.push(input);
+        const clock = this.options.clock;
+        if (clock?.timers !== "all" && clock?.stepMs)
+            this.world.now += clock.stepMs;
         if (this.trackOrigins) {
             const before = this.lastDigest ?? this.digest(run);
             run.origin = `d:${sha256(`${before}\n${canonicalJson(input)}`)}`;
@@ -363,9 +464,14 @@ export class AdapterRuntime {
             case "scroll":
                 run.call(mapping.scroll(input.at_bottom));
                 return;
-            case "event":
-                run.call(mapping.event(run.appEvent(input.event, this.deltaPrefix), input.event));
+            case "event": {
+                const event = run.appEvent(input.event, this.deltaPrefix);
+                if (mapping.event !== undefined)
+                    run.call(mapping.event(event, input.event));
+                else
+                    this.network.deliver(run, event);
                 return;
+            }
             case "post-response": {
                 // This package always POSTs with the harness's id, so a response without one is not ours.
                 const id = input.message_id;
@@ -373,6 +479,9 @@ export class AdapterRuntime {
                 if (id !== undefined && pending !== undefined) {
                     run.posts.delete(id);
                     pending.resolve(input.response);
+                }
+                else if (id === undefined && input.server_id !== undefined && run.resolveWithoutId(input.server_id, input.response)) {
+                    // an id-less POST's answer: the backend minted the id
                 }
                 else if (mapping.input !== undefined) {
                     run.call(mapping.input(input));
@@ -397,16 +506,20 @@ export class AdapterRuntime {
                     throw new Error(`unknown input ${JSON.stringify(input.input)}`);
         }
     }
-    /** Let everything the request caused run: microtasks, then each pending fake timer in due order. */
+    /**
+     * Let everything the request caused run: microtasks, then each fake timer that is due
+     * (with `timers: "all"`, each pending one), in due order.
+     */
     async settle(run) {
         const flush = run.mapping?.flush;
+        const all = this.options.clock?.timers === "all";
         for (let timers = 0;; timers++) {
             await drain(); // every queued microtask (and promise chain) runs before it
             if (flush !== undefined) {
                 flush.call(run.mapping);
                 await drain();
             }
-            if (this.world.pendingTimers === 0)
+            if (all ? this.world.pendingTimers === 0 : !this.world.hasDueTimer())
                 return;
             if (timers >= MAX_TIMER_RUNS) {
                 throw new Error(`timers kept firing: ${MAX_TIMER_RUNS} timer callbacks in one input (an interval that never stops?)`);
@@ -475,11 +588,24 @@ export class AdapterRuntime {
         return sha256(canonicalJson({ store: run.mapping.snapshot(), adapter }));
     }
 }
-function checkMapping(m) {
+function checkMapping(m, socket) {
     if (m === null || typeof m !== "object")
         throw new Error("the mapping's factory must return an object of hooks");
-    for (const hook of ["send", "scroll", "event", "render"]) {
+    for (const hook of ["send", "scroll", "render"]) {
         if (typeof m[hook] !== "function")
             throw new Error(`the mapping has no ${hook}() hook`);
     }
+    if (typeof m.event !== "function" && !socket) {
+        throw new Error("the mapping has no event() hook (and declares no network.socket to send events to)");
+    }
+}
+function checkClock(clock) {
+    const step = clock.stepMs ?? 0;
+    if (typeof step !== "number" || !Number.isFinite(step) || step < 0) {
+        throw new Error(`clock.stepMs must be a number of milliseconds >= 0, got ${JSON.stringify(clock.stepMs)}`);
+    }
+    if (clock.timers !== undefined && clock.timers !== "due" && clock.timers !== "all") {
+        throw new Error(`clock.timers must be "due" or "all", got ${JSON.stringify(clock.timers)}`);
+    }
+    return clock;
 }

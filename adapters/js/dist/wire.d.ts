@@ -82,9 +82,11 @@ export type Input = {
     response: PostResponse;
     server_id?: number;
 } | WireFetchResponse;
-export type Effect = {
+export type Effect = 
+/** `message_id` absent: an id-less POST, valid in worlds with `server_ids` (the backend mints the id). */
+{
     effect: "post";
-    message_id: number;
+    message_id?: number;
     text: string;
 } | {
     effect: "fetch";
@@ -120,11 +122,14 @@ export type Request = {
     type: "state";
     id: number;
 };
-export type Answer = {
+export type Answer = 
+/** `clock`: the adapter's virtual-clock setting, in words (results state it). */
+{
     type: "hello";
     protocol: number;
     name?: string;
     features?: string[];
+    clock?: string;
     id: number | null;
 } | {
     type: "reset";

@@ -2,6 +2,8 @@
 // hooks it implements. Values here are in the app's shape (camelCase fields, the store's
 // own message ids), converted from the wire by the runtime.
 
+import type { NetworkOptions } from "./network.js";
+import type { FlattenOptions, MessageLike } from "./render.js";
 import type { AgentStatus, ConsumeReason, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
 
 /** A WebSocket event in the usual app shape: camelCase, message ids as the store's own ids. */
@@ -58,6 +60,13 @@ export interface Harness {
   readonly ids: IdBridge;
   /** Arguments after `--` on the adapter's command line. */
   readonly args: readonly string[];
+  /**
+   * {@link flattenMessages} for this run: a sealed part without a `seq` of its own gets the
+   * seq of the chunk row the store was given with the same turn, role and text (a part that
+   * matches none is an adapter error naming it), and turn ids are read with the codec's
+   * spelling (`network.codec.ids`).
+   */
+  flatten<M extends MessageLike>(messages: Iterable<M>, options?: FlattenOptions<M>): RenderRow[];
 }
 
 /** What a mapping returns for one fresh store (one per `reset`). Hooks may return promises. */
@@ -68,8 +77,11 @@ export interface Mapping {
   send(text: string, messageId: number): unknown;
   /** `scroll`: `false` = the user scrolled up, `true` = back at the bottom. */
   scroll(atBottom: boolean): unknown;
-  /** `event`: a WebSocket event, in app shape (`raw` is the wire object). */
-  event(event: AppEvent, raw: WireEvent): unknown;
+  /**
+   * `event`: a WebSocket event, in app shape (`raw` is the wire object). Optional with
+   * `network.socket`: the event then reaches the store's own socket as a frame.
+   */
+  event?(event: AppEvent, raw: WireEvent): unknown;
   /** The whole render, top to bottom, as protocol rows ({@link flattenMessages} builds them from messages with parts). */
   render(): RenderRow[];
   /**
@@ -89,12 +101,30 @@ export interface Mapping {
  */
 export type AdapterFactory<S = unknown> = (harness: Harness, store: S) => Mapping | Promise<Mapping>;
 
+/**
+ * The virtual clock. Each input first moves the clock by `stepMs`; then the timers due by
+ * then run (and the microtasks they queue), in due order. A timer set for later waits for
+ * its time: a 10-second window does not pass after every step. `timers: "all"` runs every
+ * pending timer after each input instead, advancing the clock to each (this package's
+ * behaviour before 0.2).
+ */
+export interface ClockOptions {
+  /** Milliseconds the clock moves at each input (default 0). */
+  stepMs?: number;
+  /** `"due"` (default) or `"all"`. */
+  timers?: "due" | "all";
+}
+
 /** Options a mapping file may export as `options`. */
 export interface AdapterOptions {
   /** The store's name in the `hello` answer. */
   name?: string;
   /** Translate live row ids holding a store message id to `m<n>` (default true). */
   translateIds?: boolean;
+  /** Route the store's own `fetch` and `WebSocket` to the harness (see network.ts). */
+  network?: NetworkOptions;
+  /** The virtual clock (the choice is stated in the `hello` answer's `clock`). */
+  clock?: ClockOptions;
 }
 
 /** A factory with its options attached, as {@link defineAdapter} returns it. */

@@ -114,8 +114,7 @@ async function main(): Promise<void> {
   runtime.install();
   first = compiled.evaluate();
   const options = first.factory.options ?? {};
-  runtime.setName(cli.name ?? options.name ?? `js:${basename(cli.load.map)}`);
-  if (options.translateIds === false) runtime.setTranslateIds(false);
+  await runtime.configure(options, cli.name ?? options.name ?? `js:${basename(cli.load.map)}`);
   if (cli.command === "build") {
     // Load it and make one store now: a broken mapping fails here, not in the first
     // adapter process, and V8's code cache then covers what the first run compiles.

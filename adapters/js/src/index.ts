@@ -16,12 +16,15 @@ export type {
   AppChunk,
   AppEvent,
   AppFetchResponse,
+  ClockOptions,
   Harness,
   IdBridge,
   Mapping,
 } from "./app.js";
 export { defineAdapter } from "./app.js";
-export { flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike } from "./render.js";
+export { expandToolBatch, flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike, type ToolCallLike } from "./render.js";
+export type { AppCodec, CodecChunk, IdCodec, IdSpelling, PostRequest } from "./codec.js";
+export type { NetworkOptions, Route, RouteRequest } from "./network.js";
 export { canonicalJson } from "./digest.js";
 export { AdapterRuntime, type RuntimeOptions } from "./runtime.js";
 export type * from "./wire.js";
@@ -52,6 +55,7 @@ export async function serve<S>(factory: AdapterFactory<S> & { options?: AdapterO
     deltaPrefix: options.deltaPrefix ?? process.env.RECONCILE_SIM_ADAPTER_DELTA_PREFIX ?? "",
   });
   runtime.install();
+  await runtime.configure(factory.options ?? {});
   await serveStdio((msg) => runtime.respond(msg));
   process.exit(0);
 }

@@ -23,7 +23,7 @@ import { builtinModules, createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import vm from "node:vm";
-import type { Harness, Mapping } from "./app.js";
+import type { AdapterOptions, Harness, Mapping } from "./app.js";
 
 export interface LoadOptions {
   /** The mapping file (`adapter.ts`): its default export is the factory. */
@@ -275,6 +275,7 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
   if (config !== null) extra.add(config);
 
   const warn = (w: { message: string; filename?: string }) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
+  const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
   const plugin: import("esbuild").Plugin = {
     name: "reconcile-sim-svelte",
     setup(b) {
@@ -351,7 +352,7 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
     logLevel: "silent",
     legalComments: "none",
     charset: "utf8",
-    plugins: [plugin],
+    plugins: [overrides, plugin],
   });
   for (const w of result.warnings) {
     if (w.text.includes('"import.meta" is not available')) continue;
@@ -367,6 +368,83 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
   }
   for (const tsconfig of ["tsconfig.json", "jsconfig.json", join(".svelte-kit", "tsconfig.json")]) inputs.add(join(p.root, tsconfig));
   return { code, inputs: [...inputs].sort() };
+}
+
+/**
+ * A stub for one of the app's modules: a file (path relative to the mapping file), or the
+ * module's named exports as JSON-able data.
+ */
+export type ModuleStub = string | Record<string, unknown>;
+
+/**
+ * The mapping file's `export const modules = { "$lib/config": "./stubs/config.ts", … }`,
+ * read before bundling (the bundle depends on it): the mapping alone is evaluated with
+ * every import it makes replaced by an inert stand-in, so `modules` must be a literal.
+ */
+async function declaredModules(map: string, esbuild: typeof import("esbuild")): Promise<Record<string, ModuleStub>> {
+  const source = readFileSync(map, "utf8");
+  if (!/\bexport\s+(const|let|var)\s+modules\b/.test(source)) return {};
+  const js = (await esbuild.transform(source, { loader: map.endsWith(".js") || map.endsWith(".mjs") ? "js" : "ts", format: "cjs", sourcefile: map, tsconfigRaw: TS_STRIP })).code;
+  const inert: unknown = new Proxy(function () {}, { get: (_t, k) => (k === Symbol.toPrimitive ? () => "" : inert), apply: () => inert, construct: () => inert as object });
+  const module = { exports: {} as Record<string, unknown> };
+  try {
+    new vm.Script(`(function (exports, require, module) {${js}\n})`, { filename: map }).runInThisContext()(module.exports, () => inert, module);
+  } catch (e) {
+    throw new Error(`${map}: could not read \`export const modules\` (it must be a literal; evaluated with the imports stubbed): ${(e as Error).message}`);
+  }
+  const modules = module.exports.modules;
+  if (modules === null || typeof modules !== "object") throw new Error(`${map}: \`modules\` must be an object of specifier → stub`);
+  for (const [k, v] of Object.entries(modules)) {
+    if (typeof v !== "string" && (v === null || typeof v !== "object")) {
+      throw new Error(`${map}: modules[${JSON.stringify(k)}] must be a stub file's path or an object of named exports`);
+    }
+  }
+  return modules as Record<string, ModuleStub>;
+}
+
+/**
+ * Replaces modules of the app with stubs. A key is resolved as the mapping file would
+ * import it; every import that resolves to the same file (`./config.js`, `../config`,
+ * `$lib/config`) gets the stub. A key that resolves to nothing (a virtual module such as
+ * `$env/static/public`) replaces the imports spelled exactly so.
+ */
+function overridePlugin(map: string, modules: Record<string, ModuleStub>): import("esbuild").Plugin {
+  const keys = Object.keys(modules);
+  return {
+    name: "reconcile-sim-modules",
+    setup(b) {
+      if (keys.length === 0) return;
+      const skip = { override: true }; // our own resolutions: not overridden again
+      // resolved path → key. Resolved before the build starts (esbuild waits for onStart):
+      // a key's resolution may pass through this plugin again, which then stays out of it.
+      let targets: Map<string, string> | null = null;
+      b.onStart(async () => {
+        const out = new Map<string, string>();
+        for (const key of keys) {
+          const r = await b.resolve(key, { kind: "import-statement", resolveDir: dirname(map), pluginData: skip });
+          if (r.errors.length === 0 && r.path !== "") out.set(r.path, key);
+        }
+        targets = out;
+      });
+      const stubs = new Set(keys.flatMap((k) => (typeof modules[k] === "string" ? [resolve(dirname(map), modules[k] as string)] : [])));
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        // Only the imports as written: another plugin's own resolutions carry its pluginData.
+        if (args.pluginData !== undefined || args.kind === "entry-point") return undefined;
+        if (stubs.has(args.importer) || targets === null) return undefined; // a stub may import what it replaces
+        let key: string | undefined = Object.hasOwn(modules, args.path) ? args.path : undefined;
+        if (key === undefined) {
+          const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: skip });
+          if (r.errors.length > 0) return undefined;
+          key = targets.get(r.path);
+          if (key === undefined) return { ...r, pluginData: undefined };
+        }
+        const stub = modules[key]!;
+        if (typeof stub === "string") return { path: resolve(dirname(map), stub) };
+        return { path: key, namespace: "reconcile-sim-module" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "reconcile-sim-module" }, (args) => ({ contents: JSON.stringify(modules[args.path]), loader: "json" }));
+    },
+  };
 }
 
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
@@ -417,7 +495,7 @@ export class CompiledBundle {
 
 /** A mapping's default export may take the `--store` module as a second argument. */
 export type AdapterFactoryWithStore = ((harness: Harness, store?: unknown) => Mapping | Promise<Mapping>) & {
-  options?: { name?: string; translateIds?: boolean };
+  options?: AdapterOptions;
 };
 
 /** The factory of an evaluated bundle, with the store module bound. */

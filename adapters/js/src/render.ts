@@ -6,6 +6,11 @@
 // by default a message is sealed when it has parts and every part carries the `seq` of the
 // chunk row it came from, and live otherwise. Each sealed part becomes one sealed row; a
 // live message becomes one live row (one per part if it has parts).
+//
+// Real shapes: a tool batch part (`{type: "tool_batch", calls: [{input, output}, …]}`)
+// is a call and a result each (two rows); a sealed part without a `seq` of its own takes
+// the seq of the chunk row it shows (`seqOf`, which `Harness.flatten` fills from the chunk
+// rows the store was given); a part that cannot be placed is an error naming it.
 
 import { type LiveRow, type RenderRow, type Role } from "./wire.js";
 
@@ -18,13 +23,24 @@ export interface PartLike {
   role?: string;
   text?: string;
   content?: string;
-  turnId?: number | null;
+  turnId?: number | string | null;
+  /** A tool batch: each call is a tool-call row and, when it has an output, a tool-result row. */
+  calls?: readonly ToolCallLike[];
+}
+
+/** One call of a tool batch. The call's text is `input` (or `args`, `text`), the result's `output` (or `result`). */
+export interface ToolCallLike {
+  input?: unknown;
+  args?: unknown;
+  text?: string;
+  output?: unknown;
+  result?: unknown;
 }
 
 export interface MessageLike {
   id?: string;
   role?: string;
-  turnId?: number | null;
+  turnId?: number | string | null;
   text?: string;
   content?: string;
   parts?: readonly PartLike[];
@@ -40,6 +56,12 @@ export interface FlattenOptions<M> {
   turnId?(message: M): number | null | undefined;
   /** The row id of a live message (default `message.id`). */
   id?(message: M): string;
+  /** One part as the parts it shows (default: a tool batch's calls and results; other parts as they are). */
+  expand?(part: PartLike): readonly PartLike[];
+  /** The seq of a sealed part that carries none: the chunk row with this turn, role and text (undefined: none). */
+  seqOf?(turnId: number, role: Role, text: string): number | undefined;
+  /** Reads a turn id the app spells otherwise (default: numbers, and strings of digits). */
+  decodeTurnId?(id: unknown): number;
 }
 
 const isRole = (r: unknown): r is Role => r === "user" || r === "assistant" || r === "tool-call" || r === "tool-result";
@@ -59,6 +81,30 @@ const textOf = (x: { text?: string; content?: string }): string => {
   return text !== undefined ? text : (x.content ?? "");
 };
 
+const asText = (v: unknown): string => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
+
+/** The default `expand`: a tool batch's calls as tool-call and tool-result parts. */
+export function expandToolBatch(part: PartLike): readonly PartLike[] {
+  const calls = part.calls;
+  if (!Array.isArray(calls)) return [part];
+  const out: PartLike[] = [];
+  for (const c of calls as readonly ToolCallLike[]) {
+    const turnId = part.turnId;
+    out.push({ kind: "tool-call", text: asText(c.input ?? c.args ?? c.text), turnId });
+    const result = c.output ?? c.result;
+    if (result !== undefined && result !== null) out.push({ kind: "tool-result", text: asText(result), turnId });
+  }
+  return out;
+}
+
+function turnNumber(id: unknown, decode: ((id: unknown) => number) | undefined): number | undefined {
+  if (id === undefined || id === null) return undefined;
+  if (typeof id === "number") return id;
+  if (decode !== undefined) return decode(id);
+  if (typeof id === "string" && /^-?\d+$/.test(id)) return Number(id);
+  throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
+}
+
 function allSeqs(parts: readonly PartLike[] | undefined): boolean {
   if (parts === undefined || parts.length === 0) return false;
   for (let i = 0; i < parts.length; i++) if (typeof parts[i]!.seq !== "number") return false;
@@ -71,34 +117,47 @@ function allSeqs(parts: readonly PartLike[] | undefined): boolean {
  */
 export function flattenMessages<M extends MessageLike>(messages: Iterable<M>, options: FlattenOptions<M> = {}): RenderRow[] {
   const rows: RenderRow[] = [];
-  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf } = options;
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, expand = expandToolBatch } = options;
   for (const m of messages) {
-    const parts = partsOf !== undefined ? partsOf(m) : m.parts;
+    const own = partsOf !== undefined ? partsOf(m) : m.parts;
+    const parts = own === undefined ? undefined : own.flatMap((p) => expand(p));
     const t = turnIdOf !== undefined ? turnIdOf(m) : m.turnId;
-    const turnId = t === null ? undefined : t;
+    const turnId = turnNumber(t, options.decodeTurnId);
     const seq = isSealed === undefined ? m.seq : undefined;
     const role = m.role;
     if (isSealed !== undefined ? isSealed(m) : typeof seq === "number" || allSeqs(parts)) {
       const sealedParts = parts !== undefined && parts.length > 0 ? parts : [m as PartLike];
-      for (const p of sealedParts) {
-        const pseq = p.seq ?? m.seq;
-        const pt = p.turnId ?? turnId;
-        if (typeof pseq !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no seq`);
-        if (typeof pt !== "number") throw new Error(`sealed row seq ${pseq} has no numeric turn id`);
-        rows.push({ from: "sealed", seq: pseq, role: partRole(p, role, m.id), turn_id: pt, text: textOf(p) });
-      }
+      for (const p of sealedParts) rows.push(sealedRow(m, p, turnId, options));
       continue;
     }
     const id = idOf !== undefined ? idOf(m) : m.id;
     if (typeof id !== "string") throw new Error(`a live message has no string id: ${JSON.stringify(m)}`);
     if (parts !== undefined && parts.length > 0) {
-      parts.forEach((p, i) => rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, role, id), p.turnId ?? turnId, textOf(p))));
+      parts.forEach((p, i) => {
+        const pt = p.turnId === undefined ? turnId : turnNumber(p.turnId, options.decodeTurnId);
+        rows.push(liveRow(i === 0 ? id : `${id}#${i}`, partRole(p, role, id), pt, textOf(p)));
+      });
     } else {
       if (!isRole(role)) throw new Error(`live message ${JSON.stringify(id)} has no valid role: ${JSON.stringify(role)}`);
       rows.push(liveRow(id, role, turnId, textOf(m)));
     }
   }
   return rows;
+}
+
+/** One sealed part as a row: its own seq, the message's, or the chunk row it shows (`seqOf`). */
+function sealedRow<M extends MessageLike>(m: M, p: PartLike, turnId: number | undefined, options: FlattenOptions<M>): RenderRow {
+  const pt = p.turnId === undefined || p.turnId === null ? turnId : turnNumber(p.turnId, options.decodeTurnId);
+  const role = partRole(p, m.role, m.id);
+  const text = textOf(p);
+  if (typeof pt !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no numeric turn id: ${JSON.stringify(p)}`);
+  let seq = p.seq ?? m.seq;
+  if (typeof seq !== "number" && options.seqOf !== undefined) seq = options.seqOf(pt, role, text);
+  if (typeof seq !== "number") {
+    const why = options.seqOf === undefined ? "has no seq" : "matches no chunk row the store was given (turn, role and text)";
+    throw new Error(`cannot place a sealed part of message ${JSON.stringify(m.id)}: turn ${pt} ${role} ${JSON.stringify(text)} ${why}`);
+  }
+  return { from: "sealed", seq, role, turn_id: pt, text };
 }
 
 function liveRow(id: string, role: Role, turnId: number | null | undefined, text: string): LiveRow {

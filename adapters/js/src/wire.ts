@@ -53,7 +53,8 @@ export type Input =
   | WireFetchResponse;
 
 export type Effect =
-  | { effect: "post"; message_id: number; text: string }
+  /** `message_id` absent: an id-less POST, valid in worlds with `server_ids` (the backend mints the id). */
+  | { effect: "post"; message_id?: number; text: string }
   | { effect: "fetch"; request_id: number };
 
 export type SealedRow = { from: "sealed"; seq: number; role: Role; turn_id: number; text: string };
@@ -67,7 +68,8 @@ export type Request =
   | { type: "state"; id: number };
 
 export type Answer =
-  | { type: "hello"; protocol: number; name?: string; features?: string[]; id: number | null }
+  /** `clock`: the adapter's virtual-clock setting, in words (results state it). */
+  | { type: "hello"; protocol: number; name?: string; features?: string[]; clock?: string; id: number | null }
   | { type: "reset"; effects?: Effect[]; render?: RenderRow[]; id: number | null }
   | { type: "output"; effects: Effect[]; render: RenderRow[]; id: number | null }
   | { type: "state"; digest: string; id: number | null }

@@ -33,7 +33,7 @@ test("build compiles the mapping and its .svelte.ts store once; each adapter the
 
 test("runes run on Svelte's client runtime: $state, $derived and $effect all live", async () => {
   const a = cli(["adapter.ts", "--timing"]);
-  assert.deepEqual(await a.hello(), { type: "hello", protocol: 1, name: "fixture:counter", id: 1 });
+  assert.deepEqual(await a.hello(), { type: "hello", protocol: 1, name: "fixture:counter", clock: "timers run when due; the clock moves 0 ms per input", id: 1 });
   assert.deepEqual(await a.reset(), { type: "reset", id: 2 });
   const out = await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
   assert.deepEqual(out, {
@@ -110,4 +110,37 @@ test("a mapping that does not load is reported by build, with a non-zero exit", 
   const build = spawnSync(process.execPath, [CLI, "build", "broken.ts"], { cwd: project, encoding: "utf8" });
   assert.equal(build.status, 1);
   assert.match(build.stderr, /Could not resolve "\$lib\/missing"|missing/);
+});
+
+test("modules: a mapping replaces the app's modules (however each import spells them) with stubs, without touching the app", async () => {
+  // The app: a config module that cannot load outside the page, imported relatively and through $lib.
+  mkdirSync(join(project, "app", "lib", "net"), { recursive: true });
+  writeFileSync(join(project, "app", "lib", "config.ts"), 'export const config: { base: string } = JSON.parse(document.getElementById("cfg")!.textContent!);\n');
+  writeFileSync(join(project, "app", "lib", "tracker.ts"), 'export function track(): string { throw new Error("real analytics"); }\n');
+  writeFileSync(join(project, "app", "lib", "net", "client.ts"), 'import { config } from "../config";\nimport { track } from "$lib/tracker";\nexport const describe = () => `${config.base} ${track()}`;\n');
+  mkdirSync(join(project, "stubs"), { recursive: true });
+  writeFileSync(join(project, "stubs", "tracker.ts"), 'export const track = () => "stub-tracker";\n');
+  writeFileSync(
+    join(project, "override.ts"),
+    [
+      'import { defineAdapter } from "reconcile-sim-adapter";',
+      'import { describe } from "$lib/net/client";',
+      'export const modules = { "$lib/config": { config: { base: "/stub-api" } }, "./app/lib/tracker.ts": "./stubs/tracker.ts" };',
+      "export default defineAdapter(() => ({ send() {}, scroll() {}, event() {}, render: () => [{ from: \"live\", id: \"d\", role: \"assistant\", text: describe() }] }));",
+      "",
+    ].join("\n"),
+  );
+  const a = cli(["override.ts"]);
+  await a.hello();
+  const out = await a.input({ input: "scroll", at_bottom: true }).catch(() => null);
+  assert.equal(out.type, "error"); // input before reset: the adapter is up, the bundle loaded
+  await a.reset();
+  const rendered = await a.input({ input: "scroll", at_bottom: true });
+  assert.deepEqual(rendered.render, [{ from: "live", id: "d", role: "assistant", text: "/stub-api stub-tracker" }], a.stderr);
+  await a.close();
+  // Without the overrides the app's own config module runs, and fails outside the page.
+  writeFileSync(join(project, "plain.ts"), readFileSync(join(project, "override.ts"), "utf8").replace(/^export const modules.*$/m, ""));
+  const plain = spawnSync(process.execPath, [CLI, "build", "plain.ts"], { cwd: project, encoding: "utf8" });
+  assert.equal(plain.status, 1);
+  assert.match(plain.stderr, /document is not defined/);
 });

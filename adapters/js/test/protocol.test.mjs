@@ -10,7 +10,7 @@ test("hello answers the protocol and the mapping's name; a wrong version is an e
     message: "unsupported protocol 2; this adapter speaks 1",
     id: 1,
   });
-  assert.deepEqual(await a.request({ type: "hello", protocol: 1, id: 2 }), { type: "hello", protocol: 1, name: "test:chat", id: 2 });
+  assert.deepEqual(await a.request({ type: "hello", protocol: 1, id: 2 }), { type: "hello", protocol: 1, name: "test:chat", clock: "every pending timer runs after each input", id: 2 });
   assert.equal(await a.close(), 0);
 });
 

@@ -67,3 +67,33 @@ test("sealedRows maps app-shaped chunk rows", () => {
     { from: "sealed", seq: 1, role: "user", turn_id: 1, text: "msg:m1" },
   ]);
 });
+
+test("real shapes: a tool batch is a call and a result each; sealed parts without seqs take them from seqOf", () => {
+  const seqs = new Map([["1 user msg:m1", 1], ["1 tool-call call:a", 2], ["1 tool-result result:a", 3], ["1 tool-call call:b", 4]]);
+  const messages = [
+    { id: "msg-1", role: "user", turnId: "1", parts: [{ type: "text", text: "msg:m1" }], pending: false },
+    {
+      id: "msg-2",
+      role: "assistant",
+      turnId: "1",
+      parts: [{ type: "tool_batch", calls: [{ callId: "1", input: "call:a", output: "result:a" }, { callId: "2", input: "call:b" }] }],
+      pending: false,
+    },
+    { id: "live-1", role: "assistant", turnId: "2", parts: [{ type: "tool_batch", calls: [{ callId: "1", input: "call:c", output: "result:c" }] }], pending: true },
+  ];
+  const rows = flattenMessages(messages, { isSealed: (m) => !m.pending, seqOf: (t, role, text) => seqs.get(`${t} ${role} ${text}`) });
+  assert.deepEqual(rows, [
+    { from: "sealed", seq: 1, role: "user", turn_id: 1, text: "msg:m1" },
+    { from: "sealed", seq: 2, role: "tool-call", turn_id: 1, text: "call:a" },
+    { from: "sealed", seq: 3, role: "tool-result", turn_id: 1, text: "result:a" },
+    { from: "sealed", seq: 4, role: "tool-call", turn_id: 1, text: "call:b" },
+    { from: "live", id: "live-1", role: "tool-call", turn_id: 2, text: "call:c" },
+    { from: "live", id: "live-1#1", role: "tool-result", turn_id: 2, text: "result:c" },
+  ]);
+  // A sealed part that matches no chunk row the store was given cannot be placed: an error naming it.
+  const stray = [{ id: "msg-9", role: "assistant", turnId: "1", parts: [{ type: "text", text: "txt:never" }], pending: false }];
+  assert.throws(
+    () => flattenMessages(stray, { isSealed: () => true, seqOf: () => undefined }),
+    /cannot place a sealed part of message "msg-9": turn 1 assistant "txt:never" matches no chunk row the store was given/,
+  );
+});

@@ -1,0 +1,59 @@
+import type { AppChunk, AppEvent, AppFetchResponse } from "./app.js";
+import type { PostResponse } from "./wire.js";
+/** How the app spells turn ids (and tool-call ids): numbers, strings, or a pair of functions. */
+export type IdSpelling = "number" | "string" | {
+    encode(n: number): string | number;
+    decode(id: unknown): number;
+};
+/** A chunk row as the codec sees it: `call` is the tool call's number within its turn (1, 2, …) for tool rows. */
+export interface CodecChunk extends AppChunk {
+    call?: number;
+}
+/** What the harness needs from the app's POST body. `id` absent: the backend mints one (`--world server_ids=true`). */
+export interface PostRequest {
+    id?: string | undefined;
+    text: string;
+}
+export interface AppCodec {
+    /** Turn and call ids as the app spells them (default `"number"`). */
+    ids?: IdSpelling;
+    /** Event type names the app uses instead of the harness's (`{ "turn-start": "turn_started" }`). */
+    eventNames?: Partial<Record<AppEvent["type"], string>>;
+    /** Field names the app uses instead of the defaults, in events and rows (`{ turnId: "turn_id" }`). */
+    fields?: Record<string, string>;
+    /** The whole socket frame for an event, after names, fields and ids were applied (default: the event itself). */
+    event?(event: Record<string, unknown>): unknown;
+    /** A chunk row in the app's schema (default: `AppChunk` with ids spelled, fields renamed). */
+    chunk?(chunk: CodecChunk, ids: IdCodec): unknown;
+    /** The body answering the history GET (default `{ chunks, snapshotSeq, writtenTurns }`). */
+    history?(response: {
+        requestId: number;
+        snapshotSeq: number;
+        chunks: unknown[];
+        writtenTurns: unknown[];
+    }): unknown;
+    /** Reads the app's POST body (default: `id` / `messageId` / `clientMessageId` / `clientId`, and `text` / `content`). */
+    postRequest?(body: unknown): PostRequest;
+    /** The body answering the POST (default `{ messageId, status, turnId? }`, `status` being `started` or `queued`). */
+    postResponse?(response: PostResponse, messageId: string, ids: IdCodec): unknown;
+}
+/** Turn-id spelling, both ways. */
+export interface IdCodec {
+    encode(n: number): string | number;
+    decode(id: unknown): number;
+}
+export declare function idCodec(spelling: IdSpelling | undefined): IdCodec;
+/** The codec with its defaults filled in: what the network layer calls. */
+export declare class Codec {
+    private readonly c;
+    readonly ids: IdCodec;
+    constructor(c?: AppCodec);
+    /** Rename fields and spell ids of one flat record. */
+    private shape;
+    /** The socket frame (a string) for one event. */
+    frame(event: AppEvent): string;
+    /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
+    history(response: AppFetchResponse): unknown;
+    postRequest(body: unknown): PostRequest;
+    postResponse(response: PostResponse, messageId: string): unknown;
+}

@@ -1,0 +1,61 @@
+import type { AppEvent, AppFetchResponse } from "./app.js";
+import { Codec, type AppCodec } from "./codec.js";
+import type { PostResponse } from "./wire.js";
+/** A route's answer: from the harness (`"fetch"`, `"post"`) or a function of the request (its result is the JSON body). */
+export type Route = "fetch" | "post" | ((request: RouteRequest) => unknown);
+export interface RouteRequest {
+    method: string;
+    url: URL;
+    /** The `:name` segments of the route's path. */
+    params: Record<string, string>;
+    /** The body parsed as JSON (undefined when there is none). */
+    body: unknown;
+}
+export interface NetworkOptions {
+    /** The page's origin: relative URLs (`fetch("/api/…")`) resolve against it (default `http://localhost`). */
+    origin?: string;
+    /** `"METHOD /path/:param"` → how the harness answers it. The query string is not matched. */
+    routes?: Record<string, Route>;
+    /** The backend's event socket: a URL, or a path on the origin (`/ws`); several allowed. Default: none. */
+    socket?: string | string[];
+    /** The app's wire format (defaults: the camelCase shapes of `AppEvent`, `AppChunk`). */
+    codec?: AppCodec;
+}
+/** What the network needs from the current run (implemented by the runtime's `Run`). */
+export interface NetworkRun {
+    /** Is this still the current run (a store of an earlier run may still call)? */
+    current(what: string): boolean;
+    fetch(): Promise<AppFetchResponse>;
+    post(storeId: string, text: string): Promise<PostResponse>;
+    /** A POST that carries no id: the backend mints one, returned with the response. */
+    postWithoutId(text: string): Promise<{
+        response: PostResponse;
+        storeId: string;
+    }>;
+    /** A problem of the adapter's set-up or of the store's use of the network: ends the input with an error. */
+    fail(error: Error): void;
+    readonly sockets: Set<SocketClient>;
+}
+/** The server end of one intercepted WebSocket connection. */
+export interface SocketClient {
+    url: URL;
+    send(data: string): void;
+    addEventListener(type: "close", listener: () => void): void;
+}
+/** One per process: the interceptors are installed once, and route to whatever run is current. */
+export declare class Network {
+    private readonly run;
+    readonly codec: Codec;
+    private readonly origin;
+    private readonly routes;
+    private readonly sockets;
+    constructor(options: NetworkOptions, run: () => NetworkRun | null);
+    get hasSocket(): boolean;
+    /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+    install(): Promise<void>;
+    private request;
+    private answer;
+    private connection;
+    /** One harness event to every open socket of the run, as the app's frame. */
+    deliver(run: NetworkRun, event: AppEvent): void;
+}

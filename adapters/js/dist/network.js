@@ -1,0 +1,153 @@
+// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
+// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
+// the global `fetch` for its REST routes and talks to the backend through its own socket
+// client runs unmodified.
+//
+// - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
+//   from the harness: a history GET emits a `fetch` effect and is answered by the matching
+//   `fetch-response`; a POST emits a `post` effect and is answered by its `post-response`.
+//   The bodies are written and read by the app's codec (codec.ts).
+// - A WebSocket to the declared socket URL is the backend's event stream: each harness
+//   event reaches the app's own socket client as one frame.
+// - A request no route handles, or a socket to another URL, fails the run with a message
+//   naming it (the request is answered with a network error, so nothing hangs).
+//
+// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+import { Codec } from "./codec.js";
+function compileRoutes(routes) {
+    return Object.keys(routes).map((name) => {
+        const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(name);
+        if (m === null)
+            throw new Error(`network.routes: ${JSON.stringify(name)} is not "METHOD /path" (for example "GET /api/chunks")`);
+        const path = m[2].split("?")[0];
+        return { method: m[1].toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name], name };
+    });
+}
+function match(route, method, url) {
+    if (route.method !== method)
+        return null;
+    const parts = url.pathname.split("/").filter((s) => s !== "");
+    if (parts.length !== route.segments.length)
+        return null;
+    const params = {};
+    for (let i = 0; i < parts.length; i++) {
+        const want = route.segments[i];
+        if (want.startsWith(":"))
+            params[want.slice(1)] = decodeURIComponent(parts[i]);
+        else if (want !== parts[i])
+            return null;
+    }
+    return params;
+}
+/** One per process: the interceptors are installed once, and route to whatever run is current. */
+export class Network {
+    run;
+    codec;
+    origin;
+    routes;
+    sockets;
+    constructor(options, run) {
+        this.run = run;
+        this.codec = new Codec(options.codec);
+        this.origin = new URL(options.origin ?? "http://localhost");
+        this.routes = compileRoutes(options.routes ?? {});
+        const sockets = options.socket === undefined ? [] : Array.isArray(options.socket) ? options.socket : [options.socket];
+        this.sockets = sockets.map((s) => socketUrl(s, this.origin));
+    }
+    get hasSocket() {
+        return this.sockets.length > 0;
+    }
+    /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+    async install() {
+        const g = globalThis;
+        if (g.WebSocket === undefined) {
+            Object.defineProperty(g, "WebSocket", { value: class WebSocket {
+                }, configurable: true, writable: true });
+        }
+        const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
+            import("@mswjs/interceptors/fetch"),
+            import("@mswjs/interceptors/WebSocket"),
+        ]);
+        const http = new FetchInterceptor();
+        http.on("request", (args) => this.request(args));
+        http.apply();
+        const ws = new WebSocketInterceptor();
+        ws.on("connection", ({ client }) => this.connection(client));
+        ws.apply();
+        // Browser code fetches relative URLs; Node's fetch needs absolute ones.
+        const intercepted = g.fetch;
+        g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+    }
+    async request({ request, controller }) {
+        const run = this.run();
+        if (run === null || !run.current(`a ${request.method} request`)) {
+            controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
+            return;
+        }
+        const url = new URL(request.url);
+        const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
+        if (found === undefined) {
+            const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
+            run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
+            controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
+            return;
+        }
+        try {
+            const text = await request.text();
+            const body = text === "" ? undefined : JSON.parse(text);
+            const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body });
+            controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+        }
+        catch (e) {
+            run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
+            controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+        }
+    }
+    async answer(run, route, request) {
+        if (route.route === "fetch")
+            return this.codec.history(await run.fetch());
+        if (route.route === "post") {
+            const { id, text } = this.codec.postRequest(request.body);
+            if (id === undefined) {
+                const { response, storeId } = await run.postWithoutId(text);
+                return this.codec.postResponse(response, storeId);
+            }
+            return this.codec.postResponse(await run.post(id, text), id);
+        }
+        return route.route(request);
+    }
+    connection(client) {
+        const run = this.run();
+        if (run === null || !run.current("a WebSocket connection"))
+            return;
+        if (!this.sockets.some((s) => sameSocket(s, client.url))) {
+            const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
+            run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
+            return;
+        }
+        run.sockets.add(client);
+        client.addEventListener("close", () => run.sockets.delete(client));
+    }
+    /** One harness event to every open socket of the run, as the app's frame. */
+    deliver(run, event) {
+        if (run.sockets.size === 0) {
+            run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
+            return;
+        }
+        const frame = this.codec.frame(event);
+        for (const client of run.sockets)
+            client.send(frame);
+    }
+}
+function socketUrl(s, origin) {
+    const url = new URL(s, origin);
+    if (url.protocol === "http:")
+        url.protocol = "ws:";
+    if (url.protocol === "https:")
+        url.protocol = "wss:";
+    return url;
+}
+/** Same socket: scheme, host and path (the query string, often a token or a tab id, is not compared). */
+function sameSocket(declared, actual) {
+    return declared.protocol === actual.protocol && declared.host === actual.host && declared.pathname === actual.pathname;
+}

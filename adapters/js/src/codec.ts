@@ -1,0 +1,124 @@
+// The app's wire format, declared once: how the harness's events, chunk rows, fetch and
+// POST answers look on the app's own socket and REST routes. Every part is optional; the
+// defaults are the usual camelCase shapes (`AppEvent`, `AppChunk`, `{messageId, status}`).
+//
+// The codec turns harness values (already in app shape: camelCase, message ids as the
+// store's own strings) into what the app's code reads off the network, and reads back the
+// little the harness needs from what the app sends (a POST's message id and text).
+
+import type { AppChunk, AppEvent, AppFetchResponse } from "./app.js";
+import type { PostResponse } from "./wire.js";
+
+/** How the app spells turn ids (and tool-call ids): numbers, strings, or a pair of functions. */
+export type IdSpelling = "number" | "string" | { encode(n: number): string | number; decode(id: unknown): number };
+
+/** A chunk row as the codec sees it: `call` is the tool call's number within its turn (1, 2, …) for tool rows. */
+export interface CodecChunk extends AppChunk {
+  call?: number;
+}
+
+/** What the harness needs from the app's POST body. `id` absent: the backend mints one (`--world server_ids=true`). */
+export interface PostRequest {
+  id?: string | undefined;
+  text: string;
+}
+
+export interface AppCodec {
+  /** Turn and call ids as the app spells them (default `"number"`). */
+  ids?: IdSpelling;
+  /** Event type names the app uses instead of the harness's (`{ "turn-start": "turn_started" }`). */
+  eventNames?: Partial<Record<AppEvent["type"], string>>;
+  /** Field names the app uses instead of the defaults, in events and rows (`{ turnId: "turn_id" }`). */
+  fields?: Record<string, string>;
+  /** The whole socket frame for an event, after names, fields and ids were applied (default: the event itself). */
+  event?(event: Record<string, unknown>): unknown;
+  /** A chunk row in the app's schema (default: `AppChunk` with ids spelled, fields renamed). */
+  chunk?(chunk: CodecChunk, ids: IdCodec): unknown;
+  /** The body answering the history GET (default `{ chunks, snapshotSeq, writtenTurns }`). */
+  history?(response: { requestId: number; snapshotSeq: number; chunks: unknown[]; writtenTurns: unknown[] }): unknown;
+  /** Reads the app's POST body (default: `id` / `messageId` / `clientMessageId` / `clientId`, and `text` / `content`). */
+  postRequest?(body: unknown): PostRequest;
+  /** The body answering the POST (default `{ messageId, status, turnId? }`, `status` being `started` or `queued`). */
+  postResponse?(response: PostResponse, messageId: string, ids: IdCodec): unknown;
+}
+
+/** Turn-id spelling, both ways. */
+export interface IdCodec {
+  encode(n: number): string | number;
+  decode(id: unknown): number;
+}
+
+export function idCodec(spelling: IdSpelling | undefined): IdCodec {
+  if (spelling === undefined || spelling === "number") return { encode: (n) => n, decode: (id) => decodeNumber(id) };
+  if (spelling === "string") return { encode: (n) => String(n), decode: (id) => decodeNumber(id) };
+  return spelling;
+}
+
+function decodeNumber(id: unknown): number {
+  const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+  if (!Number.isFinite(n)) throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
+  return n;
+}
+
+const ID_FIELDS = new Set(["turnId", "call"]);
+
+/** The codec with its defaults filled in: what the network layer calls. */
+export class Codec {
+  readonly ids: IdCodec;
+
+  constructor(private readonly c: AppCodec = {}) {
+    this.ids = idCodec(c.ids);
+  }
+
+  /** Rename fields and spell ids of one flat record. */
+  private shape(record: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const fields = this.c.fields ?? {};
+    for (const k of Object.keys(record)) {
+      const v = record[k];
+      out[fields[k] ?? k] = ID_FIELDS.has(k) && typeof v === "number" ? this.ids.encode(v) : v;
+    }
+    return out;
+  }
+
+  /** The socket frame (a string) for one event. */
+  frame(event: AppEvent): string {
+    const shaped = this.shape(event as unknown as Record<string, unknown>);
+    const typeField = this.c.fields?.type ?? "type";
+    shaped[typeField] = this.c.eventNames?.[event.type] ?? event.type;
+    const frame = this.c.event !== undefined ? this.c.event(shaped) : shaped;
+    return typeof frame === "string" ? frame : JSON.stringify(frame);
+  }
+
+  /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
+  history(response: AppFetchResponse): unknown {
+    const calls = new Map<number, number>();
+    const chunks = response.chunks.map((chunk) => {
+      const c: CodecChunk = { ...chunk };
+      if (chunk.role === "tool-call") calls.set(chunk.turnId, (calls.get(chunk.turnId) ?? 0) + 1);
+      if (chunk.role === "tool-call" || chunk.role === "tool-result") c.call = calls.get(chunk.turnId) ?? 0;
+      return this.c.chunk !== undefined ? this.c.chunk(c, this.ids) : this.shape(c as unknown as Record<string, unknown>);
+    });
+    const writtenTurns = response.writtenTurns.map((t) => this.ids.encode(t));
+    const body = { requestId: response.requestId, snapshotSeq: response.snapshotSeq, chunks, writtenTurns };
+    return this.c.history !== undefined ? this.c.history(body) : body;
+  }
+
+  postRequest(body: unknown): PostRequest {
+    if (this.c.postRequest !== undefined) return this.c.postRequest(body);
+    const b = (body ?? {}) as Record<string, unknown>;
+    const id = b.id ?? b.messageId ?? b.clientMessageId ?? b.clientId;
+    const text = b.text ?? b.content ?? b.message;
+    if (typeof text !== "string") {
+      throw new Error(`cannot read the message text from the POST body ${JSON.stringify(body)}: declare codec.postRequest`);
+    }
+    return { id: id === undefined || id === null ? undefined : String(id), text };
+  }
+
+  postResponse(response: PostResponse, messageId: string): unknown {
+    if (this.c.postResponse !== undefined) return this.c.postResponse(response, messageId, this.ids);
+    return response.outcome === "started"
+      ? this.shape({ messageId, status: "started", turnId: response.turn_id })
+      : this.shape({ messageId, status: "queued" });
+  }
+}

@@ -1,0 +1,217 @@
+// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
+// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
+// the global `fetch` for its REST routes and talks to the backend through its own socket
+// client runs unmodified.
+//
+// - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
+//   from the harness: a history GET emits a `fetch` effect and is answered by the matching
+//   `fetch-response`; a POST emits a `post` effect and is answered by its `post-response`.
+//   The bodies are written and read by the app's codec (codec.ts).
+// - A WebSocket to the declared socket URL is the backend's event stream: each harness
+//   event reaches the app's own socket client as one frame.
+// - A request no route handles, or a socket to another URL, fails the run with a message
+//   naming it (the request is answered with a network error, so nothing hangs).
+//
+// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+
+import type { AppEvent, AppFetchResponse } from "./app.js";
+import { Codec, type AppCodec } from "./codec.js";
+import type { PostResponse } from "./wire.js";
+
+/** A route's answer: from the harness (`"fetch"`, `"post"`) or a function of the request (its result is the JSON body). */
+export type Route = "fetch" | "post" | ((request: RouteRequest) => unknown);
+
+export interface RouteRequest {
+  method: string;
+  url: URL;
+  /** The `:name` segments of the route's path. */
+  params: Record<string, string>;
+  /** The body parsed as JSON (undefined when there is none). */
+  body: unknown;
+}
+
+export interface NetworkOptions {
+  /** The page's origin: relative URLs (`fetch("/api/…")`) resolve against it (default `http://localhost`). */
+  origin?: string;
+  /** `"METHOD /path/:param"` → how the harness answers it. The query string is not matched. */
+  routes?: Record<string, Route>;
+  /** The backend's event socket: a URL, or a path on the origin (`/ws`); several allowed. Default: none. */
+  socket?: string | string[];
+  /** The app's wire format (defaults: the camelCase shapes of `AppEvent`, `AppChunk`). */
+  codec?: AppCodec;
+}
+
+/** What the network needs from the current run (implemented by the runtime's `Run`). */
+export interface NetworkRun {
+  /** Is this still the current run (a store of an earlier run may still call)? */
+  current(what: string): boolean;
+  fetch(): Promise<AppFetchResponse>;
+  post(storeId: string, text: string): Promise<PostResponse>;
+  /** A POST that carries no id: the backend mints one, returned with the response. */
+  postWithoutId(text: string): Promise<{ response: PostResponse; storeId: string }>;
+  /** A problem of the adapter's set-up or of the store's use of the network: ends the input with an error. */
+  fail(error: Error): void;
+  readonly sockets: Set<SocketClient>;
+}
+
+/** The server end of one intercepted WebSocket connection. */
+export interface SocketClient {
+  url: URL;
+  send(data: string): void;
+  addEventListener(type: "close", listener: () => void): void;
+}
+
+interface Interceptor {
+  on(event: string, listener: (args: never) => unknown): unknown;
+  apply(): void;
+}
+interface RequestArgs {
+  request: Request;
+  controller: { respondWith(response: Response): void; errorWith(reason?: unknown): void };
+}
+
+interface CompiledRoute {
+  method: string;
+  segments: string[];
+  route: Route;
+  name: string;
+}
+
+function compileRoutes(routes: Record<string, Route>): CompiledRoute[] {
+  return Object.keys(routes).map((name) => {
+    const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(name);
+    if (m === null) throw new Error(`network.routes: ${JSON.stringify(name)} is not "METHOD /path" (for example "GET /api/chunks")`);
+    const path = m[2]!.split("?")[0]!;
+    return { method: m[1]!.toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name]!, name };
+  });
+}
+
+function match(route: CompiledRoute, method: string, url: URL): Record<string, string> | null {
+  if (route.method !== method) return null;
+  const parts = url.pathname.split("/").filter((s) => s !== "");
+  if (parts.length !== route.segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const want = route.segments[i]!;
+    if (want.startsWith(":")) params[want.slice(1)] = decodeURIComponent(parts[i]!);
+    else if (want !== parts[i]) return null;
+  }
+  return params;
+}
+
+/** One per process: the interceptors are installed once, and route to whatever run is current. */
+export class Network {
+  readonly codec: Codec;
+  private readonly origin: URL;
+  private readonly routes: CompiledRoute[];
+  private readonly sockets: URL[];
+
+  constructor(
+    options: NetworkOptions,
+    private readonly run: () => NetworkRun | null,
+  ) {
+    this.codec = new Codec(options.codec);
+    this.origin = new URL(options.origin ?? "http://localhost");
+    this.routes = compileRoutes(options.routes ?? {});
+    const sockets = options.socket === undefined ? [] : Array.isArray(options.socket) ? options.socket : [options.socket];
+    this.sockets = sockets.map((s) => socketUrl(s, this.origin));
+  }
+
+  get hasSocket(): boolean {
+    return this.sockets.length > 0;
+  }
+
+  /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+  async install(): Promise<void> {
+    const g = globalThis as Record<string, unknown>;
+    if (g.WebSocket === undefined) {
+      Object.defineProperty(g, "WebSocket", { value: class WebSocket {}, configurable: true, writable: true });
+    }
+    const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
+      import("@mswjs/interceptors/fetch"),
+      import("@mswjs/interceptors/WebSocket"),
+    ]);
+    const http = new FetchInterceptor() as unknown as Interceptor;
+    http.on("request", (args: RequestArgs) => this.request(args));
+    http.apply();
+    const ws = new WebSocketInterceptor() as unknown as Interceptor;
+    ws.on("connection", ({ client }: { client: SocketClient }) => this.connection(client));
+    ws.apply();
+    // Browser code fetches relative URLs; Node's fetch needs absolute ones.
+    const intercepted = g.fetch as (input: unknown, init?: unknown) => Promise<Response>;
+    g.fetch = (input: unknown, init?: unknown) =>
+      intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+  }
+
+  private async request({ request, controller }: RequestArgs): Promise<void> {
+    const run = this.run();
+    if (run === null || !run.current(`a ${request.method} request`)) {
+      controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
+      return;
+    }
+    const url = new URL(request.url);
+    const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
+    if (found === undefined) {
+      const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
+      run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
+      controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
+      return;
+    }
+    try {
+      const text = await request.text();
+      const body = text === "" ? undefined : JSON.parse(text);
+      const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params!, body });
+      controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+    } catch (e) {
+      run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
+      controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+    }
+  }
+
+  private async answer(run: NetworkRun, route: CompiledRoute, request: RouteRequest): Promise<unknown> {
+    if (route.route === "fetch") return this.codec.history(await run.fetch());
+    if (route.route === "post") {
+      const { id, text } = this.codec.postRequest(request.body);
+      if (id === undefined) {
+        const { response, storeId } = await run.postWithoutId(text);
+        return this.codec.postResponse(response, storeId);
+      }
+      return this.codec.postResponse(await run.post(id, text), id);
+    }
+    return route.route(request);
+  }
+
+  private connection(client: SocketClient): void {
+    const run = this.run();
+    if (run === null || !run.current("a WebSocket connection")) return;
+    if (!this.sockets.some((s) => sameSocket(s, client.url))) {
+      const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
+      run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
+      return;
+    }
+    run.sockets.add(client);
+    client.addEventListener("close", () => run.sockets.delete(client));
+  }
+
+  /** One harness event to every open socket of the run, as the app's frame. */
+  deliver(run: NetworkRun, event: AppEvent): void {
+    if (run.sockets.size === 0) {
+      run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
+      return;
+    }
+    const frame = this.codec.frame(event);
+    for (const client of run.sockets) client.send(frame);
+  }
+}
+
+function socketUrl(s: string, origin: URL): URL {
+  const url = new URL(s, origin);
+  if (url.protocol === "http:") url.protocol = "ws:";
+  if (url.protocol === "https:") url.protocol = "wss:";
+  return url;
+}
+
+/** Same socket: scheme, host and path (the query string, often a token or a tab id, is not compared). */
+function sameSocket(declared: URL, actual: URL): boolean {
+  return declared.protocol === actual.protocol && declared.host === actual.host && declared.pathname === actual.pathname;
+}

@@ -1,0 +1,75 @@
+// The store's own fetch and WebSocket routed to the harness (network.ts), the app's wire
+// format (codec.ts) and the virtual clock's declared step.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Adapter, fetchResponse, fixture, jsAdapter, postResponse, userSend } from "./helpers.mjs";
+
+const debug = (answer, id) => JSON.parse(answer.render.find((r) => r.id === id).text);
+
+test("the store's own GET is a fetch effect; the fetch-response reaches it in the app's shape", async () => {
+  const a = await jsAdapter("network.mjs");
+  const boot = await a.reset();
+  assert.deepEqual(boot.effects, [{ effect: "fetch", request_id: 1 }], a.stderr);
+  const chunks = [
+    { seq: 1, turn_id: 1, role: "user", text: "msg:m1", message_ids: [1] },
+    { seq: 2, turn_id: 1, role: "tool-call", text: "call:a" },
+    { seq: 3, turn_id: 1, role: "tool-result", text: "result:a" },
+    { seq: 4, turn_id: 1, role: "tool-call", text: "call:b" },
+  ];
+  const out = await a.input(fetchResponse(1, chunks, [1]));
+  assert.equal(out.type, "output", JSON.stringify(out));
+  assert.deepEqual(debug(out, "rows"), [
+    // ids spelled as strings; a tool row's call is its number within the turn, a result answers the call before it
+    { seq: 1, turnId: "1", role: "user", text: "msg:m1", messageIds: ["m1"] },
+    { seq: 2, turnId: "1", role: "tool-call", text: "call:a", callId: "1" },
+    { seq: 3, turnId: "1", role: "tool-result", text: "result:a", callId: "1" },
+    { seq: 4, turnId: "1", role: "tool-call", text: "call:b", callId: "2" },
+  ]);
+  await a.close();
+});
+
+test("the store's own POST is a post effect; the post-response answers it; events reach its socket as frames", async () => {
+  const a = await jsAdapter("network.mjs");
+  await a.reset();
+  const sent = await a.input(userSend(1));
+  assert.deepEqual(sent.effects, [{ effect: "post", message_id: 1, text: "msg:m1" }], a.stderr);
+  const answered = await a.input(postResponse(1, { outcome: "started", turn_id: 3 }));
+  assert.deepEqual(debug(answered, "posts"), [{ messageId: "00000000-0000-4000-8000-000000000001", status: "started", turnId: "3" }]);
+  const started = await a.event({ type: "turn-start", turn_id: 3 });
+  const tool = await a.event({ type: "tool-call", turn_id: 3, call: 1, text: "call:a" });
+  assert.deepEqual(debug(started, "frames"), [{ kind: "turn.start", turnId: "3", tabId: "tab-1" }]);
+  assert.deepEqual(debug(tool, "frames")[1], { kind: "tool-call", turnId: "3", callId: "1", text: "call:a", tabId: "tab-1" });
+  await a.close();
+});
+
+test("a request no route handles fails the input, naming it; it does not hang", async () => {
+  const a = await jsAdapter("network.mjs", ["unrouted"]);
+  await a.reset();
+  const answer = await a.input(userSend(1));
+  assert.equal(answer.type, "error");
+  assert.match(answer.message, /the store requested GET https:\/\/app\.test\/api\/analytics, which no route handles \(routes: GET \/api\/tabs\/:tab\/rows, POST \/api\/messages\)/);
+  await a.close();
+});
+
+test("a WebSocket to another URL fails the run, naming both URLs", async () => {
+  const a = await jsAdapter("network.mjs", ["wrong-socket"]);
+  const answer = await a.reset();
+  assert.equal(answer.type, "error");
+  assert.match(answer.message, /opened a WebSocket to wss:\/\/elsewhere\.test\/ws, which is not the declared socket \(network\.socket: wss:\/\/app\.test\/ws\)/);
+  await a.close();
+});
+
+test("the virtual clock: a timer waits for its time; the declared step per input brings it, and hello says so", async () => {
+  const still = await jsAdapter("network.mjs", ["timer"]);
+  await still.reset();
+  for (let i = 0; i < 4; i++) assert.equal(debug(await still.input({ input: "scroll", at_bottom: true }), "fired"), false);
+  await still.close();
+
+  const a = new Adapter([fixture("network.mjs"), "timer", "step"]);
+  assert.equal((await a.hello()).clock, "timers run when due; the clock moves 1000 ms per input");
+  await a.reset();
+  const fired = [];
+  for (let i = 0; i < 4; i++) fired.push(debug(await a.input({ input: "scroll", at_bottom: true }), "fired"));
+  assert.deepEqual(fired, [false, false, true, true]); // set at 0 ms for 3000 ms: due at the third input
+  await a.close();
+});

@@ -1,0 +1,45 @@
+// How reconcile-sim drives the app's chat store, unmodified: the store's own fetch and
+// WebSocket reach the harness; this file declares the routes, the wire format and a stub
+// for the page-injected config.
+import { defineAdapter } from "reconcile-sim-adapter";
+import { ChatStore } from "$lib/stores/chat.svelte";
+
+export const modules = {
+  "$lib/config": { config: { apiBase: "/api", wsUrl: "wss://chat.example.com/ws", historyWindow: 200, heartbeatMs: 25000 } },
+};
+
+const TOOL = { "tool-call": ["assistant", "tool_call", "input"], "tool-result": ["tool", "tool_result", "output"] } as const;
+
+export default defineAdapter(
+  (harness) => {
+    const store = new ChatStore("tab-1");
+    return {
+      boot: () => store.open(),
+      send: (text) => store.send(text),
+      scroll: (atBottom) => store.setScrolledUp(!atBottom),
+      render: () => harness.flatten(store.messages, { isSealed: (m) => !m.pending }),
+      snapshot: () => store.snapshot(),
+    };
+  },
+  {
+    name: "production:chat",
+    network: {
+      origin: "https://chat.example.com",
+      socket: "wss://chat.example.com/ws",
+      routes: { "GET /api/tabs/:tab/rows": "fetch", "POST /api/tabs/:tab/messages": "post" },
+      codec: {
+        ids: "string",
+        fields: { type: "kind", call: "callId" },
+        eventNames: { "turn-start": "turn.start", "text-delta": "turn.delta", "tool-call": "tool.call", "tool-result": "tool.result",
+          "message-queued": "message.queued", "message-consumed": "message.consumed", status: "agent.status", "turn-sealed": "turn.sealed" },
+        event: (frame) => ({ ...frame, tabId: "tab-1" }),
+        chunk: (c, ids) => {
+          const [role, type, field] = c.role === "tool-call" || c.role === "tool-result" ? TOOL[c.role] : [c.role, "text", "text"];
+          const data = { [field]: c.text, ...(c.call === undefined ? {} : { callId: ids.encode(c.call) }) };
+          return { id: `row-${c.seq}`, seq: c.seq, turnId: ids.encode(c.turnId), role, type, data, clientMessageIds: c.messageIds ?? [] };
+        },
+        history: (page) => ({ rows: page.chunks, cursor: page.snapshotSeq }),
+      },
+    },
+  },
+);
