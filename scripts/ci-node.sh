@@ -14,6 +14,10 @@
 #      the note's regression scenarios B and C break the store.
 #   4. Per-seed agreement with the built-in stores on 300 seeds (invariant and class of
 #      every seed equal), deltas appended verbatim as the store writes them.
+#   5. examples/production (a production-shaped store driven unmodified through its own
+#      fetch and WebSocket): npm ci, typecheck, its gate `npm test` passes with its known
+#      classes only; with bug A planted back into the store, the gate fails (exit 1) and
+#      names a new inv3-newer-turn class.
 #
 # About 2-3 minutes on 2 shared cores. Exit 0 when all of it holds.
 set -euo pipefail
@@ -50,7 +54,7 @@ trap 'rm -rf "$tmp"' EXIT
 # baseline DIR shows its class, no class is new, and fuzzing met known classes.
 gate() {
   local script=$1 dir=$2
-  say "examples/svelte: npm run $script (the gate, baseline $dir)"
+  say "examples/$(basename "$PWD"): npm run $script (the gate, baseline $dir)"
   set +e
   npm run --silent "$script" -- --json > "$tmp/$script.json"
   local rc=$?
@@ -100,4 +104,32 @@ done
 say "examples/svelte: per-seed agreement with the built-in stores (300 seeds each)"
 node scripts/agreement.mjs --seeds 300 --keep current
 node scripts/agreement.mjs --seeds 300 --keep membership
+
+say "examples/production (a production-shaped store, unmodified): npm ci, typecheck"
+cd "$root/examples/production"
+npm ci --no-audit --no-fund
+npm run typecheck
+gate test known
+
+say "examples/production: a planted bug (bug A back) fails the gate, named as a new class"
+store=src/lib/stores/chat.svelte.ts
+cp "$store" "$tmp/store.ts"
+trap 'cp "$tmp/store.ts" "$root/examples/production/$store"; rm -rf "$tmp"' EXIT
+sed -i 's/const newer = this.liveTurnId !== null \&\& this.liveTurnId !== sealedTurnId ? this.liveTurnId : null;/const newer = null as string | null;/' "$store"
+if cmp -s "$store" "$tmp/store.ts"; then echo "the plant did not apply to $store" >&2; exit 1; fi
+set +e
+npm run --silent test -- --json > "$tmp/planted.json"
+rc=$?
+set -e
+cp "$tmp/store.ts" "$store"
+node - "$tmp/planted.json" "$rc" <<'EOF'
+const fs = require("fs");
+const [file, rc] = process.argv.slice(2);
+const r = JSON.parse(fs.readFileSync(file, "utf8"));
+const fail = (why) => { console.error(`planted bug: ${why}`); process.exit(1); };
+if (rc !== "1") fail(`the gate exited ${rc} (1 expected)`);
+const inv3 = r.found.filter((f) => f.invariant === "inv3-newer-turn");
+if (inv3.length === 0) fail(`no new inv3-newer-turn class (new: ${r.found.map((f) => f.path).join(", ") || "none"})`);
+console.log(`planted bug: the gate failed with ${r.found.length} new classes, ${inv3.map((f) => JSON.stringify(f.class)).join(", ")} among them`);
+EOF
 echo "ci-node passed in ${SECONDS}s"
