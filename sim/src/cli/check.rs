@@ -100,6 +100,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         .map(|s| resolve_stores(s, args.exec))
         .transpose()?;
     let exec = args.exec.options()?;
+    if let (false, Some(stores)) = (args.json, &under_test) {
+        print!("{}", super::flags::settings_lines(stores));
+    }
     let determinism = if args.no_check_determinism {
         false
     } else {

@@ -165,6 +165,15 @@ pub fn resolve_stores(name: &str, flags: ExecFlags) -> anyhow::Result<Vec<Box<dy
     Ok(reconcile_sim::store::resolve_all(name, flags.options()?)?)
 }
 
+/// One line per store that stated settings shaping its runs (an adapter's virtual clock),
+/// for the head of a text report: results say under which settings they were found.
+pub fn settings_lines(stores: &[Box<dyn StoreFactory>]) -> String {
+    stores
+        .iter()
+        .filter_map(|s| s.settings().map(|set| format!("{}: {set}\n", s.name())))
+        .collect()
+}
+
 /// `--allow-exec`: consent to run the `exec:` command a scenario file names.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct AllowExecFlag {

@@ -85,6 +85,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
     let owned = resolve_stores(&args.store, args.exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
+    if !args.json {
+        print!("{}", super::flags::settings_lines(&owned));
+    }
     let limits = args.limits.limits();
     let budget = budget(&args, limits)?;
     let shard = args.sharding.shard();

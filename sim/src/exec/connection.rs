@@ -81,6 +81,8 @@ pub(super) struct Conn {
     pin_on_start: bool,
     /// What the adapter said it speaks in its `hello`.
     features: Features,
+    /// The virtual-clock setting the adapter stated in its `hello`, if any.
+    clock: Option<String>,
     /// Bytes read from stdout, not yet handed out as answer lines.
     lines: LineBuffer,
     /// Scratch for the request being written.
@@ -141,6 +143,7 @@ impl Conn {
             started: false,
             pin_on_start: false,
             features: Features::default(),
+            clock: None,
             lines: LineBuffer::with_capacity(1 << 16),
             wbuf: Vec::with_capacity(1 << 12),
             ids: Ids::new(),
@@ -156,6 +159,11 @@ impl Conn {
     /// What the adapter said it speaks.
     pub fn features(&self) -> Features {
         self.features
+    }
+
+    /// The virtual-clock setting the adapter stated in its `hello`.
+    pub fn clock(&self) -> Option<&str> {
+        self.clock.as_deref()
     }
 
     /// Start-up is over (the first `reset` was answered).
@@ -185,7 +193,9 @@ impl Conn {
             protocol: PROTOCOL_VERSION,
         })?;
         let line = self.read_line()?;
-        self.features = self.ids.answer(&line)?.into_hello()?;
+        let answer = self.ids.answer(&line)?;
+        self.clock = answer.clock().map(str::to_string);
+        self.features = answer.into_hello()?;
         Ok(())
     }
 

@@ -95,6 +95,8 @@ pub struct ExecFactory {
     /// A fresh process for every store, never pooled.
     isolate: bool,
     pool: Pool,
+    /// What the probed process's `hello` stated about its settings (its virtual clock).
+    settings: std::sync::OnceLock<String>,
 }
 
 impl ExecFactory {
@@ -123,6 +125,7 @@ impl ExecFactory {
             pin: true,
             isolate: false,
             pool: Pool::default(),
+            settings: std::sync::OnceLock::new(),
         })
     }
 
@@ -191,6 +194,9 @@ impl ExecFactory {
             .handshake()
             .and_then(|()| conn.request_reset())
             .and_then(|()| conn.boot().map(drop));
+        if let Some(clock) = conn.clock() {
+            let _ = self.settings.set(format!("clock: {clock}"));
+        }
         match started {
             Ok(()) if !self.isolate => self.pool.give_back(conn),
             Ok(()) => {}
@@ -260,6 +266,10 @@ impl StoreFactory for ExecFactory {
         self.spec.clone()
     }
 
+    fn settings(&self) -> Option<String> {
+        self.settings.get().cloned()
+    }
+
     /// The same command, settings and directory, isolated: a new process for every store
     /// (its own, empty pool). `None` when this factory is isolated already.
     fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
@@ -274,6 +284,7 @@ impl StoreFactory for ExecFactory {
             pin: self.pin,
             isolate: true,
             pool: Pool::default(),
+            settings: self.settings.clone(),
         }))
     }
 

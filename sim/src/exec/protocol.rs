@@ -71,6 +71,9 @@ pub(super) struct Answer {
     features: Option<Vec<String>>,
     #[serde(default)]
     digest: Option<String>,
+    /// In a `hello` answer: the adapter's virtual-clock setting, in words (reports state it).
+    #[serde(default)]
+    clock: Option<String>,
 }
 
 /// The ids of one process's conversation: requests are numbered from 1, and the answers
@@ -133,6 +136,11 @@ pub(super) fn parse_answer(line: &str, expected: u64) -> Result<Answer, Fault> {
 }
 
 impl Answer {
+    /// The `clock` a `hello` answer states (read before [`Answer::into_hello`]).
+    pub fn clock(&self) -> Option<&str> {
+        self.clock.as_deref()
+    }
+
     /// The answer to `hello`: the same protocol version back (and the features the adapter
     /// speaks), or a bad handshake.
     pub fn into_hello(self) -> Result<Features, Fault> {

@@ -309,6 +309,12 @@ pub trait StoreFactory: Sync {
     fn command_dir(&self) -> Option<std::path::PathBuf> {
         None
     }
+    /// What the store said about settings that shape its runs, for reports to state: an
+    /// adapter's virtual clock (the `clock` of its `hello`, as `clock: …`). `None` (the
+    /// default) when it said nothing, and for an in-process store.
+    fn settings(&self) -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@
 //   pid-file FILE  the `current` store; the first process writes its pid to FILE (so a
 //                  test can kill it while it idles in the pool)
 //   state          announces the `state` feature and answers `state` with the store's digest
+//   clock          the `current` store; its hello states a virtual-clock setting (`clock`)
 //   slow [START_MS [EVERY_MS [N]]]
 //                  the `durable` store (which passes), slow: sleeps START_MS (default 3000) before it reads
 //                  anything, and EVERY_MS (default 1000) before answering every Nth input
@@ -101,7 +102,8 @@ function answer(msg) {
   if (msg.type === "hello") {
     if (mode === "bad-version") return out({ type: "hello", protocol: 99 });
     if (mode === "no-hello") return out({ type: "output", effects: [], render: [] });
-    return out({ type: "hello", protocol: 1, name: `faulty:${mode}`, ...(features ? { features } : {}) });
+    const clock = mode === "clock" ? { clock: "timers run when due; the clock moves 250 ms per input" } : {};
+    return out({ type: "hello", protocol: 1, name: `faulty:${mode}`, ...(features ? { features } : {}), ...clock });
   }
   if (msg.type === "reset") {
     store = mode === "slow" || mode === "affinity" || mode === "leak" ? makeDurable() : makeStore("current");

@@ -968,3 +968,47 @@ fn cli_exec_store_that_cannot_start_is_bad_usage() {
             .contains(&format!("{var}='soon'")));
     }
 }
+
+/// An adapter's `hello` may state its virtual-clock setting; the factory keeps it after
+/// the probe, and the text reports of `fuzz` and `check` say it under which it was found.
+#[test]
+fn the_clock_an_adapter_states_in_its_hello_heads_the_reports() {
+    use reconcile_sim::model::store::StoreFactory;
+    let stated = faulty("clock");
+    stated.probe().expect("starts");
+    assert_eq!(
+        stated.settings().as_deref(),
+        Some("clock: timers run when due; the clock moves 250 ms per input")
+    );
+    let silent = faulty("state");
+    silent.probe().expect("starts");
+    assert_eq!(silent.settings(), None);
+
+    let script = repo().join("sim/tests/faulty/faulty.js");
+    let script = shell_words::quote(&script.to_string_lossy()).into_owned();
+    for (mode, stated) in [("clock", true), ("state", false)] {
+        let spec = format!("exec:node {script} {mode}");
+        let line = format!("{spec}: clock: timers run when due; the clock moves 250 ms per input");
+        for args in [
+            vec!["fuzz", "--store", spec.as_str(), "--seeds", "2"],
+            vec![
+                "check",
+                "--store",
+                spec.as_str(),
+                "--seeds",
+                "2",
+                "--scenarios",
+                "scenarios/paths",
+            ],
+        ] {
+            let o = sim_env(&args, &[]);
+            let out = String::from_utf8(o.stdout).unwrap();
+            assert_eq!(
+                out.lines().next() == Some(line.as_str()),
+                stated,
+                "{args:?}:\n{out}"
+            );
+            assert_eq!(out.contains("clock:"), stated, "{args:?}:\n{out}");
+        }
+    }
+}
