@@ -42,6 +42,20 @@ test("the store's own POST is a post effect; the post-response answers it; event
   await a.close();
 });
 
+test("a POST without an id: the post effect carries none, and the store learns the id the backend minted", async () => {
+  const a = await jsAdapter("network.mjs", ["no-id"]);
+  await a.reset();
+  const sent = await a.input(userSend(1));
+  assert.deepEqual(sent.effects, [{ effect: "post", text: "msg:m1" }], a.stderr);
+  const answered = await a.input({ input: "post-response", response: { outcome: "queued" }, server_id: 901 });
+  assert.deepEqual(debug(answered, "posts"), [{ messageId: "901", status: "queued" }]);
+  // Events then name the message by the minted id, in the store's spelling.
+  await a.event({ type: "message-queued", message_id: 901 });
+  const consumed = await a.event({ type: "message-consumed", message_ids: [901] });
+  assert.deepEqual(debug(consumed, "frames").at(-1), { kind: "message-consumed", messageIds: ["901"], tabId: "tab-1" });
+  await a.close();
+});
+
 test("a request no route handles fails the input, naming it; it does not hang", async () => {
   const a = await jsAdapter("network.mjs", ["unrouted"]);
   await a.reset();
