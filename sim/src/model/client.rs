@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use crate::model::content::{token_key, KeySet, TokenKey};
+use crate::model::content::{leading_token_key, token_key, KeySet, TokenKey};
 use crate::model::memo::Memo;
 use crate::model::shared_store::SharedStore;
 use crate::model::store::{Answer, CrashCause, Store};
@@ -218,7 +218,7 @@ impl Learned {
                 let at = self.tick();
                 self.run_turn = None;
                 *self.tool_events_of(*turn_id) += 1;
-                if let Some(key) = text.split(' ').next().and_then(token_key) {
+                if let Some(key) = leading_token_key(text) {
                     self.markers.push((key, at));
                 }
             }
@@ -293,7 +293,7 @@ impl TrackedKeys {
     }
 
     pub(super) fn add_marker(&mut self, text: &str) {
-        if let Some(key) = text.split(' ').next().and_then(token_key) {
+        if let Some(key) = leading_token_key(text) {
             self.marker_set.insert(key);
             self.markers.push(key);
         }

@@ -43,11 +43,10 @@
 //! then any): a violation is reported only when both readings break a rule.
 
 use crate::model::client::Client;
-use crate::model::content::{for_each_token, MessageTexts, TokenKey};
+use crate::model::content::{for_each_token, leading_token_key, MessageTexts, TokenKey};
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
-use crate::oracle::seen::leading_token;
 use crate::oracle::violation::{violation, Violation};
 
 /// Invariant 5 for `client`, whose render is `rows`; `fetched` when the step applied a
@@ -314,7 +313,7 @@ fn judge_row(
         }
         Role::ToolCall | Role::ToolResult => {
             let start = marker_start(c, &row.text);
-            let turn = match leading_token(&row.text) {
+            let turn = match leading_token_key(&row.text) {
                 Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
                 _ => None,
             };
@@ -460,7 +459,7 @@ fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
             }
         }
         Role::ToolResult => {
-            if !matches!(leading_token(&row.text), Some(TokenKey::Result(..))) {
+            if !matches!(leading_token_key(&row.text), Some(TokenKey::Result(..))) {
                 return bad("a tool result starts with its marker", &row.text);
             }
             if let Some(t) = tokens.any(|k| matches!(k, TokenKey::Txt(..) | TokenKey::Call(..))) {
@@ -505,7 +504,7 @@ fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<DeltasSeen, Finding> {
 
 /// When the tab learned the tool marker a tool row starts with.
 fn marker_start(c: &Client, text: &str) -> Option<u32> {
-    let key = leading_token(text)?;
+    let key = leading_token_key(text)?;
     c.learned()
         .markers
         .iter()

@@ -15,7 +15,8 @@ use std::collections::BTreeMap;
 
 use crate::model::client::Client;
 use crate::model::content::{
-    for_each_token_key, token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
+    for_each_token_key, leading_token_key, tool_call_text, tool_result_text, KeySet, MessageTexts,
+    TokenKey,
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
@@ -168,13 +169,8 @@ pub fn ids_held(world: &World, rows: &[RenderRow], live_results: bool) -> Vec<Me
 
 /// The `tool-result:t<T>.<N>` marker a tool result's text starts with.
 pub fn result_marker(text: &str) -> Option<(TurnId, u32)> {
-    match leading_token(text) {
+    match leading_token_key(text) {
         Some(TokenKey::Result(t, n)) => Some((TurnId(t), n)),
         _ => None,
     }
-}
-
-/// The token a text starts with (its first word), if it is one.
-pub fn leading_token(text: &str) -> Option<TokenKey> {
-    text.split(' ').next().and_then(token_key)
 }
