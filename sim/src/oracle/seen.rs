@@ -15,20 +15,20 @@ use std::collections::BTreeMap;
 
 use crate::model::client::Client;
 use crate::model::content::{
-    for_each_token_key, leading_token_key, tool_call_text, tool_result_text, KeySet, MessageTexts,
-    TokenKey,
+    leading_token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
+use crate::oracle::read::RenderRead;
 use crate::oracle::violation::{violation, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.
 pub fn check(
     world: &World,
     client: ClientId,
-    rows: &[RenderRow],
+    (rows, read): (&[RenderRow], &RenderRead),
     step_index: usize,
 ) -> Option<Violation> {
     let c = world.client(client);
@@ -38,7 +38,7 @@ pub fn check(
     if c.sent().is_empty() && c.deltas_shown().is_empty() && keys.markers.is_empty() {
         return None;
     }
-    let shown = shown_keys(rows);
+    let shown = read.shown_keys();
     // The common case, every tracked token shown, is a few word operations; only
     // otherwise is each message or delta looked up, in order, to say which are missing.
     if !keys.unkeyed
@@ -92,15 +92,6 @@ pub fn check(
         expected,
         rows,
     ))
-}
-
-/// The keys of every message and delta token of a render.
-pub fn shown_keys(rows: &[RenderRow]) -> KeySet {
-    let mut shown = KeySet::default();
-    for r in rows {
-        for_each_token_key(&r.text, |k| shown.insert(k));
-    }
-    shown
 }
 
 /// The text of a tool marker key.
