@@ -41,11 +41,7 @@ pub fn check(
     let shown = read.shown_keys();
     // The common case, every tracked token shown, is a few word operations; only
     // otherwise is each message or delta looked up, in order, to say which are missing.
-    if !keys.unkeyed
-        && keys.sent_set.is_subset(&shown)
-        && keys.delta_set.is_subset(&shown)
-        && keys.marker_set.is_subset(&shown)
-    {
+    if !keys.unkeyed && keys.tracked.is_subset(&shown) {
         return None;
     }
     let lost = match world.config().message_texts {
