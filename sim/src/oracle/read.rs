@@ -36,10 +36,10 @@ struct RowRead {
 }
 
 impl RowRead {
-    /// Read `text`, unless it is the text read last time.
-    fn read(&mut self, text: &str) {
+    /// Read `text`, unless it is the text read last time; whether it was read.
+    fn read(&mut self, text: &str) -> bool {
         if self.text == text {
-            return;
+            return false;
         }
         self.text.clear();
         self.text.push_str(text);
@@ -57,6 +57,7 @@ impl RowRead {
         });
         let spaces = text.bytes().filter(u8::is_ascii_whitespace).count();
         self.other_bytes = text.len() - token_bytes - spaces;
+        true
     }
 }
 
@@ -67,12 +68,17 @@ pub struct RenderRead {
     rows: Vec<RowRead>,
     /// Rows read before that the render no longer has, kept for their buffers.
     spare: Vec<RowRead>,
+    /// The keys of every token of the rows, as a set: made again only when a row
+    /// changed (invariants 1 and 3 ask for it after every step of the tab, and many steps
+    /// change nothing the tab shows).
+    shown: KeySet,
 }
 
 impl RenderRead {
     /// Bring the reading up to `rows`: each row is compared with the row read at its place
     /// last time and read again only if its text differs.
     pub fn read(&mut self, rows: &[RenderRow]) {
+        let mut changed = self.rows.len() != rows.len();
         if self.rows.len() > rows.len() {
             self.spare.extend(self.rows.drain(rows.len()..));
         }
@@ -80,7 +86,13 @@ impl RenderRead {
             self.rows.push(self.spare.pop().unwrap_or_default());
         }
         for (read, row) in self.rows.iter_mut().zip(rows) {
-            read.read(&row.text);
+            changed |= read.read(&row.text);
+        }
+        if changed {
+            self.shown = KeySet::default();
+            for r in &self.rows {
+                r.tokens.iter().for_each(|t| self.shown.insert(t.key));
+            }
         }
     }
 
@@ -94,20 +106,9 @@ impl RenderRead {
         }
     }
 
-    /// The keys of every token of the rows `range` (indices into the rows last read).
-    pub fn keys_of(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = TokenKey> + '_ {
-        self.rows[range]
-            .iter()
-            .flat_map(|r| r.tokens.iter().map(|t| t.key))
-    }
-
     /// The keys of every token of the render, as a set.
-    pub fn shown_keys(&self) -> KeySet {
-        let mut shown = KeySet::default();
-        for key in self.keys_of(0..self.rows.len()) {
-            shown.insert(key);
-        }
-        shown
+    pub fn shown_keys(&self) -> &KeySet {
+        &self.shown
     }
 }
 

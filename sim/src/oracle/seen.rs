@@ -41,12 +41,12 @@ pub fn check(
     let shown = read.shown_keys();
     // The common case, every tracked token shown, is a few word operations; only
     // otherwise is each message or delta looked up, in order, to say which are missing.
-    if !keys.unkeyed && keys.tracked.is_subset(&shown) {
+    if !keys.unkeyed && keys.tracked.is_subset(shown) {
         return None;
     }
     let lost = match world.config().message_texts {
         _ if !judged.judges(Invariant::NoLoss) => Vec::new(),
-        MessageTexts::Tokens => lost_tokens(c, &shown),
+        MessageTexts::Tokens => lost_tokens(c, shown),
         MessageTexts::Colliding => lost_texts(world, c, rows),
     };
     if !lost.is_empty() {
