@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
-use crate::model::content::{token_key, KeySet, TokenKey};
+use crate::model::content::{leading_token_key, token_key, KeySet, TokenKey};
 use crate::model::memo::Memo;
 use crate::model::shared_store::SharedStore;
 use crate::model::store::{Answer, CrashCause, Store};
@@ -218,7 +218,7 @@ impl Learned {
                 let at = self.tick();
                 self.run_turn = None;
                 *self.tool_events_of(*turn_id) += 1;
-                if let Some(key) = text.split(' ').next().and_then(token_key) {
+                if let Some(key) = leading_token_key(text) {
                     self.markers.push((key, at));
                 }
             }
@@ -254,16 +254,12 @@ pub struct TrackedKeys {
     pub sent: Vec<Option<TokenKey>>,
     /// Parallel to [`Client::deltas_shown`].
     pub deltas: Vec<Option<TokenKey>>,
-    /// The same keys as sets, so that "every tracked token is shown" is a few word
-    /// operations.
-    pub sent_set: KeySet,
-    /// The delta keys as a set.
-    pub delta_set: KeySet,
-    /// The tool markers (`tool-call:…`, `tool-result:…`) delivered, in order, and as a
-    /// set: streamed content too, which invariant 3 keeps visible.
+    /// The tool markers (`tool-call:…`, `tool-result:…`) delivered, in order: streamed
+    /// content too, which invariant 3 keeps visible.
     pub markers: Vec<TokenKey>,
-    /// [`TrackedKeys::markers`] as a set.
-    pub marker_set: KeySet,
+    /// Every key above (sent, deltas, markers) in one set, so that "every tracked token is
+    /// shown", asked after every step, is one subset test of a few words.
+    pub tracked: KeySet,
     /// A tracked text has no key (a message in a world of colliding texts): checks then
     /// take the long way.
     pub unkeyed: bool,
@@ -286,15 +282,15 @@ impl TrackedKeys {
     pub(super) fn add_sent(&mut self, text: &str) {
         let key = token_key(text);
         match key {
-            Some(k) => self.sent_set.insert(k),
+            Some(k) => self.tracked.insert(k),
             None => self.unkeyed = true,
         }
         self.sent.push(key);
     }
 
     pub(super) fn add_marker(&mut self, text: &str) {
-        if let Some(key) = text.split(' ').next().and_then(token_key) {
-            self.marker_set.insert(key);
+        if let Some(key) = leading_token_key(text) {
+            self.tracked.insert(key);
             self.markers.push(key);
         }
     }
@@ -303,7 +299,7 @@ impl TrackedKeys {
         let key = token_key(text);
         match key {
             Some(k) => {
-                self.delta_set.insert(k);
+                self.tracked.insert(k);
                 let at = self.delta_index.partition_point(|(d, _)| *d < k);
                 self.delta_index.insert(at, (k, self.deltas.len() as u32));
             }

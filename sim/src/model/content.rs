@@ -204,6 +204,18 @@ pub fn token_key(token: &str) -> Option<TokenKey> {
     (i == b.len()).then_some(key)
 }
 
+/// The key of the token `text` starts with, when its first word (up to the first space)
+/// is one: `token_key(text.split(' ').next())`, read in place. A token's bytes hold no
+/// space, so parsing from the start reads exactly the bytes the first word would; the
+/// world reads every tool event's marker this way and the oracle every tool row's, and
+/// the string splitter cost more than the parse (2 % of a campaign's samples).
+pub fn leading_token_key(text: &str) -> Option<TokenKey> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let key = parse_token_at(b, &mut i)?;
+    (i == b.len() || b[i] == b' ').then_some(key)
+}
+
 /// Call `f` with every canonical content token of `text` and its key, in order, in one
 /// pass over the bytes (the oracle runs this over every render after every step).
 ///
@@ -349,6 +361,32 @@ mod tests {
             "",
         ] {
             assert_eq!(token_key(other), None, "{other:?}");
+        }
+    }
+
+    /// The in-place reading of a text's first word agrees with splitting it off.
+    #[test]
+    fn the_leading_token_is_the_first_words_token() {
+        for text in [
+            "tool-result:t2.1 [USER INTERRUPT] msg:m3",
+            "tool-call:t1.2",
+            "tool-call:t1.2x",
+            "tool-call:t1.2\tmsg:m1",
+            "msg:m1 ",
+            " msg:m1",
+            "msg:m01 x",
+            "txt:t1 .2",
+            "txt:t1.2txt:t1.3",
+            "msg:m123456789012 x",
+            "msg:m4294967296",
+            "",
+            "ok thanks",
+        ] {
+            assert_eq!(
+                leading_token_key(text),
+                text.split(' ').next().and_then(token_key),
+                "{text:?}"
+            );
         }
     }
 

@@ -283,7 +283,7 @@ pub enum Effect {
 }
 
 /// Where a rendered row comes from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "from", rename_all = "kebab-case")]
 pub enum Origin {
     /// A durable chunk row with this `seq` (from `groupRowsToMessages(chunks)`).
@@ -299,8 +299,26 @@ pub enum Origin {
     },
 }
 
+/// Written out for [`Clone::clone_from`], which reuses the id's buffer (the derived one
+/// allocates a new one): the class watch copies a tab's live rows after every step.
+impl Clone for Origin {
+    fn clone(&self) -> Origin {
+        match self {
+            Origin::Sealed { seq } => Origin::Sealed { seq: *seq },
+            Origin::Live { id } => Origin::Live { id: id.clone() },
+        }
+    }
+
+    fn clone_from(&mut self, source: &Origin) {
+        match (self, source) {
+            (Origin::Live { id }, Origin::Live { id: from }) => id.clone_from(from),
+            (this, source) => *this = source.clone(),
+        }
+    }
+}
+
 /// One row of what the user sees: `groupRowsToMessages(chunks) ++ live`, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RenderRow {
     /// Whether the row is sealed or live, and which one.
     #[serde(flatten)]
@@ -314,6 +332,26 @@ pub struct RenderRow {
     /// What the user reads; the oracle finds content tokens in it wherever the store put
     /// them.
     pub text: String,
+}
+
+/// Written out for [`Clone::clone_from`], which reuses the row's buffers (the derived one
+/// allocates new ones): the class watch copies a tab's live user rows after every step.
+impl Clone for RenderRow {
+    fn clone(&self) -> RenderRow {
+        RenderRow {
+            origin: self.origin.clone(),
+            role: self.role,
+            turn_id: self.turn_id,
+            text: self.text.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &RenderRow) {
+        self.origin.clone_from(&source.origin);
+        self.role = source.role;
+        self.turn_id = source.turn_id;
+        self.text.clone_from(&source.text);
+    }
 }
 
 impl RenderRow {

@@ -10,10 +10,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::content::{for_each_token, KeySet, MessageTexts};
+use crate::model::content::{KeySet, MessageTexts};
 use crate::model::wire::{ClientId, Origin, RenderRow, Role};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
+use crate::oracle::read::RenderRead;
 use crate::oracle::seen::ids_held;
 use crate::oracle::violation::{violation, Violation};
 
@@ -21,7 +22,7 @@ use crate::oracle::violation::{violation, Violation};
 pub fn check(
     world: &World,
     client: ClientId,
-    rows: &[RenderRow],
+    (rows, read): (&[RenderRow], &RenderRead),
     step_index: usize,
 ) -> Option<Violation> {
     // A duplicate is live content that is also sealed: with nothing live (the usual state
@@ -32,7 +33,7 @@ pub fn check(
     {
         return None;
     }
-    let mut dup = duplicated_tokens(world, client, rows);
+    let mut dup = duplicated_tokens(world, client, (rows, read));
     if world.config().message_texts == MessageTexts::Colliding {
         dup.extend(duplicated_texts(world, client, rows));
     }
@@ -53,35 +54,42 @@ pub fn check(
     ))
 }
 
-/// The rows of turns whose `turn-sealed` reached the client.
+/// The indices of the rows of turns whose `turn-sealed` reached the client.
 fn of_sealed_turns<'a>(
     world: &'a World,
     client: ClientId,
     rows: &'a [RenderRow],
-) -> impl Iterator<Item = &'a RenderRow> {
+) -> impl Iterator<Item = usize> + 'a {
     let db = world.backend().db();
     let seals = world.client(client).seals_shown();
-    rows.iter().filter(move |row| match row.origin {
-        Origin::Sealed { seq } => db
-            .binary_search_by_key(&seq, |r| r.seq)
-            .is_ok_and(|i| seals.contains(&db[i].turn_id)),
-        Origin::Live { .. } => false,
-    })
+    rows.iter()
+        .enumerate()
+        .filter_map(move |(i, row)| match row.origin {
+            Origin::Sealed { seq } => db
+                .binary_search_by_key(&seq, |r| r.seq)
+                .is_ok_and(|d| seals.contains(&db[d].turn_id))
+                .then_some(i),
+            Origin::Live { .. } => None,
+        })
 }
 
 /// Tokens shown in a sealed row of a sealed turn and also in a live row, in render order.
-fn duplicated_tokens(world: &World, client: ClientId, rows: &[RenderRow]) -> Vec<String> {
+fn duplicated_tokens(
+    world: &World,
+    client: ClientId,
+    (rows, read): (&[RenderRow], &RenderRead),
+) -> Vec<String> {
     let mut sealed = KeySet::default();
-    for row in of_sealed_turns(world, client, rows) {
-        for_each_token(&row.text, |_, key| sealed.insert(key));
+    for i in of_sealed_turns(world, client, rows) {
+        read.row(i).keys().for_each(|key| sealed.insert(key));
     }
     let mut dup: Vec<String> = Vec::new();
-    for row in rows.iter().filter(|r| r.is_live()) {
-        for_each_token(&row.text, |t, key| {
+    for (i, _) in rows.iter().enumerate().filter(|(_, r)| r.is_live()) {
+        for (t, key) in read.row(i).iter() {
             if sealed.contains(key) && !dup.iter().any(|d| d == t) {
                 dup.push(t.to_string());
             }
-        });
+        }
     }
     dup
 }
@@ -99,7 +107,9 @@ fn duplicated_texts(world: &World, client: ClientId, rows: &[RenderRow]) -> Vec<
             *pending.entry(text.as_str()).or_default() += 1;
         }
     }
-    let sealed_rows: Vec<RenderRow> = of_sealed_turns(world, client, rows).cloned().collect();
+    let sealed_rows: Vec<RenderRow> = of_sealed_turns(world, client, rows)
+        .map(|i| rows[i].clone())
+        .collect();
     let sealed_texts: Vec<&str> = ids_held(world, &sealed_rows, false)
         .into_iter()
         .filter_map(|id| world.message_text(id))

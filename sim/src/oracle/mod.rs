@@ -28,6 +28,8 @@
 //! in a world of colliding message texts (the same text twice, texts inside one another)
 //! messages are judged by multisets of texts instead of unique tokens (see [`seen`]).
 
+use std::cell::RefCell;
+
 use crate::model::step::{Actor, Step};
 use crate::model::wire::{ClientId, RenderRow};
 use crate::model::world::World;
@@ -38,6 +40,7 @@ mod converge;
 mod duplicate;
 mod invariant;
 pub mod judged;
+pub mod read;
 pub mod render;
 pub mod seen;
 mod violation;
@@ -45,6 +48,41 @@ mod violation;
 pub use converge::{check_converged, converged};
 pub use invariant::Invariant;
 pub use violation::{render_line, Violation};
+
+/// The oracle's readings of each tab's render on this thread (see [`read`]), and the
+/// buffers its render check reuses.
+#[derive(Default)]
+struct Readings {
+    tabs: Vec<read::RenderRead>,
+    scratch: render::Scratch,
+}
+
+thread_local! {
+    /// One set of readings per thread: a campaign's worker judges its runs one after
+    /// another, and a reading depends on the rows alone (see [`read`]), so keeping it here
+    /// rather than in each run loop and each search engine (which copy worlds) changes no
+    /// verdict and saves threading a value through all of them.
+    static READINGS: RefCell<Readings> = RefCell::new(Readings::default());
+}
+
+/// Call `f` with tab `client`'s reading brought up to `rows`, and the render check's
+/// buffers.
+fn with_reading<R>(
+    client: ClientId,
+    rows: &[RenderRow],
+    f: impl FnOnce(&read::RenderRead, &mut render::Scratch) -> R,
+) -> R {
+    READINGS.with(|r| {
+        let Readings { tabs, scratch } = &mut *r.borrow_mut();
+        let client = client as usize;
+        if tabs.len() <= client {
+            tabs.resize_with(client + 1, read::RenderRead::default);
+        }
+        let tab = &mut tabs[client];
+        tab.read(rows);
+        f(tab, scratch)
+    })
+}
 
 /// Check the client `step` touched: invariants 1 and 3, then 2 when the step applied a
 /// fetch response and the client is settled, then 5. `step_index` is the step's index in
@@ -73,24 +111,27 @@ pub fn judge_render(
     fetched: bool,
     step_index: usize,
 ) -> Option<Violation> {
-    let c = world.client(client);
-    let judged = world.config().judged;
-    seen::check(world, client, rows, step_index)
-        .or_else(|| {
-            let settled = judged.judges(Invariant::NoDuplicate)
-                && fetched
-                && !c.scrolled_up()
-                && c.no_fetch_outstanding();
-            settled
-                .then(|| duplicate::check(world, client, rows, step_index))
-                .flatten()
-        })
-        .or_else(|| {
-            judged
-                .judges(Invariant::RenderShape)
-                .then(|| render::check(world, client, rows, fetched, step_index))
-                .flatten()
-        })
+    with_reading(client, rows, |read, scratch| {
+        let c = world.client(client);
+        let judged = world.config().judged;
+        let rows = (rows, read);
+        seen::check(world, client, rows, step_index)
+            .or_else(|| {
+                let settled = judged.judges(Invariant::NoDuplicate)
+                    && fetched
+                    && !c.scrolled_up()
+                    && c.no_fetch_outstanding();
+                settled
+                    .then(|| duplicate::check(world, client, rows, step_index))
+                    .flatten()
+            })
+            .or_else(|| {
+                judged
+                    .judges(Invariant::RenderShape)
+                    .then(|| render::check(world, client, rows, scratch, fetched, step_index))
+                    .flatten()
+            })
+    })
 }
 
 #[cfg(test)]
@@ -160,7 +201,9 @@ mod tests {
             live("msg:m1 msg:m127 msg:m128 msg:m900"),
             live("txt:t0.0 txt:t15.63 txt:t16.1 txt:t2.64 [USER INTERRUPT] msg:m02"),
         ];
-        let shown = seen::shown_keys(&rows);
+        let mut read = read::RenderRead::default();
+        read.read(&rows);
+        let shown = read.shown_keys();
         let mut tokens: Vec<&str> = Vec::new();
         for r in &rows {
             crate::model::content::for_each_token(&r.text, |t, _| tokens.push(t));

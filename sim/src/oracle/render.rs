@@ -43,11 +43,11 @@
 //! then any): a violation is reported only when both readings break a rule.
 
 use crate::model::client::Client;
-use crate::model::content::{for_each_token, MessageTexts, TokenKey};
+use crate::model::content::{MessageTexts, TokenKey};
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
-use crate::oracle::seen::leading_token;
+use crate::oracle::read::{RenderRead, RowTokens};
 use crate::oracle::violation::{violation, Violation};
 
 /// Invariant 5 for `client`, whose render is `rows`; `fetched` when the step applied a
@@ -55,7 +55,8 @@ use crate::oracle::violation::{violation, Violation};
 pub fn check(
     world: &World,
     client: ClientId,
-    rows: &[RenderRow],
+    (rows, read): (&[RenderRow], &RenderRead),
+    scratch: &mut Scratch,
     fetched: bool,
     step_index: usize,
 ) -> Option<Violation> {
@@ -89,8 +90,13 @@ pub fn check(
     if live_start == rows.len() {
         return None;
     }
-    let (sealed, live) = rows.split_at(live_start);
-    match check_live(world.client(client), world, sealed, live) {
+    let (sealed, rows) = rows.split_at(live_start);
+    let live = Live {
+        rows,
+        read,
+        start: live_start,
+    };
+    match check_live(world.client(client), world, sealed, live, scratch) {
         Ok(()) => None,
         Err((messages, why)) => fail(messages, why),
     }
@@ -130,32 +136,34 @@ fn sealed_rows_are_the_db(world: &World, sealed: &[RenderRow]) -> Result<(), Str
     Ok(())
 }
 
-/// What one live row's text is made of: the tokens borrowed from the row's text (the
-/// oracle reads every live row after every step; no token is copied).
-#[derive(Default)]
-struct RowTokens<'a> {
-    /// Every token, with its text, in order.
-    tokens: Vec<(&'a str, TokenKey)>,
-    /// Bytes that are neither a token nor whitespace.
-    other_bytes: usize,
+/// The live rows of a render, with their reading.
+#[derive(Clone, Copy)]
+struct Live<'a> {
+    rows: &'a [RenderRow],
+    read: &'a RenderRead,
+    /// The index of the first live row in the render (and its reading).
+    start: usize,
 }
 
-impl<'a> RowTokens<'a> {
-    fn of(text: &'a str) -> RowTokens<'a> {
-        let mut out = RowTokens::default();
-        let mut token_bytes = 0;
-        for_each_token(text, |t, key| {
-            token_bytes += t.len();
-            out.tokens.push((t, key));
-        });
-        let spaces = text.bytes().filter(u8::is_ascii_whitespace).count();
-        out.other_bytes = text.len() - token_bytes - spaces;
-        out
+impl<'a> Live<'a> {
+    /// The tokens of live row `i`.
+    fn tokens(self, i: usize) -> RowTokens<'a> {
+        self.read.row(self.start + i)
     }
+}
 
-    fn any(&self, f: impl Fn(TokenKey) -> bool) -> Option<&'a str> {
-        self.tokens.iter().find(|(_, k)| f(*k)).map(|(t, _)| *t)
-    }
+/// Buffers the live rows' judgement reuses from one check to the next, so that a check
+/// allocates nothing (see [`crate::oracle::read`]).
+#[derive(Default)]
+pub struct Scratch {
+    /// Each live row as the order checks see it.
+    judged: Vec<Judged>,
+    /// (run, index of the live row holding it)
+    runs: Vec<(u32, usize)>,
+    /// The runs of the row being judged.
+    row_runs: Vec<u32>,
+    /// (turn, index of the first live row of it)
+    turns_above: Vec<(u32, usize)>,
 }
 
 type Finding = (Vec<String>, String);
@@ -215,13 +223,16 @@ fn check_live(
     c: &Client,
     world: &World,
     sealed: &[RenderRow],
-    live: &[RenderRow],
+    live: Live<'_>,
+    scratch: &mut Scratch,
 ) -> Result<(), Finding> {
-    let first = check_live_as(c, world, OwnMessages::new(c, world, sealed, true), live);
+    let own = OwnMessages::new(c, world, sealed, true);
+    let first = check_live_as(c, world, own, live, scratch);
     if first.is_err() && world.config().message_texts == MessageTexts::Colliding {
         // The other reading of equal texts: a live row may also stand for a send whose
         // message a sealed row holds (a lingering duplicate, invariant 2's business).
-        return check_live_as(c, world, OwnMessages::new(c, world, sealed, false), live).or(first);
+        let own = OwnMessages::new(c, world, sealed, false);
+        return check_live_as(c, world, own, live, scratch).or(first);
     }
     first
 }
@@ -231,27 +242,33 @@ fn check_live_as(
     c: &Client,
     world: &World,
     mut own: OwnMessages<'_>,
-    live: &[RenderRow],
+    live: Live<'_>,
+    scratch: &mut Scratch,
 ) -> Result<(), Finding> {
-    let mut judged: Vec<Judged> = Vec::with_capacity(live.len());
-    // (run, index of the live row holding it)
-    let mut runs: Vec<(u32, usize)> = Vec::new();
+    let Scratch {
+        judged,
+        runs,
+        row_runs,
+        turns_above,
+    } = scratch;
+    judged.clear();
+    runs.clear();
     // The send index and row of the last own user row, for the send order.
     let mut last_own: Option<(u32, usize)> = None;
 
-    for (i, row) in live.iter().enumerate() {
-        let tokens = RowTokens::of(&row.text);
-        shape(row, &tokens)?;
-        let (j, row_runs) = judge_row(c, world, &mut own, row, &tokens, last_own)?;
-        for r in row_runs {
+    for (i, row) in live.rows.iter().enumerate() {
+        let tokens = live.tokens(i);
+        shape(row, tokens)?;
+        let j = judge_row(c, world, &mut own, (row, tokens), last_own, row_runs)?;
+        for &r in row_runs.iter() {
             if let Some((_, k)) = runs.iter().find(|(run, k)| *run == r && *k != i) {
                 let k = *k;
-                if !live[k + 1..i]
+                if !live.rows[k + 1..i]
                     .iter()
                     .any(|between| between.role == Role::User)
                 {
                     return Err((
-                        tokens.tokens.iter().map(|(t, _)| t.to_string()).collect(),
+                        tokens.iter().map(|(t, _)| t.to_string()).collect(),
                         format!(
                             "a run of deltas received with nothing between them in one row, or split only around a user row; it is split between live rows {k} and {i}, with no user row between"
                         ),
@@ -264,10 +281,10 @@ fn check_live_as(
             if let Some((before, k)) = last_own {
                 if (send as u32) < before {
                     return Err((
-                        vec![row.text.clone(), live[k].text.clone()],
+                        vec![row.text.clone(), live.rows[k].text.clone()],
                         format!(
                             "the user's own messages in the order they were sent; {:?} is below {:?}, sent after it",
-                            row.text, live[k].text
+                            row.text, live.rows[k].text
                         ),
                     ));
                 }
@@ -276,24 +293,26 @@ fn check_live_as(
         }
         judged.push(j);
     }
-    in_some_defensible_order(live, &judged)?;
-    initiators_above_their_turns(c, world, live, &judged)
+    in_some_defensible_order(live.rows, judged)?;
+    initiators_above_their_turns(c, world, live, judged, turns_above)
 }
 
 /// One live row as the order checks see it (its keys in time, the send it shows, its
-/// turn), and the runs of deltas it holds; a user row is read as the send `own` assigns
-/// it, after `last_own` (the send index and row of the last own user row above it).
+/// turn), and the runs of deltas it holds (into `row_runs`); a user row is read as the
+/// send `own` assigns it, after `last_own` (the send index and row of the last own user
+/// row above it).
 fn judge_row(
     c: &Client,
     world: &World,
     own: &mut OwnMessages<'_>,
-    row: &RenderRow,
-    tokens: &RowTokens<'_>,
+    (row, tokens): (&RenderRow, RowTokens<'_>),
     last_own: Option<(u32, usize)>,
-) -> Result<(Judged, Vec<u32>), Finding> {
+    row_runs: &mut Vec<u32>,
+) -> Result<Judged, Finding> {
+    row_runs.clear();
     Ok(match row.role {
         Role::User => {
-            let send = own.send(row, tokens, last_own.map(|(s, _)| s as usize));
+            let send = own.send((row, tokens), last_own.map(|(s, _)| s as usize));
             let keys = send.map(|s| {
                 let at = c.learned().sent_at[s];
                 RowKeys {
@@ -301,24 +320,23 @@ fn judge_row(
                     db: decided(c, world, c.sent()[s]),
                 }
             });
-            let j = Judged {
+            Judged {
                 keys,
                 send,
                 turn: None,
-            };
-            (j, Vec::new())
+            }
         }
         Role::Assistant => {
-            let (start, turn, row_runs) = deltas_seen(c, tokens)?;
-            (Judged::content(start, turn), row_runs)
+            let (start, turn) = deltas_seen(c, tokens, row_runs)?;
+            Judged::content(start, turn)
         }
         Role::ToolCall | Role::ToolResult => {
-            let start = marker_start(c, &row.text);
-            let turn = match leading_token(&row.text) {
+            let start = marker_start(c, tokens);
+            let turn = match tokens.leading() {
                 Some(TokenKey::Call(t, _) | TokenKey::Result(t, _)) => Some(t),
                 _ => None,
             };
-            (Judged::content(start, turn), Vec::new())
+            Judged::content(start, turn)
         }
     })
 }
@@ -354,11 +372,12 @@ fn in_some_defensible_order(live: &[RenderRow], judged: &[Judged]) -> Result<(),
 fn initiators_above_their_turns(
     c: &Client,
     world: &World,
-    live: &[RenderRow],
+    live: Live<'_>,
     judged: &[Judged],
+    turns_above: &mut Vec<(u32, usize)>,
 ) -> Result<(), Finding> {
-    let mut turns_above: Vec<(u32, usize)> = Vec::new();
-    for (i, (row, j)) in live.iter().zip(judged).enumerate() {
+    turns_above.clear();
+    for (i, (row, j)) in live.rows.iter().zip(judged).enumerate() {
         if let Some(t) = j.turn {
             if !turns_above.iter().any(|(u, _)| *u == t) {
                 turns_above.push((t, i));
@@ -368,25 +387,20 @@ fn initiators_above_their_turns(
         if row.role != Role::User || turns_above.is_empty() {
             continue;
         }
-        let mut messages: Vec<MessageId> = Vec::new();
-        for_each_token(&row.text, |_, key| {
-            if let TokenKey::Msg(m) = key {
-                messages.push(MessageId(m));
-            }
+        let shown = live.tokens(i).keys().filter_map(|key| match key {
+            TokenKey::Msg(m) => Some(MessageId(m)),
+            _ => None,
         });
-        if let Some(s) = j.send {
-            messages.push(c.sent()[s]);
-        }
-        for m in messages {
+        for m in shown.chain(j.send.map(|s| c.sent()[s])) {
             let Some(turn) = initiated(world, m) else {
                 continue;
             };
             if let Some((_, k)) = turns_above.iter().find(|(t, _)| *t == turn.0) {
                 return Err((
-                    vec![row.text.clone(), live[*k].text.clone()],
+                    vec![row.text.clone(), live.rows[*k].text.clone()],
                     format!(
                         "a turn's content below the message that started it; {:?} of {turn} is above {:?}",
-                        live[*k].text, row.text
+                        live.rows[*k].text, row.text
                     ),
                 ));
             }
@@ -395,18 +409,16 @@ fn initiators_above_their_turns(
     Ok(())
 }
 
-/// The turn message `m` started (the DB's first row of that turn holds it), if any.
+/// The turn message `m` started (the DB's first row of that turn holds it), if any: the
+/// first user row holding `m`, when no row above it is of its turn (the DB is in `seq`
+/// order, so the first row of a turn is the one no earlier row shares the turn with).
 fn initiated(world: &World, m: MessageId) -> Option<TurnId> {
     let db = world.backend().db();
-    db.iter()
-        .find(|r| r.role == Role::User && r.message_ids.contains(&m))
-        .filter(|r| {
-            db.iter()
-                .find(|first| first.turn_id == r.turn_id)
-                .map(|f| f.seq)
-                == Some(r.seq)
-        })
-        .map(|r| r.turn_id)
+    let i = db
+        .iter()
+        .position(|r| r.role == Role::User && r.message_ids.contains(&m))?;
+    let turn = db[i].turn_id;
+    (!db[..i].iter().any(|r| r.turn_id == turn)).then_some(turn)
 }
 
 /// When the tab was told where the DB holds message `m` (see [`RowKeys::db`]).
@@ -421,7 +433,7 @@ fn decided(c: &Client, world: &World, m: MessageId) -> u64 {
 }
 
 /// The shape a live row of its role must have.
-fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
+fn shape(row: &RenderRow, tokens: RowTokens<'_>) -> Result<(), Finding> {
     let bad = |what: &str, token: &str| {
         Err((
             vec![token.to_string()],
@@ -441,8 +453,8 @@ fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
             if tokens.other_bytes > 0 {
                 return bad("an assistant row holds only streamed text", &row.text);
             }
-            let mut turns = tokens.tokens.iter().filter_map(|(_, k)| match k {
-                TokenKey::Txt(t, _) => Some(*t),
+            let mut turns = tokens.keys().filter_map(|k| match k {
+                TokenKey::Txt(t, _) => Some(t),
                 _ => None,
             });
             if let Some(first) = turns.next() {
@@ -452,15 +464,14 @@ fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
             }
         }
         Role::ToolCall => {
-            let alone = tokens.tokens.len() == 1
-                && tokens.other_bytes == 0
-                && matches!(tokens.tokens[0].1, TokenKey::Call(..));
+            let alone =
+                tokens.other_bytes == 0 && matches!(tokens.only(), Some(TokenKey::Call(..)));
             if !alone {
                 return bad("a tool-call row is its marker alone", &row.text);
             }
         }
         Role::ToolResult => {
-            if !matches!(leading_token(&row.text), Some(TokenKey::Result(..))) {
+            if !matches!(tokens.leading(), Some(TokenKey::Result(..))) {
                 return bad("a tool result starts with its marker", &row.text);
             }
             if let Some(t) = tokens.any(|k| matches!(k, TokenKey::Txt(..) | TokenKey::Call(..))) {
@@ -471,18 +482,18 @@ fn shape(row: &RenderRow, tokens: &RowTokens) -> Result<(), Finding> {
     Ok(())
 }
 
-/// An assistant row's earliest delta delivery (tick), its turn and its deltas' runs.
-type DeltasSeen = (Option<u32>, Option<u32>, Vec<u32>);
-
-/// When an assistant row started (its earliest delta's delivery), its turn and the runs
-/// of its deltas; its deltas must all be of one segment.
-fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<DeltasSeen, Finding> {
+/// When an assistant row started (its earliest delta's delivery, a tick) and its turn,
+/// with the runs of its deltas pushed onto `runs`; its deltas must all be of one segment.
+fn deltas_seen(
+    c: &Client,
+    tokens: RowTokens<'_>,
+    runs: &mut Vec<u32>,
+) -> Result<(Option<u32>, Option<u32>), Finding> {
     let learned = c.learned();
     let mut start: Option<u32> = None;
     let mut segment = None;
-    let mut runs: Vec<u32> = Vec::new();
-    for (text, key) in &tokens.tokens {
-        let Some(pos) = c.keys().delta_position(*key) else {
+    for (text, key) in tokens.iter() {
+        let Some(pos) = c.keys().delta_position(key) else {
             continue; // not delivered to this tab: invariant 3's business, not this one's
         };
         let seen = learned.deltas[pos];
@@ -500,12 +511,12 @@ fn deltas_seen(c: &Client, tokens: &RowTokens) -> Result<DeltasSeen, Finding> {
             runs.push(seen.run);
         }
     }
-    Ok((start, segment.map(|(t, _): (TurnId, u32)| t.0), runs))
+    Ok((start, segment.map(|(t, _): (TurnId, u32)| t.0)))
 }
 
 /// When the tab learned the tool marker a tool row starts with.
-fn marker_start(c: &Client, text: &str) -> Option<u32> {
-    let key = leading_token(text)?;
+fn marker_start(c: &Client, tokens: RowTokens<'_>) -> Option<u32> {
+    let key = tokens.leading()?;
     c.learned()
         .markers
         .iter()
@@ -571,13 +582,12 @@ impl<'a> OwnMessages<'a> {
     /// assignment in send order whenever one exists).
     fn send(
         &mut self,
-        row: &RenderRow,
-        tokens: &RowTokens,
+        (row, tokens): (&RenderRow, RowTokens<'_>),
         after_send: Option<usize>,
     ) -> Option<usize> {
         match self.texts {
             MessageTexts::Tokens => {
-                let key = tokens.tokens.first()?.1;
+                let key = tokens.keys().next()?;
                 self.c.keys().sent.iter().position(|k| *k == Some(key))
             }
             MessageTexts::Colliding => {

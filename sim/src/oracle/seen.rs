@@ -15,19 +15,20 @@ use std::collections::BTreeMap;
 
 use crate::model::client::Client;
 use crate::model::content::{
-    for_each_token_key, token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
+    leading_token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
 };
 use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::judged::JudgedExt;
+use crate::oracle::read::RenderRead;
 use crate::oracle::violation::{violation, Violation};
 
 /// Invariants 1 then 3 for `client`, whose render is `rows`.
 pub fn check(
     world: &World,
     client: ClientId,
-    rows: &[RenderRow],
+    (rows, read): (&[RenderRow], &RenderRead),
     step_index: usize,
 ) -> Option<Violation> {
     let c = world.client(client);
@@ -37,19 +38,15 @@ pub fn check(
     if c.sent().is_empty() && c.deltas_shown().is_empty() && keys.markers.is_empty() {
         return None;
     }
-    let shown = shown_keys(rows);
+    let shown = read.shown_keys();
     // The common case, every tracked token shown, is a few word operations; only
     // otherwise is each message or delta looked up, in order, to say which are missing.
-    if !keys.unkeyed
-        && keys.sent_set.is_subset(&shown)
-        && keys.delta_set.is_subset(&shown)
-        && keys.marker_set.is_subset(&shown)
-    {
+    if !keys.unkeyed && keys.tracked.is_subset(shown) {
         return None;
     }
     let lost = match world.config().message_texts {
         _ if !judged.judges(Invariant::NoLoss) => Vec::new(),
-        MessageTexts::Tokens => lost_tokens(c, &shown),
+        MessageTexts::Tokens => lost_tokens(c, shown),
         MessageTexts::Colliding => lost_texts(world, c, rows),
     };
     if !lost.is_empty() {
@@ -91,15 +88,6 @@ pub fn check(
         expected,
         rows,
     ))
-}
-
-/// The keys of every message and delta token of a render.
-pub fn shown_keys(rows: &[RenderRow]) -> KeySet {
-    let mut shown = KeySet::default();
-    for r in rows {
-        for_each_token_key(&r.text, |k| shown.insert(k));
-    }
-    shown
 }
 
 /// The text of a tool marker key.
@@ -168,13 +156,8 @@ pub fn ids_held(world: &World, rows: &[RenderRow], live_results: bool) -> Vec<Me
 
 /// The `tool-result:t<T>.<N>` marker a tool result's text starts with.
 pub fn result_marker(text: &str) -> Option<(TurnId, u32)> {
-    match leading_token(text) {
+    match leading_token_key(text) {
         Some(TokenKey::Result(t, n)) => Some((TurnId(t), n)),
         _ => None,
     }
-}
-
-/// The token a text starts with (its first word), if it is one.
-pub fn leading_token(text: &str) -> Option<TokenKey> {
-    text.split(' ').next().and_then(token_key)
 }

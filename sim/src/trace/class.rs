@@ -769,11 +769,17 @@ impl ClassWatch<'_> {
             }
             _ => {}
         }
-        tab.previous.clear();
+        // Copied into the rows kept from the step before, reusing their buffers.
         let live_user = |r: &&RenderRow| r.is_live() && r.role == Role::User;
-        let render = world.client(c).render();
-        tab.previous
-            .extend(render.iter().filter(live_user).cloned());
+        let mut kept = 0;
+        for row in world.client(c).render().iter().filter(live_user) {
+            match tab.previous.get_mut(kept) {
+                Some(old) => old.clone_from(row),
+                None => tab.previous.push(row.clone()),
+            }
+            kept += 1;
+        }
+        tab.previous.truncate(kept);
     }
 
     /// The class of violation `v` on client `c`, broken by the step `record` shows.
