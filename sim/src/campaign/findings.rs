@@ -896,6 +896,10 @@ mod tests {
                 })
                 .collect();
             assert_eq!(found.needs, expected, "{what}");
+            // No mask where the steps show the class without one.
+            if f.class.is_some() && shows(&kind, &f, config, steps, &[]) {
+                assert_eq!(saved.masked, [], "{what}: a mask not needed");
+            }
             assert_eq!(saved.needs.as_ref(), Some(&found.needs), "{what}");
             beyond_a_tab += found
                 .needs
@@ -1135,5 +1139,76 @@ mod tests {
             }
         }
         assert!(refused > 0, "a witness needing more refused");
+    }
+
+    /// Out of time before anything was cut, a class failure is saved as found, under the
+    /// mask and with the invariant of the replay its campaign made, without running the
+    /// store beyond the shrinker's own first look (through an adapter each replay costs
+    /// round trips, or a whole timeout).
+    #[test]
+    fn out_of_time_a_class_failure_is_saved_as_found_without_running_the_store_again() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct Counted {
+            kind: StoreKind,
+            made: AtomicUsize,
+        }
+        impl StoreFactory for Counted {
+            fn name(&self) -> String {
+                self.kind.name()
+            }
+            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+                self.made.fetch_add(1, Ordering::Relaxed);
+                self.kind.make(c)
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        let (mut classes, mut masked) = (0, 0);
+        for (kind, f) in all_failures()
+            .into_iter()
+            .filter(|(_, f)| f.class.is_some())
+        {
+            let first = classify(&kind, f.config.clone(), &f.steps, &f.mask);
+            let counted = Counted {
+                kind,
+                made: AtomicUsize::new(0),
+            };
+            let past = Limits {
+                deadline: Some(Instant::now()),
+                ..Limits::default()
+            };
+            let found =
+                shrink_and_save_after(&counted, &f, &file, past, Some(first.clone())).unwrap();
+            let what = format!("{} seed {:?} class {:?}", f.store, f.seed, f.class);
+            // The shrinker's own look at the trace, alone, makes as many tabs.
+            let made = counted.made.swap(0, Ordering::Relaxed);
+            let keeps = HasClass {
+                stores: &counted,
+                class: f.class.as_ref().unwrap(),
+                mask: &f.mask,
+            };
+            let steps = first.report.steps.clone();
+            shrink_failing(&keeps, f.config.clone(), f.steps.len(), steps, past);
+            let alone = counted.made.load(Ordering::Relaxed);
+            assert_eq!(made, alone, "{what}: the store ran again");
+            assert_eq!(found.shrunk.steps, f.steps, "{what}");
+            assert!(
+                matches!(found.shrunk.gave_up, Some(GaveUp::Deadline(_))),
+                "{what}"
+            );
+            assert_eq!(
+                Some(found.invariant),
+                first.report.outcome.invariant(),
+                "{what}"
+            );
+            let saved = crate::trace::scenario::load(&file).unwrap();
+            assert_eq!(saved.masked, first.masked, "{what}");
+            classes += 1;
+            masked += usize::from(!first.masked.is_empty());
+        }
+        assert!(
+            classes > 0 && masked > 0,
+            "{classes} classes, {masked} found under a mask"
+        );
     }
 }
