@@ -9,7 +9,7 @@
 # Builds in its own copy of the tree and its own target directory (never --in-place), one
 # job at a time, with the `checked` profile at opt-level 1 (each mutant an incremental
 # rebuild of the library's test binary, judged by the unit tests of shrink, class, check,
-# merge, recheck, run and the world; with --all, by every library test under trace, campaign, run and model). Exit 0 when every mutant was caught or unviable; 1 when some survived (listed) or
+# merge, recheck, findings, run and the world; with --all, by every library test under trace, campaign, run and model). Exit 0 when every mutant was caught or unviable; 1 when some survived (listed) or
 # timed out (listed: a timeout counts as caught for cargo-mutants, but read it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,8 +51,11 @@ short+="|group_candidates|Analysis<'_>>::on_step|event_turn -> Option<u32> with 
 short+="|SuspectKind::name|for SuspectKind>::fmt|Suspect::headline|settle -> Settled|in settle\$"
 short+="|Share::take|recheck ->|recheck_replayed|in replays\$|replay_words|suspect_file"
 short+="|effects_words|check_determinism"
+# The fifth round's (docs/mutation.md): findings.rs's survivors killed, recheck's check_seed.
+short+="|replay_command|reproduce_command|FindingError::is_internal|save_shrunk|need_less"
+short+="|needs_of|search_without|out_of_time|shrink_class|check_seed"
 filter=(--re "$short")
-tests=(trace::shrink:: trace::class:: campaign::check:: campaign::merge:: run::tests:: model::world:: campaign::recheck::)
+tests=(trace::shrink:: trace::class:: campaign::check:: campaign::merge:: run::tests:: model::world:: campaign::recheck:: campaign::findings::)
 if [[ "${1:-}" == "--all" ]]; then
   filter=()
   tests=(trace:: campaign:: run:: model::)

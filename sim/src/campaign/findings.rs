@@ -634,3 +634,581 @@ pub fn scenario_of(
     s.strategy = strategy;
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::run_seed;
+    use crate::store::{by_name, StoreKind};
+    use crate::trace::class::every_class_of_schedule;
+
+    /// The first failing seeds of `kind` (among 0..`seeds`), each as a failure known by
+    /// its invariant only, as a campaign without classes finds it.
+    fn failures_of(kind: &StoreKind, seeds: u64) -> Vec<Failure> {
+        (0..seeds)
+            .map(|seed| (seed, run_seed(kind, seed)))
+            .filter(|(_, r)| r.outcome.invariant().is_some())
+            .map(|(seed, r)| Failure {
+                store: kind.name(),
+                invariant: r.outcome.invariant().unwrap(),
+                seed: Some(seed),
+                strategy: Some("random".into()),
+                description: None,
+                cause: Failure::cause_of(&r.outcome),
+                config: r.config,
+                steps: r.steps,
+                class: None,
+                mask: Vec::new(),
+                without: Vec::new(),
+                pins: WorldPins::default(),
+            })
+            .collect()
+    }
+
+    /// The first class runs of `kind`'s seeds (0..`seeds`), as a class-aware campaign finds
+    /// them: each class with the mask it was found under.
+    fn class_failures_of(kind: &StoreKind, seeds: u64) -> Vec<Failure> {
+        let mut seen: Vec<Class> = Vec::new();
+        let mut out = Vec::new();
+        for seed in 0..seeds {
+            let world = WorldConfig::from_seed(seed);
+            let (found, _) = every_class_of_schedule(kind, world, StrategySpec::Random, seed);
+            for (class, mask, r) in found {
+                if seen.contains(&class) {
+                    continue;
+                }
+                seen.push(class.clone());
+                out.push(Failure {
+                    store: kind.name(),
+                    invariant: r.outcome.invariant().unwrap(),
+                    seed: Some(seed),
+                    strategy: Some("random".into()),
+                    description: None,
+                    cause: Failure::cause_of(&r.outcome),
+                    config: r.config,
+                    steps: r.steps,
+                    class: Some(class),
+                    mask,
+                    without: Vec::new(),
+                    pins: WorldPins::default(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether `steps` in `config`, under `mask`, show `f`'s class (or, without one, break
+    /// its invariant): what a saved witness of `f` must do.
+    fn shows(
+        kind: &StoreKind,
+        f: &Failure,
+        config: &WorldConfig,
+        steps: &[Step],
+        mask: &[Class],
+    ) -> bool {
+        match &f.class {
+            Some(c) => classify(kind, config.clone(), steps, mask).class.as_ref() == Some(c),
+            None => {
+                let run = classify(kind, config.clone(), steps, mask);
+                run.report.outcome.invariant() == Some(f.invariant)
+            }
+        }
+    }
+
+    /// The failures of the tests below: the first failing seeds (0..40) of three stores,
+    /// known by invariant and by class.
+    fn all_failures() -> Vec<(StoreKind, Failure)> {
+        ["naive", "fix-ab", "current"]
+            .into_iter()
+            .flat_map(|name| {
+                let kind = by_name(name).unwrap();
+                let mut fs = failures_of(&kind, 40);
+                fs.extend(class_failures_of(&kind, 40));
+                fs.into_iter().map(move |f| (kind, f))
+            })
+            .collect()
+    }
+
+    /// The commands a user is told: `replay` of the file, quoted for a shell, with
+    /// `--allow-exec` for a store that is a command; `run` of the seed with the flags of
+    /// its strategy and worlds.
+    #[test]
+    fn the_commands_a_finding_is_named_by_replay_its_file_or_rerun_its_seed() {
+        let program = crate::util::program::program();
+        let path = Path::new("out dir/naive-inv1-no-loss-seed3.json");
+        let replay = format!("{program} replay 'out dir/naive-inv1-no-loss-seed3.json'");
+        assert_eq!(replay_command(path), replay);
+        assert_eq!(replay_command_for("naive", path), replay);
+        let exec = "exec:node adapter.js";
+        assert_eq!(
+            replay_command_for(exec, path),
+            format!("{replay} --allow-exec")
+        );
+        let naive = by_name("naive").unwrap();
+        let f = failures_of(&naive, 10).remove(0);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("it's.json");
+        let found = save_unshrunk(&naive, &f, &file, GaveUp::Deadline(0));
+        assert_eq!(
+            found.replay_command(),
+            format!(
+                "{program} replay {}",
+                shell_words::quote(&file.display().to_string())
+            )
+        );
+        let exec_found = Finding {
+            store: exec.into(),
+            ..found
+        };
+        assert_eq!(exec_found.replay_command(), replay_command_for(exec, &file));
+        assert!(exec_found.replay_command().ends_with("' --allow-exec"));
+        let worlds = Worlds {
+            pins: WorldPins::parse(&["ws_reorder_window=1"]).unwrap(),
+            ..Worlds::default()
+        };
+        assert_eq!(
+            reproduce_command(exec, 7, StrategySpec::Swarm, &worlds),
+            format!(
+                "{program} run --store 'exec:node adapter.js' --seed 7 --strategy swarm --world ws_reorder_window=1"
+            )
+        );
+        assert_eq!(
+            reproduce_command("naive", 0, StrategySpec::Random, &Worlds::default()),
+            format!("{program} run --store naive --seed 0")
+        );
+    }
+
+    /// A recorded failure that does not replay is the harness's fault (exit 3), not bad
+    /// input.
+    #[test]
+    fn a_failure_that_does_not_replay_is_an_internal_error() {
+        let naive = by_name("naive").unwrap();
+        let mut f = failures_of(&naive, 10).remove(0);
+        f.steps.clear();
+        let dir = tempfile::tempdir().unwrap();
+        let err =
+            shrink_and_save(&naive, &f, &dir.path().join("f.json"), Limits::default()).unwrap_err();
+        assert!(err.is_internal(), "{err}");
+        assert!(err.to_string().starts_with("internal error: "), "{err}");
+    }
+
+    /// With time left (no deadline, or one an hour away) a finding's steps carry the notes
+    /// of a replay and its needs are measured (here, a witness needing less is found); out
+    /// of time, the shrunk steps are saved as they are, without notes, needing what their
+    /// world has, and no more replays are made.
+    #[test]
+    fn out_of_time_a_shrunk_failure_is_saved_without_notes_needing_what_its_world_has() {
+        let dir = tempfile::tempdir().unwrap();
+        let fix_ab = by_name("fix-ab").unwrap();
+        let cases: Vec<(Failure, Minimal)> = failures_of(&fix_ab, 40)
+            .into_iter()
+            .map(|f| {
+                let m = shrink_only(&fix_ab, &f, Limits::default(), None).unwrap();
+                (f, m)
+            })
+            .filter(|(f, m)| {
+                let found = shrink_and_save(
+                    &fix_ab,
+                    f,
+                    &dir.path().join("probe.json"),
+                    Limits::default(),
+                )
+                .unwrap();
+                found.needs.len() < assume::present(&m.shrunk.config).len()
+            })
+            .take(2)
+            .collect();
+        assert!(
+            !cases.is_empty(),
+            "a failure whose witness needs less is found"
+        );
+        let in_an_hour = Instant::now() + Duration::from_secs(3600);
+        for (f, minimal) in &cases {
+            let present = assume::present(&minimal.shrunk.config);
+            for (name, deadline) in [("none", None), ("hour", Some(in_an_hour))] {
+                let file = dir.path().join(format!("{name}.json"));
+                let limits = Limits {
+                    deadline,
+                    ..Limits::default()
+                };
+                let found = save_shrunk(
+                    &fix_ab,
+                    f,
+                    &file,
+                    limits,
+                    minimal.clone(),
+                    &SeenRuns::default(),
+                );
+                let saved = crate::trace::scenario::load(&file).unwrap();
+                assert!(
+                    saved.steps.iter().any(|s| s.note.is_some()),
+                    "{name}: annotated"
+                );
+                assert!(found.needs.len() < present.len(), "{name}: needs measured");
+                assert_eq!(saved.needs.as_ref(), Some(&found.needs), "{name}");
+            }
+            let file = dir.path().join("past.json");
+            let past = Limits {
+                deadline: Some(Instant::now()),
+                ..Limits::default()
+            };
+            let found = save_shrunk(
+                &fix_ab,
+                f,
+                &file,
+                past,
+                minimal.clone(),
+                &SeenRuns::default(),
+            );
+            let saved = crate::trace::scenario::load(&file).unwrap();
+            assert!(
+                saved.steps.iter().all(|s| s.note.is_none()),
+                "out of time: no notes"
+            );
+            assert_eq!(found.needs, present, "out of time: what the world has");
+            assert_eq!(saved.needs, Some(present.clone()));
+            assert_eq!(found.shrunk.steps, minimal.shrunk.steps);
+            assert_eq!(saved.steps(), minimal.shrunk.steps);
+        }
+    }
+
+    /// A finding needs exactly the world features without which its saved steps (under
+    /// its saved mask) no longer show its failure, another tab whenever its world has one;
+    /// and a finding still needing reordering has no ordered witness the search can find
+    /// from where it stopped.
+    #[test]
+    fn a_finding_needs_exactly_the_features_without_which_its_steps_no_longer_fail() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut beyond_a_tab = 0;
+        for (i, (kind, f)) in all_failures().into_iter().enumerate() {
+            let file = dir.path().join(format!("{i}.json"));
+            let found = shrink_and_save(&kind, &f, &file, Limits::default()).unwrap();
+            let saved = crate::trace::scenario::load(&file).unwrap();
+            let (config, steps, mask) = (&found.shrunk.config, &found.shrunk.steps, &saved.masked);
+            let what = format!("{} seed {:?} class {:?}", f.store, f.seed, f.class);
+            assert!(shows(&kind, &f, config, steps, mask), "{what}: the witness");
+            let expected: Vec<Assumption> = assume::present(config)
+                .into_iter()
+                .filter(|a| {
+                    *a == Assumption::AnotherTab
+                        || a.world_without(config)
+                            .is_none_or(|c| !shows(&kind, &f, &c, steps, mask))
+                })
+                .collect();
+            assert_eq!(found.needs, expected, "{what}");
+            // No mask where the steps show the class without one.
+            if f.class.is_some() && shows(&kind, &f, config, steps, &[]) {
+                assert_eq!(saved.masked, [], "{what}: a mask not needed");
+            }
+            assert_eq!(saved.needs.as_ref(), Some(&found.needs), "{what}");
+            beyond_a_tab += found
+                .needs
+                .iter()
+                .filter(|a| **a != Assumption::AnotherTab)
+                .count();
+        }
+        assert!(beyond_a_tab > 0, "some finding needs more than another tab");
+    }
+
+    /// The witness the search for a run without `feature` should find, by its documented
+    /// order: for k in 0..tries, an even k runs a new schedule (random, PCT, swarm in turn,
+    /// seeded by k) in the failure's world cut down, an odd k the campaign's seed
+    /// `failure seed + k / 2` in its drawn world cut down, with every class masked in
+    /// turn; the first run showing the failure. With the k it was found at.
+    fn documented_witness(
+        kind: &StoreKind,
+        f: &Failure,
+        needs: &[Assumption],
+        feature: Assumption,
+    ) -> Option<(u64, Failure)> {
+        // Without the feature and, unless it is reordering, without anything not needed.
+        let cut = |mut world: WorldConfig| -> Option<WorldConfig> {
+            if feature != Assumption::WsReordering {
+                for a in assume::present(&world) {
+                    if !needs.contains(&a) && a.holds(&world) {
+                        world = a.world_without(&world)?;
+                    }
+                }
+            }
+            feature.world_without(&world)
+        };
+        let own = cut(f.config.clone())?;
+        let strategies = [
+            StrategySpec::Random,
+            StrategySpec::Pct { depth: None },
+            StrategySpec::Swarm,
+        ];
+        for k in 0..feature.tries() {
+            let found = if k % 2 == 0 {
+                let spec = strategies[(k / 2) as usize % 3];
+                let ran = classify_schedule(kind, own.clone(), spec, k, &f.mask);
+                shows(kind, f, &own, &ran.report.steps, &f.mask)
+                    .then(|| (own.clone(), f.mask.clone(), ran.report))
+            } else {
+                let seed = f.seed.unwrap() + k / 2;
+                let mut drawn = WorldConfig::from_seed(seed);
+                drawn.judged = f.config.judged;
+                let Some(world) = cut(drawn) else { continue };
+                every_class_of_schedule(kind, world.clone(), StrategySpec::Random, seed)
+                    .0
+                    .into_iter()
+                    .find(|(c, _, r)| match &f.class {
+                        Some(class) => c == class,
+                        None => r.outcome.invariant() == Some(f.invariant),
+                    })
+                    .map(|(_, mask, r)| (world, mask, r))
+            };
+            if let Some((config, mask, report)) = found {
+                return Some((
+                    k,
+                    Failure {
+                        invariant: report.outcome.invariant().unwrap(),
+                        config,
+                        steps: report.steps,
+                        mask,
+                        ..f.clone()
+                    },
+                ));
+            }
+        }
+        None
+    }
+
+    /// The search for a witness without a feature the shrunk one needs finds, each time,
+    /// the first run of its documented order that shows the failure, in a world without
+    /// that feature (and, for any feature but reordering, without what the witness did
+    /// not need).
+    #[test]
+    fn the_search_without_a_feature_finds_the_first_run_of_its_order_that_shows_the_failure() {
+        let (mut own_later, mut campaign_later, mut none, mut not_reordering) = (0, 0, 0, 0);
+        for (kind, f) in all_failures() {
+            let m = shrink_only(&kind, &f, Limits::default(), None).unwrap();
+            let needs = needs_of(&kind, &f, &m.shrunk, &m.masked, Limits::default());
+            for &a in &needs {
+                let got = search_without(
+                    &kind,
+                    &f,
+                    &needs,
+                    a,
+                    Limits::default(),
+                    &SeenRuns::default(),
+                );
+                let expected = documented_witness(&kind, &f, &needs, a);
+                let what = format!(
+                    "{} seed {:?} class {:?} without {a}",
+                    f.store, f.seed, f.class
+                );
+                assert_eq!(got.as_ref(), expected.as_ref().map(|(_, w)| w), "{what}");
+                match expected {
+                    None => none += 1,
+                    Some((k, w)) => {
+                        assert!(!a.holds(&w.config), "{what}");
+                        assert!(shows(&kind, &f, &w.config, &w.steps, &w.mask), "{what}");
+                        own_later += usize::from(k % 2 == 0 && k >= 2);
+                        campaign_later += usize::from(k % 2 == 1 && k >= 3);
+                        not_reordering += usize::from(a != Assumption::WsReordering);
+                    }
+                }
+            }
+        }
+        assert!(
+            own_later > 0 && campaign_later > 0,
+            "witnesses found late in both halves"
+        );
+        assert!(
+            none > 0 && not_reordering > 0,
+            "{none} searches found none, {not_reordering} without another feature"
+        );
+    }
+
+    /// A witness the campaign kept (a later seed's run that showed the failure in a world
+    /// without a feature) is tried before any search: one without reordering is taken
+    /// even if it needs another feature the first did not (the ordered world is the one
+    /// most apps have); one without another feature only if it needs nothing more; one
+    /// whose shrinking gave up never replaces a 1-minimal one.
+    #[test]
+    fn a_witness_the_campaign_kept_without_a_feature_replaces_the_found_one_by_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        struct Case {
+            kind: StoreKind,
+            f: Failure,
+            first: Vec<Assumption>,
+            replays: u64,
+            last: Vec<Assumption>,
+        }
+        let cases: Vec<Case> = ["fix-ab", "current", "naive"]
+            .into_iter()
+            .flat_map(|name| {
+                let kind = by_name(name).unwrap();
+                failures_of(&kind, 40).into_iter().map(move |f| (kind, f))
+            })
+            .map(|(kind, f)| {
+                let m = shrink_only(&kind, &f, Limits::default(), None).unwrap();
+                let first = needs_of(&kind, &f, &m.shrunk, &m.masked, Limits::default());
+                let last = shrink_and_save(&kind, &f, &file, Limits::default())
+                    .unwrap()
+                    .needs;
+                let replays = m.shrunk.replays;
+                Case {
+                    kind,
+                    f,
+                    first,
+                    replays,
+                    last,
+                }
+            })
+            .collect();
+        let ws = Assumption::WsReordering;
+        let tab = Assumption::AnotherTab;
+        let same =
+            |a: &Case, b: &Case| a.kind.name == b.kind.name && a.f.invariant == b.f.invariant;
+        let with_kept = |c: &Case, a: Assumption, kept: &Case, limits: Limits| {
+            let f = Failure {
+                without: vec![(a, kept.f.clone())],
+                ..c.f.clone()
+            };
+            shrink_and_save(&c.kind, &f, &file, limits).unwrap()
+        };
+        // Stuck with reordering (no search finds an ordered witness), given an ordered one
+        // that needs another tab: taken.
+        let mut taken = 0;
+        for c in cases.iter().filter(|c| c.last.contains(&ws)) {
+            for g in cases.iter().filter(|g| {
+                same(c, g)
+                    && !ws.holds(&g.f.config)
+                    && g.first.contains(&tab)
+                    && !c.first.contains(&tab)
+            }) {
+                let found = with_kept(c, ws, g, Limits::default());
+                assert!(
+                    !found.needs.contains(&ws),
+                    "{:?} given {:?}: {:?}",
+                    c.f.seed,
+                    g.f.seed,
+                    found.needs
+                );
+                taken += 1;
+                // Unless its shrinking gives up where the first's did not.
+                if g.replays > c.replays {
+                    let tight = Limits {
+                        replays_max: c.replays,
+                        ..Limits::default()
+                    };
+                    let found = with_kept(c, ws, g, tight);
+                    assert_eq!(found.shrunk.gave_up, None);
+                    assert_eq!(
+                        found.needs, c.first,
+                        "{:?} given {:?} cut short",
+                        c.f.seed, g.f.seed
+                    );
+                    taken += 100;
+                }
+            }
+        }
+        assert!(
+            taken > 100,
+            "an ordered witness kept, and one cut short: {taken}"
+        );
+        // Given one without another feature that needs something the first did not:
+        // refused, so nothing the first did not need is needed (with reordering needed by
+        // neither, no search brings it back).
+        let mut refused = 0;
+        for c in cases.iter().filter(|c| !c.first.contains(&ws)) {
+            for &a in c.first.iter() {
+                let more = |g: &&Case| g.first.iter().any(|x| !c.first.contains(x) && *x != ws);
+                for g in cases
+                    .iter()
+                    .filter(|g| same(c, g) && !a.holds(&g.f.config))
+                    .filter(more)
+                {
+                    let found = with_kept(c, a, g, Limits::default());
+                    let extra: Vec<_> = found
+                        .needs
+                        .iter()
+                        .filter(|x| !c.first.contains(x))
+                        .collect();
+                    assert!(
+                        extra.is_empty(),
+                        "{:?} given {:?} without {a}: {extra:?}",
+                        c.f.seed,
+                        g.f.seed
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        assert!(refused > 0, "a witness needing more refused");
+    }
+
+    /// Out of time before anything was cut, a class failure is saved as found, under the
+    /// mask and with the invariant of the replay its campaign made, without running the
+    /// store beyond the shrinker's own first look (through an adapter each replay costs
+    /// round trips, or a whole timeout).
+    #[test]
+    fn out_of_time_a_class_failure_is_saved_as_found_without_running_the_store_again() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct Counted {
+            kind: StoreKind,
+            made: AtomicUsize,
+        }
+        impl StoreFactory for Counted {
+            fn name(&self) -> String {
+                self.kind.name()
+            }
+            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+                self.made.fetch_add(1, Ordering::Relaxed);
+                self.kind.make(c)
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        let (mut classes, mut masked) = (0, 0);
+        for (kind, f) in all_failures()
+            .into_iter()
+            .filter(|(_, f)| f.class.is_some())
+        {
+            let first = classify(&kind, f.config.clone(), &f.steps, &f.mask);
+            let counted = Counted {
+                kind,
+                made: AtomicUsize::new(0),
+            };
+            let past = Limits {
+                deadline: Some(Instant::now()),
+                ..Limits::default()
+            };
+            let found =
+                shrink_and_save_after(&counted, &f, &file, past, Some(first.clone())).unwrap();
+            let what = format!("{} seed {:?} class {:?}", f.store, f.seed, f.class);
+            // The shrinker's own look at the trace, alone, makes as many tabs.
+            let made = counted.made.swap(0, Ordering::Relaxed);
+            let keeps = HasClass {
+                stores: &counted,
+                class: f.class.as_ref().unwrap(),
+                mask: &f.mask,
+            };
+            let steps = first.report.steps.clone();
+            shrink_failing(&keeps, f.config.clone(), f.steps.len(), steps, past);
+            let alone = counted.made.load(Ordering::Relaxed);
+            assert_eq!(made, alone, "{what}: the store ran again");
+            assert_eq!(found.shrunk.steps, f.steps, "{what}");
+            assert!(
+                matches!(found.shrunk.gave_up, Some(GaveUp::Deadline(_))),
+                "{what}"
+            );
+            assert_eq!(
+                Some(found.invariant),
+                first.report.outcome.invariant(),
+                "{what}"
+            );
+            let saved = crate::trace::scenario::load(&file).unwrap();
+            assert_eq!(saved.masked, first.masked, "{what}");
+            classes += 1;
+            masked += usize::from(!first.masked.is_empty());
+        }
+        assert!(
+            classes > 0 && masked > 0,
+            "{classes} classes, {masked} found under a mask"
+        );
+    }
+}

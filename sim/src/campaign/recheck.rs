@@ -1147,4 +1147,91 @@ mod tests {
             .join(format!("exec_two-faced-state-leak-seed{seed}.json"));
         assert!(file.exists());
     }
+
+    /// A store that answers as `first` in the first `first_run` tabs it makes (a seed's
+    /// first run) and times out at every input of the tabs made after them, as an adapter
+    /// on a machine that got slow between two runs; its fresh processes, if any, answer as
+    /// `fresh` in their first run and time out after it.
+    struct SlowAfter {
+        made: AtomicUsize,
+        first_run: usize,
+        first: crate::store::StoreKind,
+        fresh: Option<crate::store::StoreKind>,
+    }
+    struct TimesOut;
+    impl crate::model::store::Store for TimesOut {
+        fn handle(&mut self, _: &Input) -> crate::model::store::Answer {
+            Err(crate::model::store::StoreFault {
+                cause: CrashCause::TimedOut {
+                    phase: crate::model::store::Phase::Message,
+                    waited_ms: 5000,
+                    stderr_tail: String::new(),
+                },
+            })
+        }
+        fn render(&self) -> &[crate::model::wire::RenderRow] {
+            &[]
+        }
+    }
+    impl StoreFactory for SlowAfter {
+        fn name(&self) -> String {
+            "exec:slow-after".into()
+        }
+        fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
+            if self.made.fetch_add(1, Ordering::Relaxed) < self.first_run {
+                self.first.make(c)
+            } else {
+                Box::new(TimesOut)
+            }
+        }
+        fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
+            let first = self.fresh?;
+            let clients = self.first_run / 2;
+            Some(Box::new(SlowAfter {
+                made: AtomicUsize::new(0),
+                first_run: clients,
+                first,
+                fresh: None,
+            }))
+        }
+    }
+
+    /// Two runs of a seed that differ because one of them timed out (not the first, which
+    /// leaves the seed unjudged) are `flaky`, whichever two runs they are: the store's own
+    /// processes, or two fresh ones (after a fresh run that differed from the reused
+    /// ones). Not `nondeterministic`: the machine was slow, the store not wrong.
+    #[test]
+    fn a_seed_whose_second_run_times_out_is_flaky_not_nondeterministic() {
+        let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());
+        let worlds = Worlds::default();
+        let seed = (0..100)
+            .find(|s| {
+                let (a, _) = answers(&naive, StrategySpec::Random, &worlds, *s);
+                let (b, _) = answers(&current, StrategySpec::Random, &worlds, *s);
+                difference(&a, &b).is_some()
+            })
+            .expect("a seed naive and current answer differently");
+        let clients = worlds.draw(seed).clients as usize;
+        // Reused processes answering once; then answering twice (as `current`), with
+        // fresh ones answering once (as `naive`).
+        for (first_run, fresh) in [(clients, None), (2 * clients, Some(naive))] {
+            let store = SlowAfter {
+                made: AtomicUsize::new(0),
+                first_run,
+                first: current,
+                fresh,
+            };
+            let what = format!("seed {seed}, fresh processes {}", fresh.is_some());
+            let SeedCheck::Differs(kind, why, _) =
+                check_seed(&store, StrategySpec::Random, &worlds, seed)
+            else {
+                panic!("{what}: the runs differ");
+            };
+            assert_eq!(kind, SuspectKind::Flaky, "{what}: {why}");
+            assert!(
+                why.starts_with("two runs of the seed differ, one of them by a timeout: "),
+                "{what}: {why}"
+            );
+        }
+    }
 }
