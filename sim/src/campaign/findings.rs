@@ -792,6 +792,24 @@ mod tests {
         assert!(err.to_string().starts_with("internal error: "), "{err}");
     }
 
+    /// Up to two of `kind`'s failures (of the first 40 seeds) whose saved witness needs
+    /// less of the world than its shrunk steps' world has, each with its shrinking.
+    fn two_whose_witness_needs_less(kind: &StoreKind, dir: &Path) -> Vec<(Failure, Minimal)> {
+        failures_of(kind, 40)
+            .into_iter()
+            .map(|f| {
+                let m = shrink_only(kind, &f, Limits::default(), None).unwrap();
+                (f, m)
+            })
+            .filter(|(f, m)| {
+                let found =
+                    shrink_and_save(kind, f, &dir.join("probe.json"), Limits::default()).unwrap();
+                found.needs.len() < assume::present(&m.shrunk.config).len()
+            })
+            .take(2)
+            .collect()
+    }
+
     /// With time left (no deadline, or one an hour away) a finding's steps carry the notes
     /// of a replay and its needs are measured (here, a witness needing less is found); out
     /// of time, the shrunk steps are saved as they are, without notes, needing what their
@@ -800,24 +818,7 @@ mod tests {
     fn out_of_time_a_shrunk_failure_is_saved_without_notes_needing_what_its_world_has() {
         let dir = tempfile::tempdir().unwrap();
         let fix_ab = by_name("fix-ab").unwrap();
-        let cases: Vec<(Failure, Minimal)> = failures_of(&fix_ab, 40)
-            .into_iter()
-            .map(|f| {
-                let m = shrink_only(&fix_ab, &f, Limits::default(), None).unwrap();
-                (f, m)
-            })
-            .filter(|(f, m)| {
-                let found = shrink_and_save(
-                    &fix_ab,
-                    f,
-                    &dir.path().join("probe.json"),
-                    Limits::default(),
-                )
-                .unwrap();
-                found.needs.len() < assume::present(&m.shrunk.config).len()
-            })
-            .take(2)
-            .collect();
+        let cases = two_whose_witness_needs_less(&fix_ab, dir.path());
         assert!(
             !cases.is_empty(),
             "a failure whose witness needs less is found"
@@ -1021,6 +1022,37 @@ mod tests {
         );
     }
 
+    /// One failure of the test below, with what its shrunk witness needs before (`first`)
+    /// and after (`last`) the witness search, and the replays its shrinking took.
+    struct KeptCase {
+        kind: StoreKind,
+        f: Failure,
+        first: Vec<Assumption>,
+        replays: u64,
+        last: Vec<Assumption>,
+    }
+
+    impl KeptCase {
+        fn same(&self, other: &KeptCase) -> bool {
+            self.kind.name == other.kind.name && self.f.invariant == other.f.invariant
+        }
+
+        /// Saved as `file` with `kept` given as the campaign's witness without `a`.
+        fn with_kept(
+            &self,
+            a: Assumption,
+            kept: &KeptCase,
+            limits: Limits,
+            file: &Path,
+        ) -> Finding {
+            let f = Failure {
+                without: vec![(a, kept.f.clone())],
+                ..self.f.clone()
+            };
+            shrink_and_save(&self.kind, &f, file, limits).unwrap()
+        }
+    }
+
     /// A witness the campaign kept (a later seed's run that showed the failure in a world
     /// without a feature) is tried before any search: one without reordering is taken
     /// even if it needs another feature the first did not (the ordered world is the one
@@ -1030,14 +1062,7 @@ mod tests {
     fn a_witness_the_campaign_kept_without_a_feature_replaces_the_found_one_by_the_rules() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("f.json");
-        struct Case {
-            kind: StoreKind,
-            f: Failure,
-            first: Vec<Assumption>,
-            replays: u64,
-            last: Vec<Assumption>,
-        }
-        let cases: Vec<Case> = ["fix-ab", "current", "naive"]
+        let cases: Vec<KeptCase> = ["fix-ab", "current", "naive"]
             .into_iter()
             .flat_map(|name| {
                 let kind = by_name(name).unwrap();
@@ -1050,7 +1075,7 @@ mod tests {
                     .unwrap()
                     .needs;
                 let replays = m.shrunk.replays;
-                Case {
+                KeptCase {
                     kind,
                     f,
                     first,
@@ -1059,28 +1084,29 @@ mod tests {
                 }
             })
             .collect();
-        let ws = Assumption::WsReordering;
-        let tab = Assumption::AnotherTab;
-        let same =
-            |a: &Case, b: &Case| a.kind.name == b.kind.name && a.f.invariant == b.f.invariant;
-        let with_kept = |c: &Case, a: Assumption, kept: &Case, limits: Limits| {
-            let f = Failure {
-                without: vec![(a, kept.f.clone())],
-                ..c.f.clone()
-            };
-            shrink_and_save(&c.kind, &f, &file, limits).unwrap()
-        };
-        // Stuck with reordering (no search finds an ordered witness), given an ordered one
-        // that needs another tab: taken.
+        let taken = an_ordered_witness_is_taken_unless_cut_short(&cases, &file);
+        assert!(
+            taken > 100,
+            "an ordered witness kept, and one cut short: {taken}"
+        );
+        let refused = a_witness_needing_more_is_refused(&cases, &file);
+        assert!(refused > 0, "a witness needing more refused");
+    }
+
+    /// Stuck with reordering (no search finds an ordered witness), given an ordered one
+    /// that needs another tab: taken (counted 1), unless its shrinking gives up where the
+    /// first's did not (counted 100).
+    fn an_ordered_witness_is_taken_unless_cut_short(cases: &[KeptCase], file: &Path) -> usize {
+        let (ws, tab) = (Assumption::WsReordering, Assumption::AnotherTab);
         let mut taken = 0;
         for c in cases.iter().filter(|c| c.last.contains(&ws)) {
             for g in cases.iter().filter(|g| {
-                same(c, g)
+                c.same(g)
                     && !ws.holds(&g.f.config)
                     && g.first.contains(&tab)
                     && !c.first.contains(&tab)
             }) {
-                let found = with_kept(c, ws, g, Limits::default());
+                let found = c.with_kept(ws, g, Limits::default(), file);
                 assert!(
                     !found.needs.contains(&ws),
                     "{:?} given {:?}: {:?}",
@@ -1089,13 +1115,12 @@ mod tests {
                     found.needs
                 );
                 taken += 1;
-                // Unless its shrinking gives up where the first's did not.
                 if g.replays > c.replays {
                     let tight = Limits {
                         replays_max: c.replays,
                         ..Limits::default()
                     };
-                    let found = with_kept(c, ws, g, tight);
+                    let found = c.with_kept(ws, g, tight, file);
                     assert_eq!(found.shrunk.gave_up, None);
                     assert_eq!(
                         found.needs, c.first,
@@ -1106,23 +1131,24 @@ mod tests {
                 }
             }
         }
-        assert!(
-            taken > 100,
-            "an ordered witness kept, and one cut short: {taken}"
-        );
-        // Given one without another feature that needs something the first did not:
-        // refused, so nothing the first did not need is needed (with reordering needed by
-        // neither, no search brings it back).
+        taken
+    }
+
+    /// Given one without another feature that needs something the first did not: refused,
+    /// so nothing the first did not need is needed (with reordering needed by neither, no
+    /// search brings it back). Returns how many were refused.
+    fn a_witness_needing_more_is_refused(cases: &[KeptCase], file: &Path) -> usize {
+        let ws = Assumption::WsReordering;
         let mut refused = 0;
         for c in cases.iter().filter(|c| !c.first.contains(&ws)) {
             for &a in c.first.iter() {
-                let more = |g: &&Case| g.first.iter().any(|x| !c.first.contains(x) && *x != ws);
+                let more = |g: &&KeptCase| g.first.iter().any(|x| !c.first.contains(x) && *x != ws);
                 for g in cases
                     .iter()
-                    .filter(|g| same(c, g) && !a.holds(&g.f.config))
+                    .filter(|g| c.same(g) && !a.holds(&g.f.config))
                     .filter(more)
                 {
-                    let found = with_kept(c, a, g, Limits::default());
+                    let found = c.with_kept(a, g, Limits::default(), file);
                     let extra: Vec<_> = found
                         .needs
                         .iter()
@@ -1138,7 +1164,7 @@ mod tests {
                 }
             }
         }
-        assert!(refused > 0, "a witness needing more refused");
+        refused
     }
 
     /// Out of time before anything was cut, a class failure is saved as found, under the
