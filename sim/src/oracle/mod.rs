@@ -140,7 +140,8 @@ mod tests {
     use super::*;
     use crate::model::wire::{Origin, Role};
 
-    fn live(text: &str) -> RenderRow {
+    /// A live user row of `text` (id "x"): the oracle's tests' row when only the text counts.
+    pub(super) fn live(text: &str) -> RenderRow {
         RenderRow {
             origin: Origin::Live { id: "x".into() },
             role: Role::User,

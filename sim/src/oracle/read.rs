@@ -161,16 +161,7 @@ impl<'a> RowTokens<'a> {
 mod tests {
     use super::*;
     use crate::model::content::leading_token_key;
-    use crate::model::wire::{Origin, Role};
-
-    fn row(text: &str) -> RenderRow {
-        RenderRow {
-            origin: Origin::Live { id: "x".into() },
-            role: Role::User,
-            turn_id: None,
-            text: text.into(),
-        }
-    }
+    use crate::oracle::tests::live;
 
     /// Read afresh or kept from an earlier render, a row's tokens are the ones a plain
     /// scan of its text finds.
@@ -186,7 +177,7 @@ mod tests {
         ];
         let mut read = RenderRead::default();
         for texts in renders {
-            let rows: Vec<RenderRow> = texts.iter().map(|t| row(t)).collect();
+            let rows: Vec<RenderRow> = texts.iter().map(|t| live(t)).collect();
             read.read(&rows);
             for (i, text) in texts.iter().enumerate() {
                 let mut plain = Vec::new();
