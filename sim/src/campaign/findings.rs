@@ -14,7 +14,7 @@ use crate::oracle::Invariant;
 use crate::run::replay;
 use crate::run::strategy::StrategySpec;
 use crate::run::worlds::Worlds;
-use crate::run::Outcome;
+use crate::run::{Outcome, RunReport};
 use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, Class, Classified, HasClass};
@@ -56,6 +56,33 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// `run` of `store` (from `seed` by `strategy`, when it came from one) as a failure of
+    /// `invariant` known by its invariant only: no class, no mask, no witness without a
+    /// feature. A class-aware campaign sets `class` and `mask` on it.
+    pub fn of_run(
+        store: String,
+        invariant: Invariant,
+        seed: Option<u64>,
+        strategy: Option<String>,
+        run: RunReport,
+        pins: WorldPins,
+    ) -> Failure {
+        Failure {
+            store,
+            invariant,
+            seed,
+            strategy,
+            description: None,
+            cause: Failure::cause_of(&run.outcome),
+            config: run.config,
+            steps: run.steps,
+            class: None,
+            mask: Vec::new(),
+            without: Vec::new(),
+            pins,
+        }
+    }
+
     /// The cause of the crash `outcome` ends in, if it is one.
     pub fn cause_of(outcome: &Outcome) -> Option<CrashCause> {
         match outcome {
@@ -648,19 +675,17 @@ mod tests {
         (0..seeds)
             .map(|seed| (seed, run_seed(kind, seed)))
             .filter(|(_, r)| r.outcome.invariant().is_some())
-            .map(|(seed, r)| Failure {
-                store: kind.name(),
-                invariant: r.outcome.invariant().unwrap(),
-                seed: Some(seed),
-                strategy: Some("random".into()),
-                description: None,
-                cause: Failure::cause_of(&r.outcome),
-                config: r.config,
-                steps: r.steps,
-                class: None,
-                mask: Vec::new(),
-                without: Vec::new(),
-                pins: WorldPins::default(),
+            .map(|(seed, r)| {
+                let invariant = r.outcome.invariant().unwrap();
+                let strategy = Some("random".into());
+                Failure::of_run(
+                    kind.name(),
+                    invariant,
+                    Some(seed),
+                    strategy,
+                    r,
+                    WorldPins::default(),
+                )
             })
             .collect()
     }
@@ -678,19 +703,19 @@ mod tests {
                     continue;
                 }
                 seen.push(class.clone());
+                let invariant = r.outcome.invariant().unwrap();
+                let strategy = Some("random".into());
                 out.push(Failure {
-                    store: kind.name(),
-                    invariant: r.outcome.invariant().unwrap(),
-                    seed: Some(seed),
-                    strategy: Some("random".into()),
-                    description: None,
-                    cause: Failure::cause_of(&r.outcome),
-                    config: r.config,
-                    steps: r.steps,
                     class: Some(class),
                     mask,
-                    without: Vec::new(),
-                    pins: WorldPins::default(),
+                    ..Failure::of_run(
+                        kind.name(),
+                        invariant,
+                        Some(seed),
+                        strategy,
+                        r,
+                        WorldPins::default(),
+                    )
                 });
             }
         }
@@ -826,7 +851,8 @@ mod tests {
         let in_an_hour = Instant::now() + Duration::from_secs(3600);
         for (f, minimal) in &cases {
             let present = assume::present(&minimal.shrunk.config);
-            for (name, deadline) in [("none", None), ("hour", Some(in_an_hour))] {
+            // Saved as `name`.json with this deadline: the finding, and the file read back.
+            let save = |name: &str, deadline: Option<Instant>| {
                 let file = dir.path().join(format!("{name}.json"));
                 let limits = Limits {
                     deadline,
@@ -840,7 +866,10 @@ mod tests {
                     minimal.clone(),
                     &SeenRuns::default(),
                 );
-                let saved = crate::trace::scenario::load(&file).unwrap();
+                (found, crate::trace::scenario::load(&file).unwrap())
+            };
+            for (name, deadline) in [("none", None), ("hour", Some(in_an_hour))] {
+                let (found, saved) = save(name, deadline);
                 assert!(
                     saved.steps.iter().any(|s| s.note.is_some()),
                     "{name}: annotated"
@@ -848,20 +877,7 @@ mod tests {
                 assert!(found.needs.len() < present.len(), "{name}: needs measured");
                 assert_eq!(saved.needs.as_ref(), Some(&found.needs), "{name}");
             }
-            let file = dir.path().join("past.json");
-            let past = Limits {
-                deadline: Some(Instant::now()),
-                ..Limits::default()
-            };
-            let found = save_shrunk(
-                &fix_ab,
-                f,
-                &file,
-                past,
-                minimal.clone(),
-                &SeenRuns::default(),
-            );
-            let saved = crate::trace::scenario::load(&file).unwrap();
+            let (found, saved) = save("past", Some(Instant::now()));
             assert!(
                 saved.steps.iter().all(|s| s.note.is_none()),
                 "out of time: no notes"

@@ -576,18 +576,15 @@ fn class_failures(
 ) -> Vec<Failure> {
     // The run of `seed` that showed `class` under `mask`, as a failure to shrink.
     let failure = |class: &Class, seed: u64, mask: Vec<Class>, run: RunReport| Failure {
-        store: store.name(),
-        invariant: run.outcome.invariant().expect("a class is of a failure"),
-        seed: Some(seed),
-        strategy: Some(campaign.strategy.to_string()),
-        description: None,
-        cause: Failure::cause_of(&run.outcome),
-        config: run.config,
-        steps: run.steps,
         class: Some(class.clone()),
         mask,
-        without: Vec::new(),
-        pins: campaign.worlds.pins.clone(),
+        ..invariant_failure(
+            campaign,
+            store,
+            run.outcome.invariant().expect("a class is of a failure"),
+            seed,
+            run,
+        )
     };
     classes
         .into_iter()
@@ -608,24 +605,23 @@ fn invariant_failures(
     store: &dyn StoreFactory,
     first: BTreeMap<Invariant, (u64, RunReport)>,
 ) -> Vec<Failure> {
-    let mut failures = Vec::new();
-    for (invariant, (seed, run)) in first {
-        failures.push(Failure {
-            store: store.name(),
-            invariant,
-            seed: Some(seed),
-            strategy: Some(campaign.strategy.to_string()),
-            description: None,
-            config: run.config,
-            steps: run.steps,
-            class: None,
-            mask: Vec::new(),
-            cause: Failure::cause_of(&run.outcome),
-            without: Vec::new(),
-            pins: campaign.worlds.pins.clone(),
-        });
-    }
-    failures
+    first
+        .into_iter()
+        .map(|(invariant, (seed, run))| invariant_failure(campaign, store, invariant, seed, run))
+        .collect()
+}
+
+/// The run of `seed`, which broke `invariant`, as a failure known by that invariant.
+fn invariant_failure(
+    campaign: &Campaign<'_>,
+    store: &dyn StoreFactory,
+    invariant: Invariant,
+    seed: u64,
+    run: RunReport,
+) -> Failure {
+    let strategy = Some(campaign.strategy.to_string());
+    let pins = campaign.worlds.pins.clone();
+    Failure::of_run(store.name(), invariant, Some(seed), strategy, run, pins)
 }
 
 /// The store × invariant table: `failing/run` per cell, then the first failing seed.

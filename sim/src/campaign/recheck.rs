@@ -694,28 +694,17 @@ pub fn check_determinism(
                 SeedCheck::TimedOut => break,
                 SeedCheck::Differs(kind, why, report) => (kind, why, report),
             };
-            let failure = Failure {
-                store: store.name(),
+            let got = report.outcome.invariant();
+            let failure = Failure::of_run(
+                store.name(),
                 // Not read: the suspect's scenario expects the run's own verdict.
-                invariant: report.outcome.invariant().unwrap_or(Invariant::Crash),
-                seed: Some(seed),
-                strategy: Some(strategy.to_string()),
-                description: None,
-                config: report.config.clone(),
-                steps: report.steps.clone(),
-                class: None,
-                mask: Vec::new(),
-                cause: Failure::cause_of(&report.outcome),
-                without: Vec::new(),
-                pins: worlds.pins.clone(),
-            };
-            let suspect = save_suspect(
-                *store,
-                &failure,
-                report.outcome.invariant(),
-                (kind, why),
-                out_dir,
+                got.unwrap_or(Invariant::Crash),
+                Some(seed),
+                Some(strategy.to_string()),
+                *report,
+                worlds.pins.clone(),
             );
+            let suspect = save_suspect(*store, &failure, got, (kind, why), out_dir);
             suspects.push(suspect);
             break; // one seed is enough to name the store
         }
@@ -731,20 +720,16 @@ mod tests {
     /// A failure of `store` known by its invariant only, as `report` ran it (by the random
     /// strategy on `seed`, when it came from one).
     fn unclassified(store: &str, report: &RunReport, seed: Option<u64>) -> Failure {
-        Failure {
-            store: store.into(),
-            invariant: report.outcome.invariant().expect("a failing run"),
+        let invariant = report.outcome.invariant().expect("a failing run");
+        let strategy = seed.map(|_| "random".into());
+        Failure::of_run(
+            store.into(),
+            invariant,
             seed,
-            strategy: seed.map(|_| "random".into()),
-            description: None,
-            config: report.config.clone(),
-            steps: report.steps.clone(),
-            class: None,
-            mask: Vec::new(),
-            cause: Failure::cause_of(&report.outcome),
-            without: Vec::new(),
-            pins: Default::default(),
-        }
+            strategy,
+            report.clone(),
+            Default::default(),
+        )
     }
 
     /// A shipped store is deterministic: every seed's two runs agree, and a failure it
