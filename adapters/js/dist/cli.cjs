@@ -3264,7 +3264,7 @@ var Run = class {
   postsWithoutId = [];
   /** The open connections of the store's own WebSocket (with `network.socket`). */
   sockets = /* @__PURE__ */ new Set();
-  /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+  /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
   seqs = /* @__PURE__ */ new Map();
   fetches = /* @__PURE__ */ new Map();
   nextRequest = 1;
@@ -3391,7 +3391,10 @@ var Run = class {
       const key = seqKey(c.turn_id, c.role, c.text);
       const seqs = this.seqs.get(key);
       if (seqs === void 0) this.seqs.set(key, [c.seq]);
-      else if (!seqs.includes(c.seq)) seqs.push(c.seq);
+      else if (!seqs.includes(c.seq)) {
+        seqs.push(c.seq);
+        seqs.sort((a, b) => a - b);
+      }
     }
     return {
       requestId: r.request_id,
@@ -3419,7 +3422,7 @@ var Run = class {
         if (seqs === void 0) return void 0;
         const n = used.get(key) ?? 0;
         used.set(key, n + 1);
-        return [...seqs].sort((a, b) => a - b)[Math.min(n, seqs.length - 1)];
+        return seqs[Math.min(n, seqs.length - 1)];
       },
       ...decode === void 0 ? {} : { decodeTurnId: decode },
       ...options
@@ -3498,12 +3501,6 @@ var AdapterRuntime = class {
     this.options = { ...options };
     this.deltaPrefix = options.deltaPrefix ?? "";
     this.world.origin = () => this.run === null ? BOOT : this.run.origin;
-  }
-  setName(name) {
-    this.options.name = name;
-  }
-  setTranslateIds(on) {
-    this.options.translateIds = on;
   }
   get network() {
     return this.options.network ?? null;

@@ -48,7 +48,7 @@ declare class Run implements NetworkRun {
     }>[];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
     readonly sockets: Set<SocketClient>;
-    /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
     private seqs;
     fetches: Map<number, Pending<AppFetchResponse>>;
     nextRequest: number;
@@ -111,8 +111,6 @@ export declare class AdapterRuntime {
     private prepared;
     private readonly options;
     constructor(options: RuntimeOptions);
-    setName(name: string): void;
-    setTranslateIds(on: boolean): void;
     get network(): Network | null;
     /**
      * Take a mapping's options (`defineAdapter(factory, options)`), after its module was

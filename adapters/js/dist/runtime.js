@@ -30,7 +30,7 @@ class Run {
     postsWithoutId = [];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
     sockets = new Set();
-    /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
     seqs = new Map();
     fetches = new Map();
     nextRequest = 1;
@@ -175,8 +175,10 @@ class Run {
             const seqs = this.seqs.get(key);
             if (seqs === undefined)
                 this.seqs.set(key, [c.seq]);
-            else if (!seqs.includes(c.seq))
+            else if (!seqs.includes(c.seq)) {
                 seqs.push(c.seq);
+                seqs.sort((a, b) => a - b);
+            }
         }
         return {
             requestId: r.request_id,
@@ -206,7 +208,7 @@ class Run {
                     return undefined;
                 const n = used.get(key) ?? 0;
                 used.set(key, n + 1);
-                return [...seqs].sort((a, b) => a - b)[Math.min(n, seqs.length - 1)];
+                return seqs[Math.min(n, seqs.length - 1)];
             },
             ...(decode === undefined ? {} : { decodeTurnId: decode }),
             ...options,
@@ -291,12 +293,6 @@ export class AdapterRuntime {
         this.options = { ...options };
         this.deltaPrefix = options.deltaPrefix ?? "";
         this.world.origin = () => (this.run === null ? BOOT : this.run.origin);
-    }
-    setName(name) {
-        this.options.name = name;
-    }
-    setTranslateIds(on) {
-        this.options.translateIds = on;
     }
     get network() {
         return this.options.network ?? null;

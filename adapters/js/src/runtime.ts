@@ -62,7 +62,7 @@ class Run implements NetworkRun {
   postsWithoutId: Pending<{ response: PostResponse; storeId: string }>[] = [];
   /** The open connections of the store's own WebSocket (with `network.socket`). */
   readonly sockets = new Set<SocketClient>();
-  /** The seqs of every chunk row handed to the store, by turn, role and text (for `Harness.flatten`). */
+  /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
   private seqs = new Map<string, number[]>();
   fetches = new Map<number, Pending<AppFetchResponse>>();
   nextRequest = 1;
@@ -210,7 +210,10 @@ class Run implements NetworkRun {
       const key = seqKey(c.turn_id, c.role, c.text);
       const seqs = this.seqs.get(key);
       if (seqs === undefined) this.seqs.set(key, [c.seq]);
-      else if (!seqs.includes(c.seq)) seqs.push(c.seq);
+      else if (!seqs.includes(c.seq)) {
+        seqs.push(c.seq);
+        seqs.sort((a, b) => a - b);
+      }
     }
     return {
       requestId: r.request_id,
@@ -239,7 +242,7 @@ class Run implements NetworkRun {
         if (seqs === undefined) return undefined;
         const n = used.get(key) ?? 0;
         used.set(key, n + 1);
-        return [...seqs].sort((a, b) => a - b)[Math.min(n, seqs.length - 1)];
+        return seqs[Math.min(n, seqs.length - 1)];
       },
       ...(decode === undefined ? {} : { decodeTurnId: decode }),
       ...options,
@@ -325,14 +328,6 @@ export class AdapterRuntime {
     this.options = { ...options };
     this.deltaPrefix = options.deltaPrefix ?? "";
     this.world.origin = () => (this.run === null ? BOOT : this.run.origin);
-  }
-
-  setName(name: string): void {
-    this.options.name = name;
-  }
-
-  setTranslateIds(on: boolean): void {
-    this.options.translateIds = on;
   }
 
   get network(): Network | null {
