@@ -217,6 +217,30 @@ fn adapters_started(running: &Running, n: usize) -> Vec<i32> {
     }
 }
 
+/// The binary on a slow adapter ([`slow`]), told where its adapters say they are ready.
+fn spawn_slow(args: &[&str], ready: &Path) -> Running {
+    std::fs::create_dir_all(ready).unwrap();
+    spawn_env(
+        args,
+        &[("RECONCILE_SIM_SLOW_READY", ready.to_str().unwrap())],
+    )
+}
+
+/// Wait until `n` slow adapters have handled an input (each writes a file into `ready`),
+/// so a signal finds runs under way rather than an adapter still starting; the adapter
+/// processes seen by then.
+fn adapters_working(running: &Running, n: usize, ready: &Path) -> Vec<i32> {
+    let start = Instant::now();
+    while std::fs::read_dir(ready).map_or(0, |d| d.count()) < n {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "fewer than {n} adapters handled an input"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    adapters_started(running, n)
+}
+
 /// Adapters end with the run (within a generous moment for the kernel to reap them).
 fn assert_ended(pids: &[i32]) {
     let start = Instant::now();
@@ -288,19 +312,23 @@ fn stopped_fuzz_keeps_prints_and_saves_what_was_found(
     require_node();
     let out = tmp(name);
     let store = slow(2);
-    let running = spawn(&[
-        "fuzz",
-        "--store",
-        &store,
-        "--time",
-        "10m",
-        "--jobs",
-        "2",
-        "--verbose",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let adapters = adapters_started(&running, 2);
+    let ready = tmp("slow-ready");
+    let running = spawn_slow(
+        &[
+            "fuzz",
+            "--store",
+            &store,
+            "--time",
+            "10m",
+            "--jobs",
+            "2",
+            "--verbose",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &ready,
+    );
+    let adapters = adapters_working(&running, 2, &ready);
     let signalled = Instant::now();
     running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
@@ -350,21 +378,25 @@ fn signal_during_check(stop: (rustix::process::Signal, To)) {
     require_node();
     let out = tmp("ctrlc-check");
     let store = slow(2);
-    let running = spawn(&[
-        "check",
-        "--store",
-        &store,
-        "--scenarios",
-        "scenarios/known",
-        "--allow-empty",
-        "--seeds",
-        "1000000",
-        "--jobs",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let adapters = adapters_started(&running, 1);
+    let ready = tmp("slow-ready");
+    let running = spawn_slow(
+        &[
+            "check",
+            "--store",
+            &store,
+            "--scenarios",
+            "scenarios/known",
+            "--allow-empty",
+            "--seeds",
+            "1000000",
+            "--jobs",
+            "2",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &ready,
+    );
+    let adapters = adapters_working(&running, 1, &ready);
     running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
     assert_eq!(
@@ -397,16 +429,20 @@ fn signal_during_run(stop: (rustix::process::Signal, To)) {
     require_node();
     let out = tmp("ctrlc-run");
     let store = slow(10);
-    let running = spawn(&[
-        "run",
-        "--store",
-        &store,
-        "--seed",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let adapters = adapters_started(&running, 1);
+    let ready = tmp("slow-ready");
+    let running = spawn_slow(
+        &[
+            "run",
+            "--store",
+            &store,
+            "--seed",
+            "0",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &ready,
+    );
+    let adapters = adapters_working(&running, 1, &ready);
     running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
     assert_eq!(
@@ -506,19 +542,23 @@ fn a_second_signal_still_prints_the_table_and_quits_soon() {
     require_node();
     let out = tmp("second-signal");
     let store = slow(2);
-    let running = spawn(&[
-        "fuzz",
-        "--store",
-        &store,
-        "--time",
-        "10m",
-        "--jobs",
-        "2",
-        "--verbose",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let adapters = adapters_started(&running, 2);
+    let ready = tmp("slow-ready");
+    let running = spawn_slow(
+        &[
+            "fuzz",
+            "--store",
+            &store,
+            "--time",
+            "10m",
+            "--jobs",
+            "2",
+            "--verbose",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &ready,
+    );
+    let adapters = adapters_working(&running, 2, &ready);
     running.stop((Signal::TERM, To::Process));
     // Two signals sent at once may reach it as one: the second goes once the first is seen.
     running.wait_for_stderr("SIGTERM: finishing");

@@ -20,6 +20,11 @@ if (!Number.isFinite(ms) || ms < 0 || make() === undefined) {
   process.exit(2);
 }
 const sleep = (t) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, t);
+// With RECONCILE_SIM_SLOW_READY=DIR, the adapter writes DIR/PID when it handles its first
+// input: the tests signal a run only once it is under way, not while an adapter is still
+// starting (a signal then stops the store before it ran anything, and there is no trace).
+const ready = process.env.RECONCILE_SIM_SLOW_READY;
+let saidReady = false;
 
 serve({
   name: `slow:${ms}ms:${variant}`,
@@ -27,6 +32,10 @@ serve({
     const store = make();
     return {
       handle(input) {
+        if (ready && !saidReady) {
+          saidReady = true;
+          require("fs").writeFileSync(path.join(ready, String(process.pid)), "");
+        }
         sleep(ms);
         return store.handle(input);
       },
