@@ -1,6 +1,9 @@
-//! One running adapter process and our ends of its pipes ([`Conn`]): started in a process
-//! group of its own, spoken to in the protocol one line at a time, never waited on for
-//! longer than the timeout of the phase it is in, and killed with everything it started.
+//! One adapter and the conversation with it ([`Conn`]). Usually a running process and our
+//! ends of its pipes: started in a process group of its own, spoken to in the protocol
+//! one line at a time, never waited on for longer than the timeout of the phase it is in,
+//! and killed with everything it started. Or an adapter in this process behind a
+//! [`Channel`]: the same request lines, handed over in memory when an answer is needed,
+//! and the same checks of what comes back.
 //!
 //! All three pipe ends on our side are non-blocking; every read and write that cannot
 //! proceed waits with `poll(2)` until the message's deadline, on the pipe, on stderr
@@ -36,6 +39,7 @@ use super::fault::{Fault, Pipe};
 use super::lines::LineBuffer;
 use super::protocol::{Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
 use super::stderr::StderrTail;
+use super::Channel;
 use crate::model::store::{CrashCause, Phase};
 use crate::model::wire::{Effect, Input, RenderRow};
 use crate::util::fd::set_nonblocking;
@@ -63,8 +67,22 @@ enum Ready {
     TimedOut,
 }
 
+/// How requests reach the adapter and its answers come back.
+enum Link {
+    /// A process of its own, spoken to over pipes.
+    Process(Process),
+    /// An adapter in this process: the request lines written since the last answer are
+    /// handed to it together when an answer is needed (so a pipelined `reset` travels
+    /// with the first input, as it does over a pipe).
+    Channel {
+        channel: Box<dyn Channel>,
+        /// Request lines written and not handed over yet.
+        outbox: Vec<u8>,
+    },
+}
+
 /// One running adapter process and our ends of its pipes.
-pub(super) struct Conn {
+struct Process {
     child: Child,
     /// The leader has been waited for (its id may be reused: signal nothing any more).
     reaped: Option<Option<ExitStatus>>,
@@ -74,6 +92,12 @@ pub(super) struct Conn {
     stdin: ChildStdin,
     stdout: ChildStdout,
     stderr: StderrTail,
+}
+
+/// One adapter (a process, or one in this process behind a [`Channel`]) and the state of
+/// the conversation with it.
+pub(super) struct Conn {
+    link: Link,
     timeouts: Timeouts,
     /// The first `reset` has been answered: start-up is over.
     started: bool,
@@ -99,46 +123,26 @@ impl Conn {
     /// stdout and stderr. The process may run on any CPU ([`affinity::spawn_unpinned`]).
     /// No handshake yet.
     pub fn spawn(argv: &[String], dir: Option<&Path>, timeouts: Timeouts) -> io::Result<Conn> {
-        let mut command = Command::new(program(&argv[0], dir));
-        command
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Its own process group, so a fault kills whatever it started too.
-            .process_group(0);
-        if let Some(dir) = dir {
-            command.current_dir(dir);
-        }
-        let mut child = affinity::spawn_unpinned(|| command.spawn())?;
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
-        let stderr = child.stderr.take().expect("piped");
-        #[cfg(target_os = "linux")]
-        let pidfd = Pid::from_raw(child.id() as i32).and_then(|pid| {
-            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
-        });
-        let set_up = set_nonblocking(&stdin)
-            .and_then(|_| set_nonblocking(&stdout))
-            .and_then(|_| StderrTail::new(stderr));
-        let stderr = match set_up {
-            Ok(stderr) => stderr,
-            Err(e) => {
-                if let Some(pid) = Pid::from_raw(child.id() as i32) {
-                    let _ = kill_process_group(pid, Signal::KILL);
-                }
-                let _ = child.wait();
-                return Err(e);
-            }
-        };
-        Ok(Conn {
-            child,
-            reaped: None,
-            #[cfg(target_os = "linux")]
-            pidfd,
-            stdin,
-            stdout,
-            stderr,
+        Ok(Conn::on(
+            Link::Process(Process::spawn(argv, dir)?),
+            timeouts,
+        ))
+    }
+
+    /// An adapter in this process, spoken to through `channel`. No handshake yet.
+    pub fn over(channel: Box<dyn Channel>, timeouts: Timeouts) -> Conn {
+        Conn::on(
+            Link::Channel {
+                channel,
+                outbox: Vec::with_capacity(1 << 12),
+            },
+            timeouts,
+        )
+    }
+
+    fn on(link: Link, timeouts: Timeouts) -> Conn {
+        Conn {
+            link,
             timeouts,
             started: false,
             pin_on_start: false,
@@ -148,12 +152,16 @@ impl Conn {
             wbuf: Vec::with_capacity(1 << 12),
             ids: Ids::new(),
             resets_unanswered: 0,
-        })
+        }
     }
 
-    /// The process id (of the group leader), for CPU pinning.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
+    /// The process id (of the group leader), for CPU pinning; `None` for an adapter in
+    /// this process.
+    pub fn pid(&self) -> Option<u32> {
+        match &self.link {
+            Link::Process(p) => Some(p.child.id()),
+            Link::Channel { .. } => None,
+        }
     }
 
     /// What the adapter said it speaks.
@@ -203,7 +211,9 @@ impl Conn {
     /// next request's (the pipelined reset: a run pays no round trip for it) or by
     /// [`Conn::boot`]. The run's crash reports quote the stderr from here on.
     pub fn request_reset(&mut self) -> Result<(), Fault> {
-        self.stderr.mark_run();
+        if let Link::Process(p) = &mut self.link {
+            p.stderr.mark_run();
+        }
         self.send(Message::Reset)?;
         self.resets_unanswered += 1;
         Ok(())
@@ -220,8 +230,8 @@ impl Conn {
             last = answer.into_reset(&line, self.features)?;
             if !self.started {
                 self.started = true;
-                if self.pin_on_start {
-                    affinity::pin_with_current_thread(self.pid());
+                if let (true, Some(pid)) = (self.pin_on_start, self.pid()) {
+                    affinity::pin_with_current_thread(pid);
                 }
             }
         }
@@ -253,46 +263,176 @@ impl Conn {
         self.ids.answer(&line)?.into_state(&line)
     }
 
-    /// Whether an idle process can serve a run: it has not exited and has written nothing
-    /// unasked (an extra answer line, or the end of its stdout).
+    /// Whether an idle adapter can serve a run: its process has not exited and has
+    /// written nothing unasked (an extra answer line, or the end of its stdout). An
+    /// adapter in this process only speaks when asked.
     pub fn idle_and_healthy(&mut self) -> bool {
-        if self.leader_exited_now() {
+        let Link::Process(p) = &mut self.link else {
+            return true;
+        };
+        if p.leader_exited_now() {
             return false;
         }
         if self.resets_unanswered > 0 {
             return true; // the reset's answer may be waiting on stdout
         }
-        let mut fds = [PollFd::new(&self.stdout, PollFlags::IN)];
+        let mut fds = [PollFd::new(&p.stdout, PollFlags::IN)];
         matches!(poll(&mut fds, Some(&Timespec::default())), Ok(0))
     }
 
     /// The cause of the crash a store error makes: the adapter's message and what the
-    /// process wrote to stderr in this run up to its answer. The process lives on.
+    /// process wrote to stderr in this run up to its answer. The adapter lives on.
     pub fn store_threw(&mut self, message: String) -> CrashCause {
-        self.stderr.drain();
-        Fault::StoreError { message }.into_cause(None, self.stderr.tail())
+        let tail = match &mut self.link {
+            Link::Process(p) => {
+                p.stderr.drain();
+                p.stderr.tail()
+            }
+            Link::Channel { .. } => String::new(),
+        };
+        Fault::StoreError { message }.into_cause(None, tail)
     }
 
     /// After `fault`: find out how the process ended (for a closed pipe, wait up to the
     /// phase's timeout for it to exit), kill its whole process group, reap it, read its
-    /// stderr to the end, and return the crash's cause.
+    /// stderr to the end, and return the crash's cause. An adapter in this process has
+    /// no exit status and no stderr of its own.
     pub fn into_cause(mut self, fault: Fault) -> CrashCause {
+        let waited = self.phase().1;
+        let Link::Process(p) = &mut self.link else {
+            return fault.into_cause(None, String::new());
+        };
         let exited = match fault {
-            Fault::Closed { .. } => {
-                let deadline = Instant::now() + self.phase().1;
-                self.wait_for_exit(deadline)
-            }
+            Fault::Closed { .. } => p.wait_for_exit(Instant::now() + waited),
             Fault::LeaderExited => true,
             _ => false,
         };
-        let status = self.kill();
-        self.stderr.drain_to_end();
-        fault.into_cause(if exited { status } else { None }, self.stderr.tail())
+        let status = p.kill();
+        p.stderr.drain_to_end();
+        fault.into_cause(if exited { status } else { None }, p.stderr.tail())
+    }
+
+    /// Kill the process group (whatever the process started too) and the process, and
+    /// reap it: its exit status (`None` for an adapter in this process).
+    #[cfg(test)]
+    pub fn kill(&mut self) -> Option<ExitStatus> {
+        match &mut self.link {
+            Link::Process(p) => p.kill(),
+            Link::Channel { .. } => None,
+        }
+    }
+
+    /// Write `message` as the next request line, waiting at most the phase's timeout for
+    /// the process to take it (an adapter in this process gets it with the next exchange).
+    fn send(&mut self, message: Message<'_>) -> Result<(), Fault> {
+        self.ids.request(&mut self.wbuf, message);
+        let (phase, waited) = self.phase();
+        match &mut self.link {
+            Link::Process(p) => p.write_all(&self.wbuf, phase, waited),
+            Link::Channel { outbox, .. } => {
+                outbox.extend_from_slice(&self.wbuf);
+                Ok(())
+            }
+        }
+    }
+
+    /// The next answer line (without its newline), waiting at most the phase's timeout
+    /// for a process; an adapter in this process is handed the requests written so far.
+    fn read_line(&mut self) -> Result<String, Fault> {
+        let (phase, waited) = self.phase();
+        let mut deadline = None;
+        loop {
+            if let Some(line) = self.lines.next_line()? {
+                return Ok(line);
+            }
+            match &mut self.link {
+                Link::Process(p) => {
+                    let deadline = *deadline.get_or_insert_with(|| Instant::now() + waited);
+                    match p.wait(Pipe::Stdout, deadline)? {
+                        Ready::Pipe => {
+                            if p.read_stdout(&mut self.lines)? == Some(0) {
+                                return Err(Fault::Closed { pipe: Pipe::Stdout });
+                            }
+                        }
+                        Ready::LeaderExited => {
+                            // Whatever it wrote before it exited is in the pipe now.
+                            while let Some(1..) = p.read_stdout(&mut self.lines)? {
+                                if let Some(line) = self.lines.next_line()? {
+                                    return Ok(line);
+                                }
+                            }
+                            return Err(Fault::LeaderExited);
+                        }
+                        Ready::TimedOut => return Err(Fault::Timeout { phase, waited }),
+                    }
+                }
+                Link::Channel { channel, outbox } => {
+                    if outbox.is_empty() {
+                        return Err(Fault::Protocol {
+                            why: "the adapter gave fewer answer lines than it was sent requests"
+                                .to_string(),
+                        });
+                    }
+                    let answers = channel
+                        .exchange(outbox)
+                        .map_err(|error| Fault::Io { error })?;
+                    outbox.clear();
+                    self.lines.push(&answers);
+                }
+            }
+        }
+    }
+}
+
+impl Process {
+    /// See [`Conn::spawn`].
+    fn spawn(argv: &[String], dir: Option<&Path>) -> io::Result<Process> {
+        let mut command = Command::new(program(&argv[0], dir));
+        command
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group, so a fault kills whatever it started too.
+            .process_group(0);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        let mut child = affinity::spawn_unpinned(|| command.spawn())?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        #[cfg(target_os = "linux")]
+        let pidfd = Pid::from_raw(child.id() as i32).and_then(|pid| {
+            rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+        });
+        let set_up = set_nonblocking(&stdin)
+            .and_then(|_| set_nonblocking(&stdout))
+            .and_then(|_| StderrTail::new(stderr));
+        let stderr = match set_up {
+            Ok(stderr) => stderr,
+            Err(e) => {
+                if let Some(pid) = Pid::from_raw(child.id() as i32) {
+                    let _ = kill_process_group(pid, Signal::KILL);
+                }
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
+        Ok(Process {
+            child,
+            reaped: None,
+            #[cfg(target_os = "linux")]
+            pidfd,
+            stdin,
+            stdout,
+            stderr,
+        })
     }
 
     /// Kill the process group (whatever the process started too) and the process, and
     /// reap it: its exit status.
-    pub fn kill(&mut self) -> Option<ExitStatus> {
+    fn kill(&mut self) -> Option<ExitStatus> {
         if let Some(status) = self.reaped {
             return status;
         }
@@ -339,17 +479,15 @@ impl Conn {
         }
     }
 
-    /// Write `message` as the next request line, waiting at most the phase's timeout for
-    /// the process to take it.
-    fn send(&mut self, message: Message<'_>) -> Result<(), Fault> {
-        self.ids.request(&mut self.wbuf, message);
+    /// Write all of `bytes` to stdin, waiting at most `waited` (the timeout of `phase`)
+    /// for the process to take them.
+    fn write_all(&mut self, bytes: &[u8], phase: Phase, waited: Duration) -> Result<(), Fault> {
         let mut deadline = None;
         let mut off = 0;
-        while off < self.wbuf.len() {
-            match self.stdin.write(&self.wbuf[off..]) {
+        while off < bytes.len() {
+            match self.stdin.write(&bytes[off..]) {
                 Ok(n) => off += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    let (phase, waited) = self.phase();
                     let deadline = *deadline.get_or_insert_with(|| Instant::now() + waited);
                     match self.wait(Pipe::Stdin, deadline)? {
                         Ready::Pipe => {}
@@ -371,43 +509,13 @@ impl Conn {
         Ok(())
     }
 
-    /// The next line from stdout (without its newline), waiting at most the phase's
-    /// timeout.
-    fn read_line(&mut self) -> Result<String, Fault> {
-        let mut deadline = None;
+    /// One read from stdout into `lines`: `Some(n)` bytes (0: the end), `None` when
+    /// nothing is there now.
+    fn read_stdout(&mut self, lines: &mut LineBuffer) -> Result<Option<usize>, Fault> {
         loop {
-            if let Some(line) = self.lines.next_line()? {
-                return Ok(line);
-            }
-            let (phase, waited) = self.phase();
-            let deadline = *deadline.get_or_insert_with(|| Instant::now() + waited);
-            match self.wait(Pipe::Stdout, deadline)? {
-                Ready::Pipe => {
-                    if self.read_stdout()? == Some(0) {
-                        return Err(Fault::Closed { pipe: Pipe::Stdout });
-                    }
-                }
-                Ready::LeaderExited => {
-                    // Whatever it wrote before it exited is in the pipe now.
-                    while let Some(1..) = self.read_stdout()? {
-                        if let Some(line) = self.lines.next_line()? {
-                            return Ok(line);
-                        }
-                    }
-                    return Err(Fault::LeaderExited);
-                }
-                Ready::TimedOut => return Err(Fault::Timeout { phase, waited }),
-            }
-        }
-    }
-
-    /// One read from stdout into the line buffer: `Some(n)` bytes (0: the end), `None`
-    /// when nothing is there now.
-    fn read_stdout(&mut self) -> Result<Option<usize>, Fault> {
-        loop {
-            match self.stdout.read(self.lines.spare()) {
+            match self.stdout.read(lines.spare()) {
                 Ok(n) => {
-                    self.lines.filled(n);
+                    lines.filled(n);
                     return Ok(Some(n));
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
@@ -492,7 +600,7 @@ impl Conn {
     }
 }
 
-impl Drop for Conn {
+impl Drop for Process {
     fn drop(&mut self) {
         self.kill();
     }
@@ -675,8 +783,123 @@ mod tests {
         }
         assert!(!chatty.idle_and_healthy(), "an unasked line");
         let mut dead = sh("exit 0", GENEROUS);
-        assert!(dead.wait_for_exit(Instant::now() + GENEROUS));
+        let Link::Process(p) = &mut dead.link else {
+            unreachable!("sh starts a process")
+        };
+        assert!(p.wait_for_exit(Instant::now() + GENEROUS));
         assert!(!dead.idle_and_healthy());
+    }
+
+    /// An adapter in this process that answers each request line with `answer(type, id)`
+    /// and records every exchange.
+    struct Scripted {
+        answer: fn(&str, u64) -> String,
+        exchanges: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    }
+
+    impl Channel for Scripted {
+        fn exchange(&mut self, requests: &[u8]) -> Result<Vec<u8>, String> {
+            let text = String::from_utf8(requests.to_vec()).unwrap();
+            self.exchanges.lock().unwrap().push(text.clone());
+            let mut out = String::new();
+            for line in text.lines() {
+                let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                let ty = v["type"].as_str().unwrap();
+                if ty == "input" && v["input"]["input"] == "user-send" {
+                    return Err("the mapping threw".to_string());
+                }
+                out.push_str(&(self.answer)(ty, v["id"].as_u64().unwrap()));
+            }
+            Ok(out.into_bytes())
+        }
+    }
+
+    fn scripted(
+        answer: fn(&str, u64) -> String,
+    ) -> (Conn, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+        let exchanges = std::sync::Arc::default();
+        let channel = Scripted {
+            answer,
+            exchanges: std::sync::Arc::clone(&exchanges),
+        };
+        let timeouts = Timeouts {
+            startup: GENEROUS,
+            message: GENEROUS,
+        };
+        (Conn::over(Box::new(channel), timeouts), exchanges)
+    }
+
+    fn well_behaved(ty: &str, id: u64) -> String {
+        match ty {
+            "hello" => format!(
+                "{{\"type\":\"hello\",\"protocol\":1,\"clock\":\"step 0ms\",\"id\":{id}}}\n"
+            ),
+            "reset" => format!("{{\"type\":\"reset\",\"id\":{id}}}\n"),
+            _ => format!("{{\"type\":\"output\",\"effects\":[],\"render\":[],\"id\":{id}}}\n"),
+        }
+    }
+
+    /// In process, the conversation is the one a pipe carries: the handshake, then the
+    /// pipelined reset handed over with the first input (one exchange for both), the
+    /// answers checked the same way.
+    #[test]
+    fn an_adapter_in_this_process_gets_the_requests_a_process_would() {
+        let (mut conn, exchanges) = scripted(well_behaved);
+        assert_eq!(conn.pid(), None);
+        conn.handshake().unwrap();
+        assert_eq!(conn.clock(), Some("step 0ms"));
+        conn.request_reset().unwrap();
+        let tick = Input::Scroll { at_bottom: true };
+        let (effects, render) = conn.input(&tick).unwrap();
+        assert!(effects.is_empty() && render.is_empty());
+        assert!(conn.started());
+        assert!(conn.idle_and_healthy());
+        let exchanges = exchanges.lock().unwrap().clone();
+        assert_eq!(exchanges.len(), 2, "{exchanges:?}");
+        assert_eq!(
+            exchanges[0],
+            "{\"type\":\"hello\",\"protocol\":1,\"id\":1}\n"
+        );
+        let second: Vec<&str> = exchanges[1].lines().collect();
+        assert_eq!(second.len(), 2, "reset and the input together: {second:?}");
+        assert!(second[0].contains("\"reset\"") && second[1].contains("\"input\""));
+    }
+
+    /// An adapter in this process that cannot answer at all crashes the run with its
+    /// words (no exit status, no stderr); one that gives an answer too few or a wrong id
+    /// breaks the protocol as a process would.
+    #[test]
+    fn an_adapter_in_this_process_that_fails_is_a_crash_with_its_words() {
+        let (mut conn, _) = scripted(well_behaved);
+        conn.handshake().unwrap();
+        let send = Input::UserSend {
+            message_id: crate::model::wire::MessageId(1),
+            text: "x".into(),
+        };
+        let fault = conn.input(&send).unwrap_err();
+        assert_eq!(
+            conn.into_cause(fault),
+            CrashCause::Io {
+                error: "the mapping threw".into(),
+                stderr_tail: String::new()
+            }
+        );
+        let (mut silent, _) = scripted(|ty, id| match ty {
+            "hello" => well_behaved(ty, id),
+            _ => String::new(),
+        });
+        silent.handshake().unwrap();
+        let fault = silent
+            .input(&Input::Scroll { at_bottom: true })
+            .unwrap_err();
+        assert_eq!(
+            fault,
+            Fault::Protocol {
+                why: "the adapter gave fewer answer lines than it was sent requests".into()
+            }
+        );
+        let (mut confused, _) = scripted(|ty, _| well_behaved(ty, 9));
+        assert!(matches!(confused.handshake(), Err(Fault::BadLine { .. })));
     }
 
     #[test]

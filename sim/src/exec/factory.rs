@@ -6,11 +6,14 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::connection::{Conn, Timeouts};
 use super::pool::Pool;
-use super::{affinity, ExecStore, SPEC_PREFIX, STARTUP_TIMEOUT_DEFAULT, TIMEOUT_DEFAULT};
+use super::{
+    affinity, ChannelOpener, ExecStore, SPEC_PREFIX, STARTUP_TIMEOUT_DEFAULT, TIMEOUT_DEFAULT,
+};
 use crate::model::store::{CrashCause, Store, StoreFactory};
 use crate::model::wire::ClientId;
 
@@ -97,6 +100,8 @@ pub struct ExecFactory {
     pool: Pool,
     /// What the probed process's `hello` stated about its settings (its virtual clock).
     settings: std::sync::OnceLock<String>,
+    /// Adapters in this process instead of processes ([`ExecFactory::in_process`]).
+    opener: Option<Arc<dyn ChannelOpener>>,
 }
 
 impl ExecFactory {
@@ -126,7 +131,25 @@ impl ExecFactory {
             isolate: false,
             pool: Pool::default(),
             settings: std::sync::OnceLock::new(),
+            opener: None,
         })
+    }
+
+    /// The stores `spec` (`exec:COMMAND`) names, served by adapters in this process that
+    /// `opener` makes instead of by processes: the same name and directory, the same
+    /// protocol and checks, so results, reports and saved scenario files are those of
+    /// `exec:`, and a saved file replays with the command line. No CPU pinning (there is
+    /// no process to pin).
+    pub fn in_process(
+        spec: &str,
+        dir: Option<PathBuf>,
+        opener: Arc<dyn ChannelOpener>,
+    ) -> Result<ExecFactory, ExecError> {
+        let mut factory = ExecFactory::from_spec(spec)?;
+        factory.working_dir = dir;
+        factory.pin = false;
+        factory.opener = Some(opener);
+        Ok(factory)
     }
 
     /// [`ExecFactory::from_spec`], run in `dir`: the processes start there, so the
@@ -215,8 +238,18 @@ impl ExecFactory {
         self.pool.idle()
     }
 
-    /// Start a process (no handshake yet).
+    /// Start a process, or open an adapter in this process (no handshake yet).
     fn spawn(&self) -> Result<Conn, ExecError> {
+        if let Some(opener) = &self.opener {
+            return match opener.open() {
+                Ok(channel) => Ok(Conn::over(channel, self.timeouts)),
+                Err(why) => Err(ExecError::Spawn {
+                    command: self.command(),
+                    dir: self.working_dir.clone(),
+                    error: io::Error::other(why),
+                }),
+            };
+        }
         Conn::spawn(&self.argv, self.working_dir.as_deref(), self.timeouts).map_err(|error| {
             ExecError::Spawn {
                 command: self.command(),
@@ -230,9 +263,9 @@ impl ExecFactory {
     /// once its start-up is over); or, when there is none, the crash's cause.
     fn start_run(&self) -> Result<Conn, CrashCause> {
         let mut conn = self.checkout()?;
-        if self.pin {
+        if let (true, Some(pid)) = (self.pin, conn.pid()) {
             if conn.started() {
-                affinity::pin_with_current_thread(conn.pid());
+                affinity::pin_with_current_thread(pid);
             } else {
                 conn.pin_once_started();
             }
@@ -285,6 +318,7 @@ impl StoreFactory for ExecFactory {
             isolate: true,
             pool: Pool::default(),
             settings: self.settings.clone(),
+            opener: self.opener.clone(),
         }))
     }
 

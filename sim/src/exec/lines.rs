@@ -1,7 +1,8 @@
 //! Cutting the adapter's stdout into answer lines. Bytes arrive in whatever pieces the
 //! pipe delivers; [`LineBuffer`] keeps them and hands out complete lines, and refuses a
 //! line that grows past [`ANSWER_BYTES_MAX`] so a runaway adapter cannot eat the memory.
-//! No I/O here: the connection reads into [`LineBuffer::spare`].
+//! No I/O here: the connection reads into [`LineBuffer::spare`] (or, for an adapter in
+//! this process, [`LineBuffer::push`]es its answers).
 
 use super::fault::Fault;
 use super::protocol::ANSWER_BYTES_MAX;
@@ -75,6 +76,17 @@ impl LineBuffer {
     pub fn filled(&mut self, n: usize) {
         self.end += n;
     }
+
+    /// Append `bytes` (answers handed over whole, by an adapter in this process).
+    pub fn push(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let spare = self.spare();
+            let n = spare.len().min(bytes.len());
+            spare[..n].copy_from_slice(&bytes[..n]);
+            self.filled(n);
+            bytes = &bytes[n..];
+        }
+    }
 }
 
 #[cfg(test)]
@@ -85,14 +97,7 @@ mod tests {
     fn feed(lines: &mut LineBuffer, bytes: &[u8], piece: usize) -> Vec<String> {
         let mut out = Vec::new();
         for chunk in bytes.chunks(piece) {
-            let mut rest = chunk;
-            while !rest.is_empty() {
-                let spare = lines.spare();
-                let n = spare.len().min(rest.len());
-                spare[..n].copy_from_slice(&rest[..n]);
-                lines.filled(n);
-                rest = &rest[n..];
-            }
+            lines.push(chunk);
             while let Some(line) = lines.next_line().unwrap() {
                 out.push(line);
             }
