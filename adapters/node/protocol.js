@@ -226,4 +226,4 @@ async function serveAsync(options) {
   }
 }
 
-module.exports = { serve, serveAsync, canonicalJson, PROTOCOL, FEATURES };
+module.exports = { serve, serveAsync, makeResponder, canonicalJson, PROTOCOL, FEATURES };

@@ -386,30 +386,37 @@ pub fn run_campaign_shard(
         seeds: 0,
         closed: false,
     });
-    std::thread::scope(|scope| {
-        for _ in 0..campaign.jobs.max(1) {
-            scope.spawn(|| loop {
-                let index = next_chunk.fetch_add(1, Ordering::Relaxed);
-                let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
-                if first >= seeds_total || stop() {
-                    break;
-                }
-                let seeds = CHUNK_SEEDS.min(seeds_total - first);
-                let seed = campaign.seed_start + first;
-                let chunk = run_chunk(campaign, seed, seeds, &stop, &|run_failed| {
-                    if run_failed {
-                        failed.store(true, Ordering::Relaxed);
-                    }
-                    progress(done.fetch_add(1, Ordering::Relaxed) + 1)
-                });
-                let complete = chunk.complete;
-                lock(&merger).add(index, chunk);
-                if !complete {
-                    break;
-                }
-            });
+    let worker = || loop {
+        let index = next_chunk.fetch_add(1, Ordering::Relaxed);
+        let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
+        if first >= seeds_total || stop() {
+            break;
         }
-    });
+        let seeds = CHUNK_SEEDS.min(seeds_total - first);
+        let seed = campaign.seed_start + first;
+        let chunk = run_chunk(campaign, seed, seeds, &stop, &|run_failed| {
+            if run_failed {
+                failed.store(true, Ordering::Relaxed);
+            }
+            progress(done.fetch_add(1, Ordering::Relaxed) + 1)
+        });
+        let complete = chunk.complete;
+        lock(&merger).add(index, chunk);
+        if !complete {
+            break;
+        }
+    };
+    if campaign.jobs <= 1 {
+        // On the caller's thread: a store that must be called from it (one inside Node,
+        // driven from a coroutine on the JavaScript thread) can be fuzzed.
+        worker();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..campaign.jobs {
+                scope.spawn(worker);
+            }
+        });
+    }
     let merger = merger.into_inner().unwrap_or_else(|e| e.into_inner());
     outcome(campaign, merger.seeds, merger.total)
 }
