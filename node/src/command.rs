@@ -73,6 +73,7 @@ impl Command {
         if command.seeds == 0 {
             return Err("bad engine command: seeds 0 runs nothing".to_string());
         }
+        ExecFactory::from_spec(&command.store).map_err(|e| format!("bad engine command: {e}"))?;
         Ok(command)
     }
 

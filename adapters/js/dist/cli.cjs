@@ -2528,6 +2528,8 @@ var init_network = __esm({
 
 // src/cli.ts
 var import_node_fs3 = require("node:fs");
+
+// src/host.ts
 var import_node_path2 = require("node:path");
 
 // src/loader.ts
@@ -2910,6 +2912,8 @@ var SEED = 2654435769;
 var MAX_TIMER_RUNS = 1e4;
 var realSetImmediate = globalThis.setImmediate;
 var RealDate = Date;
+var active = null;
+var installed = false;
 var DeterministicWorld = class {
   now = EPOCH;
   uuids = 0;
@@ -2919,7 +2923,6 @@ var DeterministicWorld = class {
   order = 0;
   /** What the runtime says is creating timers now (kept with each timer for state digests). */
   origin = () => "";
-  installed = false;
   reset() {
     this.now = EPOCH;
     this.uuids = 0;
@@ -2990,56 +2993,60 @@ var DeterministicWorld = class {
     next.fn(...next.args);
     return true;
   }
-  /** Replace the globals a browser store may read (once per process). */
+  /** Make this the world the globals read (until another world is made active). */
+  activate() {
+    active = this;
+  }
+  /** Replace the globals a browser store may read (once per process), and make this world active. */
   install() {
-    if (this.installed) return;
-    this.installed = true;
-    const world = this;
+    this.activate();
+    if (installed) return;
+    installed = true;
     const g = globalThis;
     const cryptoObj = globalThis.crypto;
     if (cryptoObj !== void 0) {
-      define(cryptoObj, "randomUUID", () => world.nextUuid());
+      define(cryptoObj, "randomUUID", () => active.nextUuid());
       define(cryptoObj, "getRandomValues", (array) => {
         if (array !== null) {
           const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-          for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(world.random() * 256);
+          for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(active.random() * 256);
         }
         return array;
       });
     }
     const nodeCrypto = (0, import_node_module2.createRequire)(__importMetaUrl)("node:crypto");
-    nodeCrypto.randomUUID = () => world.nextUuid();
+    nodeCrypto.randomUUID = () => active.nextUuid();
     (0, import_node_module2.syncBuiltinESMExports)();
-    define(Math, "random", () => world.random());
+    define(Math, "random", () => active.random());
     const VirtualDate = new Proxy(RealDate, {
       construct(target, args, newTarget) {
-        return Reflect.construct(target, args.length === 0 ? [world.now] : args, newTarget);
+        return Reflect.construct(target, args.length === 0 ? [active.now] : args, newTarget);
       },
       apply() {
-        return new RealDate(world.now).toString();
+        return new RealDate(active.now).toString();
       },
       get(target, prop, receiver) {
-        if (prop === "now") return () => world.now;
+        if (prop === "now") return () => active.now;
         return Reflect.get(target, prop, receiver);
       }
     });
     g.Date = VirtualDate;
     if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-      define(globalThis.performance, "now", () => world.now - EPOCH);
+      define(globalThis.performance, "now", () => active.now - EPOCH);
     }
     const resolved = Promise.resolve();
     g.queueMicrotask = (fn) => {
       if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
       void resolved.then(fn);
     };
-    g.setTimeout = (fn, delay, ...args) => world.addTimer(fn, delay, args, false);
-    g.setInterval = (fn, delay, ...args) => world.addTimer(fn, delay, args, true);
-    g.clearTimeout = (id) => world.clearTimer(id);
-    g.clearInterval = (id) => world.clearTimer(id);
-    g.requestAnimationFrame = (fn) => world.addTimer(() => fn(world.now - EPOCH), 16, [], false);
-    g.cancelAnimationFrame = (id) => world.clearTimer(id);
-    g.requestIdleCallback = (fn) => world.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-    g.cancelIdleCallback = (id) => world.clearTimer(id);
+    g.setTimeout = (fn, delay, ...args) => active.addTimer(fn, delay, args, false);
+    g.setInterval = (fn, delay, ...args) => active.addTimer(fn, delay, args, true);
+    g.clearTimeout = (id) => active.clearTimer(id);
+    g.clearInterval = (id) => active.clearTimer(id);
+    g.requestAnimationFrame = (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
+    g.cancelAnimationFrame = (id) => active.clearTimer(id);
+    g.requestIdleCallback = (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
+    g.cancelIdleCallback = (id) => active.clearTimer(id);
   }
 };
 function define(target, key, value) {
@@ -3477,6 +3484,9 @@ function describe(e) {
     return String(e);
   }
 }
+var activeRuntime = null;
+var hooked = false;
+var sharedNetwork = null;
 var AdapterRuntime = class {
   world = new DeterministicWorld();
   run = null;
@@ -3515,10 +3525,13 @@ var AdapterRuntime = class {
     if (options.translateIds === false) this.options.translateIds = false;
     if (options.clock !== void 0) this.options.clock = checkClock(options.clock);
     if (options.network !== void 0 && this.options.network == null) {
-      const { Network: Network2 } = await Promise.resolve().then(() => (init_network(), network_exports));
-      const network = new Network2(options.network, () => this.run);
-      await network.install();
-      this.options.network = network;
+      if (sharedNetwork === null) {
+        const { Network: Network2 } = await Promise.resolve().then(() => (init_network(), network_exports));
+        const network = new Network2(options.network, () => activeRuntime?.run ?? null);
+        await network.install();
+        sharedNetwork = network;
+      }
+      this.options.network = sharedNetwork;
     }
   }
   /** The clock's choice as the `hello` answer states it. */
@@ -3529,9 +3542,17 @@ var AdapterRuntime = class {
   }
   /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
   install() {
+    activeRuntime = this;
     this.world.install();
-    process.on("unhandledRejection", (reason) => this.recordError(reason));
-    process.on("uncaughtException", (error2) => this.recordError(error2));
+    if (hooked) return;
+    hooked = true;
+    process.on("unhandledRejection", (reason) => activeRuntime?.recordError(reason));
+    process.on("uncaughtException", (error2) => activeRuntime?.recordError(error2));
+  }
+  /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
+  activate() {
+    activeRuntime = this;
+    this.world.activate();
   }
   recordError(e) {
     if (this.run !== null) this.run.errors.push(e);
@@ -3539,6 +3560,7 @@ var AdapterRuntime = class {
   }
   /** The answer to one parsed request line. */
   respond(msg) {
+    if (activeRuntime !== this) this.activate();
     if (msg === null || typeof msg !== "object") {
       return { type: "error", message: `request is not a JSON object: ${JSON.stringify(msg)}`, id: null };
     }
@@ -3776,6 +3798,46 @@ function checkClock(clock) {
   return clock;
 }
 
+// src/host.ts
+var Host = class _Host {
+  constructor(bundle2, compiled, options) {
+    this.bundle = bundle2;
+    this.compiled = compiled;
+    this.options = options;
+  }
+  bundle;
+  compiled;
+  options;
+  /** Bundle the mapping (or take it from the cache). */
+  static async load(options) {
+    const b = await bundle(options.load);
+    return new _Host(b, new CompiledBundle(b), options);
+  }
+  /**
+   * A new adapter: its runtime, its deterministic globals installed (and made active)
+   * before its copy of the app's modules is evaluated, and the mapping's options taken.
+   */
+  async open() {
+    let first = null;
+    const runtime = new AdapterRuntime({
+      name: this.options.name ?? "",
+      load: () => {
+        const evaluated = first ?? this.compiled.evaluate();
+        first = null;
+        return boundFactory(evaluated);
+      },
+      freshModule: this.options.freshModule ?? false,
+      args: this.options.args ?? [],
+      deltaPrefix: this.options.deltaPrefix ?? ""
+    });
+    runtime.install();
+    first = this.compiled.evaluate();
+    const options = first.factory.options ?? {};
+    await runtime.configure(options, this.options.name ?? options.name ?? `js:${(0, import_node_path2.basename)(this.options.load.map)}`);
+    return runtime;
+  }
+};
+
 // src/serve.ts
 var import_node_fs2 = require("node:fs");
 function redirectConsole() {
@@ -3927,24 +3989,10 @@ ${USAGE}`);
 async function main() {
   const cli = parse(process.argv.slice(2));
   redirectConsole();
-  const b = await bundle(cli.load);
-  const compiled = new CompiledBundle(b);
-  let first = null;
-  const runtime = new AdapterRuntime({
-    name: cli.name ?? "",
-    load: () => {
-      const evaluated = first ?? compiled.evaluate();
-      first = null;
-      return boundFactory(evaluated);
-    },
-    freshModule: cli.fresh,
-    args: cli.args,
-    deltaPrefix: cli.deltaPrefix
-  });
-  runtime.install();
-  first = compiled.evaluate();
-  const options = first.factory.options ?? {};
-  await runtime.configure(options, cli.name ?? options.name ?? `js:${(0, import_node_path2.basename)(cli.load.map)}`);
+  const host = await Host.load({ load: cli.load, name: cli.name, freshModule: cli.fresh, args: cli.args, deltaPrefix: cli.deltaPrefix });
+  const b = host.bundle;
+  const compiled = host.compiled;
+  const runtime = await host.open();
   if (cli.command === "build") {
     await runtime.respond({ type: "hello", protocol: 1, id: 1 });
     const answer = await runtime.respond({ type: "reset", id: 2 });

@@ -12,7 +12,6 @@ export declare class DeterministicWorld {
     private order;
     /** What the runtime says is creating timers now (kept with each timer for state digests). */
     origin: () => string;
-    private installed;
     reset(): void;
     nextUuid(): string;
     /** mulberry32 */
@@ -26,6 +25,8 @@ export declare class DeterministicWorld {
     hasDueTimer(): boolean;
     /** Run the earliest pending timer (advancing the clock to it); false when none is pending. */
     runNextTimer(): boolean;
-    /** Replace the globals a browser store may read (once per process). */
+    /** Make this the world the globals read (until another world is made active). */
+    activate(): void;
+    /** Replace the globals a browser store may read (once per process), and make this world active. */
     install(): void;
 }

@@ -21,6 +21,14 @@ export const MAX_TIMER_RUNS = 10000;
 import { createRequire, syncBuiltinESMExports } from "node:module";
 export const realSetImmediate = globalThis.setImmediate;
 const RealDate = Date;
+/**
+ * The world the installed globals read: the one whose adapter is answering now. An
+ * adapter process has one; in process (the engine inside Node) there is one per adapter,
+ * and each adapter's runtime makes its own active before it answers (`activate`).
+ */
+let active = null;
+/** The globals are replaced once per process (realm), whichever world made them. */
+let installed = false;
 export class DeterministicWorld {
     now = EPOCH;
     uuids = 0;
@@ -30,7 +38,6 @@ export class DeterministicWorld {
     order = 0;
     /** What the runtime says is creating timers now (kept with each timer for state digests). */
     origin = () => "";
-    installed = false;
     reset() {
         this.now = EPOCH;
         this.uuids = 0;
@@ -110,46 +117,50 @@ export class DeterministicWorld {
         next.fn(...next.args);
         return true;
     }
-    /** Replace the globals a browser store may read (once per process). */
+    /** Make this the world the globals read (until another world is made active). */
+    activate() {
+        active = this;
+    }
+    /** Replace the globals a browser store may read (once per process), and make this world active. */
     install() {
-        if (this.installed)
+        this.activate();
+        if (installed)
             return;
-        this.installed = true;
-        const world = this;
+        installed = true;
         const g = globalThis;
         const cryptoObj = globalThis.crypto;
         if (cryptoObj !== undefined) {
-            define(cryptoObj, "randomUUID", () => world.nextUuid());
+            define(cryptoObj, "randomUUID", () => active.nextUuid());
             define(cryptoObj, "getRandomValues", (array) => {
                 if (array !== null) {
                     const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
                     for (let i = 0; i < bytes.length; i++)
-                        bytes[i] = Math.floor(world.random() * 256);
+                        bytes[i] = Math.floor(active.random() * 256);
                 }
                 return array;
             });
         }
         // The same for code that imports Node's module (`import { randomUUID } from "node:crypto"`).
         const nodeCrypto = createRequire(import.meta.url)("node:crypto");
-        nodeCrypto.randomUUID = () => world.nextUuid();
+        nodeCrypto.randomUUID = () => active.nextUuid();
         syncBuiltinESMExports(); // and for ESM named imports of it
-        define(Math, "random", () => world.random());
+        define(Math, "random", () => active.random());
         const VirtualDate = new Proxy(RealDate, {
             construct(target, args, newTarget) {
-                return Reflect.construct(target, args.length === 0 ? [world.now] : args, newTarget);
+                return Reflect.construct(target, args.length === 0 ? [active.now] : args, newTarget);
             },
             apply() {
-                return new RealDate(world.now).toString();
+                return new RealDate(active.now).toString();
             },
             get(target, prop, receiver) {
                 if (prop === "now")
-                    return () => world.now;
+                    return () => active.now;
                 return Reflect.get(target, prop, receiver);
             },
         });
         g.Date = VirtualDate;
         if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-            define(globalThis.performance, "now", () => world.now - EPOCH);
+            define(globalThis.performance, "now", () => active.now - EPOCH);
         }
         // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
         // batch of state changes); a resolved promise's then() is the same queue without that cost.
@@ -161,14 +172,14 @@ export class DeterministicWorld {
                 throw new TypeError("queueMicrotask: callback is not a function");
             void resolved.then(fn);
         };
-        g.setTimeout = (fn, delay, ...args) => world.addTimer(fn, delay, args, false);
-        g.setInterval = (fn, delay, ...args) => world.addTimer(fn, delay, args, true);
-        g.clearTimeout = (id) => world.clearTimer(id);
-        g.clearInterval = (id) => world.clearTimer(id);
-        g.requestAnimationFrame = (fn) => world.addTimer(() => fn(world.now - EPOCH), 16, [], false);
-        g.cancelAnimationFrame = (id) => world.clearTimer(id);
-        g.requestIdleCallback = (fn) => world.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-        g.cancelIdleCallback = (id) => world.clearTimer(id);
+        g.setTimeout = (fn, delay, ...args) => active.addTimer(fn, delay, args, false);
+        g.setInterval = (fn, delay, ...args) => active.addTimer(fn, delay, args, true);
+        g.clearTimeout = (id) => active.clearTimer(id);
+        g.clearInterval = (id) => active.clearTimer(id);
+        g.requestAnimationFrame = (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
+        g.cancelAnimationFrame = (id) => active.clearTimer(id);
+        g.requestIdleCallback = (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
+        g.cancelIdleCallback = (id) => active.clearTimer(id);
     }
 }
 function define(target, key, value) {

@@ -122,6 +122,8 @@ export declare class AdapterRuntime {
     private clockSetting;
     /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
     install(): void;
+    /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
+    activate(): void;
     private recordError;
     /** The answer to one parsed request line. */
     respond(msg: unknown): Answer | Promise<Answer>;

@@ -269,6 +269,17 @@ function describe(e) {
         return String(e);
     }
 }
+/**
+ * The runtime answering now. An adapter process has one; in process (the engine inside
+ * Node) there is one per adapter, and each makes itself active before it answers, so the
+ * process-wide hooks (errors, the network's interceptors) and the deterministic globals
+ * reach the store whose code is running.
+ */
+let activeRuntime = null;
+/** The error hooks are installed once per process. */
+let hooked = false;
+/** The network is intercepted once per process, for whichever runtime is active. */
+let sharedNetwork = null;
 export class AdapterRuntime {
     world = new DeterministicWorld();
     run = null;
@@ -310,10 +321,13 @@ export class AdapterRuntime {
         if (options.clock !== undefined)
             this.options.clock = checkClock(options.clock);
         if (options.network !== undefined && this.options.network == null) {
-            const { Network } = await import("./network.js");
-            const network = new Network(options.network, () => this.run);
-            await network.install();
-            this.options.network = network;
+            if (sharedNetwork === null) {
+                const { Network } = await import("./network.js");
+                const network = new Network(options.network, () => activeRuntime?.run ?? null);
+                await network.install();
+                sharedNetwork = network;
+            }
+            this.options.network = sharedNetwork;
         }
     }
     /** The clock's choice as the `hello` answer states it. */
@@ -325,9 +339,18 @@ export class AdapterRuntime {
     }
     /** Install the deterministic globals and the error hooks. Call before loading the user's modules. */
     install() {
+        activeRuntime = this;
         this.world.install();
-        process.on("unhandledRejection", (reason) => this.recordError(reason));
-        process.on("uncaughtException", (error) => this.recordError(error));
+        if (hooked)
+            return;
+        hooked = true;
+        process.on("unhandledRejection", (reason) => activeRuntime?.recordError(reason));
+        process.on("uncaughtException", (error) => activeRuntime?.recordError(error));
+    }
+    /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
+    activate() {
+        activeRuntime = this;
+        this.world.activate();
     }
     recordError(e) {
         if (this.run !== null)
@@ -337,6 +360,8 @@ export class AdapterRuntime {
     }
     /** The answer to one parsed request line. */
     respond(msg) {
+        if (activeRuntime !== this)
+            this.activate();
         if (msg === null || typeof msg !== "object") {
             return { type: "error", message: `request is not a JSON object: ${JSON.stringify(msg)}`, id: null };
         }

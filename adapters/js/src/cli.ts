@@ -5,9 +5,8 @@
 const realNow = performance.now.bind(performance);
 
 import { readFileSync, writeFileSync } from "node:fs";
-import { basename } from "node:path";
-import { bundle, boundFactory, CompiledBundle, type LoadOptions } from "./loader.js";
-import { AdapterRuntime } from "./runtime.js";
+import { Host } from "./host.js";
+import type { LoadOptions } from "./loader.js";
 import { redirectConsole, serveStdio } from "./serve.js";
 
 const USAGE = `usage:
@@ -96,25 +95,10 @@ async function main(): Promise<void> {
   const cli = parse(process.argv.slice(2));
   // Nothing but the protocol on stdout, from the first moment (loading may print).
   redirectConsole();
-  const b = await bundle(cli.load);
-  const compiled = new CompiledBundle(b);
-  let first: ReturnType<CompiledBundle["evaluate"]> | null = null;
-  const runtime = new AdapterRuntime({
-    name: cli.name ?? "",
-    load: () => {
-      const evaluated = first ?? compiled.evaluate();
-      first = null;
-      return boundFactory(evaluated);
-    },
-    freshModule: cli.fresh,
-    args: cli.args,
-    deltaPrefix: cli.deltaPrefix,
-  });
-  // The deterministic globals go in before any user module runs.
-  runtime.install();
-  first = compiled.evaluate();
-  const options = first.factory.options ?? {};
-  await runtime.configure(options, cli.name ?? options.name ?? `js:${basename(cli.load.map)}`);
+  const host = await Host.load({ load: cli.load, name: cli.name, freshModule: cli.fresh, args: cli.args, deltaPrefix: cli.deltaPrefix });
+  const b = host.bundle;
+  const compiled = host.compiled;
+  const runtime = await host.open();
   if (cli.command === "build") {
     // Load it and make one store now: a broken mapping fails here, not in the first
     // adapter process, and V8's code cache then covers what the first run compiles.

@@ -34,6 +34,15 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 export const realSetImmediate = globalThis.setImmediate;
 const RealDate = Date;
 
+/**
+ * The world the installed globals read: the one whose adapter is answering now. An
+ * adapter process has one; in process (the engine inside Node) there is one per adapter,
+ * and each adapter's runtime makes its own active before it answers (`activate`).
+ */
+let active = null as unknown as DeterministicWorld;
+/** The globals are replaced once per process (realm), whichever world made them. */
+let installed = false;
+
 export class DeterministicWorld {
   now = EPOCH;
   uuids = 0;
@@ -43,7 +52,6 @@ export class DeterministicWorld {
   private order = 0;
   /** What the runtime says is creating timers now (kept with each timer for state digests). */
   origin: () => string = () => "";
-  private installed = false;
 
   reset(): void {
     this.now = EPOCH;
@@ -126,45 +134,50 @@ export class DeterministicWorld {
     return true;
   }
 
-  /** Replace the globals a browser store may read (once per process). */
+  /** Make this the world the globals read (until another world is made active). */
+  activate(): void {
+    active = this;
+  }
+
+  /** Replace the globals a browser store may read (once per process), and make this world active. */
   install(): void {
-    if (this.installed) return;
-    this.installed = true;
-    const world = this;
+    this.activate();
+    if (installed) return;
+    installed = true;
     const g = globalThis as Record<string, unknown>;
 
     const cryptoObj = globalThis.crypto as unknown as Record<string, unknown> | undefined;
     if (cryptoObj !== undefined) {
-      define(cryptoObj, "randomUUID", () => world.nextUuid());
+      define(cryptoObj, "randomUUID", () => active.nextUuid());
       define(cryptoObj, "getRandomValues", <T extends ArrayBufferView | null>(array: T): T => {
         if (array !== null) {
           const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-          for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(world.random() * 256);
+          for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(active.random() * 256);
         }
         return array;
       });
     }
     // The same for code that imports Node's module (`import { randomUUID } from "node:crypto"`).
     const nodeCrypto = createRequire(import.meta.url)("node:crypto") as Record<string, unknown>;
-    nodeCrypto.randomUUID = () => world.nextUuid();
+    nodeCrypto.randomUUID = () => active.nextUuid();
     syncBuiltinESMExports(); // and for ESM named imports of it
-    define(Math, "random", () => world.random());
+    define(Math, "random", () => active.random());
 
     const VirtualDate = new Proxy(RealDate, {
       construct(target, args, newTarget) {
-        return Reflect.construct(target, args.length === 0 ? [world.now] : args, newTarget);
+        return Reflect.construct(target, args.length === 0 ? [active.now] : args, newTarget);
       },
       apply() {
-        return new RealDate(world.now).toString();
+        return new RealDate(active.now).toString();
       },
       get(target, prop, receiver) {
-        if (prop === "now") return () => world.now;
+        if (prop === "now") return () => active.now;
         return Reflect.get(target, prop, receiver);
       },
     });
     g.Date = VirtualDate;
     if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-      define(globalThis.performance as unknown as Record<string, unknown>, "now", () => world.now - EPOCH);
+      define(globalThis.performance as unknown as Record<string, unknown>, "now", () => active.now - EPOCH);
     }
 
     // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
@@ -176,15 +189,15 @@ export class DeterministicWorld {
       if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
       void resolved.then(fn);
     };
-    g.setTimeout = (fn: unknown, delay?: unknown, ...args: unknown[]) => world.addTimer(fn, delay, args, false);
-    g.setInterval = (fn: unknown, delay?: unknown, ...args: unknown[]) => world.addTimer(fn, delay, args, true);
-    g.clearTimeout = (id: unknown) => world.clearTimer(id);
-    g.clearInterval = (id: unknown) => world.clearTimer(id);
-    g.requestAnimationFrame = (fn: (t: number) => void) => world.addTimer(() => fn(world.now - EPOCH), 16, [], false);
-    g.cancelAnimationFrame = (id: unknown) => world.clearTimer(id);
+    g.setTimeout = (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, false);
+    g.setInterval = (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, true);
+    g.clearTimeout = (id: unknown) => active.clearTimer(id);
+    g.clearInterval = (id: unknown) => active.clearTimer(id);
+    g.requestAnimationFrame = (fn: (t: number) => void) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
+    g.cancelAnimationFrame = (id: unknown) => active.clearTimer(id);
     g.requestIdleCallback = (fn: (d: unknown) => void) =>
-      world.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-    g.cancelIdleCallback = (id: unknown) => world.clearTimer(id);
+      active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
+    g.cancelIdleCallback = (id: unknown) => active.clearTimer(id);
   }
 }
 

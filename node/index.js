@@ -1,0 +1,116 @@
+// reconcile-sim inside Node: the engine (a Node-API module) runs a command in this
+// process, and the store is the team's own code, loaded from the same mapping file that
+// `reconcile-sim-adapter` serves over `exec:` (one `defineAdapter` works both ways).
+//
+// The engine hands out request lines of the exec protocol for one adapter at a time; each
+// adapter is a `reconcile-sim-adapter` runtime with its own copy of the app's modules (as
+// each `exec:` adapter is a process of its own). Results, reports and saved scenario
+// files are those the CLI gives with `--store exec:'reconcile-sim-adapter MAPPING'`, and
+// a saved file replays with the CLI.
+
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { Host } from "reconcile-sim-adapter/host";
+
+const require = createRequire(import.meta.url);
+const { load } = require("./native.cjs");
+
+let native = null;
+const engine = () => (native ??= load());
+
+/** Quote `word` for a POSIX shell, as the CLI's command lines are split. */
+function quote(word) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The `exec:` store that runs the same adapter as a process: the store's name in results. */
+export function execStore(options) {
+  const words = ["reconcile-sim-adapter", options.adapter];
+  if (options.store !== undefined) words.push("--store", options.store);
+  if (options.name !== undefined) words.push("--name", options.name);
+  if (options.freshModule) words.push("--fresh-module");
+  if (options.deltaPrefix) words.push("--delta-prefix", options.deltaPrefix);
+  if (options.args?.length) words.push("--", ...options.args);
+  return `exec:${words.map(quote).join(" ")}`;
+}
+
+function describe(e) {
+  return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e);
+}
+
+/**
+ * Drive `engine` to the end: every request line it hands out is answered by the adapter
+ * it names (opened with `open()` when first named), in order; the command's result.
+ */
+export async function drive(engine, open) {
+  const adapters = new Map();
+  let step = engine.next(null, null);
+  while (step.done == null) {
+    for (const id of step.closed) adapters.delete(id);
+    let answers = null;
+    let error = null;
+    try {
+      let adapter = adapters.get(step.adapter);
+      if (adapter === undefined) {
+        adapter = await open();
+        adapters.set(step.adapter, adapter);
+      }
+      answers = "";
+      const lines = step.requests;
+      let start = 0;
+      let nl;
+      while ((nl = lines.indexOf("\n", start)) !== -1) {
+        const line = lines.slice(start, nl);
+        start = nl + 1;
+        let answer = adapter.respond(JSON.parse(line));
+        if (answer instanceof Promise) answer = await answer;
+        answers += JSON.stringify(answer) + "\n";
+      }
+    } catch (e) {
+      answers = null;
+      error = `the adapter failed: ${describe(e)}`;
+    }
+    step = engine.next(answers, error);
+  }
+  return JSON.parse(step.done);
+}
+
+/**
+ * `reconcile-sim fuzz --store exec:'reconcile-sim-adapter ADAPTER' --seeds N`, in this
+ * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
+ * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
+ * `strategy`, `depth`; the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`,
+ * `args`; `cwd` (default: the current directory). Returns `{ settings, table, details,
+ * warnings, failed, runs, result }`: the CLI's text, and its `--json` object as `result`.
+ */
+export async function fuzz(options) {
+  if (typeof options?.adapter !== "string") throw new TypeError("fuzz: `adapter` (the mapping file) is required");
+  const cwd = options.cwd ?? process.cwd();
+  const host = await Host.load({
+    load: {
+      map: resolve(cwd, options.adapter),
+      store: options.store === undefined ? undefined : resolve(cwd, options.store),
+      root: options.root === undefined ? undefined : resolve(cwd, options.root),
+    },
+    name: options.name,
+    freshModule: options.freshModule,
+    args: options.args,
+    deltaPrefix: options.deltaPrefix,
+  });
+  const command = {
+    command: "fuzz",
+    store: execStore(options),
+    dir: cwd,
+    seeds: options.seeds,
+    seedStart: options.seedStart ?? 0,
+    out: options.out,
+    noClasses: options.noClasses ?? false,
+    world: options.world === undefined ? [] : [options.world].flat(),
+    invariants: options.invariants,
+    skip: options.skip,
+    strategy: options.strategy,
+    depth: options.depth,
+  };
+  const { Engine } = engine();
+  return drive(new Engine(JSON.stringify(command)), () => host.open());
+}

@@ -1,0 +1,142 @@
+// The engine inside Node against the CLI with `exec:`: the same seeds give the same table
+// and byte-identical scenario files; an adapter that throws is a crash of the run; bad
+// commands are clear errors. Needs the engine built (`npm run build -- --profile checked`)
+// and the CLI ($RECONCILE_SIM, default ../target/checked/reconcile-sim).
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { drive, execStore, fuzz } from "../index.js";
+
+const require = createRequire(import.meta.url);
+const { Engine } = require("../native.cjs").load();
+const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const cli = process.env.RECONCILE_SIM ?? join(root, "target", "checked", "reconcile-sim");
+const { makeResponder } = require(join(root, "adapters", "node", "protocol.js"));
+const tabs = require(join(root, "adapters", "node", "tabs.js"));
+
+const scratch = () => mkdtempSync(join(tmpdir(), "reconcile-sim-node-"));
+
+/** The reference adapter's responder for `variant`, as `adapters/node/store.js` serves it. */
+const reference = (variant) => async () => ({
+  respond: makeResponder({ name: `node:${variant}`, makeStore: () => tabs.makeStore(variant), features: ["state"] }),
+});
+
+/** Every file of `dir`, name → bytes (the CLI also writes its details file: left out). */
+function files(dir) {
+  const out = {};
+  for (const name of readdirSync(dir).sort()) {
+    if (name !== "fuzz-details.txt") out[name] = readFileSync(join(dir, name), "utf8");
+  }
+  return out;
+}
+
+test("the reference store in process gives the CLI's exec: table and byte-identical scenario files", async () => {
+  const inside = scratch();
+  const outside = scratch();
+  try {
+    const store = "exec:node adapters/node/store.js fix-ab";
+    const engine = new Engine(JSON.stringify({ command: "fuzz", store, dir: root, seeds: 150, out: inside }));
+    const result = await drive(engine, reference("fix-ab"));
+    const ran = spawnSync(cli, ["fuzz", "--store", store, "--seeds", "150", "--jobs", "1", "--out", outside], { cwd: root, encoding: "utf8" });
+    assert.equal(ran.status, 1, ran.stderr);
+    const printed = ran.stdout;
+    const table = printed.split("\n").slice(0, 3).join("\n") + "\n";
+    assert.equal(result.table.split("\n").slice(0, 3).join("\n") + "\n", table);
+    assert.equal(result.failed, true, "fix-ab fails some seeds");
+    const saved = files(inside);
+    assert.ok(Object.keys(saved).length > 0, "failures were saved");
+    assert.deepEqual(saved, files(outside));
+  } finally {
+    rmSync(inside, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+test("a store that passes in process passes, and nothing is saved", async () => {
+  const out = scratch();
+  try {
+    const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js durable", dir: root, seeds: 40, out }));
+    const { makeDurable } = require(join(root, "adapters", "node", "durable.js"));
+    const result = await drive(engine, async () => ({
+      respond: makeResponder({ name: "node:durable", makeStore: () => makeDurable(), features: ["state"] }),
+    }));
+    assert.equal(result.failed, false, result.table);
+    assert.equal(result.runs, 40);
+    assert.deepEqual(readdirSync(out), []);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("an adapter that throws crashes the runs it serves, with its words", async () => {
+  const out = scratch();
+  try {
+    const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js current", dir: root, seeds: 3, out, noClasses: true }));
+    let made = 0;
+    const result = await drive(engine, async () => {
+      made += 1;
+      const inner = await reference("current")();
+      return {
+        respond(msg) {
+          if (msg.type === "input" && msg.input.input === "user-send") throw new Error("the mapping broke");
+          return inner.respond(msg);
+        },
+      };
+    });
+    assert.equal(result.failed, true);
+    const row = result.table.split("\n")[2];
+    assert.match(row, /3\/3\s+\d+ \(crash\)$/, result.table);
+    assert.ok(made >= 1);
+    assert.match(JSON.stringify(result.result), /the adapter failed: Error: the mapping broke/);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test("bad commands are errors that say what is wrong, and a finished engine says so", async () => {
+  assert.throws(() => new Engine("{"), /bad engine command/);
+  assert.throws(() => new Engine(JSON.stringify({ command: "explore", store: "exec:x", seeds: 1 })), /unknown command 'explore' \(the engine runs: fuzz\)/);
+  assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "exec:x", seeds: 0 })), /seeds 0 runs nothing/);
+  assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "current", seeds: 1 })), /bad exec store 'current': it does not start with 'exec:'/);
+  const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js current", dir: root, seeds: 1, out: scratch() }));
+  await drive(engine, reference("current"));
+  assert.throws(() => engine.next(null, null), /the engine's command is over/);
+});
+
+test("the exec: store a mapping's options name is the command line that serves it", () => {
+  assert.equal(execStore({ adapter: "adapter.ts" }), "exec:reconcile-sim-adapter adapter.ts");
+  assert.equal(
+    execStore({ adapter: "my dir/adapter.ts", freshModule: true, args: ["membership"] }),
+    "exec:reconcile-sim-adapter 'my dir/adapter.ts' --fresh-module -- membership",
+  );
+});
+
+test("the Svelte example's mapping in process gives the CLI's exec: table and byte-identical scenario files", async () => {
+  const example = join(root, "examples", "svelte");
+  const bin = join(example, "node_modules", ".bin");
+  assert.ok(existsSync(join(bin, "reconcile-sim-adapter")), `run npm ci in ${example} first`);
+  const inside = scratch();
+  const outside = scratch();
+  try {
+    const result = await fuzz({ adapter: "adapter.ts", cwd: example, seeds: 60, out: inside });
+    const ran = spawnSync(cli, ["fuzz", "--store", "exec:reconcile-sim-adapter adapter.ts", "--seeds", "60", "--jobs", "1", "--out", outside], {
+      cwd: example,
+      encoding: "utf8",
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    assert.equal(ran.status, 1, ran.stderr);
+    assert.equal(result.settings + result.table, ran.stdout.split("\n").slice(0, 4).join("\n") + "\n");
+    const saved = files(inside);
+    assert.ok(Object.keys(saved).length > 0, "failures were saved");
+    assert.deepEqual(saved, files(outside));
+  } finally {
+    rmSync(inside, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
