@@ -76,15 +76,14 @@ export async function drive(engine, open) {
 }
 
 /**
- * `reconcile-sim fuzz --store exec:'reconcile-sim-adapter ADAPTER' --seeds N`, in this
- * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
- * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
- * `strategy`, `depth`; the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`,
- * `args`; `cwd` (default: the current directory). Returns `{ settings, table, details,
- * warnings, failed, runs, result }`: the CLI's text, and its `--json` object as `result`.
+ * A path option: as given (relative to the current directory, as the CLI takes it, so
+ * reports name it the same way), or, with `options.cwd`, taken from there.
  */
-export async function fuzz(options) {
-  if (typeof options?.adapter !== "string") throw new TypeError("fuzz: `adapter` (the mapping file) is required");
+const at = (options, path) => (options?.cwd === undefined ? path : resolve(options.cwd, path));
+
+/** Load the mapping and run `command` (the engine's JSON command, its `store` added) on it. */
+async function run(options, command) {
+  if (typeof options?.adapter !== "string") throw new TypeError(`${command.command}: \`adapter\` (the mapping file) is required`);
   const cwd = options.cwd ?? process.cwd();
   const host = await Host.load({
     load: {
@@ -97,20 +96,71 @@ export async function fuzz(options) {
     args: options.args,
     deltaPrefix: options.deltaPrefix,
   });
-  const command = {
-    command: "fuzz",
+  const { Engine } = engine();
+  const full = {
+    ...command,
     store: execStore(options),
     dir: cwd,
-    seeds: options.seeds,
-    seedStart: options.seedStart ?? 0,
-    out: options.out,
-    noClasses: options.noClasses ?? false,
+    out: options.out === undefined ? undefined : at(options, options.out),
     world: options.world === undefined ? [] : [options.world].flat(),
     invariants: options.invariants,
     skip: options.skip,
     strategy: options.strategy,
     depth: options.depth,
   };
-  const { Engine } = engine();
-  return drive(new Engine(JSON.stringify(command)), () => host.open());
+  return drive(new Engine(JSON.stringify(full)), () => host.open());
+}
+
+/**
+ * `reconcile-sim fuzz --store exec:'reconcile-sim-adapter ADAPTER' --seeds N`, in this
+ * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
+ * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
+ * `strategy`, `depth`; the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`,
+ * `args`; `cwd` (default: the current directory; relative paths are taken from it).
+ * Returns `{ settings, table, details, warnings, failed, runs, result }`: the CLI's
+ * text, and its `--json` object as `result`.
+ */
+export function fuzz(options) {
+  return run(options, {
+    command: "fuzz",
+    seeds: options?.seeds,
+    seedStart: options?.seedStart ?? 0,
+    noClasses: options?.noClasses ?? false,
+  });
+}
+
+/**
+ * `reconcile-sim check --store exec:'reconcile-sim-adapter ADAPTER'`, in this process: the
+ * gate. Options as `fuzz`'s, and `scenarios` (default `scenarios`), `known` (the baseline
+ * of known classes), `seeds` (default 10 000), `seed` (a number or any string, hashed),
+ * `allowEmpty`, `noCheckDeterminism`. Returns `{ settings, text, failed, notWritten,
+ * result }`: the CLI's text and its `--json` report as `result`. `assertGate` throws when
+ * it failed.
+ */
+export function check(options) {
+  return run(options, {
+    command: "check",
+    seeds: options?.seeds,
+    seed: options?.seed === undefined ? undefined : String(options.seed),
+    scenarios: at(options, options?.scenarios ?? "scenarios"),
+    known: options?.known === undefined ? undefined : at(options, options.known),
+    allowEmpty: options?.allowEmpty ?? false,
+    noCheckDeterminism: options?.noCheckDeterminism ?? false,
+  });
+}
+
+/**
+ * Throw when a `check` (or `fuzz`) result failed, with its report (every new class, its
+ * scenario file and replay command) as the message: for test runners (`await
+ * assertGate(check({...}))` in a vitest or node:test test).
+ */
+export async function assertGate(result) {
+  const r = await result;
+  const notWritten = [r.notWritten ?? []].flat().filter(Boolean);
+  if (r.failed || notWritten.length > 0) {
+    const report = r.text ?? `${r.table}${r.details ?? ""}`;
+    const lost = notWritten.length > 0 ? `\nnot written:\n  ${notWritten.join("\n  ")}` : "";
+    throw new Error(`reconcile-sim: the gate failed\n${r.settings ?? ""}${report}${lost}`);
+  }
+  return r;
 }

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use reconcile_sim::campaign::check::{seed_start_from, CheckRequest, DEFAULT_SEEDS};
 use reconcile_sim::campaign::fuzz::{Budget, Campaign};
+use reconcile_sim::campaign::pipeline::check::check;
+use reconcile_sim::campaign::pipeline::check_text;
 use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
 use reconcile_sim::campaign::pipeline::{text, Silent};
 use reconcile_sim::exec::{ChannelOpener, ExecFactory};
@@ -23,7 +26,7 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Command {
-    /// `fuzz` (the only one so far).
+    /// `fuzz` or `check`.
     pub command: String,
     /// The `exec:COMMAND` that runs the same adapter as a process: the store's name in
     /// reports and saved scenario files, so they replay with the CLI.
@@ -31,8 +34,25 @@ pub struct Command {
     /// The directory the command would run in (default: the current one).
     #[serde(default)]
     pub dir: Option<PathBuf>,
-    /// Seeds to run.
-    pub seeds: u64,
+    /// Seeds to run (for `check`, per store; default 10 000, as the CLI's).
+    #[serde(default)]
+    pub seeds: Option<u64>,
+    /// `check --seed`: where the seeds start, a number or any string (hashed).
+    #[serde(default)]
+    pub seed: Option<String>,
+    /// `check --scenarios` (default `scenarios`).
+    #[serde(default)]
+    pub scenarios: Option<PathBuf>,
+    /// `check --known`.
+    #[serde(default)]
+    pub known: Option<PathBuf>,
+    /// `check --allow-empty`.
+    #[serde(default)]
+    pub allow_empty: bool,
+    /// `check --no-check-determinism` (the check runs seeds again by default, as the
+    /// CLI does for `exec:` stores).
+    #[serde(default)]
+    pub no_check_determinism: bool,
     /// The first seed.
     #[serde(default)]
     pub seed_start: u64,
@@ -64,14 +84,21 @@ impl Command {
     pub fn parse(json: &str) -> Result<Command, String> {
         let command: Command =
             serde_json::from_str(json).map_err(|e| format!("bad engine command: {e}"))?;
-        if command.command != "fuzz" {
-            return Err(format!(
-                "bad engine command: unknown command '{}' (the engine runs: fuzz)",
-                command.command
-            ));
+        match command.command.as_str() {
+            "fuzz" if command.seeds.is_none() => {
+                return Err("bad engine command: fuzz needs seeds".to_string())
+            }
+            "fuzz" | "check" => {}
+            other => {
+                return Err(format!(
+                    "bad engine command: unknown command '{other}' (the engine runs: fuzz, check)"
+                ))
+            }
         }
-        if command.seeds == 0 {
-            return Err("bad engine command: seeds 0 runs nothing".to_string());
+        if command.seeds == Some(0) && !command.allow_empty {
+            return Err(
+                "bad engine command: seeds 0 runs nothing (allowEmpty accepts it)".to_string(),
+            );
         }
         ExecFactory::from_spec(&command.store).map_err(|e| format!("bad engine command: {e}"))?;
         Ok(command)
@@ -83,32 +110,54 @@ impl Command {
         let factory = ExecFactory::in_process(&self.store, self.dir.clone(), opener)
             .map_err(|e| e.to_string())?;
         factory.probe().map_err(|e| e.to_string())?;
-        let stores: Vec<&dyn StoreFactory> = vec![&factory];
-        let strategy =
-            StrategySpec::from_flags(self.strategy.as_deref().unwrap_or("random"), self.depth)?;
-        let worlds = Worlds {
+        let settings = factory
+            .settings()
+            .map(|s| format!("{}: {s}\n", factory.name()))
+            .unwrap_or_default();
+        let mut reply = if self.command == "check" {
+            self.check(&factory)?
+        } else {
+            self.fuzz(&factory)?
+        };
+        reply["settings"] = settings.into();
+        Ok(reply.to_string())
+    }
+
+    fn strategy(&self) -> Result<StrategySpec, String> {
+        StrategySpec::from_flags(self.strategy.as_deref().unwrap_or("random"), self.depth)
+    }
+
+    fn worlds(&self) -> Result<Worlds, String> {
+        Ok(Worlds {
             pins: WorldPins::parse(&self.world)?,
             judged: reconcile_sim::oracle::judged::from_flags(
                 self.invariants.as_deref(),
                 self.skip.as_deref(),
             )?,
-        };
-        let out = self
-            .out
+        })
+    }
+
+    fn out(&self) -> PathBuf {
+        self.out
             .clone()
-            .unwrap_or_else(|| PathBuf::from("reconcile-failures"));
+            .unwrap_or_else(|| PathBuf::from("reconcile-failures"))
+    }
+
+    /// `fuzz`: the table, the details, and the `--json` object as `result`.
+    fn fuzz(&self, factory: &ExecFactory) -> Result<serde_json::Value, String> {
+        let out = self.out();
         let plan = FuzzPlan {
             campaign: Campaign {
-                stores,
-                strategy,
+                stores: vec![factory],
+                strategy: self.strategy()?,
                 seed_start: self.seed_start,
-                budget: Budget::Seeds(self.seeds),
+                budget: Budget::Seeds(self.seeds.unwrap_or(0)),
                 // One job: the stores are called from the engine's coroutine on the
                 // JavaScript thread. Results do not depend on it (as with `--jobs`).
                 jobs: 1,
                 coverage: false,
                 classes: !self.no_classes,
-                worlds,
+                worlds: self.worlds()?,
             },
             shard: Shard::WHOLE,
             out: out.clone(),
@@ -121,23 +170,76 @@ impl Command {
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
         let (table, details) = text::text(&run.result, &out);
-        let settings = factory
-            .settings()
-            .map(|s| format!("{}: {s}\n", factory.name()))
-            .unwrap_or_default();
         let failed =
             run.result.result.report.any_failure() || !run.result.result.suspects.is_empty();
-        let result = text::json(&run.result, &out).map_err(|e| e.to_string())?;
-        let reply = serde_json::json!({
-            "settings": settings,
+        Ok(serde_json::json!({
             "table": table,
             "details": details,
             "warnings": text::warnings(&run.result, &out),
             "notWritten": text::not_written(&run.result, run.result_error.as_deref()),
             "runs": run.runs,
             "failed": failed,
-            "result": result,
-        });
-        Ok(reply.to_string())
+            "result": text::json(&run.result, &out).map_err(|e| e.to_string())?,
+        }))
+    }
+
+    /// `check --store`: the report's text, and the `--json` report as `result`.
+    fn check(&self, factory: &ExecFactory) -> Result<serde_json::Value, String> {
+        let seed = self.seed.clone().unwrap_or_else(|| "0".to_string());
+        let request = CheckRequest {
+            scenarios_dir: self
+                .scenarios
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("scenarios")),
+            under_test: Some(vec![factory]),
+            seeds: self.seeds.unwrap_or(DEFAULT_SEEDS),
+            seed_start: seed_start_from(&seed),
+            strategy: self.strategy()?,
+            // One job: see `fuzz`.
+            jobs: 1,
+            out: self.out(),
+            limits: Limits::default(),
+            known: self.known.clone(),
+            shard: Shard::WHOLE,
+            determinism: !self.no_check_determinism,
+            allow_empty: self.allow_empty,
+            worlds: self.worlds()?,
+        };
+        // With a store under test every scenario is replayed on it; a file naming
+        // another `exec:` command is not run from here.
+        let resolve = |path: &std::path::Path, sc: &reconcile_sim::trace::scenario::Scenario| {
+            reconcile_sim::store::recorded::resolve_recorded(
+                &sc.store,
+                path,
+                sc.store_dir.as_deref(),
+                reconcile_sim::exec::ExecOptions::default(),
+                false,
+            )
+        };
+        let run = check(&request, &seed, &resolve, None).map_err(|e| e.to_string())?;
+        let text = check_text::text(
+            &run.report,
+            &run.result.result.config,
+            &run.result.shards,
+            "",
+        );
+        let not_written: Vec<String> = run
+            .report
+            .found
+            .iter()
+            .filter_map(|f| f.write_error.clone())
+            .chain(
+                run.report
+                    .suspects
+                    .iter()
+                    .filter_map(|s| s.write_error.clone()),
+            )
+            .collect();
+        Ok(serde_json::json!({
+            "text": text,
+            "failed": !run.report.ok(),
+            "notWritten": not_written,
+            "result": serde_json::to_value(&run.report).map_err(|e| e.to_string())?,
+        }))
     }
 }

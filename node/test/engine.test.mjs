@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { drive, execStore, fuzz } from "../index.js";
+import { assertGate, drive, execStore, fuzz } from "../index.js";
 
 const require = createRequire(import.meta.url);
 const { Engine } = require("../native.cjs").load();
@@ -101,7 +101,7 @@ test("an adapter that throws crashes the runs it serves, with its words", async 
 
 test("bad commands are errors that say what is wrong, and a finished engine says so", async () => {
   assert.throws(() => new Engine("{"), /bad engine command/);
-  assert.throws(() => new Engine(JSON.stringify({ command: "explore", store: "exec:x", seeds: 1 })), /unknown command 'explore' \(the engine runs: fuzz\)/);
+  assert.throws(() => new Engine(JSON.stringify({ command: "explore", store: "exec:x", seeds: 1 })), /unknown command 'explore' \(the engine runs: fuzz, check\)/);
   assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "exec:x", seeds: 0 })), /seeds 0 runs nothing/);
   assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "current", seeds: 1 })), /bad exec store 'current': it does not start with 'exec:'/);
   const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js current", dir: root, seeds: 1, out: scratch() }));
@@ -138,5 +138,42 @@ test("the Svelte example's mapping in process gives the CLI's exec: table and by
   } finally {
     rmSync(inside, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+const CURRENT = "exec:node adapters/node/store.js current";
+
+/** `check` through the engine on the store named `current`, served by `variant` (a bug planted when it is another). */
+async function gate(variant, known, out) {
+  const command = { command: "check", store: CURRENT, dir: root, scenarios: known, known, seeds: 200, out };
+  return drive(new Engine(JSON.stringify(command)), reference(variant));
+}
+
+test("the gate in process passes a store with only its known classes and names a new one, as the CLI does", async () => {
+  const known = scratch();
+  const out = scratch();
+  try {
+    // The baseline: the classes fuzzing finds on the store, saved as witnesses.
+    const found = await drive(new Engine(JSON.stringify({ command: "fuzz", store: CURRENT, dir: root, seeds: 200, out: known })), reference("current"));
+    assert.equal(found.failed, true);
+    const passing = await gate("current", known, out);
+    assert.equal(passing.failed, false, passing.text);
+    assert.match(passing.text, /known classes: \d+ (.|\n)*check: PASS\n$/);
+    await assertGate(passing);
+    const ran = spawnSync(cli, ["check", "--store", CURRENT, "--scenarios", known, "--known", known, "--seeds", "200", "--jobs", "1", "--out", out], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    assert.equal(ran.status, 0, ran.stdout + ran.stderr);
+    assert.equal(passing.text, ran.stdout);
+    // Bug A planted back (the note's `naive` store behind the same name): red, naming the class.
+    const failing = await gate("naive", known, out);
+    assert.equal(failing.failed, true);
+    assert.match(failing.text, /NEW class queued row \(bound to no turn\) disappears at a fetch response/);
+    assert.match(failing.text, /NEW class on exec:node adapters\/node\/store\.js current: .*\n.*\n +replay: .*replay /);
+    await assert.rejects(assertGate(failing), /reconcile-sim: the gate failed\n(.|\n)*NEW class(.|\n)*check: FAIL/);
+  } finally {
+    rmSync(known, { recursive: true, force: true });
+    rmSync(out, { recursive: true, force: true });
   }
 });

@@ -5,16 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use reconcile_sim::campaign::check::{
-    batch_parts, junit_xml, scenario_message, seed_start_from, CheckReport, CheckRequest,
-    ScenarioVerdict, DEFAULT_SEEDS,
+    junit_xml, seed_start_from, CheckReport, CheckRequest, DEFAULT_SEEDS,
 };
-use reconcile_sim::campaign::findings::replay_command_for;
-use reconcile_sim::campaign::merge::check::CheckConfig;
-use reconcile_sim::campaign::merge::{CheckResult, ResultFile, ShardSet};
+use reconcile_sim::campaign::merge::{CheckResult, ResultFile};
 use reconcile_sim::campaign::pipeline::check::check;
-use reconcile_sim::campaign::pipeline::text::{self, format_suspects};
+use reconcile_sim::campaign::pipeline::check_text;
 
-use reconcile_sim::model::store::{CrashCause, StoreFactory};
+use reconcile_sim::model::store::StoreFactory;
 
 use super::flags::{
     resolve_stores, seed_range, AllowExecFlag, ExecFlags, JobsFlag, LimitFlags, OutFlag,
@@ -191,7 +188,12 @@ pub(super) fn output(
     } else {
         print!(
             "{}",
-            format_text(report, &result.result.config, &result.shards)
+            check_text::text(
+                report,
+                &result.result.config,
+                &result.shards,
+                super::interrupt::first_name()
+            )
         );
         if let Some(started) = started {
             eprintln!("(check took {:.1?})", started.elapsed());
@@ -208,203 +210,4 @@ pub(super) fn output(
     } else {
         Verdict::Violation
     })
-}
-
-fn format_text(report: &CheckReport, config: &CheckConfig, shards: &ShardSet) -> String {
-    let mut out = String::new();
-    let has_store = config.stores.is_some();
-    if !shards.complete() {
-        out.push_str(&format!(
-            "{} of the check: shard 1 replays the scenarios; each shard fuzzes one batch in {}\n",
-            text::shards_label(shards),
-            shards.count
-        ));
-    }
-    let worlds = config.worlds.header();
-    if !worlds.is_empty() {
-        out.push_str(&format!("{worlds}\n"));
-    }
-    let failed = report.scenarios.iter().filter(|s| !s.ok).count();
-    out.push_str(&format!(
-        "scenarios: {} replayed from {}, {} failed{}\n",
-        report.scenarios.len(),
-        config.scenarios,
-        failed,
-        if has_store {
-            " (each must break nothing on the store under test)"
-        } else {
-            " (each must reproduce its expect on the store it names)"
-        }
-    ));
-    push_scenarios(&mut out, report);
-    out.push_str(&format_fuzz(report, config));
-    if report.determinism_seeds > 0 {
-        out.push_str(&format!(
-            "determinism: seeds {}..{} run again (twice on the store's processes, then in fresh ones): {}\n",
-            report.seed_start,
-            report.seed_start + report.determinism_seeds,
-            if report.suspects.is_empty() {
-                "identical"
-            } else {
-                "see below"
-            }
-        ));
-    }
-    out.push_str(&format_suspects(&report.suspects));
-    if report.interrupted {
-        out.push_str(&format!(
-            "check: INTERRUPTED ({}; what ran is reported above)\n",
-            super::interrupt::first_name()
-        ));
-    } else if report.ok() {
-        out.push_str("check: PASS\n");
-    } else {
-        out.push_str("check: FAIL\n");
-    }
-    out
-}
-
-/// The fuzzing part of the text report.
-fn format_fuzz(report: &CheckReport, config: &CheckConfig) -> String {
-    let mut out = String::new();
-    if config.stores.is_none() {
-        out.push_str("fuzz: skipped (no --store: pass --store NAME to fuzz a store under test)\n");
-    } else if config.seeds == 0 {
-        out.push_str("fuzz: skipped (--seeds 0)\n");
-    } else {
-        out.push_str(&format!(
-            "fuzz: {} seeds per store from {} (--seed {}), strategy {}, batches of {}\n",
-            config.seeds,
-            report.seed_start,
-            config.seed,
-            report.strategy,
-            reconcile_sim::campaign::check::BATCH_SEEDS
-        ));
-        push_batches(&mut out, report);
-        if !report.baseline.classes.is_empty() {
-            out.push_str(&format!(
-                "known classes: {} (from {})\n",
-                report.baseline.classes.len(),
-                config
-                    .known
-                    .clone()
-                    .unwrap_or_else(|| "files marked known_failure".to_string())
-            ));
-        }
-        push_found(&mut out, report);
-    }
-    out
-}
-
-/// One line per replayed scenario (a failure with its cause and replay command).
-fn push_scenarios(out: &mut String, report: &CheckReport) {
-    for s in &report.scenarios {
-        let skipped = if s.skipped > 0 {
-            format!(" ({} steps not enabled on this store, skipped)", s.skipped)
-        } else {
-            String::new()
-        };
-        if matches!(s.verdict, ScenarioVerdict::Known | ScenarioVerdict::Fixed) {
-            let label = if s.verdict == ScenarioVerdict::Known {
-                "known"
-            } else {
-                "FIXED"
-            };
-            out.push_str(&format!(
-                "  {label:<5} {}: {}{skipped}\n",
-                s.path.display(),
-                scenario_message(s)
-            ));
-        } else if s.ok {
-            out.push_str(&format!(
-                "  ok    {} on {}{skipped}\n",
-                s.path.display(),
-                s.store
-            ));
-        } else {
-            out.push_str(&format!(
-                "  FAIL  {}: {}{skipped}\n",
-                s.path.display(),
-                scenario_message(s),
-            ));
-            push_cause(out, s.cause.as_ref(), "        ");
-            out.push_str(&format!("        replay: {}\n", s.replay));
-        }
-    }
-}
-
-/// One line per fuzzed batch (a failing one with its new classes' causes).
-fn push_batches(out: &mut String, report: &CheckReport) {
-    for b in &report.batches {
-        if b.ok() {
-            out.push_str(&format!(
-                "  ok    {} seeds {}..{}\n",
-                b.store,
-                b.seed_start,
-                b.seed_start + b.seeds
-            ));
-        } else {
-            // A line per class: a batch of a buggy store shows a dozen.
-            let parts = batch_parts(b);
-            out.push_str(&format!(
-                "  FAIL  {} seeds {}..{}:{}",
-                b.store,
-                b.seed_start,
-                b.seed_start + b.seeds,
-                if parts.len() == 1 { " " } else { "\n        " }
-            ));
-            out.push_str(&parts.join("\n        "));
-            out.push('\n');
-            for c in b.new_classes().filter(|c| c.cause.is_some()) {
-                out.push_str(&format!("        {} (seed {}):\n", c.name, c.first_seed));
-                push_cause(out, c.cause.as_ref(), "          ");
-            }
-        }
-    }
-}
-
-/// One entry per new failure: its class, how far it shrank, where it was saved.
-fn push_found(out: &mut String, report: &CheckReport) {
-    for f in &report.found {
-        let found_by = match f.seed {
-            Some(seed) => format!("seed {seed}"),
-            None => "a scenario".to_string(),
-        };
-        let label = if report.baseline.covers(&f.store) {
-            "NEW class"
-        } else {
-            "new failure"
-        };
-        out.push_str(&format!(
-            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n        {}\n",
-            f.store,
-            f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
-            f.invariant,
-            f.original_steps,
-            f.steps,
-            if f.one_minimal {
-                ""
-            } else {
-                " (gave up early)"
-            },
-            reconcile_sim::trace::assume::describe(&f.needs),
-            match &f.write_error {
-                Some(e) => format!("NOT SAVED: {e}"),
-                None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
-            }
-        ));
-        push_cause(out, f.cause.as_ref(), "        ");
-        if let Some(why) = &f.gave_up {
-            out.push_str(&format!("        warning: {why}\n"));
-        }
-    }
-}
-
-/// A crash's cause and stderr tail, one line each, indented by `indent`.
-fn push_cause(out: &mut String, cause: Option<&CrashCause>, indent: &str) {
-    for line in cause.map(CrashCause::lines).unwrap_or_default() {
-        out.push_str(indent);
-        out.push_str(&line);
-        out.push('\n');
-    }
 }

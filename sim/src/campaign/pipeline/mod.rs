@@ -4,7 +4,7 @@
 //!
 //! - `fuzz`: [`fuzz::fuzz`] (campaign → recheck → shrink → save → determinism check →
 //!   result file); what it prints is [`text`].
-//! - `check`: [`check::check`].
+//! - `check`: [`check::check`]; what it prints is [`check_text`].
 //! - `run`: [`run::run`].
 //! - `nightly`: [`nightly::nightly`].
 //! - `shrink`: [`shrink::shrink_file`].
@@ -12,6 +12,7 @@
 //! They report as they go through a [`Listener`].
 
 pub mod check;
+pub mod check_text;
 pub mod fuzz;
 pub mod nightly;
 pub mod run;
