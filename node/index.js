@@ -41,8 +41,17 @@ function describe(e) {
 /**
  * Drive `engine` to the end: every request line it hands out is answered by the adapter
  * it names (opened with `open()` when first named), in order; the command's result.
+ * `leave()` is called at the end, however it ends (the real globals back).
  */
-export async function drive(engine, open) {
+export async function drive(engine, open, leave = () => {}) {
+  try {
+    return await answerAll(engine, open);
+  } finally {
+    leave();
+  }
+}
+
+async function answerAll(engine, open) {
   const adapters = new Map();
   let step = engine.next(null, null);
   while (step.done == null) {
@@ -108,7 +117,7 @@ async function run(options, command) {
     strategy: options.strategy,
     depth: options.depth,
   };
-  return drive(new Engine(JSON.stringify(full)), () => host.open());
+  return drive(new Engine(JSON.stringify(full)), () => host.open(), () => host.leave());
 }
 
 /**

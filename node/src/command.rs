@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use reconcile_sim::campaign::check::{seed_start_from, CheckRequest, DEFAULT_SEEDS};
+use reconcile_sim::campaign::findings::replay_command_for;
 use reconcile_sim::campaign::fuzz::{Budget, Campaign};
 use reconcile_sim::campaign::pipeline::check::check;
 use reconcile_sim::campaign::pipeline::check_text;
@@ -77,6 +78,10 @@ pub struct Command {
     /// `--depth`.
     #[serde(default)]
     pub depth: Option<u32>,
+    /// How printed commands (replay, reproduce) name the CLI (default `npx reconcile-sim`,
+    /// the package's bin; `RECONCILE_SIM_INVOKED_AS` overrides it, as for the CLI).
+    #[serde(default)]
+    pub program: Option<String>,
 }
 
 impl Command {
@@ -107,6 +112,9 @@ impl Command {
     /// Run it, its stores served by `opener`; the result as JSON (what the CLI prints and
     /// writes), or an operational error (the CLI's exit 2).
     pub fn run(&self, opener: Arc<dyn ChannelOpener>) -> Result<String, String> {
+        reconcile_sim::util::program::name_as(
+            self.program.as_deref().unwrap_or("npx reconcile-sim"),
+        );
         let factory = ExecFactory::in_process(&self.store, self.dir.clone(), opener)
             .map_err(|e| e.to_string())?;
         factory.probe().map_err(|e| e.to_string())?;
@@ -235,8 +243,42 @@ impl Command {
                     .filter_map(|s| s.write_error.clone()),
             )
             .collect();
+        // Each new failure on its own, for a test runner to report as a test.
+        let found: Vec<serde_json::Value> = run
+            .report
+            .found
+            .iter()
+            .map(|f| {
+                serde_json::json!({
+                    "name": f.class.as_ref().map_or(f.invariant.to_string(), |c| c.to_string()),
+                    "invariant": f.invariant.to_string(),
+                    "store": f.store,
+                    "seed": f.seed,
+                    "path": f.path,
+                    "steps": f.steps,
+                    "replay": replay_command_for(&f.store, &f.path),
+                    "notSaved": f.write_error,
+                })
+            })
+            .collect();
+        let failing_batches: Vec<String> = run
+            .report
+            .batches
+            .iter()
+            .filter(|b| !b.ok())
+            .map(|b| {
+                format!(
+                    "{} seeds {}..{}",
+                    b.store,
+                    b.seed_start,
+                    b.seed_start + b.seeds
+                )
+            })
+            .collect();
         Ok(serde_json::json!({
             "text": text,
+            "found": found,
+            "failingBatches": failing_batches,
             "failed": !run.report.ok(),
             "notWritten": not_written,
             "result": serde_json::to_value(&run.report).map_err(|e| e.to_string())?,

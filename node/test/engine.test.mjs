@@ -13,6 +13,8 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { assertGate, drive, execStore, fuzz } from "../index.js";
 
+// Printed commands name the CLI alike in process and from the spawned binary.
+process.env.RECONCILE_SIM_INVOKED_AS = "reconcile-sim";
 const require = createRequire(import.meta.url);
 const { Engine } = require("../native.cjs").load();
 const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
@@ -124,7 +126,13 @@ test("the Svelte example's mapping in process gives the CLI's exec: table and by
   const inside = scratch();
   const outside = scratch();
   try {
+    const [realTimeout, RealDate, realRandom] = [globalThis.setTimeout, globalThis.Date, Math.random];
     const result = await fuzz({ adapter: "adapter.ts", cwd: example, seeds: 60, out: inside });
+    // The test runner's own timers, clock and random are back once the command is over.
+    assert.equal(globalThis.setTimeout, realTimeout);
+    assert.equal(globalThis.Date, RealDate);
+    assert.equal(Math.random, realRandom);
+    await new Promise((done) => setTimeout(done, 5));
     const ran = spawnSync(cli, ["fuzz", "--store", "exec:reconcile-sim-adapter adapter.ts", "--seeds", "60", "--jobs", "1", "--out", outside], {
       cwd: example,
       encoding: "utf8",

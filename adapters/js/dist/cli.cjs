@@ -2914,6 +2914,28 @@ var realSetImmediate = globalThis.setImmediate;
 var RealDate = Date;
 var active = null;
 var installed = false;
+var swaps = [];
+var faked = false;
+function swap(target, key, value) {
+  const real = Object.getOwnPropertyDescriptor(target, key);
+  const fake = { value, writable: true, configurable: true, enumerable: real?.enumerable ?? false };
+  swaps.push({ target, key, fake, real });
+  Object.defineProperty(target, key, fake);
+}
+function restoreGlobals() {
+  if (!faked) return;
+  faked = false;
+  for (let i = swaps.length - 1; i >= 0; i--) {
+    const { target, key, real } = swaps[i];
+    if (real === void 0) delete target[key];
+    else Object.defineProperty(target, key, real);
+  }
+}
+function replaceGlobals() {
+  if (faked || !installed) return;
+  faked = true;
+  for (const { target, key, fake } of swaps) Object.defineProperty(target, key, fake);
+}
 var DeterministicWorld = class {
   now = EPOCH;
   uuids = 0;
@@ -3000,13 +3022,17 @@ var DeterministicWorld = class {
   /** Replace the globals a browser store may read (once per process), and make this world active. */
   install() {
     this.activate();
-    if (installed) return;
+    if (installed) {
+      replaceGlobals();
+      return;
+    }
     installed = true;
+    faked = true;
     const g = globalThis;
     const cryptoObj = globalThis.crypto;
     if (cryptoObj !== void 0) {
-      define(cryptoObj, "randomUUID", () => active.nextUuid());
-      define(cryptoObj, "getRandomValues", (array) => {
+      swap(cryptoObj, "randomUUID", () => active.nextUuid());
+      swap(cryptoObj, "getRandomValues", (array) => {
         if (array !== null) {
           const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
           for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(active.random() * 256);
@@ -3017,7 +3043,7 @@ var DeterministicWorld = class {
     const nodeCrypto = (0, import_node_module2.createRequire)(__importMetaUrl)("node:crypto");
     nodeCrypto.randomUUID = () => active.nextUuid();
     (0, import_node_module2.syncBuiltinESMExports)();
-    define(Math, "random", () => active.random());
+    swap(Math, "random", () => active.random());
     const VirtualDate = new Proxy(RealDate, {
       construct(target, args, newTarget) {
         return Reflect.construct(target, args.length === 0 ? [active.now] : args, newTarget);
@@ -3030,28 +3056,29 @@ var DeterministicWorld = class {
         return Reflect.get(target, prop, receiver);
       }
     });
-    g.Date = VirtualDate;
+    swap(g, "Date", VirtualDate);
     if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-      define(globalThis.performance, "now", () => active.now - EPOCH);
+      swap(globalThis.performance, "now", () => active.now - EPOCH);
     }
     const resolved = Promise.resolve();
-    g.queueMicrotask = (fn) => {
+    swap(g, "queueMicrotask", (fn) => {
       if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
       void resolved.then(fn);
-    };
-    g.setTimeout = (fn, delay, ...args) => active.addTimer(fn, delay, args, false);
-    g.setInterval = (fn, delay, ...args) => active.addTimer(fn, delay, args, true);
-    g.clearTimeout = (id) => active.clearTimer(id);
-    g.clearInterval = (id) => active.clearTimer(id);
-    g.requestAnimationFrame = (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
-    g.cancelAnimationFrame = (id) => active.clearTimer(id);
-    g.requestIdleCallback = (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-    g.cancelIdleCallback = (id) => active.clearTimer(id);
+    });
+    swap(g, "setTimeout", (fn, delay, ...args) => active.addTimer(fn, delay, args, false));
+    swap(g, "setInterval", (fn, delay, ...args) => active.addTimer(fn, delay, args, true));
+    swap(g, "clearTimeout", (id) => active.clearTimer(id));
+    swap(g, "clearInterval", (id) => active.clearTimer(id));
+    swap(g, "requestAnimationFrame", (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false));
+    swap(g, "cancelAnimationFrame", (id) => active.clearTimer(id));
+    swap(
+      g,
+      "requestIdleCallback",
+      (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false)
+    );
+    swap(g, "cancelIdleCallback", (id) => active.clearTimer(id));
   }
 };
-function define(target, key, value) {
-  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
-}
 
 // src/digest.ts
 var import_node_module3 = require("node:module");
@@ -3553,6 +3580,16 @@ var AdapterRuntime = class {
   activate() {
     activeRuntime = this;
     this.world.activate();
+    replaceGlobals();
+  }
+  /**
+   * No runtime answers now: the real globals are put back and errors are no store's, until
+   * a runtime answers again. For a host that runs other code in the same process between
+   * commands (a test runner, with the engine inside Node).
+   */
+  static leave() {
+    activeRuntime = null;
+    restoreGlobals();
   }
   recordError(e) {
     if (this.run !== null) this.run.errors.push(e);
@@ -3835,6 +3872,13 @@ var Host = class _Host {
     const options = first.factory.options ?? {};
     await runtime.configure(options, this.options.name ?? options.name ?? `js:${(0, import_node_path2.basename)(this.options.load.map)}`);
     return runtime;
+  }
+  /**
+   * The adapters are done for now: the process's real globals (timers, clock, random)
+   * are back, and errors belong to no store. Any adapter's next answer puts its world back.
+   */
+  leave() {
+    AdapterRuntime.leave();
   }
 };
 

@@ -3,6 +3,15 @@ export declare const EPOCH = 1704067200000;
 /** Timer callbacks one settle may run before it gives up (an interval never stops). */
 export declare const MAX_TIMER_RUNS = 10000;
 export declare const realSetImmediate: typeof setImmediate;
+/**
+ * Put the real globals back (timers, Date, Math.random, …), for a host that runs other
+ * code between the store's answers in the same process (a test runner, with the engine
+ * inside Node): its own timers must fire and its clock must move. `replaceGlobals` puts
+ * the store's back before the next answer. An adapter process never needs it.
+ */
+export declare function restoreGlobals(): void;
+/** Put the store's deterministic globals back in place (after `restoreGlobals`). */
+export declare function replaceGlobals(): void;
 export declare class DeterministicWorld {
     now: number;
     uuids: number;

@@ -29,6 +29,43 @@ const RealDate = Date;
 let active = null;
 /** The globals are replaced once per process (realm), whichever world made them. */
 let installed = false;
+/** Every global replaced by `install`, so a host can put the real ones back between answers. */
+const swaps = [];
+/** Whether the fakes are in place now. */
+let faked = false;
+/** Replace `target[key]` by `value` (kept in `swaps`, to be put back by `restoreGlobals`). */
+function swap(target, key, value) {
+    const real = Object.getOwnPropertyDescriptor(target, key);
+    const fake = { value, writable: true, configurable: true, enumerable: real?.enumerable ?? false };
+    swaps.push({ target, key, fake, real });
+    Object.defineProperty(target, key, fake);
+}
+/**
+ * Put the real globals back (timers, Date, Math.random, …), for a host that runs other
+ * code between the store's answers in the same process (a test runner, with the engine
+ * inside Node): its own timers must fire and its clock must move. `replaceGlobals` puts
+ * the store's back before the next answer. An adapter process never needs it.
+ */
+export function restoreGlobals() {
+    if (!faked)
+        return;
+    faked = false;
+    for (let i = swaps.length - 1; i >= 0; i--) {
+        const { target, key, real } = swaps[i];
+        if (real === undefined)
+            delete target[key];
+        else
+            Object.defineProperty(target, key, real);
+    }
+}
+/** Put the store's deterministic globals back in place (after `restoreGlobals`). */
+export function replaceGlobals() {
+    if (faked || !installed)
+        return;
+    faked = true;
+    for (const { target, key, fake } of swaps)
+        Object.defineProperty(target, key, fake);
+}
 export class DeterministicWorld {
     now = EPOCH;
     uuids = 0;
@@ -124,14 +161,17 @@ export class DeterministicWorld {
     /** Replace the globals a browser store may read (once per process), and make this world active. */
     install() {
         this.activate();
-        if (installed)
+        if (installed) {
+            replaceGlobals();
             return;
+        }
         installed = true;
+        faked = true;
         const g = globalThis;
         const cryptoObj = globalThis.crypto;
         if (cryptoObj !== undefined) {
-            define(cryptoObj, "randomUUID", () => active.nextUuid());
-            define(cryptoObj, "getRandomValues", (array) => {
+            swap(cryptoObj, "randomUUID", () => active.nextUuid());
+            swap(cryptoObj, "getRandomValues", (array) => {
                 if (array !== null) {
                     const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
                     for (let i = 0; i < bytes.length; i++)
@@ -144,7 +184,7 @@ export class DeterministicWorld {
         const nodeCrypto = createRequire(import.meta.url)("node:crypto");
         nodeCrypto.randomUUID = () => active.nextUuid();
         syncBuiltinESMExports(); // and for ESM named imports of it
-        define(Math, "random", () => active.random());
+        swap(Math, "random", () => active.random());
         const VirtualDate = new Proxy(RealDate, {
             construct(target, args, newTarget) {
                 return Reflect.construct(target, args.length === 0 ? [active.now] : args, newTarget);
@@ -158,30 +198,27 @@ export class DeterministicWorld {
                 return Reflect.get(target, prop, receiver);
             },
         });
-        g.Date = VirtualDate;
+        swap(g, "Date", VirtualDate);
         if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-            define(globalThis.performance, "now", () => active.now - EPOCH);
+            swap(globalThis.performance, "now", () => active.now - EPOCH);
         }
         // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
         // batch of state changes); a resolved promise's then() is the same queue without that cost.
         // A callback that throws becomes an unhandled rejection instead of an uncaught exception:
         // the runtime reports both as a crash of the store.
         const resolved = Promise.resolve();
-        g.queueMicrotask = (fn) => {
+        swap(g, "queueMicrotask", (fn) => {
             if (typeof fn !== "function")
                 throw new TypeError("queueMicrotask: callback is not a function");
             void resolved.then(fn);
-        };
-        g.setTimeout = (fn, delay, ...args) => active.addTimer(fn, delay, args, false);
-        g.setInterval = (fn, delay, ...args) => active.addTimer(fn, delay, args, true);
-        g.clearTimeout = (id) => active.clearTimer(id);
-        g.clearInterval = (id) => active.clearTimer(id);
-        g.requestAnimationFrame = (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
-        g.cancelAnimationFrame = (id) => active.clearTimer(id);
-        g.requestIdleCallback = (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-        g.cancelIdleCallback = (id) => active.clearTimer(id);
+        });
+        swap(g, "setTimeout", (fn, delay, ...args) => active.addTimer(fn, delay, args, false));
+        swap(g, "setInterval", (fn, delay, ...args) => active.addTimer(fn, delay, args, true));
+        swap(g, "clearTimeout", (id) => active.clearTimer(id));
+        swap(g, "clearInterval", (id) => active.clearTimer(id));
+        swap(g, "requestAnimationFrame", (fn) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false));
+        swap(g, "cancelAnimationFrame", (id) => active.clearTimer(id));
+        swap(g, "requestIdleCallback", (fn) => active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false));
+        swap(g, "cancelIdleCallback", (id) => active.clearTimer(id));
     }
-}
-function define(target, key, value) {
-    Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
 }

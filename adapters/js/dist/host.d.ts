@@ -24,4 +24,9 @@ export declare class Host {
      * before its copy of the app's modules is evaluated, and the mapping's options taken.
      */
     open(): Promise<AdapterRuntime>;
+    /**
+     * The adapters are done for now: the process's real globals (timers, clock, random)
+     * are back, and errors belong to no store. Any adapter's next answer puts its world back.
+     */
+    leave(): void;
 }

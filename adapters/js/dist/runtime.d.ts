@@ -124,6 +124,12 @@ export declare class AdapterRuntime {
     install(): void;
     /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
     activate(): void;
+    /**
+     * No runtime answers now: the real globals are put back and errors are no store's, until
+     * a runtime answers again. For a host that runs other code in the same process between
+     * commands (a test runner, with the engine inside Node).
+     */
+    static leave(): void;
     private recordError;
     /** The answer to one parsed request line. */
     respond(msg: unknown): Answer | Promise<Answer>;

@@ -2,7 +2,7 @@
 // `reset` (made by the mapping), inputs routed to the mapping's hooks, the store's API
 // calls turned into effects and their promises resolved by the matching responses, every
 // pending microtask and fake timer run before an answer is read.
-import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate } from "./determinism.js";
+import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate, replaceGlobals, restoreGlobals } from "./determinism.js";
 import { canonicalJson, sha256 } from "./digest.js";
 import { flattenMessages, renderProblem } from "./render.js";
 import { PROTOCOL } from "./wire.js";
@@ -351,6 +351,16 @@ export class AdapterRuntime {
     activate() {
         activeRuntime = this;
         this.world.activate();
+        replaceGlobals();
+    }
+    /**
+     * No runtime answers now: the real globals are put back and errors are no store's, until
+     * a runtime answers again. For a host that runs other code in the same process between
+     * commands (a test runner, with the engine inside Node).
+     */
+    static leave() {
+        activeRuntime = null;
+        restoreGlobals();
     }
     recordError(e) {
         if (this.run !== null)

@@ -43,6 +43,49 @@ let active = null as unknown as DeterministicWorld;
 /** The globals are replaced once per process (realm), whichever world made them. */
 let installed = false;
 
+/** One replaced global: where, what the store sees, and what was there before. */
+interface Swap {
+  target: object;
+  key: string;
+  fake: PropertyDescriptor;
+  real: PropertyDescriptor | undefined;
+}
+/** Every global replaced by `install`, so a host can put the real ones back between answers. */
+const swaps: Swap[] = [];
+/** Whether the fakes are in place now. */
+let faked = false;
+
+/** Replace `target[key]` by `value` (kept in `swaps`, to be put back by `restoreGlobals`). */
+function swap(target: object, key: string, value: unknown): void {
+  const real = Object.getOwnPropertyDescriptor(target, key);
+  const fake: PropertyDescriptor = { value, writable: true, configurable: true, enumerable: real?.enumerable ?? false };
+  swaps.push({ target, key, fake, real });
+  Object.defineProperty(target, key, fake);
+}
+
+/**
+ * Put the real globals back (timers, Date, Math.random, …), for a host that runs other
+ * code between the store's answers in the same process (a test runner, with the engine
+ * inside Node): its own timers must fire and its clock must move. `replaceGlobals` puts
+ * the store's back before the next answer. An adapter process never needs it.
+ */
+export function restoreGlobals(): void {
+  if (!faked) return;
+  faked = false;
+  for (let i = swaps.length - 1; i >= 0; i--) {
+    const { target, key, real } = swaps[i]!;
+    if (real === undefined) delete (target as Record<string, unknown>)[key];
+    else Object.defineProperty(target, key, real);
+  }
+}
+
+/** Put the store's deterministic globals back in place (after `restoreGlobals`). */
+export function replaceGlobals(): void {
+  if (faked || !installed) return;
+  faked = true;
+  for (const { target, key, fake } of swaps) Object.defineProperty(target, key, fake);
+}
+
 export class DeterministicWorld {
   now = EPOCH;
   uuids = 0;
@@ -142,14 +185,18 @@ export class DeterministicWorld {
   /** Replace the globals a browser store may read (once per process), and make this world active. */
   install(): void {
     this.activate();
-    if (installed) return;
+    if (installed) {
+      replaceGlobals();
+      return;
+    }
     installed = true;
+    faked = true;
     const g = globalThis as Record<string, unknown>;
 
     const cryptoObj = globalThis.crypto as unknown as Record<string, unknown> | undefined;
     if (cryptoObj !== undefined) {
-      define(cryptoObj, "randomUUID", () => active.nextUuid());
-      define(cryptoObj, "getRandomValues", <T extends ArrayBufferView | null>(array: T): T => {
+      swap(cryptoObj, "randomUUID", () => active.nextUuid());
+      swap(cryptoObj, "getRandomValues", <T extends ArrayBufferView | null>(array: T): T => {
         if (array !== null) {
           const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
           for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(active.random() * 256);
@@ -161,7 +208,7 @@ export class DeterministicWorld {
     const nodeCrypto = createRequire(import.meta.url)("node:crypto") as Record<string, unknown>;
     nodeCrypto.randomUUID = () => active.nextUuid();
     syncBuiltinESMExports(); // and for ESM named imports of it
-    define(Math, "random", () => active.random());
+    swap(Math, "random", () => active.random());
 
     const VirtualDate = new Proxy(RealDate, {
       construct(target, args, newTarget) {
@@ -175,9 +222,9 @@ export class DeterministicWorld {
         return Reflect.get(target, prop, receiver);
       },
     });
-    g.Date = VirtualDate;
+    swap(g, "Date", VirtualDate);
     if (typeof globalThis.performance === "object" && globalThis.performance !== null) {
-      define(globalThis.performance as unknown as Record<string, unknown>, "now", () => active.now - EPOCH);
+      swap(globalThis.performance, "now", () => active.now - EPOCH);
     }
 
     // Node's queueMicrotask wraps every callback in an AsyncResource (Svelte queues one per
@@ -185,22 +232,20 @@ export class DeterministicWorld {
     // A callback that throws becomes an unhandled rejection instead of an uncaught exception:
     // the runtime reports both as a crash of the store.
     const resolved = Promise.resolve();
-    g.queueMicrotask = (fn: () => void) => {
+    swap(g, "queueMicrotask", (fn: () => void) => {
       if (typeof fn !== "function") throw new TypeError("queueMicrotask: callback is not a function");
       void resolved.then(fn);
-    };
-    g.setTimeout = (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, false);
-    g.setInterval = (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, true);
-    g.clearTimeout = (id: unknown) => active.clearTimer(id);
-    g.clearInterval = (id: unknown) => active.clearTimer(id);
-    g.requestAnimationFrame = (fn: (t: number) => void) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false);
-    g.cancelAnimationFrame = (id: unknown) => active.clearTimer(id);
-    g.requestIdleCallback = (fn: (d: unknown) => void) =>
-      active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false);
-    g.cancelIdleCallback = (id: unknown) => active.clearTimer(id);
+    });
+    swap(g, "setTimeout", (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, false));
+    swap(g, "setInterval", (fn: unknown, delay?: unknown, ...args: unknown[]) => active.addTimer(fn, delay, args, true));
+    swap(g, "clearTimeout", (id: unknown) => active.clearTimer(id));
+    swap(g, "clearInterval", (id: unknown) => active.clearTimer(id));
+    swap(g, "requestAnimationFrame", (fn: (t: number) => void) => active.addTimer(() => fn(active.now - EPOCH), 16, [], false));
+    swap(g, "cancelAnimationFrame", (id: unknown) => active.clearTimer(id));
+    swap(g, "requestIdleCallback", (fn: (d: unknown) => void) =>
+      active.addTimer(() => fn({ didTimeout: false, timeRemaining: () => 0 }), 1, [], false),
+    );
+    swap(g, "cancelIdleCallback", (id: unknown) => active.clearTimer(id));
   }
 }
 
-function define(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: false });
-}

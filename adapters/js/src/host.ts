@@ -59,4 +59,12 @@ export class Host {
     await runtime.configure(options, this.options.name ?? options.name ?? `js:${basename(this.options.load.map)}`);
     return runtime;
   }
+
+  /**
+   * The adapters are done for now: the process's real globals (timers, clock, random)
+   * are back, and errors belong to no store. Any adapter's next answer puts its world back.
+   */
+  leave(): void {
+    AdapterRuntime.leave();
+  }
 }

@@ -4,7 +4,7 @@
 // pending microtask and fake timer run before an answer is read.
 
 import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping } from "./app.js";
-import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate } from "./determinism.js";
+import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate, replaceGlobals, restoreGlobals } from "./determinism.js";
 import { canonicalJson, sha256 } from "./digest.js";
 import type { Network, NetworkRun, SocketClient } from "./network.js";
 import { flattenMessages, renderProblem, type FlattenOptions, type MessageLike } from "./render.js";
@@ -387,6 +387,17 @@ export class AdapterRuntime {
   activate(): void {
     activeRuntime = this;
     this.world.activate();
+    replaceGlobals();
+  }
+
+  /**
+   * No runtime answers now: the real globals are put back and errors are no store's, until
+   * a runtime answers again. For a host that runs other code in the same process between
+   * commands (a test runner, with the engine inside Node).
+   */
+  static leave(): void {
+    activeRuntime = null;
+    restoreGlobals();
   }
 
   private recordError(e: unknown): void {

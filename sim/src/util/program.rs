@@ -11,10 +11,20 @@ use std::sync::OnceLock;
 /// The environment variable that overrides how printed commands name the program.
 pub const INVOKED_AS_VAR: &str = "RECONCILE_SIM_INVOKED_AS";
 
+/// The name, once decided.
+static PROGRAM: OnceLock<String> = OnceLock::new();
+
+/// Name the program `name` in printed commands, unless `RECONCILE_SIM_INVOKED_AS` says
+/// otherwise or a command was printed already: for a front end whose process is not this
+/// binary (the engine inside Node, where the first argument is `node`).
+pub fn name_as(name: &str) {
+    let invoked_as = std::env::var(INVOKED_AS_VAR).ok();
+    let _ = PROGRAM.set(name_for(invoked_as.as_deref(), false, name, None));
+}
+
 /// The program's name in printed commands (already quoted for a shell where needed),
 /// decided once per process from how it was started ([`name_for`]).
 pub fn program() -> &'static str {
-    static PROGRAM: OnceLock<String> = OnceLock::new();
     PROGRAM.get_or_init(|| {
         let invoked_as = std::env::var(INVOKED_AS_VAR).ok();
         let by_cargo = std::env::var_os("CARGO").is_some();
