@@ -6,7 +6,7 @@
 #   1. adapters/js (the npm package reconcile-sim-adapter): npm ci, npm test (tsc, the
 #      one-file CLI, node --test), and the committed dist/ matches the source.
 #   2. examples/svelte (a Svelte 5 store under the harness through the package): npm ci,
-#      npm run typecheck, then the gate as a team runs it, `npm test` and
+#      npm run typecheck, then the gate through the CLI, `npm run test:cli` and
 #      `npm run test:membership`: each must PASS (exit 0) with every known class of its
 #      baseline (known/current, known/membership) still reproduced by its witness (none
 #      FIXED) and none new; so the note's bugs are found, and only those.
@@ -15,9 +15,12 @@
 #   4. Per-seed agreement with the built-in stores on 300 seeds (invariant and class of
 #      every seed equal), deltas appended verbatim as the store writes them.
 #   5. examples/production (a production-shaped store driven unmodified through its own
-#      fetch and WebSocket): npm ci, typecheck, its gate `npm test` passes with its known
+#      fetch and WebSocket): npm ci, typecheck, its CLI gate `npm run test:cli` passes with its known
 #      classes only; with bug A planted back into the store, the gate fails (exit 1) and
 #      names a new inv3-newer-turn class.
+#
+# (Each example's `npm test` is the same gate in vitest through the engine inside Node:
+# scripts/ci-engine.sh runs it, once the engine is built.)
 #
 # About 2-3 minutes on 2 shared cores. Exit 0 when all of it holds.
 set -euo pipefail
@@ -83,7 +86,7 @@ if (hit.size === 0) fail("fuzzing met no known class");
 console.log(`gate: ${witnesses.length} known classes reproduced by their witnesses; fuzzing met ${hit.size} of them (${r.batches.map((b) => b.seeds).reduce((a, n) => a + n, 0)} seeds), nothing new`);
 EOF
 }
-gate test known/current
+gate test:cli known/current
 gate test:membership known/membership
 
 say "examples/svelte: without a baseline the note's scenarios break the store (exit 1, not 2)"
@@ -109,7 +112,7 @@ say "examples/production (a production-shaped store, unmodified): npm ci, typech
 cd "$root/examples/production"
 npm ci --no-audit --no-fund
 npm run typecheck
-gate test known
+gate test:cli known
 
 say "examples/production: a planted bug (bug A back) fails the gate, named as a new class"
 store=src/lib/stores/chat.svelte.ts
@@ -118,7 +121,7 @@ trap 'cp "$tmp/store.ts" "$root/examples/production/$store"; rm -rf "$tmp"' EXIT
 sed -i 's/const newer = this.liveTurnId !== null \&\& this.liveTurnId !== sealedTurnId ? this.liveTurnId : null;/const newer = null as string | null;/' "$store"
 if cmp -s "$store" "$tmp/store.ts"; then echo "the plant did not apply to $store" >&2; exit 1; fi
 set +e
-npm run --silent test -- --json > "$tmp/planted.json"
+npm run --silent test:cli -- --json > "$tmp/planted.json"
 rc=$?
 set -e
 cp "$tmp/store.ts" "$store"

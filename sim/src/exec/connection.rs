@@ -35,11 +35,11 @@ use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use rustix::process::{kill_process_group, waitid, Pid, Signal, WaitId, WaitIdOptions};
 
 use super::affinity;
+use super::channel::Channel;
 use super::fault::{Fault, Pipe};
 use super::lines::LineBuffer;
 use super::protocol::{Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
 use super::stderr::StderrTail;
-use super::Channel;
 use crate::model::store::{CrashCause, Phase};
 use crate::model::wire::{Effect, Input, RenderRow};
 use crate::util::fd::set_nonblocking;

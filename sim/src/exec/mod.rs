@@ -66,7 +66,7 @@
 //! process: spawn, pipes, `poll`, exit, kill), `stderr.rs` (the stderr tail for reports),
 //! `fault.rs` (what goes wrong, and the typed cause it becomes), `pool.rs` (idle
 //! processes), `factory.rs` ([`ExecFactory`] and the [`ExecOptions`] it is set up with),
-//! `affinity.rs` (CPU pinning); this file: the settings and [`ExecStore`].
+//! `affinity.rs` (CPU pinning), `channel.rs` (an adapter in this process); this file: the settings and [`ExecStore`].
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -75,6 +75,7 @@ use crate::model::store::{Answer, CrashCause, Store, StoreFault};
 use crate::model::wire::{Input, RenderRow};
 
 mod affinity;
+mod channel;
 mod connection;
 mod factory;
 mod fault;
@@ -83,6 +84,7 @@ mod pool;
 mod protocol;
 mod stderr;
 
+pub use channel::{Channel, ChannelOpener};
 pub use factory::{ExecError, ExecFactory, ExecOptions};
 pub use protocol::{ANSWER_BYTES_MAX, PROTOCOL_VERSION};
 pub use stderr::STDERR_TAIL_BYTES_MAX;
@@ -90,25 +92,6 @@ pub use stderr::STDERR_TAIL_BYTES_MAX;
 use connection::Conn;
 use fault::Fault;
 use pool::Pool;
-
-/// An adapter that lives in this process (the engine inside Node): the same protocol, the
-/// same request and answer lines, handed over in memory instead of through pipes. The
-/// conversation is checked as it is with a process (the handshake, ids, answer shapes),
-/// so a store answers the same in process and as `exec:`, and results do not depend on
-/// which way it was driven. There is no process: no timeouts, no exit status, no stderr.
-pub trait Channel: Send {
-    /// Hand the adapter `requests` (one or more complete request lines) and return its
-    /// answer lines to them, each ending with a newline; or why it could not answer at
-    /// all (a crash of the run, as an adapter process's exit is).
-    fn exchange(&mut self, requests: &[u8]) -> Result<Vec<u8>, String>;
-}
-
-/// Opens [`Channel`]s: one adapter per live store, as `exec:` starts one process per live
-/// store (and pools them across runs the same way).
-pub trait ChannelOpener: Send + Sync {
-    /// A new adapter, not spoken to yet; or why none can be made.
-    fn open(&self) -> Result<Box<dyn Channel>, String>;
-}
 
 /// The `--store` prefix that selects an exec store.
 pub const SPEC_PREFIX: &str = "exec:";
