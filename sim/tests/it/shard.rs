@@ -618,3 +618,75 @@ fn explore_shards_merge_into_the_whole_search() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("2/3 missing"), "{}", stderr(&o));
 }
+
+/// `v` as the arguments `run` takes.
+fn argv(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// An `exec:` store's shards merge to the files of the unsharded run byte for byte, its
+/// `store_dir` included (relative to the file's folder, as the run writes it; the merge
+/// used to write it absolute).
+#[test]
+fn the_shards_of_an_exec_store_merge_to_its_unsharded_files_byte_for_byte() {
+    crate::support::require_node();
+    let base = tmp("shard-exec");
+    let store = format!(
+        "exec:node {} fix-ab",
+        repo().join("adapters/node/store.js").display()
+    );
+    let fuzz = [
+        "fuzz",
+        "--store",
+        &store,
+        "--seeds",
+        "128",
+        "--jobs",
+        "1",
+        "--max-shrink-iters",
+        "150",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        fuzz.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let whole = with(&["--out", "whole"]);
+    run(&base, &argv(&whole));
+    for i in 1..=2 {
+        let shard = format!("{i}/2");
+        let result = format!("part-{i}.result.json");
+        let out = format!("part-{i}");
+        let part = with(&["--shard", &shard, "--out", &out, "--result", &result]);
+        run(&base, &argv(&part));
+    }
+    run(
+        &base,
+        &[
+            "merge",
+            "part-2.result.json",
+            "part-1.result.json",
+            "--out",
+            "merged",
+        ],
+    );
+    // The scenario files (the run also writes its details file; the merge prints them).
+    let scenarios = |dir: &str| -> Vec<(PathBuf, String)> {
+        files(&base.join(dir))
+            .into_iter()
+            .filter(|(p, _)| p.extension().is_some_and(|e| e == "json"))
+            .map(|(p, b)| (p, String::from_utf8(b).unwrap()))
+            .collect()
+    };
+    let whole_files = scenarios("whole");
+    assert!(!whole_files.is_empty(), "fix-ab fails: classes saved");
+    assert!(
+        whole_files[0].1.contains("\"store_dir\": \"..\""),
+        "{}",
+        whole_files[0].1
+    );
+    let merged = scenarios("merged");
+    let names = |v: &[(PathBuf, String)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&merged), names(&whole_files));
+    for (m, w) in merged.iter().zip(&whole_files) {
+        assert_eq!(m.1, w.1, "{}", m.0.display());
+    }
+}

@@ -171,8 +171,14 @@ impl SavedScenario {
     }
 
     /// The scenario file's bytes, exactly as the run wrote them (the scenario format has
-    /// one canonical writer, so loading and writing again gives the same bytes).
+    /// one canonical writer, so loading and writing again gives the same bytes), but for
+    /// `store_dir`, which [`SavedScenario::write`] makes relative to where it writes.
     pub fn file_text(&self, result: &Path) -> Result<String, CampaignError> {
+        Ok(self.scenario(result)?.to_json())
+    }
+
+    /// The embedded scenario, loaded (checked as a scenario file is).
+    fn scenario(&self, result: &Path) -> Result<crate::trace::scenario::Scenario, CampaignError> {
         let name = Path::new(&self.file);
         if self.file.is_empty()
             || name.components().count() != 1
@@ -188,22 +194,22 @@ impl SavedScenario {
             )));
         }
         let text = serde_json::to_string(&self.scenario).expect("JSON serialises");
-        let scenario =
-            crate::trace::scenario::parse(Path::new(&self.file), &text).map_err(|e| {
-                CampaignError::BadInput(format!(
-                    "{}: the embedded scenario {} does not load: {e}",
-                    result.display(),
-                    self.file
-                ))
-            })?;
-        Ok(scenario.to_json())
+        crate::trace::scenario::parse(Path::new(&self.file), &text).map_err(|e| {
+            CampaignError::BadInput(format!(
+                "{}: the embedded scenario {} does not load: {e}",
+                result.display(),
+                self.file
+            ))
+        })
     }
 
     /// Write it as `out/<file>`, atomically; returns the path.
     pub fn write(&self, out: &Path, result: &Path) -> Result<PathBuf, CampaignError> {
         let path = out.join(&self.file);
-        let text = self.file_text(result)?;
-        write_atomically(&path, text.as_bytes()).map_err(CampaignError::io("write", &path))?;
+        // As the run saves it: an absolute `store_dir` relative to the file's directory.
+        self.scenario(result)?
+            .save(&path)
+            .map_err(CampaignError::io("write", &path))?;
         Ok(path)
     }
 }
