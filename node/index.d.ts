@@ -30,6 +30,14 @@ export interface CommonOptions {
   strategy?: string;
   /** `--depth` (with `pct`). */
   depth?: number;
+  /**
+   * Worker threads (default 1): each runs one shard of the seeds with its own engine and
+   * adapters, and the parts are merged, so results do not depend on it. Each part
+   * shrinks the classes it finds, so a campaign whose time goes to shrinking gains little.
+   */
+  workers?: number;
+  /** How printed commands name the CLI (default `npx reconcile-sim`). */
+  program?: string;
 }
 
 export interface FuzzOptions extends CommonOptions {

@@ -8,8 +8,11 @@
 // files are those the CLI gives with `--store exec:'reconcile-sim-adapter MAPPING'`, and
 // a saved file replays with the CLI.
 
+import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Worker } from "node:worker_threads";
 import { Host } from "reconcile-sim-adapter/host";
 
 const require = createRequire(import.meta.url);
@@ -90,8 +93,51 @@ async function answerAll(engine, open) {
  */
 const at = (options, path) => (options?.cwd === undefined ? path : resolve(options.cwd, path));
 
-/** Load the mapping and run `command` (the engine's JSON command, its `store` added) on it. */
+/**
+ * Run `command` with `options.workers` worker threads (default 1: here), each running one
+ * shard of the seeds with its own engine and adapters; the parts' results are merged into
+ * the whole command's, so the result does not depend on the number of workers.
+ */
 async function run(options, command) {
+  const workers = options?.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1) throw new TypeError(`${command.command}: \`workers\` must be a whole number >= 1 (got ${workers})`);
+  if (workers === 1) return runHere(options, command);
+  const parts = mkdtempSync(join(tmpdir(), "reconcile-sim-parts-"));
+  try {
+    const replies = await Promise.all(
+      Array.from({ length: workers }, (_, i) =>
+        inWorker({ ...options, workers: 1, out: join(parts, `part-${i + 1}`) }, { ...command, shard: [i + 1, workers] }),
+      ),
+    );
+    const out = at(options, options.out ?? "reconcile-failures");
+    const merged = JSON.parse(engine().merge(replies.map((r) => r.resultFile), out, options.program));
+    merged.settings = replies[0].settings;
+    merged.runs = replies.reduce((n, r) => n + r.runs, 0);
+    return merged;
+  } finally {
+    rmSync(parts, { recursive: true, force: true });
+  }
+}
+
+/** `runHere(options, command)` in a worker thread of its own. */
+function inWorker(options, command) {
+  return new Promise((done, failed) => {
+    const worker = new Worker(new URL("./worker.js", import.meta.url), { workerData: { options, command } });
+    let answered = false;
+    worker.once("message", (m) => {
+      answered = true;
+      if (m.error !== undefined) failed(new Error(m.error));
+      else done(m.reply);
+    });
+    worker.once("error", failed);
+    worker.once("exit", (code) => {
+      if (!answered) failed(new Error(`a reconcile-sim worker exited with code ${code} before it answered`));
+    });
+  });
+}
+
+/** Load the mapping and run `command` (the engine's JSON command, its `store` added) here. */
+export async function runHere(options, command) {
   if (typeof options?.adapter !== "string") throw new TypeError(`${command.command}: \`adapter\` (the mapping file) is required`);
   const cwd = options.cwd ?? process.cwd();
   const host = await Host.load({

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use reconcile_sim::campaign::check::{seed_start_from, CheckRequest, DEFAULT_SEEDS};
+use reconcile_sim::campaign::check::{seed_start_from, CheckReport, CheckRequest, DEFAULT_SEEDS};
 use reconcile_sim::campaign::findings::replay_command_for;
 use reconcile_sim::campaign::fuzz::{Budget, Campaign};
+use reconcile_sim::campaign::merge::{merge_texts, CheckResult, FuzzResult, Merged, ResultFile};
 use reconcile_sim::campaign::pipeline::check::check;
 use reconcile_sim::campaign::pipeline::check_text;
 use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
@@ -78,6 +79,10 @@ pub struct Command {
     /// `--depth`.
     #[serde(default)]
     pub depth: Option<u32>,
+    /// `--shard I/N` as `[I, N]`: the part of the seeds this engine runs (a worker's), its
+    /// result to be merged with the others' ([`merge`]).
+    #[serde(default)]
+    pub shard: Option<(u64, u64)>,
     /// How printed commands (replay, reproduce) name the CLI (default `npx reconcile-sim`,
     /// the package's bin; `RECONCILE_SIM_INVOKED_AS` overrides it, as for the CLI).
     #[serde(default)]
@@ -106,6 +111,7 @@ impl Command {
             );
         }
         ExecFactory::from_spec(&command.store).map_err(|e| format!("bad engine command: {e}"))?;
+        command.shard()?;
         Ok(command)
     }
 
@@ -129,6 +135,15 @@ impl Command {
         };
         reply["settings"] = settings.into();
         Ok(reply.to_string())
+    }
+
+    fn shard(&self) -> Result<Shard, String> {
+        match self.shard {
+            None => Ok(Shard::WHOLE),
+            Some((index, count)) => {
+                Shard::new(index, count).map_err(|e| format!("bad engine command: {e}"))
+            }
+        }
     }
 
     fn strategy(&self) -> Result<StrategySpec, String> {
@@ -167,7 +182,7 @@ impl Command {
                 classes: !self.no_classes,
                 worlds: self.worlds()?,
             },
-            shard: Shard::WHOLE,
+            shard: self.shard()?,
             out: out.clone(),
             limits: Limits::default(),
             time: None,
@@ -177,18 +192,9 @@ impl Command {
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
-        let (table, details) = text::text(&run.result, &out);
-        let failed =
-            run.result.result.report.any_failure() || !run.result.result.suspects.is_empty();
-        Ok(serde_json::json!({
-            "table": table,
-            "details": details,
-            "warnings": text::warnings(&run.result, &out),
-            "notWritten": text::not_written(&run.result, run.result_error.as_deref()),
-            "runs": run.runs,
-            "failed": failed,
-            "result": text::json(&run.result, &out).map_err(|e| e.to_string())?,
-        }))
+        let mut reply = fuzz_reply(&run.result, &out, run.result_error.as_deref())?;
+        reply["runs"] = run.runs.into();
+        Ok(reply)
     }
 
     /// `check --store`: the report's text, and the `--json` report as `result`.
@@ -208,7 +214,7 @@ impl Command {
             out: self.out(),
             limits: Limits::default(),
             known: self.known.clone(),
-            shard: Shard::WHOLE,
+            shard: self.shard()?,
             determinism: !self.no_check_determinism,
             allow_empty: self.allow_empty,
             worlds: self.worlds()?,
@@ -225,63 +231,111 @@ impl Command {
             )
         };
         let run = check(&request, &seed, &resolve, None).map_err(|e| e.to_string())?;
-        let text = check_text::text(
-            &run.report,
-            &run.result.result.config,
-            &run.result.shards,
-            "",
-        );
-        let not_written: Vec<String> = run
-            .report
-            .found
-            .iter()
-            .filter_map(|f| f.write_error.clone())
-            .chain(
-                run.report
-                    .suspects
-                    .iter()
-                    .filter_map(|s| s.write_error.clone()),
-            )
-            .collect();
-        // Each new failure on its own, for a test runner to report as a test.
-        let found: Vec<serde_json::Value> = run
-            .report
-            .found
-            .iter()
-            .map(|f| {
-                serde_json::json!({
-                    "name": f.class.as_ref().map_or(f.invariant.to_string(), |c| c.to_string()),
-                    "invariant": f.invariant.to_string(),
-                    "store": f.store,
-                    "seed": f.seed,
-                    "path": f.path,
-                    "steps": f.steps,
-                    "replay": replay_command_for(&f.store, &f.path),
-                    "notSaved": f.write_error,
-                })
-            })
-            .collect();
-        let failing_batches: Vec<String> = run
-            .report
-            .batches
-            .iter()
-            .filter(|b| !b.ok())
-            .map(|b| {
-                format!(
-                    "{} seeds {}..{}",
-                    b.store,
-                    b.seed_start,
-                    b.seed_start + b.seeds
-                )
-            })
-            .collect();
-        Ok(serde_json::json!({
-            "text": text,
-            "found": found,
-            "failingBatches": failing_batches,
-            "failed": !run.report.ok(),
-            "notWritten": not_written,
-            "result": serde_json::to_value(&run.report).map_err(|e| e.to_string())?,
-        }))
+        check_reply(&run.result, &run.report)
     }
+}
+
+/// What `fuzz` gives back for `result` (saved under `out`): the CLI's text, whether it
+/// failed, and the result file (for a worker's part, to be merged).
+fn fuzz_reply(
+    result: &ResultFile<FuzzResult>,
+    out: &std::path::Path,
+    result_error: Option<&str>,
+) -> Result<serde_json::Value, String> {
+    let (table, details) = text::text(result, out);
+    let failed = result.result.report.any_failure() || !result.result.suspects.is_empty();
+    Ok(serde_json::json!({
+        "table": table,
+        "details": details,
+        "warnings": text::warnings(result, out),
+        "notWritten": text::not_written(result, result_error),
+        "runs": result.result.report.seeds,
+        "failed": failed,
+        "result": text::json(result, out).map_err(|e| e.to_string())?,
+        "resultFile": serde_json::to_string(result).map_err(|e| e.to_string())?,
+    }))
+}
+
+/// What `check` gives back: the CLI's text, each new class (for a test runner to report
+/// as a test), the failing batches, whether it failed, the `--json` report, and the
+/// result file (for a worker's part, to be merged).
+fn check_reply(
+    result: &ResultFile<CheckResult>,
+    report: &CheckReport,
+) -> Result<serde_json::Value, String> {
+    let text = check_text::text(report, &result.result.config, &result.shards, "");
+    let not_written: Vec<String> = report
+        .found
+        .iter()
+        .filter_map(|f| f.write_error.clone())
+        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
+        .collect();
+    let found: Vec<serde_json::Value> = report
+        .found
+        .iter()
+        .map(|f| {
+            serde_json::json!({
+                "name": f.class.as_ref().map_or(f.invariant.to_string(), |c| c.to_string()),
+                "invariant": f.invariant.to_string(),
+                "store": f.store,
+                "seed": f.seed,
+                "path": f.path,
+                "steps": f.steps,
+                "replay": replay_command_for(&f.store, &f.path),
+                "notSaved": f.write_error,
+            })
+        })
+        .collect();
+    let failing_batches: Vec<String> = report
+        .batches
+        .iter()
+        .filter(|b| !b.ok())
+        .map(|b| {
+            format!(
+                "{} seeds {}..{}",
+                b.store,
+                b.seed_start,
+                b.seed_start + b.seeds
+            )
+        })
+        .collect();
+    Ok(serde_json::json!({
+        "text": text,
+        "found": found,
+        "failingBatches": failing_batches,
+        "failed": !report.ok(),
+        "notWritten": not_written,
+        "result": serde_json::to_value(report).map_err(|e| e.to_string())?,
+        "resultFile": serde_json::to_string(result).map_err(|e| e.to_string())?,
+    }))
+}
+
+/// The result files of the parts of one command (`fuzz` or `check`, one per worker)
+/// merged into what the whole command gives: every saved scenario written again under
+/// `out` (the parts saved theirs elsewhere), then the same reply as the unsharded run's.
+pub fn merge(parts: &[String], out: &std::path::Path) -> Result<String, String> {
+    let texts: Vec<(PathBuf, String)> = parts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (PathBuf::from(format!("part {}", i + 1)), t.clone()))
+        .collect();
+    let source = std::path::Path::new("the merged result");
+    let reply = match merge_texts(&texts, false).map_err(|e| e.to_string())? {
+        Merged::Fuzz(mut r) => {
+            for s in &mut r.result.scenarios {
+                s.saved.file_text(source).map_err(|e| e.to_string())?;
+                s.saved.write_error = s.saved.write(out, source).err().map(|e| e.to_string());
+            }
+            fuzz_reply(&r, out, None)?
+        }
+        Merged::Check(mut r) => {
+            r.result
+                .write_saved(out, source)
+                .map_err(|e| e.to_string())?;
+            let report = r.result.report_under(out);
+            check_reply(&r, &report)?
+        }
+        _ => return Err("only fuzz and check results merge here".to_string()),
+    };
+    Ok(reply.to_string())
 }

@@ -45,6 +45,15 @@ pub struct Step {
     pub done: Option<String>,
 }
 
+/// The results of the parts of one `fuzz` or `check` (each worker's `resultFile`), merged
+/// into what the whole command gives; the saved scenarios are written again under `out`.
+/// `program` names the CLI in printed commands (as the command's `program`).
+#[napi]
+pub fn merge(parts: Vec<String>, out: String, program: Option<String>) -> Result<String> {
+    reconcile_sim::util::program::name_as(program.as_deref().unwrap_or("npx reconcile-sim"));
+    command::merge(&parts, std::path::Path::new(&out)).map_err(Error::from_reason)
+}
+
 /// One command of the engine, run as a coroutine driven by [`Engine::next`].
 #[napi]
 pub struct Engine {

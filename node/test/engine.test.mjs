@@ -143,6 +143,16 @@ test("the Svelte example's mapping in process gives the CLI's exec: table and by
     const saved = files(inside);
     assert.ok(Object.keys(saved).length > 0, "failures were saved");
     assert.deepEqual(saved, files(outside));
+    // On two worker threads (a shard each, merged): the same table and files.
+    const parallel = scratch();
+    try {
+      const two = await fuzz({ adapter: "adapter.ts", cwd: example, seeds: 60, workers: 2, out: parallel });
+      assert.equal(two.settings + two.table, result.settings + result.table);
+      assert.equal(two.runs, 60);
+      assert.deepEqual(files(parallel), saved);
+    } finally {
+      rmSync(parallel, { recursive: true, force: true });
+    }
   } finally {
     rmSync(inside, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
