@@ -241,6 +241,31 @@ fn adapters_working(running: &Running, n: usize, ready: &Path) -> Vec<i32> {
     adapters_started(running, n)
 }
 
+/// `fuzz --time 10m --jobs 2 --verbose --out OUT` on a slow adapter, once both its
+/// adapters have handled an input: the run, its adapters, and their ready folder (kept
+/// while the test runs).
+fn slow_fuzz_under_way(out: &Path) -> (Running, Vec<i32>, Scratch) {
+    let store = slow(2);
+    let ready = tmp("slow-ready");
+    let running = spawn_slow(
+        &[
+            "fuzz",
+            "--store",
+            &store,
+            "--time",
+            "10m",
+            "--jobs",
+            "2",
+            "--verbose",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &ready,
+    );
+    let adapters = adapters_working(&running, 2, &ready);
+    (running, adapters, ready)
+}
+
 /// Adapters end with the run (within a generous moment for the kernel to reap them).
 fn assert_ended(pids: &[i32]) {
     let start = Instant::now();
@@ -311,24 +336,7 @@ fn stopped_fuzz_keeps_prints_and_saves_what_was_found(
 ) {
     require_node();
     let out = tmp(name);
-    let store = slow(2);
-    let ready = tmp("slow-ready");
-    let running = spawn_slow(
-        &[
-            "fuzz",
-            "--store",
-            &store,
-            "--time",
-            "10m",
-            "--jobs",
-            "2",
-            "--verbose",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &ready,
-    );
-    let adapters = adapters_working(&running, 2, &ready);
+    let (running, adapters, _ready) = slow_fuzz_under_way(&out);
     let signalled = Instant::now();
     running.stop(stop);
     let done = running.finish(Duration::from_secs(120));
@@ -541,24 +549,7 @@ fn a_second_signal_still_prints_the_table_and_quits_soon() {
     use rustix::process::Signal;
     require_node();
     let out = tmp("second-signal");
-    let store = slow(2);
-    let ready = tmp("slow-ready");
-    let running = spawn_slow(
-        &[
-            "fuzz",
-            "--store",
-            &store,
-            "--time",
-            "10m",
-            "--jobs",
-            "2",
-            "--verbose",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &ready,
-    );
-    let adapters = adapters_working(&running, 2, &ready);
+    let (running, adapters, _ready) = slow_fuzz_under_way(&out);
     running.stop((Signal::TERM, To::Process));
     // Two signals sent at once may reach it as one: the second goes once the first is seen.
     running.wait_for_stderr("SIGTERM: finishing");
