@@ -757,6 +757,27 @@ mod tests {
         );
     }
 
+    /// The schema editors validate scenario files with names a step `ScenarioStep` and
+    /// lets every kind of step carry the two annotation strings, `actor` and `note`.
+    #[test]
+    fn the_schema_lets_every_step_carry_an_actor_and_a_note() {
+        let schema: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let step = &schema["$defs"]["ScenarioStep"];
+        let kinds = step["oneOf"]
+            .as_array()
+            .expect("one schema per kind of step");
+        assert_eq!(kinds.len(), crate::model::step::StepKind::ALL.len());
+        for kind in kinds {
+            for field in ["actor", "note"] {
+                assert_eq!(kind["properties"][field]["type"], "string", "{kind}");
+            }
+        }
+        assert_eq!(
+            schema["properties"]["steps"]["items"]["$ref"],
+            "#/$defs/ScenarioStep"
+        );
+    }
+
     /// Text from a file is printed with its control characters escaped, other text as it is.
     #[test]
     fn printable_escapes_control_characters_only() {
