@@ -54,8 +54,10 @@ short+="|effects_words|check_determinism"
 # The fifth round's (docs/mutation.md): findings.rs's survivors killed, recheck's check_seed.
 short+="|replay_command|reproduce_command|FindingError::is_internal|save_shrunk|need_less"
 short+="|needs_of|search_without|out_of_time|shrink_class|check_seed"
+# The sixth round's (docs/mutation.md): findings.rs's last survivors, trace/scenario/'s.
+short+="|mask_still_needed|Scenario::record_dir"
 filter=(--re "$short")
-tests=(trace::shrink:: trace::class:: campaign::check:: campaign::merge:: run::tests:: model::world:: campaign::recheck:: campaign::findings::)
+tests=(trace::shrink:: trace::class:: campaign::check:: campaign::merge:: run::tests:: model::world:: campaign::recheck:: campaign::findings:: trace::scenario::)
 if [[ "${1:-}" == "--all" ]]; then
   filter=()
   tests=(trace:: campaign:: run:: model::)

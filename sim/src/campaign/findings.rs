@@ -1253,4 +1253,139 @@ mod tests {
             "{classes} classes, {masked} found under a mask"
         );
     }
+
+    /// A committed known failure whose 1-minimal steps show their class only past their
+    /// mask (`scenarios/known/current`, three files) is shrunk to itself and saved with
+    /// that mask: dropped, the file would replay to another class.
+    #[test]
+    fn a_shrunk_class_failure_that_needs_its_mask_keeps_it() {
+        let kind = by_name("current").unwrap();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/known/current");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        let mut masked = 0;
+        for path in files {
+            let sc = crate::trace::scenario::load(&path).unwrap();
+            if sc.masked.is_empty() {
+                continue;
+            }
+            let f = Failure {
+                class: sc.class.clone(),
+                mask: sc.masked.clone(),
+                ..Failure::of_run(
+                    sc.store.clone(),
+                    sc.expect.unwrap(),
+                    sc.seed,
+                    sc.strategy.clone(),
+                    replay(&kind, sc.config.clone(), &sc.steps()),
+                    WorldPins::default(),
+                )
+            };
+            let (s, m) = shrink_failure(&kind, &f, Limits::default(), None).unwrap();
+            let what = path.display();
+            assert_eq!(s.steps, sc.steps(), "{what}: 1-minimal already");
+            assert_eq!(m, sc.masked, "{what}: the mask it needs");
+            assert!(shows(&kind, &f, &s.config, &s.steps, &m), "{what}");
+            assert!(!shows(&kind, &f, &s.config, &s.steps, &[]), "{what}");
+            masked += 1;
+        }
+        assert!(masked >= 1, "no committed file needs a mask");
+    }
+
+    /// Stopped by the campaign's deadline after cutting some steps, a class failure found
+    /// under a mask is saved with the mask its cut trace needs, no more: none when the
+    /// cut trace shows the class unmasked. The deadline passes while the store is made
+    /// for a chosen replay (the store waits for it), so where the shrink stops does not
+    /// depend on the machine's speed.
+    #[test]
+    fn a_class_shrink_stopped_by_the_deadline_keeps_only_the_mask_its_cut_trace_needs() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        struct WaitsAt {
+            kind: StoreKind,
+            made: AtomicUsize,
+            at: usize,
+            deadline: Instant,
+            early: std::sync::atomic::AtomicBool,
+        }
+        impl StoreFactory for WaitsAt {
+            fn name(&self) -> String {
+                self.kind.name()
+            }
+            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+                let n = self.made.fetch_add(1, Ordering::Relaxed) + 1;
+                if n < self.at && Instant::now() >= self.deadline {
+                    self.early.store(true, Ordering::Relaxed);
+                }
+                if n == self.at {
+                    while Instant::now() < self.deadline {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                }
+                self.kind.make(c)
+            }
+        }
+        let mut dropped = 0;
+        let cases: Vec<(StoreKind, Failure)> = all_failures()
+            .into_iter()
+            .filter(|(k, f)| {
+                f.class.is_some()
+                    && !classify(k, f.config.clone(), &f.steps, &f.mask)
+                        .masked
+                        .is_empty()
+            })
+            .collect();
+        assert!(!cases.is_empty(), "no class failure found under a mask");
+        for (kind, f) in cases.into_iter().take(3) {
+            let what = format!("{} seed {:?} class {:?}", f.store, f.seed, f.class);
+            // How many tabs a whole shrink makes.
+            let counted = WaitsAt {
+                kind,
+                made: AtomicUsize::new(0),
+                at: usize::MAX,
+                deadline: Instant::now(),
+                early: Default::default(),
+            };
+            shrink_failure(&counted, &f, Limits::default(), None).unwrap();
+            let total = counted.made.load(Ordering::Relaxed);
+            for at in [total / 2, total * 3 / 4] {
+                let mut wait = Duration::from_millis(50);
+                let (s, m) = loop {
+                    let waits = WaitsAt {
+                        kind,
+                        made: AtomicUsize::new(0),
+                        at,
+                        deadline: Instant::now() + wait,
+                        early: Default::default(),
+                    };
+                    let limits = Limits {
+                        deadline: Some(waits.deadline),
+                        ..Limits::default()
+                    };
+                    let r = shrink_failure(&waits, &f, limits, None).unwrap();
+                    if !waits.early.load(Ordering::Relaxed) {
+                        break r;
+                    }
+                    // The deadline passed before the chosen replay: give it more time.
+                    wait *= 2;
+                };
+                assert!(matches!(s.gave_up, Some(GaveUp::Deadline(_))), "{what}");
+                assert!(shows(&kind, &f, &s.config, &s.steps, &m), "{what}");
+                if shows(&kind, &f, &s.config, &s.steps, &[]) {
+                    assert_eq!(
+                        m,
+                        Vec::<Class>::new(),
+                        "{what}: a mask the cut trace does not need"
+                    );
+                    dropped += usize::from(s.steps.len() < f.steps.len());
+                }
+            }
+        }
+        assert!(
+            dropped > 0,
+            "no stopped shrink cut a trace down to one needing no mask"
+        );
+    }
 }

@@ -454,3 +454,162 @@ fn offset_in(text: &str, slice: &str) -> usize {
         .saturating_sub(text.as_ptr() as usize)
         .min(text.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small valid scenario with `clients` tabs and the given steps (JSON texts).
+    fn scenario_text(version: &str, clients: u8, steps: &[&str]) -> String {
+        let mut config = serde_json::to_value(crate::testing::script::scripted_config()).unwrap();
+        config["clients"] = clients.into();
+        format!(
+            "{{\"version\": {version}, \"store\": \"current\", \"expect\": null, \"config\": {config}, \"steps\": [{}]}}",
+            steps.join(", ")
+        )
+    }
+
+    fn message(r: Result<Scenario, ScenarioError>) -> String {
+        match r {
+            Ok(_) => "loaded".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The size limit is exact: a file of exactly `FILE_BYTES_MAX` bytes is read (and
+    /// judged by its content), one byte more is refused before it is read, naming the
+    /// file and the limit; the same for bytes handed in directly.
+    #[test]
+    fn a_file_of_exactly_the_size_limit_is_read_and_one_byte_more_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let at_limit = tmp.path().join("at-limit.json");
+        // Sparse files of NUL bytes: nothing written, valid UTF-8, not JSON.
+        std::fs::File::create(&at_limit)
+            .unwrap()
+            .set_len(FILE_BYTES_MAX)
+            .unwrap();
+        let m = message(load(&at_limit));
+        assert!(m.contains("at-limit.json:1:1: invalid JSON"), "{m}");
+        let over = tmp.path().join("over.json");
+        std::fs::File::create(&over)
+            .unwrap()
+            .set_len(FILE_BYTES_MAX + 1)
+            .unwrap();
+        let m = message(load(&over));
+        assert!(
+            m.ends_with("over.json: the file is 33554433 bytes; a scenario file may be at most 33554432 bytes (32 MiB)"),
+            "{m}"
+        );
+        let path = Path::new("mem.json");
+        let m = message(load_bytes(path, vec![b' '; FILE_BYTES_MAX as usize]));
+        assert_eq!(
+            m,
+            "mem.json: the file is empty; a scenario is a JSON object"
+        );
+        let m = message(load_bytes(path, vec![b' '; FILE_BYTES_MAX as usize + 1]));
+        assert_eq!(
+            m,
+            "mem.json: the file is 33554433 bytes; a scenario file may be at most 33554432 bytes (32 MiB)"
+        );
+        let m = message(load(&tmp.path().join("absent.json")));
+        assert!(m.contains("absent.json: cannot read the file: "), "{m}");
+    }
+
+    /// The step limit is exact: `STEPS_MAX` steps pass the count (each is then checked:
+    /// here the first is not an object), one more is refused by the count.
+    #[test]
+    fn a_scenario_of_exactly_the_step_limit_is_read_and_one_more_is_refused() {
+        let path = Path::new("many.json");
+        let zeros = |n: usize| vec!["0"; n];
+        let m = message(parse(path, &scenario_text("1", 2, &zeros(STEPS_MAX))));
+        assert!(
+            m.contains(": steps[0]: a step is an object like {\"kind\": \"send\", \"client\": 0}, not a number"),
+            "{m}"
+        );
+        let m = message(parse(path, &scenario_text("1", 2, &zeros(STEPS_MAX + 1))));
+        assert_eq!(
+            m,
+            "many.json: the file holds 200001 steps; a scenario may hold at most 200000"
+        );
+    }
+
+    /// This build reads version 1 only: a newer version is told so, a version that is not
+    /// a number is refused as such, each at the version's place in the file.
+    #[test]
+    fn only_version_one_is_read_and_another_is_refused_at_its_place() {
+        let path = Path::new("v.json");
+        let send = r#"{"kind": "send", "client": 0}"#;
+        assert_eq!(
+            message(parse(path, &scenario_text("1", 2, &[send]))),
+            "loaded"
+        );
+        assert_eq!(
+            message(parse(path, &scenario_text("2", 2, &[send]))),
+            "v.json:1:13: unsupported scenario version 2; this build of reconcile-sim reads version 1"
+        );
+        assert_eq!(
+            message(parse(path, &scenario_text("\"1\"", 2, &[send]))),
+            "v.json:1:13: `version` must be the number 1, not \"1\""
+        );
+    }
+
+    /// A scenario has 1 to `CLIENTS_MAX` tabs, both ends included; a step may name tabs 0
+    /// to clients − 1.
+    #[test]
+    fn a_scenario_has_one_to_clients_max_tabs() {
+        let path = Path::new("c.json");
+        let last = format!(r#"{{"kind": "send", "client": {}}}"#, CLIENTS_MAX - 1);
+        assert_eq!(
+            message(parse(path, &scenario_text("1", CLIENTS_MAX, &[&last]))),
+            "loaded"
+        );
+        let text = scenario_text("1", 1, &[r#"{"kind": "send", "client": 0}"#]);
+        assert_eq!(message(parse(path, &text)), "loaded");
+        let m = message(parse(path, &scenario_text("1", CLIENTS_MAX + 1, &[])));
+        assert!(
+            m.ends_with("`config.clients` is 17; a scenario has 1 to 16 clients"),
+            "{m}"
+        );
+    }
+
+    /// A problem inside `config` or a step is placed where it is: on a one-line file at
+    /// its column (counted in characters), on a file of several lines at its line.
+    #[test]
+    fn a_problem_in_config_or_a_step_is_placed_at_its_line_and_column() {
+        let path = Path::new("p.json");
+        let mut config = serde_json::to_value(crate::testing::script::scripted_config()).unwrap();
+        config["turn_failures"] = "no".into();
+        let one_line = format!(
+            "{{\"version\": 1, \"description\": \"é\", \"store\": \"current\", \"config\": {config}, \"steps\": []}}"
+        );
+        let at = one_line.find("\"no\"").unwrap();
+        let column = one_line[..at].chars().count() + "\"no\"".len();
+        assert_eq!(
+            message(parse(path, &one_line)),
+            format!(
+                "p.json:1:{column}: in `config`: invalid type: string \"no\", expected a boolean"
+            )
+        );
+        let pretty = format!(
+            "{{\n  \"version\": 1,\n  \"store\": \"current\",\n  \"config\": {},\n  \"steps\": []\n}}",
+            serde_json::to_string_pretty(&config).unwrap()
+        );
+        let at = pretty.find("\"no\"").unwrap();
+        let line = pretty[..at].matches('\n').count() + 1;
+        let line_start = pretty[..at].rfind('\n').unwrap() + 1;
+        let column = at - line_start + "\"no\"".len();
+        assert_eq!(
+            message(parse(path, &pretty)),
+            format!(
+                "p.json:{line}:{column}: in `config`: invalid type: string \"no\", expected a boolean"
+            )
+        );
+        // A step on the third line, after a character of two bytes on that line.
+        let text = "{\"version\": 1, \"store\": \"current\",\n\"config\": CONFIG,\n\"description\": \"é\", \"steps\": [{\"kind\": \"send\", \"client\": 5}]}"
+            .replace("CONFIG", &serde_json::to_string(&crate::testing::script::scripted_config()).unwrap());
+        assert_eq!(
+            message(parse(path, &text)),
+            "p.json:3:31: steps[0]: the step names client 5, but config.clients is 2 (clients are numbered 0 to 1)"
+        );
+    }
+}

@@ -595,5 +595,196 @@ mod tests {
             failure_file_name("exec:./a b", Invariant::NoLoss, Some(3)),
             "exec_._a_b-inv1-no-loss-seed3.json"
         );
+        // Letters, digits, `-`, `_` and `.` are kept as they are; the seed part is optional.
+        assert_eq!(
+            failure_file_name("fix-ab_2.x", Invariant::NoLoss, None),
+            "fix-ab_2.x-inv1-no-loss.json"
+        );
+    }
+
+    /// A store of `current` whose "command" runs in `dir`, as an `exec:` store's does.
+    struct InDir(PathBuf);
+    impl StoreFactory for InDir {
+        fn name(&self) -> String {
+            "exec:./adapter".into()
+        }
+        fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+            crate::store::note::current::KIND.make(c)
+        }
+        fn command_dir(&self) -> Option<PathBuf> {
+            Some(self.0.clone())
+        }
+    }
+
+    fn saved_store_dir(file: &Path) -> String {
+        let text = std::fs::read_to_string(file).unwrap();
+        let back = parse(file, &text).unwrap();
+        assert_eq!(
+            back.to_json(),
+            text,
+            "a saved file loads back to its own bytes"
+        );
+        back.store_dir.expect("the store's directory is recorded")
+    }
+
+    /// A scenario of a store that runs a command records the command's directory, and a
+    /// file saved anywhere names it relative to the file's own directory (so a repository's
+    /// scenario replays from any checkout): `.` beside it, `..` above, `../tools` beside
+    /// its folder, also when the file's folder does not exist yet.
+    #[test]
+    fn a_store_s_directory_is_saved_relative_to_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("repo/scenarios")).unwrap();
+        let record = |dir: &Path| {
+            Scenario::record(
+                &InDir(dir.to_path_buf()),
+                crate::testing::script::scripted_config(),
+                &[Step::Send { client: 0 }],
+                None,
+            )
+        };
+        let s = record(&root.join("repo"));
+        assert_eq!(
+            s.store_dir.as_deref(),
+            Some(root.join("repo").to_str().unwrap()),
+            "record keeps the command's directory"
+        );
+        let file = root.join("repo/scenarios/a.json");
+        s.save(&file).unwrap();
+        assert_eq!(saved_store_dir(&file), "..");
+        let file = root.join("repo/b.json");
+        s.save(&file).unwrap();
+        assert_eq!(saved_store_dir(&file), ".");
+        let s = record(&root.join("repo/tools"));
+        let file = root.join("repo/scenarios/c.json");
+        s.save(&file).unwrap();
+        assert_eq!(saved_store_dir(&file), "../tools");
+        // A folder made by the save, named through `.` and `..`.
+        let file = root.join("repo/./x/../new/deeper/d.json");
+        s.save(&file).unwrap();
+        assert_eq!(saved_store_dir(&file), "../../tools");
+        // A store_dir already relative is written as it is.
+        let mut s = s;
+        s.store_dir = Some("../elsewhere".into());
+        let file = root.join("repo/scenarios/e.json");
+        s.save(&file).unwrap();
+        assert_eq!(saved_store_dir(&file), "../elsewhere");
+        // An in-process store records none.
+        let kind = crate::store::note::current::KIND;
+        let s = Scenario::record(
+            &kind,
+            crate::testing::script::scripted_config(),
+            &[Step::Send { client: 0 }],
+            None,
+        );
+        assert_eq!(s.store_dir, None);
+    }
+
+    /// Every step's note says what it did on the replay: a step not enabled at its point
+    /// is noted as skipped and the steps after it keep their own notes; steps after a
+    /// crash are "not reached: the store crashed earlier".
+    #[test]
+    fn notes_say_what_each_step_did_skipped_and_not_reached() {
+        let kind = crate::store::note::current::KIND;
+        let config = crate::testing::script::scripted_config();
+        let s = Scenario::record(
+            &kind,
+            config.clone(),
+            &[
+                Step::Send { client: 0 },
+                Step::HandlePost { client: 1 },
+                Step::ScrollDown { client: 1 },
+                Step::HandlePost { client: 0 },
+            ],
+            None,
+        );
+        let notes: Vec<Option<&str>> = s.steps.iter().map(|x| x.note.as_deref()).collect();
+        assert_eq!(
+            notes,
+            vec![
+                Some("user sends m1 · asks POST m1"),
+                Some("not enabled here: skipped on replay"),
+                Some("not enabled here: skipped on replay"),
+                Some(
+                    "POST m1 reaches the backend (agent idle: starts t1) → e2 turn-start t1, e3 status running"
+                ),
+            ],
+            "{}",
+            s.to_json()
+        );
+
+        struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
+        impl crate::model::store::Store for PanicsOnSecondSend {
+            fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
+                if matches!(input, crate::model::wire::Input::UserSend { .. }) {
+                    self.1 += 1;
+                    assert!(self.1 < 2, "second send");
+                }
+                self.0.handle(input)
+            }
+            fn render(&self) -> &[crate::model::wire::RenderRow] {
+                self.0.render()
+            }
+        }
+        struct Panics;
+        impl StoreFactory for Panics {
+            fn name(&self) -> String {
+                "panics-on-second-send".into()
+            }
+            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+                Box::new(PanicsOnSecondSend(
+                    crate::store::note::current::KIND.make(c),
+                    0,
+                ))
+            }
+        }
+        let s = Scenario::record(
+            &Panics,
+            config.clone(),
+            &[
+                Step::Send { client: 0 },
+                Step::Send { client: 0 },
+                Step::Send { client: 1 },
+            ],
+            None,
+        );
+        assert_eq!(
+            s.steps[2].note.as_deref(),
+            Some("not reached: the store crashed earlier"),
+            "{}",
+            s.to_json()
+        );
+    }
+
+    /// The schema editors validate scenario files with names a step `ScenarioStep` and
+    /// lets every kind of step carry the two annotation strings, `actor` and `note`.
+    #[test]
+    fn the_schema_lets_every_step_carry_an_actor_and_a_note() {
+        let schema: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let step = &schema["$defs"]["ScenarioStep"];
+        let kinds = step["oneOf"]
+            .as_array()
+            .expect("one schema per kind of step");
+        assert_eq!(kinds.len(), crate::model::step::StepKind::ALL.len());
+        for kind in kinds {
+            for field in ["actor", "note"] {
+                assert_eq!(kind["properties"][field]["type"], "string", "{kind}");
+            }
+        }
+        assert_eq!(
+            schema["properties"]["steps"]["items"]["$ref"],
+            "#/$defs/ScenarioStep"
+        );
+    }
+
+    /// Text from a file is printed with its control characters escaped, other text as it is.
+    #[test]
+    fn printable_escapes_control_characters_only() {
+        assert!(matches!(
+            printable("m1 · ok"),
+            std::borrow::Cow::Borrowed("m1 · ok")
+        ));
+        assert_eq!(printable("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\\u{a}");
     }
 }
