@@ -63,6 +63,12 @@ step() {
   awk -v n="$name" -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "== time: %s: %.1f s\n", n, b - a }'
   return "$rc"
 }
+# `into FILE COMMAND…`: run it, its output into FILE.
+into() {
+  local out=$1
+  shift
+  "$@" > "$out" 2>&1
+}
 fail() {
   echo "pack-offline: $*" >&2
   exit 1
@@ -97,9 +103,13 @@ main_tgz=$work/tarballs/reconcile-sim-$version.tgz
 adapter_tgz=$work/tarballs/reconcile-sim-adapter-$adapter_version.tgz
 platform_tgz=$work/tarballs/reconcile-sim-$platform-$version.tgz
 for f in "$main_tgz" "$adapter_tgz" "$platform_tgz"; do [ -f "$f" ] || fail "$f was not packed"; done
-if tar -tzf "$main_tgz" | grep -q '\.node$'; then fail "reconcile-sim's tarball holds an engine (.node): it must come from the platform package"; fi
-tar -tvzf "$platform_tgz" | grep -q -- '-rwxr-xr-x .* package/reconcile-sim$' \
-  || fail "the platform package's CLI is not packed as an executable: $(tar -tvzf "$platform_tgz")"
+# (Listings in variables: `grep -q` on a pipe would end tar early, a failure under pipefail.)
+listing=$(tar -tzf "$main_tgz")
+if grep -q '\.node$' <<<"$listing"; then fail "reconcile-sim's tarball holds an engine (.node): it must come from the platform package"; fi
+listing=$(tar -tvzf "$platform_tgz")
+grep -q -- "^-rwxr-xr-x .* package/reconcile-sim\$" <<<"$listing" \
+  || fail "the platform package's CLI is not packed as an executable: $listing"
+grep -q -- " package/reconcile-sim\.$platform\.node\$" <<<"$listing" || fail "the platform package holds no engine: $listing"
 
 # The fresh project: the example's store and its reconcile/ mapping, our package.json.
 project=$work/project
@@ -150,7 +160,7 @@ for d in "${dirs[@]}"; do
 done
 run() {
   env -u RECONCILE_SIM -u RECONCILE_SIM_INVOKED_AS -u CARGO_TARGET_DIR -u CARGO PATH="$nocargo" \
-    npm_config_cache="$cache" npm_config_offline=true "$@"
+    NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true "$@"
 }
 if run bash -c 'command -v cargo || command -v rustc' >/dev/null; then fail "cargo is still on PATH"; fi
 cd "$project"
@@ -163,10 +173,10 @@ ls node_modules/reconcile-sim/*.node 2>/dev/null && fail "reconcile-sim was inst
 
 echo "== the gate, green: npx vitest run (examples/production's store, 300 seeds, in process)"
 set +e
-step "first run (green)" run npx vitest run > "$work/green.txt" 2>&1
+step "first run (green)" into "$work/green.txt" run npx vitest run
 rc=$?
 set -e
-tail -n 15 "$work/green.txt"
+grep -E "✓|Tests |Duration" "$work/green.txt"
 [ "$rc" -eq 0 ] || { cat "$work/green.txt"; fail "the gate exited $rc on the store as it is (0 expected)"; }
 
 echo "== the gate, red: bug A planted back (reloadHistory no longer keeps a newer turn streaming)"
@@ -175,7 +185,7 @@ cp "$store" "$work/store.ts"
 sed -i 's/const newer = this.liveTurnId !== null \&\& this.liveTurnId !== sealedTurnId ? this.liveTurnId : null;/const newer = null as string | null;/' "$store"
 if cmp -s "$store" "$work/store.ts"; then fail "the plant did not apply to $store"; fi
 set +e
-step "second run (planted bug)" run npx vitest run > "$work/red.txt" 2>&1
+step "second run (planted bug)" into "$work/red.txt" run npx vitest run
 rc=$?
 set -e
 grep -E "new class|FAIL|Tests " "$work/red.txt" | head -n 12
@@ -188,7 +198,7 @@ replay=$(grep -m1 -o 'npx reconcile-sim replay .*' "$work/red.txt" || true)
 [ -n "$replay" ] || fail "the failing run printed no replay command"
 echo "\$ $replay"
 set +e
-step replay run bash -c "$replay" > "$work/replay.txt" 2>&1
+step replay into "$work/replay.txt" run bash -c "$replay"
 rc=$?
 set -e
 tail -n 5 "$work/replay.txt"
