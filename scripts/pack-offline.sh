@@ -20,7 +20,8 @@
 #      ${CARGO_TARGET_DIR:-target}/pack-offline-npm-cache, so a second run fetches nothing.
 #   5. A fresh project in a temporary directory: its package.json written here (the
 #      tarballs, the third-party packages), `npm install --offline` from that cache with
-#      PATH stripped of every directory holding cargo or rustc; examples/production copied
+#      PATH stripped of every directory holding cargo or rustc, and (where `unshare -n`
+#      works, as root on Linux) no network at all, for the install and every run after it; examples/production copied
 #      in (no node_modules, no reconcile-failures, its own package.json and lock left out),
 #      and a vitest file that gates the store in process:
 #        import { gate } from "reconcile-sim/vitest";
@@ -158,11 +159,23 @@ IFS=: read -ra dirs <<<"$PATH"
 for d in "${dirs[@]}"; do
   if [ -n "$d" ] && [ ! -x "$d/cargo" ] && [ ! -x "$d/rustc" ]; then nocargo=${nocargo:+$nocargo:}$d; fi
 done
+# With the network really off where this machine allows it (a network namespace of its
+# own, as root: no interface but a down loopback), else npm's --offline alone.
+nonet=()
+if unshare -n true 2>/dev/null; then
+  nonet=(unshare -n)
+  echo "== no network: install and runs in a network namespace of their own (unshare -n)"
+else
+  echo "== no network namespace here (unshare -n): the install relies on npm --offline"
+fi
 run() {
-  env -u RECONCILE_SIM -u RECONCILE_SIM_INVOKED_AS -u CARGO_TARGET_DIR -u CARGO PATH="$nocargo" \
+  "${nonet[@]}" env -u RECONCILE_SIM -u RECONCILE_SIM_INVOKED_AS -u CARGO_TARGET_DIR -u CARGO PATH="$nocargo" \
     NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true "$@"
 }
 if run bash -c 'command -v cargo || command -v rustc' >/dev/null; then fail "cargo is still on PATH"; fi
+if [ ${#nonet[@]} -gt 0 ] && run node -e 'fetch("https://registry.npmjs.org/").then(() => process.exit(0), () => process.exit(1))'; then
+  fail "the registry is still reachable in the network namespace"
+fi
 cd "$project"
 echo "== install: npm install --offline in $project (PATH without cargo: $nocargo)"
 step install run npm install --offline --no-audit --no-fund
