@@ -22,8 +22,8 @@
 #      tarballs, the third-party packages), `npm install --offline` from that cache with
 #      PATH stripped of every directory holding cargo or rustc, and (where `unshare -n`
 #      works, as root on Linux) no network at all, for the install and every run after it; examples/production copied
-#      in (no node_modules, no reconcile-failures, its own package.json and lock left out),
-#      and a vitest file that gates the store in process:
+#      in (no node_modules, no reconcile-failures; its own package.json, lock and
+#      reconcile.test.ts left out), and a vitest file that gates the store in process:
 #        import { gate } from "reconcile-sim/vitest";
 #        await gate({ adapter: "reconcile/adapter.ts", world: "ordered-socket", … seeds: 300 });
 #   6. `npx vitest run` passes (exit 0); with bug A planted back into the copy's store it
@@ -115,8 +115,10 @@ grep -q -- " package/reconcile-sim\.$platform\.node\$" <<<"$listing" || fail "th
 # The fresh project: the example's store and its reconcile/ mapping, our package.json.
 project=$work/project
 mkdir -p "$project"
+# The example's own reconcile.test.ts (the same gate, 1000 seeds) is left out for the one
+# written below (300 seeds).
 (cd examples/production && tar -cf - --exclude=./node_modules --exclude=./reconcile-failures \
-  --exclude=./package.json --exclude=./package-lock.json .) | (cd "$project" && tar -xf -)
+  --exclude=./package.json --exclude=./package-lock.json --exclude=./reconcile.test.ts .) | (cd "$project" && tar -xf -)
 cat > "$project/package.json" <<EOF
 {
   "name": "reconcile-sim-offline-check",
