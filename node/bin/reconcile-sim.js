@@ -4,16 +4,18 @@
 // (or the signal that ended it) ours. The binary, first found of:
 //
 //   1. $RECONCILE_SIM (a binary built from source, say `target/release/reconcile-sim`);
-//   2. `reconcile-sim` (`reconcile-sim.exe` on Windows) next to this package (development);
+//   2. for development: `reconcile-sim` (`reconcile-sim.exe` on Windows) next to this
+//      package, else, in a clone of the repository, the newest of cargo's release, checked
+//      and debug builds ($CARGO_TARGET_DIR or target/);
 //   3. the one in the platform package `reconcile-sim-<platform>`, which npm installs with
 //      this package as an optional dependency (the engine's .node is in it too).
 //
 // Printed commands (replay, reproduce) name the program `npx reconcile-sim`, so they run
 // as pasted in the project (RECONCILE_SIM_INVOKED_AS, when set, still says otherwise).
 import { spawn } from "node:child_process";
-import { chmodSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
@@ -29,6 +31,14 @@ function find(tried) {
   const local = join(here, exe);
   if (existsSync(local)) return local;
   tried.push(local);
+  // In a clone of the repository (this package is its node/): the newest cargo build.
+  if (existsSync(join(here, "..", "sim", "Cargo.toml"))) {
+    const target = process.env.CARGO_TARGET_DIR ? resolve(process.env.CARGO_TARGET_DIR) : join(here, "..", "target");
+    const builds = ["release", "checked", "debug"].map((p) => join(target, p, exe)).filter((f) => existsSync(f));
+    builds.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+    if (builds.length > 0) return builds[0];
+    tried.push(`${join(target, "{release,checked,debug}", exe)} (a cargo build in this clone)`);
+  }
   const pkg = `reconcile-sim-${platform}`;
   let dir;
   try {
