@@ -1295,6 +1295,65 @@ mod tests {
         assert!(masked >= 1, "no committed file needs a mask");
     }
 
+    /// A test store that waits, while its `at`-th store is made, until `deadline` (and
+    /// notes whether the deadline passed before that).
+    struct WaitsAt {
+        kind: StoreKind,
+        made: std::sync::atomic::AtomicUsize,
+        at: usize,
+        deadline: Instant,
+        early: std::sync::atomic::AtomicBool,
+    }
+
+    impl WaitsAt {
+        fn new(kind: StoreKind, at: usize, deadline: Instant) -> WaitsAt {
+            WaitsAt {
+                kind,
+                made: Default::default(),
+                at,
+                deadline,
+                early: Default::default(),
+            }
+        }
+    }
+
+    impl StoreFactory for WaitsAt {
+        fn name(&self) -> String {
+            self.kind.name()
+        }
+        fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+            use std::sync::atomic::Ordering;
+            let n = self.made.fetch_add(1, Ordering::Relaxed) + 1;
+            if n < self.at && Instant::now() >= self.deadline {
+                self.early.store(true, Ordering::Relaxed);
+            }
+            if n == self.at {
+                while Instant::now() < self.deadline {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+            self.kind.make(c)
+        }
+    }
+
+    /// `f` shrunk on `kind` with a deadline that passes while the `at`-th store is made
+    /// (given more time, and tried again, when it passed before): the shrink and its mask.
+    fn shrink_stopped_at(kind: StoreKind, f: &Failure, at: usize) -> (Shrunk, Vec<Class>) {
+        let mut wait = Duration::from_millis(50);
+        loop {
+            let waits = WaitsAt::new(kind, at, Instant::now() + wait);
+            let limits = Limits {
+                deadline: Some(waits.deadline),
+                ..Limits::default()
+            };
+            let r = shrink_failure(&waits, f, limits, None).unwrap();
+            if !waits.early.load(std::sync::atomic::Ordering::Relaxed) {
+                return r;
+            }
+            wait *= 2;
+        }
+    }
+
     /// Stopped by the campaign's deadline after cutting some steps, a class failure found
     /// under a mask is saved with the mask its cut trace needs, no more: none when the
     /// cut trace shows the class unmasked. The deadline passes while the store is made
@@ -1302,31 +1361,6 @@ mod tests {
     /// depend on the machine's speed.
     #[test]
     fn a_class_shrink_stopped_by_the_deadline_keeps_only_the_mask_its_cut_trace_needs() {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        struct WaitsAt {
-            kind: StoreKind,
-            made: AtomicUsize,
-            at: usize,
-            deadline: Instant,
-            early: std::sync::atomic::AtomicBool,
-        }
-        impl StoreFactory for WaitsAt {
-            fn name(&self) -> String {
-                self.kind.name()
-            }
-            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
-                let n = self.made.fetch_add(1, Ordering::Relaxed) + 1;
-                if n < self.at && Instant::now() >= self.deadline {
-                    self.early.store(true, Ordering::Relaxed);
-                }
-                if n == self.at {
-                    while Instant::now() < self.deadline {
-                        std::thread::sleep(Duration::from_millis(5));
-                    }
-                }
-                self.kind.make(c)
-            }
-        }
         let mut dropped = 0;
         let cases: Vec<(StoreKind, Failure)> = all_failures()
             .into_iter()
@@ -1341,36 +1375,11 @@ mod tests {
         for (kind, f) in cases.into_iter().take(3) {
             let what = format!("{} seed {:?} class {:?}", f.store, f.seed, f.class);
             // How many tabs a whole shrink makes.
-            let counted = WaitsAt {
-                kind,
-                made: AtomicUsize::new(0),
-                at: usize::MAX,
-                deadline: Instant::now(),
-                early: Default::default(),
-            };
+            let counted = WaitsAt::new(kind, usize::MAX, Instant::now());
             shrink_failure(&counted, &f, Limits::default(), None).unwrap();
-            let total = counted.made.load(Ordering::Relaxed);
+            let total = counted.made.load(std::sync::atomic::Ordering::Relaxed);
             for at in [total / 2, total * 3 / 4] {
-                let mut wait = Duration::from_millis(50);
-                let (s, m) = loop {
-                    let waits = WaitsAt {
-                        kind,
-                        made: AtomicUsize::new(0),
-                        at,
-                        deadline: Instant::now() + wait,
-                        early: Default::default(),
-                    };
-                    let limits = Limits {
-                        deadline: Some(waits.deadline),
-                        ..Limits::default()
-                    };
-                    let r = shrink_failure(&waits, &f, limits, None).unwrap();
-                    if !waits.early.load(Ordering::Relaxed) {
-                        break r;
-                    }
-                    // The deadline passed before the chosen replay: give it more time.
-                    wait *= 2;
-                };
+                let (s, m) = shrink_stopped_at(kind, &f, at);
                 assert!(matches!(s.gave_up, Some(GaveUp::Deadline(_))), "{what}");
                 assert!(shows(&kind, &f, &s.config, &s.steps, &m), "{what}");
                 if shows(&kind, &f, &s.config, &s.steps, &[]) {
