@@ -7,3 +7,5 @@ pub mod differential;
 pub mod paths;
 pub mod schedule;
 pub mod script;
+#[cfg(test)]
+pub mod stores;

@@ -861,37 +861,15 @@ mod tests {
     /// shrunk to the few steps that reach it.
     #[test]
     fn a_crashing_store_shrinks_to_a_crash_scenario() {
-        struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
-        impl crate::model::store::Store for PanicsOnSecondSend {
-            fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
-                if matches!(input, crate::model::wire::Input::UserSend { .. }) {
-                    self.1 += 1;
-                    assert!(self.1 < 2, "second send");
-                }
-                self.0.handle(input)
-            }
-            fn render(&self) -> &[crate::model::wire::RenderRow] {
-                self.0.render()
-            }
-        }
-        struct Factory;
-        impl StoreFactory for Factory {
-            fn name(&self) -> String {
-                "panics-on-second-send".into()
-            }
-            fn make(&self, c: ClientId) -> Box<dyn crate::model::store::Store> {
-                Box::new(PanicsOnSecondSend(
-                    crate::store::note::current::KIND.make(c),
-                    0,
-                ))
-            }
-        }
+        use crate::testing::stores::PanicsOnSecondSend;
         let seed = (0..100)
-            .find(|&s| run_seed(&Factory, s).outcome.invariant() == Some(Invariant::Crash))
+            .find(|&s| {
+                run_seed(&PanicsOnSecondSend, s).outcome.invariant() == Some(Invariant::Crash)
+            })
             .expect("some seed sends twice from one tab");
-        let r = run_seed(&Factory, seed);
+        let r = run_seed(&PanicsOnSecondSend, seed);
         let s = shrink(
-            &Factory,
+            &PanicsOnSecondSend,
             r.config.clone(),
             &r.steps,
             None,

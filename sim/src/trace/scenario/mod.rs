@@ -714,33 +714,9 @@ mod tests {
             s.to_json()
         );
 
-        struct PanicsOnSecondSend(Box<dyn crate::model::store::Store>, u32);
-        impl crate::model::store::Store for PanicsOnSecondSend {
-            fn handle(&mut self, input: &crate::model::wire::Input) -> crate::model::store::Answer {
-                if matches!(input, crate::model::wire::Input::UserSend { .. }) {
-                    self.1 += 1;
-                    assert!(self.1 < 2, "second send");
-                }
-                self.0.handle(input)
-            }
-            fn render(&self) -> &[crate::model::wire::RenderRow] {
-                self.0.render()
-            }
-        }
-        struct Panics;
-        impl StoreFactory for Panics {
-            fn name(&self) -> String {
-                "panics-on-second-send".into()
-            }
-            fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
-                Box::new(PanicsOnSecondSend(
-                    crate::store::note::current::KIND.make(c),
-                    0,
-                ))
-            }
-        }
+        use crate::testing::stores::PanicsOnSecondSend;
         let s = Scenario::record(
-            &Panics,
+            &PanicsOnSecondSend,
             config.clone(),
             &[
                 Step::Send { client: 0 },
