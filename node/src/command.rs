@@ -243,14 +243,13 @@ fn fuzz_reply(
     result_error: Option<&str>,
 ) -> Result<serde_json::Value, String> {
     let (table, details) = text::text(result, out);
-    let failed = result.result.report.any_failure() || !result.result.suspects.is_empty();
     Ok(serde_json::json!({
         "table": table,
         "details": details,
         "warnings": text::warnings(result, out),
         "notWritten": text::not_written(result, result_error),
         "runs": result.result.report.seeds,
-        "failed": failed,
+        "failed": result.result.failed(),
         "result": text::json(result, out).map_err(|e| e.to_string())?,
         "resultFile": serde_json::to_string(result).map_err(|e| e.to_string())?,
     }))
@@ -264,12 +263,6 @@ fn check_reply(
     report: &CheckReport,
 ) -> Result<serde_json::Value, String> {
     let text = check_text::text(report, &result.result.config, &result.shards, "");
-    let not_written: Vec<String> = report
-        .found
-        .iter()
-        .filter_map(|f| f.write_error.clone())
-        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
-        .collect();
     let found: Vec<serde_json::Value> = report
         .found
         .iter()
@@ -304,7 +297,7 @@ fn check_reply(
         "found": found,
         "failingBatches": failing_batches,
         "failed": !report.ok(),
-        "notWritten": not_written,
+        "notWritten": report.write_errors(),
         "result": serde_json::to_value(report).map_err(|e| e.to_string())?,
         "resultFile": serde_json::to_string(result).map_err(|e| e.to_string())?,
     }))
@@ -322,10 +315,9 @@ pub fn merge(parts: &[String], out: &std::path::Path) -> Result<String, String> 
     let source = std::path::Path::new("the merged result");
     let reply = match merge_texts(&texts, false).map_err(|e| e.to_string())? {
         Merged::Fuzz(mut r) => {
-            for s in &mut r.result.scenarios {
-                s.saved.file_text(source).map_err(|e| e.to_string())?;
-                s.saved.write_error = s.saved.write(out, source).err().map(|e| e.to_string());
-            }
+            r.result
+                .write_saved(out, source)
+                .map_err(|e| e.to_string())?;
             fuzz_reply(&r, out, None)?
         }
         Merged::Check(mut r) => {

@@ -165,13 +165,8 @@ pub(super) fn output(
     others: Vec<String>,
     started: Option<std::time::Instant>,
 ) -> anyhow::Result<Verdict> {
-    let mut write_errors: Vec<String> = report
-        .found
-        .iter()
-        .filter_map(|f| f.write_error.clone())
-        .chain(report.suspects.iter().filter_map(|s| s.write_error.clone()))
-        .chain(others)
-        .collect();
+    let mut write_errors = report.write_errors();
+    write_errors.extend(others);
     if let Some(path) = junit {
         if let Err(e) =
             reconcile_sim::util::fs::write_atomically(path, junit_xml(report).as_bytes())

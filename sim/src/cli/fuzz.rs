@@ -204,7 +204,7 @@ fn print_text(
 
 /// Exit 1 when any store failed any seed, or a second look found a store unstable.
 pub(super) fn verdict(result: &ResultFile<FuzzResult>) -> Verdict {
-    if result.result.report.any_failure() || !result.result.suspects.is_empty() {
+    if result.result.failed() {
         Verdict::Violation
     } else {
         Verdict::Clean

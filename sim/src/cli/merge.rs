@@ -76,10 +76,7 @@ fn fuzz(mut r: ResultFile<FuzzResult>, args: &Args) -> anyhow::Result<Verdict> {
     let out = args.out_or(DEFAULT_OUT);
     // Every scenario is written again here: a file this merge cannot write is
     // reported NOT SAVED after the table (exit 2), as `fuzz` reports it.
-    for s in &mut r.result.scenarios {
-        s.saved.file_text(source)?;
-        s.saved.write_error = s.saved.write(&out, source).err().map(|e| e.to_string());
-    }
+    r.result.write_saved(&out, source)?;
     let result_error = r.save_to(args.result.as_deref());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&text::json(&r, &out)?)?);

@@ -41,6 +41,15 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// Why each found failure's and suspect's file could not be written, in order.
+    pub fn write_errors(&self) -> Vec<String> {
+        self.found
+            .iter()
+            .filter_map(|f| f.write_error.clone())
+            .chain(self.suspects.iter().filter_map(|s| s.write_error.clone()))
+            .collect()
+    }
+
     /// The verdict: every scenario met its requirement, every batch passed and no second
     /// look found a store unstable (exit 0).
     pub fn ok(&self) -> bool {

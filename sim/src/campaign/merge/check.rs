@@ -135,8 +135,7 @@ impl CheckResult {
     /// the result in errors (a scenario that does not load is one, not a write error).
     pub fn write_saved(&mut self, out: &Path, result: &Path) -> Result<(), CampaignError> {
         for (f, s) in self.report.found.iter_mut().zip(&mut self.saved) {
-            s.file_text(result)?;
-            s.write_error = s.write(out, result).err().map(|e| e.to_string());
+            s.write_again(out, result)?;
             f.write_error = s.write_error.clone();
         }
         Ok(())

@@ -203,6 +203,19 @@ impl SavedScenario {
         })
     }
 
+    /// Write it again as `out/<file>`, as an unsharded run would have: a scenario that does
+    /// not load is an error of the result (`result` names it); a write that fails is
+    /// recorded as this scenario's `write_error` (none if it worked).
+    pub fn write_again(&mut self, out: &Path, result: &Path) -> Result<(), CampaignError> {
+        let scenario = self.scenario(result)?;
+        let path = out.join(&self.file);
+        self.write_error = scenario
+            .save(&path)
+            .err()
+            .map(|e| CampaignError::io("write", &path)(e).to_string());
+        Ok(())
+    }
+
     /// Write it as `out/<file>`, atomically; returns the path.
     pub fn write(&self, out: &Path, result: &Path) -> Result<PathBuf, CampaignError> {
         let path = out.join(&self.file);

@@ -166,6 +166,21 @@ pub struct FuzzResult {
 }
 
 impl FuzzResult {
+    /// The verdict: some store failed some seed, or a second look found one unstable
+    /// (exit 1).
+    pub fn failed(&self) -> bool {
+        self.report.any_failure() || !self.suspects.is_empty()
+    }
+
+    /// Write every shrunk scenario again under `out`, as the unsharded run writes them
+    /// (see [`SavedScenario::write_again`]; `result` names the result in errors).
+    pub fn write_saved(&mut self, out: &Path, result: &Path) -> Result<(), CampaignError> {
+        for s in &mut self.scenarios {
+            s.saved.write_again(out, result)?;
+        }
+        Ok(())
+    }
+
     /// The result of shard `shard` of `campaign`, from its outcome, the findings it
     /// saved (shrunk within `limits`), each scenario as it was written (or, when it could
     /// not be, as it would have been, with its write error), and its suspects.
