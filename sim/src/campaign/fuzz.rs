@@ -322,6 +322,17 @@ struct Merger {
 }
 
 impl Merger {
+    /// Nothing merged yet, for `stores` stores.
+    fn new(stores: usize) -> Merger {
+        Merger {
+            next: 0,
+            pending: BTreeMap::new(),
+            total: (0..stores).map(|_| StoreTally::default()).collect(),
+            seeds: 0,
+            closed: false,
+        }
+    }
+
     fn add(&mut self, index: u64, chunk: ChunkResult) {
         self.pending.insert(index, chunk);
         while let Some(chunk) = self.pending.remove(&self.next).filter(|_| !self.closed) {
@@ -375,17 +386,7 @@ pub fn run_campaign_shard(
     };
     let next_chunk = AtomicU64::new(0);
     let done = AtomicU64::new(0);
-    let merger = Mutex::new(Merger {
-        next: 0,
-        pending: BTreeMap::new(),
-        total: campaign
-            .stores
-            .iter()
-            .map(|_| StoreTally::default())
-            .collect(),
-        seeds: 0,
-        closed: false,
-    });
+    let merger = Mutex::new(Merger::new(campaign.stores.len()));
     let worker = || loop {
         let index = next_chunk.fetch_add(1, Ordering::Relaxed);
         let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
@@ -406,17 +407,7 @@ pub fn run_campaign_shard(
             break;
         }
     };
-    if campaign.jobs <= 1 {
-        // On the caller's thread: a store that must be called from it (one inside Node,
-        // driven from a coroutine on the JavaScript thread) can be fuzzed.
-        worker();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 0..campaign.jobs {
-                scope.spawn(worker);
-            }
-        });
-    }
+    crate::util::parallel::on_threads(campaign.jobs, worker);
     let merger = merger.into_inner().unwrap_or_else(|e| e.into_inner());
     outcome(campaign, merger.seeds, merger.total)
 }

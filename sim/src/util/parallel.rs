@@ -5,6 +5,20 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+/// Run `worker` on `jobs` threads at once (scoped), or, for one job, on the caller's
+/// thread: a store that must be called from the caller's thread (one inside Node, driven
+/// from a coroutine on the JavaScript thread) can then be run.
+pub fn on_threads(jobs: usize, worker: impl Fn() + Sync) {
+    if jobs <= 1 {
+        return worker();
+    }
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(&worker);
+        }
+    });
+}
+
 /// `f` applied to every item of `items` on up to `jobs` threads (at least one; never more
 /// than there are items), the results in the order of `items`. Each thread takes the next
 /// item not yet taken, so a slow item holds up one thread, not the others. `f` also gets
@@ -20,15 +34,11 @@ pub fn map_in_order<T: Sync, R: Send>(
     }
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(item) = items.get(i) else { break };
-                let r = f(i, item);
-                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-            });
-        }
+    on_threads(threads, || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(i, item);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
     });
     slots
         .into_iter()
