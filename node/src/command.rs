@@ -17,7 +17,6 @@ use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
 use reconcile_sim::campaign::pipeline::{text, Silent};
 use reconcile_sim::exec::{ChannelOpener, ExecFactory};
 use reconcile_sim::model::pins::WorldPins;
-use reconcile_sim::model::store::StoreFactory;
 use reconcile_sim::run::strategy::StrategySpec;
 use reconcile_sim::run::worlds::Worlds;
 use reconcile_sim::trace::shrink::Limits;
@@ -124,10 +123,7 @@ impl Command {
         let factory = ExecFactory::in_process(&self.store, self.dir.clone(), opener)
             .map_err(|e| e.to_string())?;
         factory.probe().map_err(|e| e.to_string())?;
-        let settings = factory
-            .settings()
-            .map(|s| format!("{}: {s}\n", factory.name()))
-            .unwrap_or_default();
+        let settings = text::settings_line(&factory).unwrap_or_default();
         let mut reply = if self.command == "check" {
             self.check(&factory)?
         } else {

@@ -170,7 +170,7 @@ pub fn resolve_stores(name: &str, flags: ExecFlags) -> anyhow::Result<Vec<Box<dy
 pub fn settings_lines(stores: &[Box<dyn StoreFactory>]) -> String {
     stores
         .iter()
-        .filter_map(|s| s.settings().map(|set| format!("{}: {set}\n", s.name())))
+        .filter_map(|s| reconcile_sim::campaign::pipeline::text::settings_line(s.as_ref()))
         .collect()
 }
 

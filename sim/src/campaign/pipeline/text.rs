@@ -14,6 +14,15 @@ use crate::model::store::CrashCause;
 use crate::trace::assume;
 use crate::util::program::program;
 
+/// The line at the head of a text report for a store that stated settings shaping its
+/// runs (an adapter's virtual clock), so results say under which settings they were
+/// found; `None` for a store that states none.
+pub fn settings_line(store: &dyn crate::model::store::StoreFactory) -> Option<String> {
+    store
+        .settings()
+        .map(|set| format!("{}: {set}\n", store.name()))
+}
+
 /// The JSON `fuzz --json` (and `merge` of fuzz results) prints; scenario paths under `out`. A result that is not one
 /// range of seeds from the first (a shard, or shards with gaps between them) also says
 /// which ranges it covers (`covered`) and which shards it holds (`shards`).
