@@ -32,8 +32,9 @@ export interface CommonOptions {
   depth?: number;
   /**
    * Worker threads (default 1): each runs one shard of the seeds with its own engine and
-   * adapters, and the parts are merged, so results do not depend on it. Each part
-   * shrinks the classes it finds, so a campaign whose time goes to shrinking gains little.
+   * adapters, and the parts are merged, so results do not depend on it. A `fuzz`'s
+   * workers then settle (recheck, shrink, find the needs of) the whole campaign's failures
+   * between them, each once.
    */
   workers?: number;
   /** How printed commands name the CLI (default `npx reconcile-sim`). */

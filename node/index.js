@@ -96,17 +96,24 @@ const at = (options, path) => (options?.cwd === undefined ? path : resolve(optio
 /**
  * Run `command` with `options.workers` worker threads (default 1: here), each running one
  * shard of the seeds with its own engine and adapters; the parts' results are merged into
- * the whole command's, so the result does not depend on the number of workers.
+ * the whole command's, so the result does not depend on the number of workers. A `fuzz`'s
+ * workers meet after their campaigns and settle the failures between them, each once
+ * (see `openMeeting`); a worker that fails abandons the meeting, so none waits for it.
  */
 async function run(options, command) {
   const workers = options?.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) throw new TypeError(`${command.command}: \`workers\` must be a whole number >= 1 (got ${workers})`);
   if (workers === 1) return runHere(options, command);
   const parts = mkdtempSync(join(tmpdir(), "reconcile-sim-parts-"));
+  const meeting = command.command === "fuzz" ? engine().openMeeting(workers) : undefined;
+  const abandon = (e) => {
+    if (meeting !== undefined) engine().abandonMeeting(meeting, `another worker of this command failed: ${e instanceof Error ? e.message : String(e)}`);
+    throw e;
+  };
   try {
     const replies = await Promise.all(
       Array.from({ length: workers }, (_, i) =>
-        inWorker({ ...options, workers: 1, out: join(parts, `part-${i + 1}`) }, { ...command, shard: [i + 1, workers] }),
+        inWorker({ ...options, workers: 1, out: join(parts, `part-${i + 1}`) }, { ...command, shard: [i + 1, workers], meeting }).catch(abandon),
       ),
     );
     const out = at(options, options.out ?? "reconcile-failures");
@@ -115,6 +122,7 @@ async function run(options, command) {
     merged.runs = replies.reduce((n, r) => n + r.runs, 0);
     return merged;
   } finally {
+    if (meeting !== undefined) engine().closeMeeting(meeting);
     rmSync(parts, { recursive: true, force: true });
   }
 }

@@ -14,6 +14,7 @@ use reconcile_sim::campaign::merge::{merge_texts, CheckResult, FuzzResult, Merge
 use reconcile_sim::campaign::pipeline::check::check;
 use reconcile_sim::campaign::pipeline::check_text;
 use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
+use reconcile_sim::campaign::pipeline::partners::{Meeting, Partners};
 use reconcile_sim::campaign::pipeline::{text, Silent};
 use reconcile_sim::exec::{ChannelOpener, ExecFactory};
 use reconcile_sim::model::pins::WorldPins;
@@ -22,6 +23,26 @@ use reconcile_sim::run::worlds::Worlds;
 use reconcile_sim::trace::shrink::Limits;
 use reconcile_sim::util::shard::Shard;
 use serde::Deserialize;
+
+use crate::meeting;
+
+/// A shard's place at its meeting: left when the shard is done; dropped before that (an
+/// error, a panic), it abandons the meeting, so the other shards do not wait for it.
+struct Seat(Option<Arc<Meeting>>);
+
+impl Seat {
+    fn leave(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        if let Some(meeting) = self.0.take() {
+            meeting.abandon("another worker of this command stopped before it shared its failures (its own error says why)".to_string());
+        }
+    }
+}
 
 /// A command, as JavaScript gives it (the CLI's flags, camelCased).
 #[derive(Clone, Debug, Deserialize)]
@@ -82,6 +103,10 @@ pub struct Command {
     /// result to be merged with the others' ([`merge`]).
     #[serde(default)]
     pub shard: Option<(u64, u64)>,
+    /// For a worker's shard of a parallel `fuzz`: the meeting ([`crate::meeting`]) where
+    /// the shards share their failures after the campaign, so that each is settled once.
+    #[serde(default)]
+    pub meeting: Option<u32>,
     /// How printed commands (replay, reproduce) name the CLI (default `npx reconcile-sim`,
     /// the package's bin; `RECONCILE_SIM_INVOKED_AS` overrides it, as for the CLI).
     #[serde(default)]
@@ -111,12 +136,24 @@ impl Command {
         }
         ExecFactory::from_spec(&command.store).map_err(|e| format!("bad engine command: {e}"))?;
         command.shard()?;
+        if let Some(id) = command.meeting {
+            if command.command != "fuzz" || command.shard.is_none() {
+                return Err(
+                    "bad engine command: a meeting is for a shard of a parallel fuzz".to_string(),
+                );
+            }
+            if meeting::find(id).is_none() {
+                return Err(format!("bad engine command: no meeting {id} is open"));
+            }
+        }
         Ok(command)
     }
 
     /// Run it, its stores served by `opener`; the result as JSON (what the CLI prints and
     /// writes), or an operational error (the CLI's exit 2).
     pub fn run(&self, opener: Arc<dyn ChannelOpener>) -> Result<String, String> {
+        // Whatever stops this shard before it is done stops the others' wait for it.
+        let mut seat = Seat(self.meeting.and_then(meeting::find));
         reconcile_sim::util::program::name_as(
             self.program.as_deref().unwrap_or("npx reconcile-sim"),
         );
@@ -129,6 +166,7 @@ impl Command {
         } else {
             self.fuzz(&factory)?
         };
+        seat.leave();
         reply["settings"] = settings.into();
         Ok(reply.to_string())
     }
@@ -165,6 +203,7 @@ impl Command {
     /// `fuzz`: the table, the details, and the `--json` object as `result`.
     fn fuzz(&self, factory: &ExecFactory) -> Result<serde_json::Value, String> {
         let out = self.out();
+        let meeting = self.meeting.and_then(meeting::find);
         let plan = FuzzPlan {
             campaign: Campaign {
                 stores: vec![factory],
@@ -185,6 +224,7 @@ impl Command {
             check_determinism: false,
             result_file: None,
             details_file: false,
+            partners: meeting.as_deref().map(|m| m as &dyn Partners),
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;

@@ -15,6 +15,7 @@
 
 mod channel;
 mod command;
+mod meeting;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -52,6 +53,29 @@ pub struct Step {
 pub fn merge(parts: Vec<String>, out: String, program: Option<String>) -> Result<String> {
     reconcile_sim::util::program::name_as(program.as_deref().unwrap_or("npx reconcile-sim"));
     command::merge(&parts, std::path::Path::new(&out)).map_err(Error::from_reason)
+}
+
+/// A meeting for the `shards` workers of one parallel `fuzz` (each given its number as
+/// the command's `meeting`): after their campaigns they settle the failures between them,
+/// each once. Its number.
+#[napi]
+pub fn open_meeting(shards: u32) -> u32 {
+    meeting::open(shards as usize)
+}
+
+/// Stop every worker waiting at meeting `id` with `why` (a worker failed or its thread
+/// died): call it as soon as one worker of a parallel command fails.
+#[napi]
+pub fn abandon_meeting(id: u32, why: String) {
+    if let Some(m) = meeting::find(id) {
+        m.abandon(why);
+    }
+}
+
+/// Forget meeting `id`: the command is over.
+#[napi]
+pub fn close_meeting(id: u32) {
+    meeting::close(id);
 }
 
 /// One command of the engine, run as a coroutine driven by [`Engine::next`].

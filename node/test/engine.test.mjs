@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { assertGate, drive, execStore, fuzz } from "../index.js";
 
 // Printed commands name the CLI alike in process and from the spawned binary.
@@ -109,6 +110,35 @@ test("bad commands are errors that say what is wrong, and a finished engine says
   const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js current", dir: root, seeds: 1, out: scratch() }));
   await drive(engine, reference("current"));
   assert.throws(() => engine.next(null, null), /the engine's command is over/);
+});
+
+test("a worker waiting for the others' failures stops with the reason when the meeting is abandoned", async () => {
+  const native = require("../native.cjs").load();
+  const meeting = native.openMeeting(2);
+  const out = scratch();
+  try {
+    assert.throws(
+      () => new Engine(JSON.stringify({ command: "fuzz", store: CURRENT, dir: root, seeds: 100, out, meeting })),
+      /a meeting is for a shard of a parallel fuzz/,
+    );
+    assert.throws(
+      () => new Engine(JSON.stringify({ command: "fuzz", store: CURRENT, dir: root, seeds: 100, out, shard: [1, 2], meeting: 999999 })),
+      /no meeting 999999 is open/,
+    );
+    // Shard 1 runs here; shard 2's worker "dies": another thread abandons the meeting,
+    // before or after shard 1 comes to it (this thread is blocked while it waits).
+    const engine = new Engine(JSON.stringify({ command: "fuzz", store: CURRENT, dir: root, seeds: 100, out, shard: [1, 2], meeting }));
+    const other = new Worker(
+      `const { load } = require(${JSON.stringify(join(root, "node", "native.cjs"))});
+       load().abandonMeeting(${meeting}, "worker 2 exited with code 1");`,
+      { eval: true },
+    );
+    await new Promise((done, failed) => other.once("exit", done).once("error", failed));
+    await assert.rejects(drive(engine, reference("current")), /worker 2 exited with code 1/);
+  } finally {
+    native.closeMeeting(meeting);
+    rmSync(out, { recursive: true, force: true });
+  }
 });
 
 test("the exec: store a mapping's options name is the command line that serves it", () => {

@@ -27,6 +27,10 @@ pub enum CampaignError {
     /// The request makes no sense (an unknown store, a missing directory…).
     #[error("{0}")]
     BadInput(String),
+    /// Another shard of the same command, running at once in this process, stopped
+    /// before the shards shared their failures ([`crate::campaign::pipeline::partners`]).
+    #[error("{0}")]
+    Partners(String),
 }
 
 impl CampaignError {

@@ -166,6 +166,26 @@ pub fn settle(
     jobs: usize,
     progress: &(dyn Fn(usize, &Failure) + Sync),
 ) -> Settled {
+    // One memory of the witness searches' runs for every failure: their searches overlap.
+    let seen = SeenRuns::default();
+    settle_remembering(
+        stores, failures, out_dir, limits, deadline, jobs, progress, &seen,
+    )
+}
+
+/// [`settle`], the witness searches remembering their runs in `seen` (which other
+/// settles may share: a memory, it changes no result).
+#[allow(clippy::too_many_arguments)]
+pub fn settle_remembering(
+    stores: &[&dyn StoreFactory],
+    failures: &[Failure],
+    out_dir: &Path,
+    limits: Limits,
+    deadline: Option<Instant>,
+    jobs: usize,
+    progress: &(dyn Fn(usize, &Failure) + Sync),
+    seen: &SeenRuns,
+) -> Settled {
     let store_of = |failure: &Failure| -> &dyn StoreFactory {
         *stores
             .iter()
@@ -184,8 +204,6 @@ pub fn settle(
         .filter(|s| matches!(s, Stage::Shrunk(..)))
         .count();
     let share = Share::new(deadline, jobs, shrunk);
-    // One memory of the witness searches' runs for every failure: their searches overlap.
-    let seen = SeenRuns::default();
     let second = map_in_order(&first, jobs, |i, stage| {
         let Stage::Shrunk(file, minimal) = stage else {
             return None;
@@ -199,7 +217,7 @@ pub fn settle(
             file,
             limits,
             minimal.clone(),
-            &seen,
+            seen,
         ))
     });
     let mut settled = Settled::default();

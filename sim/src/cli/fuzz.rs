@@ -109,6 +109,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         check_determinism: args.check_determinism,
         result_file: args.sharding.result.clone(),
         details_file: !args.json && !args.verbose,
+        partners: None,
     };
     let started = std::time::Instant::now();
     let progress = Progress::start(match (args.seeds, args.time) {

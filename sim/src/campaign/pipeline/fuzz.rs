@@ -7,12 +7,16 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use crate::campaign::error::CampaignError;
+use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign_shard, Campaign, CampaignOutcome};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
-use crate::campaign::recheck::{check_determinism, settle, Settled, DETERMINISM_SEEDS};
+use crate::campaign::recheck::{
+    check_determinism, settle, settle_remembering, Settled, DETERMINISM_SEEDS,
+};
 use crate::trace::shrink::Limits;
 use crate::util::shard::Shard;
 
+use super::partners::{first_of_all, Partners};
 use super::Listener;
 
 /// Everything one `fuzz` command does, decided.
@@ -34,6 +38,10 @@ pub struct FuzzPlan<'a> {
     /// Write the report's details to a file beside the scenarios (what the first screen
     /// points to, instead of printing them).
     pub details_file: bool,
+    /// The other shards of the same command running at once in this process, if any:
+    /// the shards then settle the whole campaign's failures between them, each once
+    /// ([`super::partners`]). For campaigns without a time budget.
+    pub partners: Option<&'a dyn Partners>,
 }
 
 /// What one `fuzz` command found.
@@ -66,7 +74,7 @@ pub fn fuzz(
     let campaign = &plan.campaign;
     let outcome = run_campaign_shard(campaign, plan.shard, &|done| listener.runs(done), stop);
     let deadline = plan.time.map(|t| started + t);
-    let Settled { findings, suspects } = settle_failures(plan, &outcome, deadline, listener, stop);
+    let Settled { findings, suspects } = settle_failures(plan, &outcome, deadline, listener, stop)?;
     let result = ResultFile::new(
         ShardSet::one(plan.shard),
         FuzzResult::of_run(
@@ -128,27 +136,23 @@ fn settle_failures(
     deadline: Option<Instant>,
     listener: &dyn Listener,
     stop: &AtomicBool,
-) -> Settled {
+) -> Result<Settled, CampaignError> {
     let campaign = &plan.campaign;
-    let count = outcome.first_failures.len();
-    let mut settled = settle(
-        &campaign.stores,
-        &outcome.first_failures,
-        &plan.out,
-        plan.limits,
-        deadline,
-        campaign.jobs,
-        &|i, f| {
-            listener.status(format!(
-                "shrinking {}/{count}: {} {}",
-                i + 1,
-                f.store,
-                f.class
-                    .as_ref()
-                    .map_or(f.invariant.to_string(), |c| c.to_string())
-            ))
-        },
-    );
+    let mut settled = match plan.partners {
+        None => {
+            let count = outcome.first_failures.len();
+            settle(
+                &campaign.stores,
+                &outcome.first_failures,
+                &plan.out,
+                plan.limits,
+                deadline,
+                campaign.jobs,
+                &|i, f| shrinking(listener, i, count, f),
+            )
+        }
+        Some(partners) => settle_shared(plan, partners, outcome, deadline, listener)?,
+    };
     let in_time = deadline.is_none_or(|d| Instant::now() < d);
     let stopped = stop.load(std::sync::atomic::Ordering::Relaxed);
     if plan.check_determinism && plan.shard.index == 1 && in_time && !stopped {
@@ -163,5 +167,51 @@ fn settle_failures(
             &plan.out,
         ));
     }
-    settled
+    Ok(settled)
+}
+
+/// The failures this shard takes from the whole campaign's, once every shard has come
+/// (see [`super::partners`]), settled one at a time as they are taken.
+fn settle_shared(
+    plan: &FuzzPlan<'_>,
+    partners: &dyn Partners,
+    outcome: &CampaignOutcome,
+    deadline: Option<Instant>,
+    listener: &dyn Listener,
+) -> Result<Settled, CampaignError> {
+    let campaign = &plan.campaign;
+    let parts = partners
+        .meet(outcome.first_failures.clone())
+        .map_err(CampaignError::Partners)?;
+    let stores: Vec<String> = campaign.stores.iter().map(|s| s.name()).collect();
+    let all = first_of_all(&stores, parts);
+    let mut settled = Settled::default();
+    while let Some(i) = partners.take() {
+        let Some(failure) = all.get(i) else { break };
+        let one = settle_remembering(
+            &campaign.stores,
+            std::slice::from_ref(failure),
+            &plan.out,
+            plan.limits,
+            deadline,
+            1,
+            &|_, f| shrinking(listener, i, all.len(), f),
+            partners.seen(),
+        );
+        settled.findings.extend(one.findings);
+        settled.suspects.extend(one.suspects);
+    }
+    Ok(settled)
+}
+
+/// "shrinking 3/9: STORE CLASS", the status while the `i`th of `count` failures settles.
+fn shrinking(listener: &dyn Listener, i: usize, count: usize, f: &Failure) {
+    listener.status(format!(
+        "shrinking {}/{count}: {} {}",
+        i + 1,
+        f.store,
+        f.class
+            .as_ref()
+            .map_or(f.invariant.to_string(), |c| c.to_string())
+    ))
 }

@@ -15,6 +15,7 @@ pub mod check;
 pub mod check_text;
 pub mod fuzz;
 pub mod nightly;
+pub mod partners;
 pub mod run;
 pub mod shrink;
 pub mod text;
