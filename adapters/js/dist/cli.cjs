@@ -108,6 +108,114 @@ var init_codec = __esm({
   }
 });
 
+// src/xhr.ts
+function xmlHttpRequestOver(fetch2) {
+  return class XMLHttpRequest extends EventTarget {
+    static UNSENT = 0;
+    static OPENED = 1;
+    static HEADERS_RECEIVED = 2;
+    static LOADING = 3;
+    static DONE = 4;
+    UNSENT = 0;
+    OPENED = 1;
+    HEADERS_RECEIVED = 2;
+    LOADING = 3;
+    DONE = 4;
+    readyState = STATES.UNSENT;
+    status = 0;
+    statusText = "";
+    responseType = "";
+    responseText = "";
+    response = "";
+    responseURL = "";
+    timeout = 0;
+    withCredentials = false;
+    onreadystatechange = null;
+    onload = null;
+    onerror = null;
+    onloadend = null;
+    onabort = null;
+    method = "GET";
+    url = "";
+    headers = {};
+    answer = null;
+    aborted = false;
+    open(method, url, async = true) {
+      if (async === false) {
+        throw new Error("reconcile-sim: a synchronous XMLHttpRequest cannot be answered (the harness answers on this thread); make it asynchronous");
+      }
+      this.method = method.toUpperCase();
+      this.url = String(url);
+      this.headers = {};
+      this.aborted = false;
+      this.change(STATES.OPENED);
+    }
+    setRequestHeader(name, value) {
+      this.headers[name] = value;
+    }
+    send(body) {
+      if (this.readyState !== STATES.OPENED) throw new Error("reconcile-sim: XMLHttpRequest.send() before open()");
+      const init = { method: this.method, headers: this.headers };
+      if (body !== void 0 && body !== null && this.method !== "GET" && this.method !== "HEAD") init.body = body;
+      fetch2()(this.url, init).then(
+        async (res) => {
+          const text = await res.text();
+          if (this.aborted) return;
+          this.answer = res;
+          this.status = res.status;
+          this.statusText = res.statusText;
+          this.responseURL = res.url;
+          this.change(STATES.HEADERS_RECEIVED);
+          this.responseText = text;
+          this.response = this.responseType === "json" ? text === "" ? null : JSON.parse(text) : text;
+          this.change(STATES.DONE);
+          this.fire("load");
+          this.fire("loadend");
+        },
+        () => {
+          if (this.aborted) return;
+          this.status = 0;
+          this.change(STATES.DONE);
+          this.fire("error");
+          this.fire("loadend");
+        }
+      );
+    }
+    abort() {
+      this.aborted = true;
+      this.readyState = STATES.UNSENT;
+      this.fire("abort");
+    }
+    getResponseHeader(name) {
+      return this.answer?.headers.get(name) ?? null;
+    }
+    getAllResponseHeaders() {
+      if (this.answer === null) return "";
+      let all = "";
+      this.answer.headers.forEach((value, name) => all += `${name}: ${value}\r
+`);
+      return all;
+    }
+    change(state) {
+      this.readyState = state;
+      this.fire("readystatechange");
+    }
+    fire(type) {
+      const event = new Event(type);
+      const handler = this[`on${type}`];
+      if (typeof handler === "function") handler.call(this, event);
+      this.dispatchEvent(event);
+    }
+  };
+}
+var STATES;
+var init_xhr = __esm({
+  "src/xhr.ts"() {
+    "use strict";
+    STATES = { UNSENT: 0, OPENED: 1, HEADERS_RECEIVED: 2, LOADING: 3, DONE: 4 };
+  }
+});
+
 // node_modules/is-node-process/lib/index.mjs
 function isNodeProcess() {
   if (typeof navigator !== "undefined" && navigator.product === "ReactNative") {
@@ -2429,6 +2537,7 @@ var init_network = __esm({
   "src/network.ts"() {
     "use strict";
     init_codec();
+    init_xhr();
     Network = class {
       constructor(options, run) {
         this.run = run;
@@ -2446,7 +2555,10 @@ var init_network = __esm({
       get hasSocket() {
         return this.sockets.length > 0;
       }
-      /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+      /**
+       * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
+       * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+       */
       async install() {
         const g = globalThis;
         if (g.WebSocket === void 0) {
@@ -2465,6 +2577,10 @@ var init_network = __esm({
         ws.apply();
         const intercepted = g.fetch;
         g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        if (g.XMLHttpRequest === void 0) {
+          const routed = () => g.fetch;
+          Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
+        }
       }
       async request({ request, controller }) {
         const run = this.run();

@@ -51,7 +51,10 @@ export declare class Network {
     private readonly sockets;
     constructor(options: NetworkOptions, run: () => NetworkRun | null);
     get hasSocket(): boolean;
-    /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+    /**
+     * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
+     * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+     */
     install(): Promise<void>;
     private request;
     private answer;

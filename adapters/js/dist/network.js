@@ -11,9 +11,11 @@
 //   event reaches the app's own socket client as one frame.
 // - A request no route handles, or a socket to another URL, fails the run with a message
 //   naming it (the request is answered with a network error, so nothing hangs).
+// - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
 // Loaded only when the mapping declares a network (start-up cost: the library and undici).
 import { Codec } from "./codec.js";
+import { xmlHttpRequestOver } from "./xhr.js";
 function compileRoutes(routes) {
     return Object.keys(routes).map((name) => {
         const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(name);
@@ -57,7 +59,10 @@ export class Network {
     get hasSocket() {
         return this.sockets.length > 0;
     }
-    /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+    /**
+     * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
+     * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+     */
     async install() {
         const g = globalThis;
         if (g.WebSocket === undefined) {
@@ -77,6 +82,11 @@ export class Network {
         // Browser code fetches relative URLs; Node's fetch needs absolute ones.
         const intercepted = g.fetch;
         g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
+        if (g.XMLHttpRequest === undefined) {
+            const routed = () => g.fetch;
+            Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
+        }
     }
     async request({ request, controller }) {
         const run = this.run();

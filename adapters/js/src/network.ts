@@ -11,12 +11,14 @@
 //   event reaches the app's own socket client as one frame.
 // - A request no route handles, or a socket to another URL, fails the run with a message
 //   naming it (the request is answered with a network error, so nothing hangs).
+// - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
 // Loaded only when the mapping declares a network (start-up cost: the library and undici).
 
 import type { AppEvent, AppFetchResponse } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
 import type { PostResponse } from "./wire.js";
+import { xmlHttpRequestOver } from "./xhr.js";
 
 /** A route's answer: from the harness (`"fetch"`, `"post"`) or a function of the request (its result is the JSON body). */
 export type Route = "fetch" | "post" | ((request: RouteRequest) => unknown);
@@ -121,7 +123,10 @@ export class Network {
     return this.sockets.length > 0;
   }
 
-  /** Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class becomes it). */
+  /**
+   * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
+   * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+   */
   async install(): Promise<void> {
     const g = globalThis as Record<string, unknown>;
     if (g.WebSocket === undefined) {
@@ -141,6 +146,11 @@ export class Network {
     const intercepted = g.fetch as (input: unknown, init?: unknown) => Promise<Response>;
     g.fetch = (input: unknown, init?: unknown) =>
       intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+    // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
+    if (g.XMLHttpRequest === undefined) {
+      const routed = () => g.fetch as (input: string, init: RequestInit) => Promise<Response>;
+      Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
+    }
   }
 
   private async request({ request, controller }: RequestArgs): Promise<void> {

@@ -65,6 +65,36 @@ test("a request no route handles fails the input, naming it; it does not hang", 
   await a.close();
 });
 
+test("a store using XMLHttpRequest: its GET and POST are routed as fetch's are; an unrouted one errors and fails the input, naming it", async () => {
+  const a = await jsAdapter("network.mjs", ["xhr"]);
+  const boot = await a.reset();
+  assert.deepEqual(boot.effects, [{ effect: "fetch", request_id: 1 }], a.stderr);
+  const out = await a.input(fetchResponse(1, [{ seq: 1, turn_id: 1, role: "user", text: "msg:m1", message_ids: [1] }], [1]));
+  assert.deepEqual(debug(out, "rows"), [{ seq: 1, turnId: "1", role: "user", text: "msg:m1", messageIds: ["m1"] }]);
+  const sent = await a.input(userSend(2));
+  assert.deepEqual(sent.effects, [{ effect: "post", message_id: 2, text: "msg:m2" }], a.stderr);
+  const answered = await a.input(postResponse(2, { outcome: "started", turn_id: 3 }));
+  assert.deepEqual(debug(answered, "posts"), [{ messageId: "00000000-0000-4000-8000-000000000001", status: "started", turnId: "3" }]);
+  await a.close();
+
+  const unrouted = await jsAdapter("network.mjs", ["xhr", "unrouted"]);
+  await unrouted.reset();
+  const answer = await unrouted.input(userSend(1));
+  assert.equal(answer.type, "error");
+  assert.match(answer.message, /the store requested GET https:\/\/app\.test\/api\/analytics, which no route handles/);
+  await unrouted.close();
+});
+
+test("two connections to the declared socket: each gets every event as a frame", async () => {
+  const a = await jsAdapter("network.mjs", ["two-sockets"]);
+  await a.reset();
+  const started = await a.event({ type: "turn-start", turn_id: 3 });
+  const frame = { kind: "turn.start", turnId: "3", tabId: "tab-1" };
+  assert.deepEqual(debug(started, "frames"), [frame]);
+  assert.deepEqual(debug(started, "second"), [frame]);
+  await a.close();
+});
+
 test("a WebSocket to another URL fails the run, naming both URLs", async () => {
   const a = await jsAdapter("network.mjs", ["wrong-socket"]);
   const answer = await a.reset();
