@@ -90,6 +90,15 @@ impl Backend {
         &self.db
     }
 
+    /// The tool result (its turn and call) that folded message `m` in as an interrupt,
+    /// if one did: where the DB holds `m` (inside that result's row).
+    pub fn result_folding(&self, m: MessageId) -> Option<(TurnId, u32)> {
+        self.folded
+            .iter()
+            .find(|(_, ids)| ids.contains(&m))
+            .map(|(at, _)| *at)
+    }
+
     /// Messages queued, awaiting consumption, oldest first.
     pub fn queue(&self) -> impl ExactSizeIterator<Item = MessageId> + '_ {
         self.queue.iter().map(|(id, _)| *id)

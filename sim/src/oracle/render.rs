@@ -18,7 +18,12 @@
 //!   or the first event of the turn it started; until then below all content). A store
 //!   may mix them, row by row: a pair of live rows is out of order only when the lower
 //!   one came first in **both**. The DB order is the tab's, not the backend's: a store
-//!   knows only the events it received, in the order it received them.
+//!   knows only the events it received, in the order it received them. A message folded
+//!   into a tool result (an interrupt) is held in the result's row: its place is the
+//!   result's once the tab has both. Consecutive live rows of one turn's content are one
+//!   message with parts, which began with its earliest row and grows in place, as a
+//!   streaming row may (a store that renders a turn as a message with tool batches and
+//!   text keeps a message sent while it streams below all of it).
 //! - **The user's own messages in send order**, and **a turn's content below the message
 //!   that started it** (the DB's first row of the turn; also another tab's message, whose
 //!   arrival the tab cannot know). Both orders agree on these, so every store must.
@@ -197,6 +202,10 @@ fn decision_key(clock: u32) -> u64 {
 struct Judged {
     /// Ordered in time (the tab's own message, or content it learned), if it is.
     keys: Option<RowKeys>,
+    /// Its keys as a row above another sees them: for a row of a turn's content right
+    /// below another of the same turn, the earliest of that message's rows (see
+    /// [`message_starts`]); else `keys`.
+    above: Option<RowKeys>,
     /// The tab's own message it shows (by send index), for a user row.
     send: Option<usize>,
     /// The turn of its streamed content, for an assistant or tool row.
@@ -207,11 +216,13 @@ impl Judged {
     /// A row of streamed content of `turn` that reached the tab at tick `start`: in both
     /// orders, where it arrived.
     fn content(start: Option<u32>, turn: Option<u32>) -> Judged {
+        let keys = start.map(|t| RowKeys {
+            arrival: content_key(t),
+            db: content_key(t),
+        });
         Judged {
-            keys: start.map(|t| RowKeys {
-                arrival: content_key(t),
-                db: content_key(t),
-            }),
+            keys,
+            above: keys,
             send: None,
             turn,
         }
@@ -293,6 +304,7 @@ fn check_live_as(
         }
         judged.push(j);
     }
+    message_starts(judged);
     in_some_defensible_order(live.rows, judged)?;
     initiators_above_their_turns(c, world, live, judged, turns_above)
 }
@@ -322,6 +334,7 @@ fn judge_row(
             });
             Judged {
                 keys,
+                above: keys,
                 send,
                 turn: None,
             }
@@ -341,16 +354,39 @@ fn judge_row(
     })
 }
 
+/// Consecutive live rows of one turn's content (nothing between them) are one message
+/// of the turn, as a store that renders a turn as a message with parts (tool calls,
+/// results, text segments) shows it: the message began with its earliest row, and grows
+/// in place below it, as a streaming row may grow above a message sent while it streams.
+/// Each row's `above` is the earliest keys of its message so far.
+fn message_starts(judged: &mut [Judged]) {
+    let mut message: Option<(u32, Option<RowKeys>)> = None;
+    for j in judged.iter_mut() {
+        j.above = match (j.turn, message) {
+            (Some(t), Some((u, Some(start)))) if t == u => Some(match j.keys {
+                Some(k) => RowKeys {
+                    arrival: start.arrival.min(k.arrival),
+                    db: start.db.min(k.db),
+                },
+                None => start,
+            }),
+            _ => j.keys,
+        };
+        message = j.turn.map(|t| (t, j.above));
+    }
+}
+
 /// No row below one whose content came after it in every order a store may defend: a
 /// pair is out of order only when the lower row's content reached the tab first AND the
-/// tab was told the DB holds it first.
+/// tab was told the DB holds it first. A row above is taken as its message's start (see
+/// [`message_starts`]).
 fn in_some_defensible_order(live: &[RenderRow], judged: &[Judged]) -> Result<(), Finding> {
     let mut arrival_max: Option<u64> = None;
     for (i, lower) in judged.iter().enumerate() {
         let Some(low) = lower.keys else { continue };
         if arrival_max.is_some_and(|m| m > low.arrival) {
             for (k, upper) in judged[..i].iter().enumerate() {
-                let Some(up) = upper.keys else { continue };
+                let Some(up) = upper.above else { continue };
                 if low.arrival < up.arrival && low.db < up.db {
                     return Err((
                         vec![live[i].text.clone(), live[k].text.clone()],
@@ -362,7 +398,8 @@ fn in_some_defensible_order(live: &[RenderRow], judged: &[Judged]) -> Result<(),
                 }
             }
         }
-        arrival_max = Some(arrival_max.map_or(low.arrival, |m| m.max(low.arrival)));
+        let up = lower.above.map_or(low.arrival, |a| a.arrival);
+        arrival_max = Some(arrival_max.map_or(up, |m| m.max(up)));
     }
     Ok(())
 }
@@ -421,11 +458,25 @@ fn initiated(world: &World, m: MessageId) -> Option<TurnId> {
     (!db[..i].iter().any(|r| r.turn_id == turn)).then_some(turn)
 }
 
-/// When the tab was told where the DB holds message `m` (see [`RowKeys::db`]).
+/// When the tab was told where the DB holds message `m` (see [`RowKeys::db`]). A message
+/// folded into a tool result as an interrupt is held inside that result's row: once the
+/// tab has both its `message-consumed` and the result, the message's place is the later
+/// of the two, so when the result came second (in order, the backend sends it right
+/// after) a store may show the message's row just above the result (arrival) or just
+/// below it (the DB's order, where a store that keeps a tool call and its result together
+/// puts it), not below what came after.
 fn decided(c: &Client, world: &World, m: MessageId) -> u64 {
     let learned = c.learned();
     if let Some((_, at)) = learned.consumed.iter().find(|(id, _)| *id == m) {
-        return decision_key(*at);
+        let told = decision_key(*at);
+        let Some((turn, call)) = world.backend().result_folding(m) else {
+            return told;
+        };
+        let result = TokenKey::Result(turn.0, call);
+        return match learned.markers.iter().find(|(k, _)| *k == result) {
+            Some((_, at)) => told.max(content_key(*at)),
+            None => told,
+        };
     }
     initiated(world, m)
         .and_then(|t| learned.turns_seen.iter().find(|(u, _)| *u == t))
@@ -775,23 +826,55 @@ mod tests {
     }
 
     #[test]
-    fn content_below_a_placed_message_that_came_after_it_in_both_orders_is_rejected() {
+    fn a_message_above_a_turns_content_that_reached_the_tab_before_it_is_rejected() {
         let s = interrupt(&durable_db_order::KIND);
         let r = rows(&s);
-        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][m2][d2]: m2 was sent
-        // before the result arrived, and the tab was told its place (message-consumed)
-        // before the result too.
+        // [m1][d1][call][m2][result][d2] -> [m1][m2][d1][call][result][d2]: m2 above the
+        // text that reached the tab before m2 was sent (and before the result that holds
+        // m2), in both orders.
         rejected_by(
             &s,
-            &reorder(&r, &[0, 1, 2, 4, 3, 5]),
+            &reorder(&r, &[0, 3, 1, 2, 4, 5]),
             "live rows in arrival order",
         );
-        // Below the text that followed, too.
+    }
+
+    /// A store that renders a turn as one message with parts (text, tool call, result,
+    /// text) keeps the message together and shows a message sent while it streams below
+    /// it: the message grows in place, as a streaming row may. Its rows after the send
+    /// (the call, the result, the text that followed) sit above the user's row, yet the
+    /// message began before the send. (Before this rule it was reported as "live rows in
+    /// arrival order or in the DB's order": the production example's message-with-parts
+    /// render.)
+    #[test]
+    fn a_turns_message_with_parts_may_grow_in_place_above_a_message_sent_while_it_streams() {
+        let s = interrupt(&durable_db_order::KIND);
+        let r = rows(&s);
+        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][d2][m2].
+        let parts = reorder(&r, &[0, 1, 2, 4, 5, 3]);
+        assert_eq!(judge(&s, &parts), None, "{:?}", shape(&parts));
+        // Text that reached the tab before the send may not go below the user's row.
         rejected_by(
             &s,
-            &reorder(&r, &[0, 1, 2, 4, 5, 3]),
+            &reorder(&r, &[0, 2, 4, 5, 3, 1]),
             "live rows in arrival order",
         );
+    }
+
+    /// A message folded into a tool result is held inside the result's row: a store that
+    /// keeps a tool call and its result together shows the message just below the result
+    /// (the production example's tool batches), which is the DB's order; just above it
+    /// is arrival order. (Before this rule, the first render below was rejected as "live
+    /// rows in arrival order or in the DB's order": the message's place was taken to be
+    /// its `message-consumed`, which the backend sends just before the result.)
+    #[test]
+    fn a_message_folded_into_a_tool_result_may_sit_just_above_or_just_below_it() {
+        let s = interrupt(&durable_db_order::KIND);
+        let r = rows(&s);
+        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][m2][d2].
+        let batch = reorder(&r, &[0, 1, 2, 4, 3, 5]);
+        assert_eq!(judge(&s, &batch), None, "{:?}", shape(&batch));
+        assert_eq!(judge(&s, &r), None, "{:?}", shape(&r));
     }
 
     #[test]
