@@ -30,6 +30,10 @@ export interface CommonOptions {
   strategy?: string;
   /** `--depth` (with `pct`). */
   depth?: number;
+  /** `--max-shrink-iters`: replays shrinking may spend on one failure (default 50 000). */
+  maxShrinkIters?: number;
+  /** `--max-shrink-time` in milliseconds: time shrinking may spend on one failure (default 60 000). */
+  maxShrinkTimeMs?: number;
   /**
    * Worker threads (default 1): each runs one shard of the seeds with its own engine and
    * adapters, and the parts are merged, so results do not depend on it. A `fuzz`'s

@@ -170,6 +170,8 @@ export async function runHere(options, command) {
     skip: options.skip,
     strategy: options.strategy,
     depth: options.depth,
+    maxShrinkIters: options.maxShrinkIters,
+    maxShrinkTimeMs: options.maxShrinkTimeMs,
   };
   return drive(new Engine(JSON.stringify(full)), () => host.open(), () => host.leave());
 }
@@ -178,8 +180,9 @@ export async function runHere(options, command) {
  * `reconcile-sim fuzz --store exec:'reconcile-sim-adapter ADAPTER' --seeds N`, in this
  * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
  * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
- * `strategy`, `depth`; the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`,
- * `args`; `cwd` (default: the current directory; relative paths are taken from it).
+ * `strategy`, `depth`, `maxShrinkIters`, `maxShrinkTimeMs` (`--max-shrink-time` in
+ * milliseconds); the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`, `args`;
+ * `cwd` (default: the current directory; relative paths are taken from it).
  * Returns `{ settings, table, details, warnings, failed, runs, result }`: the CLI's
  * text, and its `--json` object as `result`.
  */

@@ -84,6 +84,12 @@ pub struct Command {
     /// `--no-classes`.
     #[serde(default)]
     pub no_classes: bool,
+    /// `--max-shrink-iters`: replays shrinking may spend on one failure.
+    #[serde(default)]
+    pub max_shrink_iters: Option<u64>,
+    /// `--max-shrink-time`, in milliseconds: time shrinking may spend on one failure.
+    #[serde(default)]
+    pub max_shrink_time_ms: Option<u64>,
     /// `--world` values.
     #[serde(default)]
     pub world: Vec<String>,
@@ -194,6 +200,18 @@ impl Command {
         })
     }
 
+    /// The shrinking limits: the CLI's defaults, unless set.
+    fn limits(&self) -> Limits {
+        let default = Limits::default();
+        Limits {
+            replays_max: self.max_shrink_iters.unwrap_or(default.replays_max),
+            time_max: self
+                .max_shrink_time_ms
+                .map_or(default.time_max, std::time::Duration::from_millis),
+            deadline: None,
+        }
+    }
+
     fn out(&self) -> PathBuf {
         self.out
             .clone()
@@ -219,7 +237,7 @@ impl Command {
             },
             shard: self.shard()?,
             out: out.clone(),
-            limits: Limits::default(),
+            limits: self.limits(),
             time: None,
             check_determinism: false,
             result_file: None,
@@ -248,7 +266,7 @@ impl Command {
             // One job: see `fuzz`.
             jobs: 1,
             out: self.out(),
-            limits: Limits::default(),
+            limits: self.limits(),
             known: self.known.clone(),
             shard: self.shard()?,
             determinism: !self.no_check_determinism,

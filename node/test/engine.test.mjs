@@ -141,6 +141,25 @@ test("a worker waiting for the others' failures stops with the reason when the m
   }
 });
 
+test("the shrinking limits are the CLI's: one replay per failure leaves its scenarios not 1-minimal", async () => {
+  const runs = [];
+  for (const limit of [{}, { maxShrinkIters: 1 }]) {
+    const out = scratch();
+    try {
+      const command = { command: "fuzz", store: CURRENT, dir: root, seeds: 40, noClasses: true, out, ...limit };
+      const result = await drive(new Engine(JSON.stringify(command)), reference("current"));
+      runs.push(result.result.scenarios.map((s) => s.one_minimal));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+  const [unlimited, limited] = runs;
+  assert.ok(unlimited.length > 0 && unlimited.every((m) => m === true), JSON.stringify(unlimited));
+  assert.equal(limited.length, unlimited.length);
+  assert.ok(limited.every((m) => m === false), JSON.stringify(limited));
+  assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: CURRENT, seeds: 1, maxShrinkTime: "5s" })), /unknown field `maxShrinkTime`/);
+});
+
 test("the exec: store a mapping's options name is the command line that serves it", () => {
   assert.equal(execStore({ adapter: "adapter.ts" }), "exec:reconcile-sim-adapter adapter.ts");
   assert.equal(
