@@ -19,6 +19,12 @@
 //! written) and their runs are identical step for step: the example checks that the step
 //! and failure counts are equal, and stops if not. Both sides get the harness's defaults
 //! (a process per tab, reused across runs through `reset`, pinned with its thread).
+//!
+//! Then the unmodified-store path: the production-shaped store of examples/production
+//! (its own `fetch` and WebSocket intercepted, its wire format declared) against the
+//! reference adapter's `current`, the same way; their runs differ (the store fetches its
+//! history at boot, and has fixes the reference lacks), so only steps per second are
+//! compared, not the runs.
 //! Results: docs/benchmarks.md.
 
 use std::path::PathBuf;
@@ -52,6 +58,18 @@ fn package(keep: &str) -> String {
     };
     format!(
         "exec:{} {} --{rule} no-history",
+        shell_words::quote(&bin.to_string_lossy()),
+        shell_words::quote(&map.to_string_lossy())
+    )
+}
+
+/// The production-shaped example's store through the package, as its gate runs it.
+fn production() -> String {
+    let dir = repo().join("examples/production");
+    let bin = dir.join("node_modules/.bin/reconcile-sim-adapter");
+    let map = dir.join("reconcile/adapter.ts");
+    format!(
+        "exec:{} {}",
         shell_words::quote(&bin.to_string_lossy()),
         shell_words::quote(&map.to_string_lossy())
     )
@@ -121,18 +139,22 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seeds: u64 = args.next().map_or(1000, |a| a.parse().expect("SEEDS"));
     let rounds: usize = args.next().map_or(3, |a| a.parse().expect("ROUNDS"));
-    let bin = repo().join("examples/svelte/node_modules/.bin/reconcile-sim-adapter");
-    if !bin.exists() {
-        eprintln!(
-            "{} is missing: run `npm ci` in examples/svelte first",
-            bin.display()
-        );
-        std::process::exit(2);
+    for example in ["svelte", "production"] {
+        let bin = repo().join(format!(
+            "examples/{example}/node_modules/.bin/reconcile-sim-adapter"
+        ));
+        if !bin.exists() {
+            eprintln!(
+                "{} is missing: run `npm ci` in examples/{example} first",
+                bin.display()
+            );
+            std::process::exit(2);
+        }
     }
-    println!("reconcile-sim-adapter on examples/svelte vs adapters/node/store.js · seeds 0..{seeds} · strategy random · 1 thread · {rounds} rounds");
+    println!("reconcile-sim-adapter vs adapters/node/store.js · seeds 0..{seeds} · strategy random · 1 thread · {rounds} rounds");
     println!(
         "{:<11} {:>5} {:>9} {:>7} {:>12} {:>12} {:>7} {:>12} {:>12} {:>7}",
-        "keep rule",
+        "store",
         "round",
         "steps",
         "failing",
@@ -144,8 +166,39 @@ fn main() {
         "share"
     );
     for keep in ["current", "membership"] {
-        let r = ExecFactory::from_spec(&reference(keep)).expect("valid spec");
-        let p = ExecFactory::from_spec(&package(keep)).expect("valid spec");
+        let side = Sides {
+            label: keep,
+            reference: reference(keep),
+            package: package(keep),
+            same_runs: true,
+        };
+        side.compare(seeds, rounds);
+    }
+    let side = Sides {
+        label: "production",
+        reference: reference("current"),
+        package: production(),
+        same_runs: false,
+    };
+    side.compare(seeds, rounds);
+}
+
+/// One comparison: the reference adapter and a store through the package.
+struct Sides {
+    label: &'static str,
+    reference: String,
+    package: String,
+    /// Whether both sides make the same runs (checked: steps and failing runs equal).
+    same_runs: bool,
+}
+
+impl Sides {
+    /// ROUNDS rounds of SEEDS seeds on each side, in slices that take turns; each round's
+    /// rates and the package's share, then the median shares.
+    fn compare(&self, seeds: u64, rounds: usize) {
+        let keep = self.label;
+        let r = ExecFactory::from_spec(&self.reference).expect("valid spec");
+        let p = ExecFactory::from_spec(&self.package).expect("valid spec");
         for f in [&r, &p] {
             if let Err(e) = f.probe() {
                 eprintln!("{e}");
@@ -157,26 +210,7 @@ fn main() {
         measure(&p, 0..50, &mut Spent::default());
         let (mut wall, mut cpu) = (Vec::new(), Vec::new());
         for round in 0..rounds {
-            // Slices of SLICE seeds, the two sides taking turns (and turns at going
-            // first), so that both meet the same load.
-            let (mut a, mut b) = (Spent::default(), Spent::default());
-            let mut start = 0;
-            while start < seeds {
-                let slice = start..(start + SLICE).min(seeds);
-                if (round + (start / SLICE) as usize).is_multiple_of(2) {
-                    measure(&r, slice.clone(), &mut a);
-                    measure(&p, slice, &mut b);
-                } else {
-                    measure(&p, slice.clone(), &mut b);
-                    measure(&r, slice, &mut a);
-                }
-                start += SLICE;
-            }
-            assert_eq!(
-                (a.steps, a.failing),
-                (b.steps, b.failing),
-                "{keep}: the package's runs differ from the reference's (steps, failing); compare them with `npm run agreement` in examples/svelte"
-            );
+            let (a, b) = self.round(&r, &p, seeds, round);
             let rate = |s: &Spent| (s.steps as f64 / s.wall, s.steps as f64 / s.cpu);
             let ((wr, cr), (wp, cp)) = (rate(&a), rate(&b));
             wall.push(wp / wr);
@@ -184,8 +218,8 @@ fn main() {
             println!(
                 "{keep:<11} {:>5} {:>9} {:>7} {wr:>12.0} {wp:>12.0} {:>6.0}% {cr:>12.0} {cp:>12.0} {:>6.0}%",
                 round + 1,
-                a.steps,
-                a.failing,
+                b.steps,
+                b.failing,
                 100.0 * wp / wr,
                 100.0 * cp / cr
             );
@@ -201,5 +235,32 @@ fn main() {
             pct(&cpu, f64::min, f64::INFINITY),
             pct(&cpu, f64::max, 0.0),
         );
+    }
+
+    /// One round: slices of SLICE seeds, the two sides taking turns (and turns at going
+    /// first), so that both meet the same load.
+    fn round(&self, r: &ExecFactory, p: &ExecFactory, seeds: u64, round: usize) -> (Spent, Spent) {
+        let (mut a, mut b) = (Spent::default(), Spent::default());
+        let mut start = 0;
+        while start < seeds {
+            let slice = start..(start + SLICE).min(seeds);
+            if (round + (start / SLICE) as usize).is_multiple_of(2) {
+                measure(r, slice.clone(), &mut a);
+                measure(p, slice, &mut b);
+            } else {
+                measure(p, slice.clone(), &mut b);
+                measure(r, slice, &mut a);
+            }
+            start += SLICE;
+        }
+        if self.same_runs {
+            assert_eq!(
+                (a.steps, a.failing),
+                (b.steps, b.failing),
+                "{}: the package's runs differ from the reference's (steps, failing); compare them with `npm run agreement` in examples/svelte",
+                self.label
+            );
+        }
+        (a, b)
     }
 }
