@@ -1069,6 +1069,62 @@ mod tests {
         }
     }
 
+    /// The witness search is bounded as `need_less` documents: a witness needing less
+    /// reopens the search without reordering only; a feature whose search found nothing
+    /// is not searched for again. `fix-abc` seed 482 and `membership` seed 805 (inv1, as a
+    /// campaign without classes finds them; found by running every failure of seeds
+    /// 0..1000 of eight stores with the rule broken): each first needs a failed turn and
+    /// another tab; the search without a failed turn gives nothing better, the one
+    /// without another tab a witness with one tab, and the finding still needs a failed
+    /// turn, though the same search from that witness's smaller world would now find one
+    /// (the rule keeps the search bounded; the price is a finding that may need a
+    /// feature it could do without).
+    #[test]
+    fn a_witness_needing_less_reopens_only_the_search_without_reordering() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.json");
+        let failed_turn = Assumption::FailedTurn;
+        for (name, seed) in [("fix-abc", 482), ("membership", 805)] {
+            let kind = by_name(name).unwrap();
+            let run = run_seed(&kind, seed);
+            let invariant = run.outcome.invariant().unwrap();
+            let strategy = Some("random".into());
+            let f = Failure::of_run(
+                kind.name(),
+                invariant,
+                Some(seed),
+                strategy,
+                run,
+                WorldPins::default(),
+            );
+            let m = shrink_only(&kind, &f, Limits::default(), None).unwrap();
+            let first = needs_of(&kind, &f, &m.shrunk, &m.masked, Limits::default());
+            let found = shrink_and_save(&kind, &f, &file, Limits::default()).unwrap();
+            let what = format!(
+                "{name} seed {seed}: needs {first:?} first, {:?} at the end",
+                found.needs
+            );
+            assert!(
+                first.contains(&failed_turn) && first.len() > found.needs.len(),
+                "{what}"
+            );
+            assert_eq!(found.needs, [failed_turn], "{what}");
+            let from_there = Failure {
+                config: found.shrunk.config.clone(),
+                ..f.clone()
+            };
+            let again = search_without(
+                &kind,
+                &from_there,
+                &found.needs,
+                failed_turn,
+                Limits::default(),
+                &SeenRuns::default(),
+            );
+            assert!(again.is_some(), "{what}: a second search would find one");
+        }
+    }
+
     /// A witness the campaign kept (a later seed's run that showed the failure in a world
     /// without a feature) is tried before any search: one without reordering is taken
     /// even if it needs another feature the first did not (the ordered world is the one
