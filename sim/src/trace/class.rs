@@ -1643,4 +1643,34 @@ mod tests {
             "no duplicate held by a row unlike the first"
         );
     }
+
+    /// A duplicate whose first token sits inside a longer live row (a streaming row holding
+    /// two deltas, the first of them also sealed) is classed by that row: streamed content,
+    /// not "any row". (`canary` seed 11: the live row is `txt:t1.1 txt:t1.2`, the duplicate
+    /// `txt:t1.1`; no live row is exactly the duplicate.)
+    #[test]
+    fn a_duplicate_inside_a_longer_live_row_is_classed_by_that_row() {
+        use crate::campaign::fuzz::{classes_of_seed, run_one};
+        use crate::run::strategy::StrategySpec;
+        use crate::run::Outcome;
+        let canary = crate::store::by_name("canary").unwrap();
+        let Outcome::Fail(v) = run_one(&canary, StrategySpec::Random, 11).outcome else {
+            panic!("canary seed 11 passes")
+        };
+        assert_eq!(v.invariant, Invariant::NoDuplicate);
+        let dup = v.messages[0].clone();
+        let live: Vec<&str> = v
+            .seen
+            .iter()
+            .filter(|l| l.starts_with("live"))
+            .filter_map(|l| l.splitn(5, ' ').nth(4))
+            .collect();
+        assert!(
+            !live.contains(&dup.as_str()) && live.iter().any(|t| t.contains(&dup)),
+            "the case needs a longer row holding {dup:?} and none equal to it: {live:?}"
+        );
+        let classes = classes_of_seed(&canary, StrategySpec::Random, 11);
+        let (first, _, _) = &classes[0];
+        assert!(matches!(first.subject, Subject::Stream { .. }), "{first:?}");
+    }
 }
