@@ -665,8 +665,9 @@ mod tests {
     //! Each shape a policy may choose is accepted, in the world where the three correct
     //! stores of `durable`'s family show it; each shape no policy allows is rejected. (The
     //! shapes of a role, chunks first and DB-exact sealed rows are in `clauses.rs`.)
+    use crate::model::step::Step;
     use crate::model::store::StoreFactory;
-    use crate::model::wire::{Origin, RenderRow, Role};
+    use crate::model::wire::{Event, Origin, RenderRow, Role};
     use crate::oracle::invariant::Invariant;
     use crate::oracle::judge_render;
     use crate::store::durable::{self, arrival as durable_arrival, db_order as durable_db_order};
@@ -853,6 +854,9 @@ mod tests {
         // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][d2][m2].
         let parts = reorder(&r, &[0, 1, 2, 4, 5, 3]);
         assert_eq!(judge(&s, &parts), None, "{:?}", shape(&parts));
+        // -> [m1][d1][call][result][m2][d2]: the tool batch kept together.
+        let batch = reorder(&r, &[0, 1, 2, 4, 3, 5]);
+        assert_eq!(judge(&s, &batch), None, "{:?}", shape(&batch));
         // Text that reached the tab before the send may not go below the user's row.
         rejected_by(
             &s,
@@ -861,20 +865,51 @@ mod tests {
         );
     }
 
-    /// A message folded into a tool result is held inside the result's row: a store that
-    /// keeps a tool call and its result together shows the message just below the result
-    /// (the production example's tool batches), which is the DB's order; just above it
-    /// is arrival order. (Before this rule, the first render below was rejected as "live
-    /// rows in arrival order or in the DB's order": the message's place was taken to be
-    /// its `message-consumed`, which the backend sends just before the result.)
+    /// A message folded into a tool result is held inside the result's row, so the tab
+    /// learns its place in the DB when it has both the `message-consumed` naming it and
+    /// the result. Here the `message-consumed` overtakes the tool call (a reordering
+    /// socket): taken alone, it would place m2 above the call, and a store that keeps the
+    /// call and its result together, with m2 just below the result (the production
+    /// example's tool batches), would be out of order in both orders. With the result's
+    /// place, that render is the DB's order.
     #[test]
-    fn a_message_folded_into_a_tool_result_may_sit_just_above_or_just_below_it() {
-        let s = interrupt(&durable_db_order::KIND);
+    fn a_message_folded_into_a_tool_result_may_sit_just_below_it() {
+        let mut config = scripted_config();
+        config.ws_reorder_window = 3;
+        let mut s = Script::new(config, &durable_db_order::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        s.send(0).post(0).tool_call().tool_result(true).delta();
+        let consumed = s
+            .world()
+            .client(0)
+            .inbox()
+            .find(|(_, e)| matches!(e, Event::MessageConsumed { .. }))
+            .map(|(id, _)| id)
+            .expect("the interrupt consumed m2");
+        // message-queued, then message-consumed ahead of the tool call, then the rest.
+        s.deliver_next(0);
+        s.step(Step::DeliverEvent {
+            client: 0,
+            event: consumed,
+        });
+        s.deliver_all(0);
         let r = rows(&s);
-        // [m1][d1][call][m2][result][d2] -> [m1][d1][call][result][m2][d2].
-        let batch = reorder(&r, &[0, 1, 2, 4, 3, 5]);
+        let call = "ToolCall tool-call:t1.1";
+        let result = "ToolResult tool-result:t1.1 [USER INTERRUPT] msg:m10";
+        assert_eq!(
+            shape(&r),
+            [
+                "User msg:m1",
+                "User msg:m10",
+                call,
+                result,
+                "Assistant txt:t1.1"
+            ]
+        );
+        // [m1][m2][call][result][d1] -> [m1][call][result][m2][d1].
+        let batch = reorder(&r, &[0, 2, 3, 1, 4]);
         assert_eq!(judge(&s, &batch), None, "{:?}", shape(&batch));
-        assert_eq!(judge(&s, &r), None, "{:?}", shape(&r));
     }
 
     #[test]
