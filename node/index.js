@@ -119,7 +119,6 @@ async function run(options, command) {
     const out = at(options, options.out ?? "reconcile-failures");
     const merged = JSON.parse(engine().merge(replies.map((r) => r.resultFile), out, options.program));
     merged.settings = replies[0].settings;
-    merged.runs = replies.reduce((n, r) => n + r.runs, 0);
     return merged;
   } finally {
     if (meeting !== undefined) engine().closeMeeting(meeting);

@@ -158,8 +158,9 @@ impl Command {
     /// Run it, its stores served by `opener`; the result as JSON (what the CLI prints and
     /// writes), or an operational error (the CLI's exit 2).
     pub fn run(&self, opener: Arc<dyn ChannelOpener>) -> Result<String, String> {
+        let meeting = self.meeting.and_then(meeting::find);
         // Whatever stops this shard before it is done stops the others' wait for it.
-        let mut seat = Seat(self.meeting.and_then(meeting::find));
+        let mut seat = Seat(meeting.clone());
         reconcile_sim::util::program::name_as(
             self.program.as_deref().unwrap_or("npx reconcile-sim"),
         );
@@ -170,7 +171,7 @@ impl Command {
         let mut reply = if self.command == "check" {
             self.check(&factory)?
         } else {
-            self.fuzz(&factory)?
+            self.fuzz(&factory, meeting.as_deref())?
         };
         seat.leave();
         reply["settings"] = settings.into();
@@ -219,9 +220,12 @@ impl Command {
     }
 
     /// `fuzz`: the table, the details, and the `--json` object as `result`.
-    fn fuzz(&self, factory: &ExecFactory) -> Result<serde_json::Value, String> {
+    fn fuzz(
+        &self,
+        factory: &ExecFactory,
+        meeting: Option<&Meeting>,
+    ) -> Result<serde_json::Value, String> {
         let out = self.out();
-        let meeting = self.meeting.and_then(meeting::find);
         let plan = FuzzPlan {
             campaign: Campaign {
                 stores: vec![factory],
@@ -242,13 +246,11 @@ impl Command {
             check_determinism: false,
             result_file: None,
             details_file: false,
-            partners: meeting.as_deref().map(|m| m as &dyn Partners),
+            partners: meeting.map(|m| m as &dyn Partners),
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
-        let mut reply = fuzz_reply(&run.result, &out, run.result_error.as_deref())?;
-        reply["runs"] = run.runs.into();
-        Ok(reply)
+        fuzz_reply(&run.result, &out, run.result_error.as_deref())
     }
 
     /// `check --store`: the report's text, and the `--json` report as `result`.
