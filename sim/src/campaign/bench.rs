@@ -14,8 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::campaign::fuzz::run_one_in;
 use crate::explore::{explore, ExploreBound};
+use crate::model::config::WorldConfig;
 use crate::model::pins::WorldPins;
 use crate::model::record::StepRecord;
+use crate::model::step::Step;
 use crate::model::wire::Input;
 use crate::model::world::World;
 use crate::oracle::{Invariant, Violation};
@@ -114,6 +116,18 @@ pub struct Throughput {
     pub bare_inputs_per_s: f64,
     /// Harness time over bare-store time for the same inputs.
     pub overhead_ratio: f64,
+    /// The same runs' steps applied in order to fresh worlds, with no strategy, no
+    /// enabled-step lists and no oracle, over bare-store time: the world's own share of
+    /// the overhead (the stores included), what the ratio would be with a harness that
+    /// chose and judged for free.
+    #[serde(default)]
+    pub world_ratio: f64,
+    /// The same, with the oracle judging after every step that touches a tab (as the
+    /// harness does): with [`Throughput::world_ratio`], the oracle's share; the rest of
+    /// `overhead_ratio` is choosing steps (the enabled-step lists, the strategy) and the run
+    /// loop's records.
+    #[serde(default)]
+    pub judged_world_ratio: f64,
 }
 
 /// How long one strategy takes to find one signature: what strategies are compared by.
@@ -284,13 +298,26 @@ pub fn throughput(kind: StoreKind, runs: u64, pins: &WorldPins) -> Throughput {
         steps += (r.steps.len() + r.drain.len()) as u64;
     }
     let harness = started.elapsed().as_secs_f64();
-    // Record the inputs each client's store saw (a separate pass, not timed).
+    // Record the inputs each client's store saw, and each run's steps (a separate pass,
+    // not timed).
     let mut logs: Vec<Vec<Vec<Input>>> = Vec::new();
+    let mut runs_steps = Vec::new();
     for seed in 0..runs {
         let mut log = InputLog(Vec::new());
-        run_one_in(&kind, StrategySpec::Random, &worlds, seed, &mut log);
+        let r = run_one_in(&kind, StrategySpec::Random, &worlds, seed, &mut log);
         logs.push(log.0);
+        let steps: Vec<Step> = r.steps.iter().chain(&r.drain).copied().collect();
+        runs_steps.push((r.config, steps));
     }
+    let timed_replays = |judged: bool| {
+        let started = Instant::now();
+        for (config, steps) in &runs_steps {
+            std::hint::black_box(world_after(&kind, config, steps, judged));
+        }
+        started.elapsed().as_secs_f64()
+    };
+    let world_alone = timed_replays(false);
+    let judged_world = timed_replays(true);
     let mut inputs = 0u64;
     let started = Instant::now();
     for run_logs in &logs {
@@ -311,7 +338,23 @@ pub fn throughput(kind: StoreKind, runs: u64, pins: &WorldPins) -> Throughput {
         harness_steps_per_s: steps as f64 / harness,
         bare_inputs_per_s: inputs as f64 / bare,
         overhead_ratio: harness / bare,
+        world_ratio: world_alone / bare,
+        judged_world_ratio: judged_world / bare,
     }
+}
+
+/// A fresh world of `config` after `steps`, applied in order with nothing chosen or
+/// recorded, and, when `judged`, the oracle after each step (its verdicts dropped): the
+/// world's and the oracle's shares of a run, measured apart.
+fn world_after(kind: &StoreKind, config: &WorldConfig, steps: &[Step], judged: bool) -> World {
+    let mut world = World::new(config.clone(), kind);
+    for (i, step) in steps.iter().enumerate() {
+        let _ = std::hint::black_box(world.apply_into(*step, &mut ()));
+        if judged {
+            std::hint::black_box(crate::oracle::check_step(&world, step, i));
+        }
+    }
+    world
 }
 
 /// The median of `v`, or `empty` when there is nothing to take it of.
@@ -441,11 +484,18 @@ pub fn bench_pinned(runs: u64, starts: u64, cap: u64, pins: &WorldPins) -> Bench
 /// The report as Markdown tables (what `docs/benchmarks.md` holds).
 pub fn format_markdown(r: &BenchReport) -> String {
     let mut out = String::new();
-    out.push_str("| store | runs | steps | harness steps/s (oracle on, 1 thread) | bare store inputs/s | overhead ratio |\n|---|---|---|---|---|---|\n");
+    out.push_str("| store | runs | steps | harness steps/s (oracle on, 1 thread) | bare store inputs/s | overhead ratio | the world alone | the world and the oracle |\n|---|---|---|---|---|---|---|---|\n");
     for t in &r.throughput {
         out.push_str(&format!(
-            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× |\n",
-            t.store, t.runs, t.steps, t.harness_steps_per_s, t.bare_inputs_per_s, t.overhead_ratio
+            "| {} | {} | {} | {:.0} | {:.0} | {:.2}× | {:.2}× | {:.2}× |\n",
+            t.store,
+            t.runs,
+            t.steps,
+            t.harness_steps_per_s,
+            t.bare_inputs_per_s,
+            t.overhead_ratio,
+            t.world_ratio,
+            t.judged_world_ratio
         ));
     }
     out.push_str("\n| bug | signature | strategy | median schedules to first failure | median ms | starts with no failure |\n|---|---|---|---|---|---|\n");
@@ -496,4 +546,59 @@ pub fn format_shrink_table(rows: &[ShrinkBench]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::wire::RenderRow;
+
+    /// Every tab's render when a run ends.
+    struct FinalRenders(Vec<Vec<RenderRow>>);
+
+    impl Observer for FinalRenders {
+        fn wants_steps(&self) -> bool {
+            false
+        }
+        fn on_end(&mut self, world: &World, _: &crate::run::Outcome) {
+            self.0 = world
+                .clients()
+                .iter()
+                .map(|c| c.render().to_vec())
+                .collect();
+        }
+    }
+
+    /// The world-alone and judged-world passes of [`throughput`] replay the harness's runs
+    /// exactly (each tab ends showing what it showed when the harness's run ended,
+    /// failing runs included), so their times are shares of the same work.
+    #[test]
+    fn the_world_alone_replays_the_harness_run() {
+        let mut failing = 0;
+        for name in ["current", "durable"] {
+            let kind = by_name(name).expect("shipped");
+            for seed in 0..60 {
+                let mut end = FinalRenders(Vec::new());
+                let r = run_one_in(
+                    &kind,
+                    StrategySpec::Random,
+                    &Worlds::default(),
+                    seed,
+                    &mut end,
+                );
+                failing += usize::from(r.outcome.invariant().is_some());
+                let steps: Vec<Step> = r.steps.iter().chain(&r.drain).copied().collect();
+                for judged in [false, true] {
+                    let world = world_after(&kind, &r.config, &steps, judged);
+                    let renders: Vec<Vec<RenderRow>> = world
+                        .clients()
+                        .iter()
+                        .map(|c| c.render().to_vec())
+                        .collect();
+                    assert_eq!(renders, end.0, "{name} seed {seed}");
+                }
+            }
+        }
+        assert!(failing > 0, "some runs end at a violation");
+    }
 }
