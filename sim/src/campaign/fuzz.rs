@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::campaign::findings::Failure;
+use crate::campaign::seen_runs::SeenRuns;
 use crate::campaign::shard::Shard;
 use crate::model::store::StoreFactory;
 use crate::oracle::judged::JudgedExt;
@@ -154,6 +155,9 @@ pub struct CampaignOutcome {
     pub first_failures: Vec<Failure>,
     /// Per store (campaign order), the orderings its runs reached; empty unless asked.
     pub coverage: Vec<Coverage>,
+    /// Every class each seed showed, for the witness searches that meet the same runs
+    /// (class-aware campaigns without coverage; else empty).
+    pub seen: SeenRuns,
 }
 
 /// Run one seed of one store with `strategy`.
@@ -387,6 +391,7 @@ pub fn run_campaign_shard(
     let next_chunk = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let merger = Mutex::new(Merger::new(campaign.stores.len()));
+    let seen = SeenRuns::default();
     let worker = || loop {
         let index = next_chunk.fetch_add(1, Ordering::Relaxed);
         let first = shard.block(index).saturating_mul(CHUNK_SEEDS);
@@ -395,7 +400,7 @@ pub fn run_campaign_shard(
         }
         let seeds = CHUNK_SEEDS.min(seeds_total - first);
         let seed = campaign.seed_start + first;
-        let chunk = run_chunk(campaign, seed, seeds, &stop, &|run_failed| {
+        let chunk = run_chunk(campaign, (seed, seeds), &seen, &stop, &|run_failed| {
             if run_failed {
                 failed.store(true, Ordering::Relaxed);
             }
@@ -409,14 +414,15 @@ pub fn run_campaign_shard(
     };
     crate::util::parallel::on_threads(campaign.jobs, worker);
     let merger = merger.into_inner().unwrap_or_else(|e| e.into_inner());
-    outcome(campaign, merger.seeds, merger.total)
+    outcome(campaign, merger.seeds, merger.total, seen)
 }
 
-/// Run `seeds` seeds from `seed` on every store, stopping between seeds when `stop` says.
+/// Run `seeds` seeds from `seed` on every store, stopping between seeds when `stop` says,
+/// remembering each seed's classes in `seen`.
 fn run_chunk(
     campaign: &Campaign<'_>,
-    seed: u64,
-    seeds: u64,
+    (seed, seeds): (u64, u64),
+    seen: &SeenRuns,
     stop: &dyn Fn() -> bool,
     ran: &dyn Fn(bool),
 ) -> ChunkResult {
@@ -434,7 +440,7 @@ fn run_chunk(
             };
         }
         for (store, tally) in campaign.stores.iter().zip(&mut tallies) {
-            ran(run_seed(campaign, *store, seed + n, tally));
+            ran(run_seed(campaign, *store, seed + n, tally, seen));
         }
     }
     ChunkResult {
@@ -444,18 +450,21 @@ fn run_chunk(
     }
 }
 
-/// Run `seed` on `store` as `campaign` asks and add what it showed to `tally`: whether
-/// it failed.
+/// Run `seed` on `store` as `campaign` asks and add what it showed to `tally` (and, with
+/// classes, to `seen`): whether it failed.
 fn run_seed(
     campaign: &Campaign<'_>,
     store: &dyn StoreFactory,
     seed: u64,
     tally: &mut StoreTally,
+    seen: &SeenRuns,
 ) -> bool {
     if campaign.classes && !campaign.coverage {
         // One run gives the seed's classes and its run unmasked.
         let config = campaign.worlds.draw(seed);
-        let (found, report) = every_class_of_schedule(store, config, campaign.strategy, seed);
+        let (found, report) =
+            every_class_of_schedule(store, config.clone(), campaign.strategy, seed);
+        seen.remember(store.name(), &config, campaign.strategy, seed, &found);
         let failed = report.outcome.invariant().is_some();
         tally.add_run(seed, report, None);
         tally.add_classes(seed, found);
@@ -499,8 +508,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The report and the kept runs of `seeds` seeds' tallies.
-fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> CampaignOutcome {
+/// The report and the kept runs of `seeds` seeds' tallies, with what the runs showed.
+fn outcome(
+    campaign: &Campaign<'_>,
+    seeds: u64,
+    tallies: Vec<StoreTally>,
+    seen: SeenRuns,
+) -> CampaignOutcome {
     let mut stores = Vec::new();
     let mut first_failures = Vec::new();
     let mut coverage = Vec::new();
@@ -534,6 +548,7 @@ fn outcome(campaign: &Campaign<'_>, seeds: u64, tallies: Vec<StoreTally>) -> Cam
         },
         first_failures,
         coverage,
+        seen,
     }
 }
 
@@ -671,6 +686,34 @@ mod tests {
             coverage: false,
             classes: false,
             worlds: Worlds::default(),
+        }
+    }
+
+    /// A class-aware campaign remembers every seed's run with the classes it showed (what a
+    /// witness search meeting the seed would find), on any number of threads; one without
+    /// classes remembers nothing.
+    #[test]
+    fn a_class_aware_campaign_remembers_each_seeds_classes() {
+        let current = by_name("current").unwrap();
+        let seeds = CHUNK_SEEDS + 7;
+        for jobs in [1, 2] {
+            let mut c = campaign(vec![&current], seeds, jobs);
+            c.classes = true;
+            let outcome = run_campaign(&c, &|_| {}, &AtomicBool::new(false));
+            assert_eq!(outcome.seen.len(), seeds as usize);
+            let mut failing = 0;
+            for seed in c.seed_start..c.seed_start + seeds {
+                let world = c.worlds.draw(seed);
+                let (found, _) = every_class_of_schedule(&current, world.clone(), c.strategy, seed);
+                let classes: Vec<Class> = found.into_iter().map(|(c, _, _)| c).collect();
+                failing += usize::from(!classes.is_empty());
+                let shown = outcome.seen.shown("current", &world, c.strategy, seed);
+                assert_eq!(shown, Some(classes), "seed {seed}");
+            }
+            assert!(failing > 0, "some seed shows a class");
+            c.classes = false;
+            let outcome = run_campaign(&c, &|_| {}, &AtomicBool::new(false));
+            assert_eq!(outcome.seen.len(), 0);
         }
     }
 

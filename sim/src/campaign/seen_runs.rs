@@ -7,6 +7,11 @@
 //! 5 631 such runs of which 2 676 repeated one made before. Each run is a pure function of
 //! its store, world, strategy and seed, so remembering what it showed changes nothing a
 //! search finds, only how often the same run is made.
+//!
+//! The campaign's own runs are remembered too ([`SeenRuns::remember`]): a seed whose world
+//! has nothing the search cuts (most seeds' worlds have an ordered socket, so a search
+//! without WebSocket reordering meets them unchanged) is the very run the campaign made,
+//! classes and all. Of that search's 5 631 runs, 2 031 were such.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -18,14 +23,21 @@ use crate::run::strategy::StrategySpec;
 use crate::run::RunReport;
 use crate::trace::class::{every_class_of_schedule, Class};
 
-/// What identifies a run: the store's name, the seed, the strategy and the world (as its
-/// JSON, which every option is part of).
-type RunKey = (String, u64, StrategySpec, String);
+/// What identifies a run: the store's name, the seed, the strategy and the world.
+type RunKey = (String, u64, StrategySpec, WorldConfig);
+
+/// The most campaign runs remembered ([`SeenRuns::remember`]): searches start at a class's
+/// first seed, and the first seeds of a campaign's classes are low, so a long campaign's
+/// later seeds would cost memory (about 100 bytes each) and seldom be met.
+pub const REMEMBERED_MAX: usize = 1 << 17;
 
 /// The classes each run showed, with the invariant that noticed each.
 #[derive(Default)]
 pub struct SeenRuns {
     runs: Mutex<BTreeMap<RunKey, Shown>>,
+    /// Campaign runs remembered so far ([`SeenRuns::remember`] stops at [`REMEMBERED_MAX`];
+    /// shards that meet take in each other's, so theirs may add up to more).
+    remembered: Mutex<usize>,
 }
 
 /// A run's classes, each with the invariant that noticed it.
@@ -44,8 +56,7 @@ impl SeenRuns {
         seed: u64,
         shows: impl Fn(&Class, Option<Invariant>) -> bool,
     ) -> Option<(Class, Vec<Class>, RunReport)> {
-        let world_json = serde_json::to_string(world).expect("a world serializes");
-        let key = (store.name(), seed, strategy, world_json);
+        let key = (store.name(), seed, strategy, world.clone());
         let seen = lock(&self.runs).get(&key).cloned();
         if let Some(classes) = seen {
             if !classes.iter().any(|(c, i)| shows(c, *i)) {
@@ -61,6 +72,64 @@ impl SeenRuns {
         found
             .into_iter()
             .find(|(c, _, r)| shows(c, r.outcome.invariant()))
+    }
+}
+
+impl SeenRuns {
+    /// Remember the run of `strategy` seeded with `seed` in `world` on the store named
+    /// `store`, made elsewhere: every class it showed, as [`every_class_of_schedule`]
+    /// gives them (`found`, each with its mask and run). The campaign's own runs, so that
+    /// a search meeting one of its seeds in the same world does not make it again.
+    /// Beyond [`REMEMBERED_MAX`] such runs, nothing more is remembered.
+    pub fn remember(
+        &self,
+        store: String,
+        world: &WorldConfig,
+        strategy: StrategySpec,
+        seed: u64,
+        found: &[(Class, Vec<Class>, RunReport)],
+    ) {
+        {
+            let mut remembered = lock(&self.remembered);
+            if *remembered >= REMEMBERED_MAX {
+                return;
+            }
+            *remembered += 1;
+        }
+        let classes = found
+            .iter()
+            .map(|(c, _, r)| (c.clone(), r.outcome.invariant()))
+            .collect();
+        lock(&self.runs).insert((store, seed, strategy, world.clone()), classes);
+    }
+
+    /// The classes the remembered run showed, if it is remembered (for tests elsewhere).
+    #[cfg(test)]
+    pub(crate) fn shown(
+        &self,
+        store: &str,
+        world: &WorldConfig,
+        strategy: StrategySpec,
+        seed: u64,
+    ) -> Option<Vec<Class>> {
+        let key = (store.to_string(), seed, strategy, world.clone());
+        let runs = lock(&self.runs);
+        Some(runs.get(&key)?.iter().map(|(c, _)| c.clone()).collect())
+    }
+
+    /// How many runs are remembered.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.runs).len()
+    }
+
+    /// Take in everything `other` remembers (another shard's campaign runs), leaving it
+    /// empty.
+    pub fn absorb(&self, other: &SeenRuns) {
+        let runs = std::mem::take(&mut *lock(&other.runs));
+        let added = std::mem::take(&mut *lock(&other.remembered));
+        *lock(&self.remembered) += added;
+        lock(&self.runs).extend(runs);
     }
 }
 
@@ -149,5 +218,56 @@ mod tests {
             assert!(made() > before, "{s:?} seed {seed}: a new run");
         }
         assert_eq!(lock(&seen.runs).len(), 4);
+    }
+
+    /// A campaign's run, remembered, answers a search that meets the same seed in the same
+    /// world without making it (and, for a class it showed, makes it once, as fresh), also
+    /// after another shard's memory took it in; the same seed in another world is run.
+    #[test]
+    fn a_remembered_campaign_run_answers_the_search_that_meets_it() {
+        let store = Counted(AtomicUsize::new(0));
+        let made = || store.0.load(Ordering::Relaxed);
+        let random = StrategySpec::Random;
+        let kind = &crate::store::note::current::KIND;
+        let seed = (0..100)
+            .find(|s| {
+                let world = WorldConfig::from_seed(*s);
+                !every_class_of_schedule(kind, world, random, *s)
+                    .0
+                    .is_empty()
+            })
+            .expect("current fails on some seed");
+        let world = WorldConfig::from_seed(seed);
+        let (found, _) = every_class_of_schedule(&store, world.clone(), random, seed);
+        let per_run = made();
+        let campaign = SeenRuns::default();
+        campaign.remember(store.name(), &world, random, seed, &found);
+        let shared = SeenRuns::default();
+        shared.absorb(&campaign);
+        assert!(lock(&campaign.runs).is_empty(), "absorbed, not copied");
+        assert_eq!(*lock(&shared.remembered), 1);
+        let offered = Cell::new(0);
+        let never = |_: &Class, _: Option<Invariant>| {
+            offered.set(offered.get() + 1);
+            false
+        };
+        assert_eq!(
+            shared.first_showing(&store, &world, random, seed, never),
+            None
+        );
+        assert_eq!(
+            offered.get(),
+            found.len(),
+            "every class it showed was offered"
+        );
+        assert_eq!(made(), per_run, "the campaign's run is not made again");
+        let first = found.first().cloned().expect("a class");
+        let again = shared.first_showing(&store, &world, random, seed, |c, _| *c == first.0);
+        assert_eq!(again, Some(first));
+        assert_eq!(made(), 2 * per_run);
+        let mut cut = world.clone();
+        cut.turn_failures = !cut.turn_failures;
+        shared.first_showing(&store, &cut, random, seed, |_, _| false);
+        assert_eq!(made(), 3 * per_run, "another world is another run");
     }
 }

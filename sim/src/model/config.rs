@@ -29,8 +29,12 @@ fn is_false(flag: &bool) -> bool {
     !*flag
 }
 
-/// Every option of a simulated world. Limits are named with their unit last.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// Every option of a simulated world. Limits are named with their unit last. Ordered
+/// field by field, so that a world can key a map of runs
+/// ([`crate::campaign::seen_runs`]).
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct WorldConfig {
     /// Browser tabs on the one chat session (≥ 2).

@@ -69,6 +69,8 @@ pub fn tool_result_text(turn: TurnId, call: u32) -> String {
     Default,
     PartialEq,
     Eq,
+    PartialOrd,
+    Ord,
     Hash,
     serde::Serialize,
     serde::Deserialize,

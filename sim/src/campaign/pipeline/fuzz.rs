@@ -10,9 +10,7 @@ use crate::campaign::error::CampaignError;
 use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign_shard, Campaign, CampaignOutcome};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
-use crate::campaign::recheck::{
-    check_determinism, settle, settle_remembering, Settled, DETERMINISM_SEEDS,
-};
+use crate::campaign::recheck::{check_determinism, settle_remembering, Settled, DETERMINISM_SEEDS};
 use crate::trace::shrink::Limits;
 use crate::util::shard::Shard;
 
@@ -141,7 +139,7 @@ fn settle_failures(
     let mut settled = match plan.partners {
         None => {
             let count = outcome.first_failures.len();
-            settle(
+            settle_remembering(
                 &campaign.stores,
                 &outcome.first_failures,
                 &plan.out,
@@ -149,6 +147,7 @@ fn settle_failures(
                 deadline,
                 campaign.jobs,
                 &|i, f| shrinking(listener, i, count, f),
+                &outcome.seen,
             )
         }
         Some(partners) => settle_shared(plan, partners, outcome, deadline, listener)?,
@@ -180,6 +179,7 @@ fn settle_shared(
     listener: &dyn Listener,
 ) -> Result<Settled, CampaignError> {
     let campaign = &plan.campaign;
+    partners.seen().absorb(&outcome.seen);
     let parts = partners
         .meet(outcome.first_failures.clone())
         .map_err(CampaignError::Partners)?;
