@@ -161,6 +161,13 @@ impl<'a> Live<'a> {
 /// allocates nothing (see [`crate::oracle::read`]).
 #[derive(Default)]
 pub struct Scratch {
+    live: LiveScratch,
+    own: OwnScratch,
+}
+
+/// The order checks' buffers.
+#[derive(Default)]
+struct LiveScratch {
     /// Each live row as the order checks see it.
     judged: Vec<Judged>,
     /// (run, index of the live row holding it)
@@ -169,6 +176,15 @@ pub struct Scratch {
     row_runs: Vec<u32>,
     /// (turn, index of the first live row of it)
     turns_above: Vec<(u32, usize)>,
+}
+
+/// [`OwnMessages`]' buffers (colliding texts).
+#[derive(Default)]
+struct OwnScratch {
+    /// Per send (by index), whether a row above took it.
+    taken: Vec<bool>,
+    /// The messages the sealed rows shown hold.
+    sealed: Vec<MessageId>,
 }
 
 type Finding = (Vec<String>, String);
@@ -237,13 +253,19 @@ fn check_live(
     live: Live<'_>,
     scratch: &mut Scratch,
 ) -> Result<(), Finding> {
-    let own = OwnMessages::new(c, world, sealed, true);
-    let first = check_live_as(c, world, own, live, scratch);
+    let Scratch { live: bufs, own } = scratch;
+    let first = check_live_as(
+        c,
+        world,
+        OwnMessages::new(c, world, sealed, true, own),
+        live,
+        bufs,
+    );
     if first.is_err() && world.config().message_texts == MessageTexts::Colliding {
         // The other reading of equal texts: a live row may also stand for a send whose
         // message a sealed row holds (a lingering duplicate, invariant 2's business).
-        let own = OwnMessages::new(c, world, sealed, false);
-        return check_live_as(c, world, own, live, scratch).or(first);
+        let own = OwnMessages::new(c, world, sealed, false, own);
+        return check_live_as(c, world, own, live, bufs).or(first);
     }
     first
 }
@@ -254,9 +276,9 @@ fn check_live_as(
     world: &World,
     mut own: OwnMessages<'_>,
     live: Live<'_>,
-    scratch: &mut Scratch,
+    scratch: &mut LiveScratch,
 ) -> Result<(), Finding> {
-    let Scratch {
+    let LiveScratch {
         judged,
         runs,
         row_runs,
@@ -584,10 +606,9 @@ fn marker_start(c: &Client, tokens: RowTokens<'_>) -> Option<u32> {
 struct OwnMessages<'a> {
     c: &'a Client,
     texts: MessageTexts,
-    /// Colliding texts: for each text, the index of each send of it not taken yet, sorted.
-    by_text: Vec<(&'a str, Vec<usize>)>,
-    /// Colliding texts: the messages the sealed rows shown hold.
-    sealed: Vec<MessageId>,
+    /// Colliding texts: per send, whether a row took it, and the messages the sealed rows
+    /// shown hold.
+    bufs: &'a mut OwnScratch,
 }
 
 impl<'a> OwnMessages<'a> {
@@ -596,10 +617,11 @@ impl<'a> OwnMessages<'a> {
         world: &World,
         sealed: &[RenderRow],
         avoid_sealed: bool,
+        bufs: &'a mut OwnScratch,
     ) -> OwnMessages<'a> {
         let texts = world.config().message_texts;
-        let mut by_text: Vec<(&str, Vec<usize>)> = Vec::new();
-        let mut sealed_ids = Vec::new();
+        bufs.taken.clear();
+        bufs.sealed.clear();
         if texts == MessageTexts::Colliding {
             let db = world.backend().db();
             for seq in sealed
@@ -608,22 +630,12 @@ impl<'a> OwnMessages<'a> {
                 .filter(|_| avoid_sealed)
             {
                 if let Ok(i) = db.binary_search_by_key(&seq, |d| d.seq) {
-                    sealed_ids.extend(db[i].message_ids.iter().copied());
+                    bufs.sealed.extend(db[i].message_ids.iter().copied());
                 }
             }
-            for (i, text) in c.sent_texts().iter().enumerate() {
-                match by_text.iter_mut().find(|(t, _)| *t == text.as_str()) {
-                    Some((_, sends)) => sends.push(i),
-                    None => by_text.push((text.as_str(), vec![i])),
-                }
-            }
+            bufs.taken.resize(c.sent().len(), false);
         }
-        OwnMessages {
-            c,
-            texts,
-            by_text,
-            sealed: sealed_ids,
-        }
+        OwnMessages { c, texts, bufs }
     }
 
     /// Which of the user's sends (its index) `row` shows, if it is the tab's own;
@@ -642,19 +654,20 @@ impl<'a> OwnMessages<'a> {
                 self.c.keys().sent.iter().position(|k| *k == Some(key))
             }
             MessageTexts::Colliding => {
-                let (_, sends) = self.by_text.iter_mut().find(|(t, _)| *t == row.text)?;
-                if sends.is_empty() {
-                    return None; // more rows than sends of this text: not only the user's
-                }
+                let texts = self.c.sent_texts();
                 let sent = self.c.sent();
+                let OwnScratch { taken, sealed } = &mut *self.bufs;
+                // The sends of the row's text not taken yet, in send order.
+                let mut open = (0..texts.len()).filter(|&s| !taken[s] && texts[s] == row.text);
+                let last = open.clone().next_back()?; // none: more rows than sends of this text
                 let floor = after_send.unwrap_or(0);
-                let sealed = &self.sealed;
-                let i = sends
-                    .iter()
-                    .position(|s| *s >= floor && !sealed.contains(&sent[*s]))
-                    .or_else(|| sends.iter().position(|s| *s >= floor))
-                    .unwrap_or(sends.len() - 1);
-                Some(sends.remove(i))
+                let i = open
+                    .clone()
+                    .find(|&s| s >= floor && !sealed.contains(&sent[s]))
+                    .or_else(|| open.find(|&s| s >= floor))
+                    .unwrap_or(last);
+                taken[i] = true;
+                Some(i)
             }
         }
     }

@@ -11,8 +11,6 @@
 //! for what is left, when as many live user rows carry its text as there are messages
 //! left with that text.
 
-use std::collections::BTreeMap;
-
 use crate::model::client::Client;
 use crate::model::content::{
     leading_token_key, tool_call_text, tool_result_text, KeySet, MessageTexts, TokenKey,
@@ -112,22 +110,56 @@ fn lost_tokens(c: &Client, shown: &KeySet) -> Vec<String> {
 /// The texts of the client's messages that are not visible, judged by multisets
 /// (colliding-text worlds; see the module doc).
 fn lost_texts(world: &World, c: &Client, rows: &[RenderRow]) -> Vec<String> {
-    let held = ids_held(world, rows, true);
-    let mut live_user: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.is_live() && r.role == Role::User) {
-        *live_user.entry(r.text.as_str()).or_default() += 1;
-    }
     let mut lost = Vec::new();
-    for (id, text) in c.sent().iter().zip(c.sent_texts()) {
-        if held.contains(id) {
+    for_each_lost_text(world, c, rows, |text| {
+        lost.push(text.to_string());
+        true
+    });
+    lost
+}
+
+/// Call `f` with the text of each of the client's messages that is not visible, in send
+/// order, until it returns false (colliding-text worlds). A message is visible when the
+/// render holds its id (a sealed row's DB row, or a live tool result that folded it in);
+/// the others are matched with the live user rows of their text, in send order: the
+/// `k`-th such message of a text is lost when fewer than `k` live user rows carry it.
+/// Allocates nothing: the oracle asks after every step of the tab, and the answer is
+/// almost always none.
+fn for_each_lost_text(
+    world: &World,
+    c: &Client,
+    rows: &[RenderRow],
+    mut f: impl FnMut(&str) -> bool,
+) {
+    let unheld = |i: usize| !holds(world, rows, c.sent()[i]);
+    let texts = c.sent_texts();
+    for (i, text) in texts.iter().enumerate() {
+        if !unheld(i) {
             continue;
         }
-        match live_user.get_mut(text.as_str()) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => lost.push(text.clone()),
+        let k = 1 + (0..i).filter(|&j| texts[j] == *text && unheld(j)).count();
+        let live = rows
+            .iter()
+            .filter(|r| r.is_live() && r.role == Role::User && r.text == *text)
+            .count();
+        if k > live && !f(text) {
+            return;
         }
     }
-    lost
+}
+
+/// Whether the render holds message `m` by id: a sealed row's DB row lists it, or a live
+/// tool result shown folded it in ([`ids_held`] with live results, one message at a time).
+fn holds(world: &World, rows: &[RenderRow], m: MessageId) -> bool {
+    let db = world.backend().db();
+    rows.iter().any(|r| match &r.origin {
+        Origin::Sealed { seq } => db
+            .binary_search_by_key(seq, |d| d.seq)
+            .is_ok_and(|i| db[i].message_ids.contains(&m)),
+        Origin::Live { .. } if r.role == Role::ToolResult => result_marker(&r.text)
+            .is_some_and(|(turn, call)| world.backend().folded_into(turn, call).contains(&m)),
+        Origin::Live { .. } => false,
+    })
 }
 
 /// The messages a render shows by id: those the DB rows of its sealed rows hold, and,
