@@ -29,9 +29,9 @@ fn is_false(flag: &bool) -> bool {
     !*flag
 }
 
-/// Every option of a simulated world. Limits are named with their unit last. Ordered
-/// field by field, so that a world can key a map of runs
-/// ([`crate::campaign::seen_runs`]).
+/// Every option of a simulated world. Limits are named with their unit last.
+// Ordered field by field so that a world can key a map of runs (`campaign::seen_runs`);
+// a plain comment, as the doc comment is the scenario schema's description.
 #[derive(
     Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
 )]
