@@ -131,7 +131,19 @@ fn for_each_lost_text(
     rows: &[RenderRow],
     mut f: impl FnMut(&str) -> bool,
 ) {
-    let unheld = |i: usize| !holds(world, rows, c.sent()[i]);
+    // Which sends the render holds by id, looked up once each (the first 64; a tab sends
+    // a few messages, and beyond 64 each is looked up again when asked).
+    let held_mask = c
+        .sent()
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, m)| holds(world, rows, **m))
+        .fold(0u64, |mask, (i, _)| mask | 1 << i);
+    let unheld = |i: usize| match i {
+        0..64 => held_mask & 1 << i == 0,
+        _ => !holds(world, rows, c.sent()[i]),
+    };
     let texts = c.sent_texts();
     for (i, text) in texts.iter().enumerate() {
         if !unheld(i) {
