@@ -636,7 +636,6 @@ mod tests {
         assert!(!().wants_steps());
         assert!(!((), ()).wants_steps());
         assert!(!(&mut (), &mut ()).wants_steps());
-        assert!(!(&mut &mut ()).wants_steps());
         let kind = crate::store::by_name("naive").unwrap();
         for (r, input) in failing_on_a_tab() {
             let plain = replay(&kind, r.config.clone(), &input);
