@@ -544,4 +544,165 @@ mod tests {
         assert!(r.steps.len() >= 2);
         assert_eq!(v.step_index, r.steps.len() + r.drain.len() - 1);
     }
+
+    /// A failure in the main phase names the step that made it: the last step applied,
+    /// whose index in the run is the number of main steps less one (what `run` and the
+    /// notes print as "at step N"); the run stops there, without a drain.
+    #[test]
+    fn a_failure_in_the_main_phase_names_the_last_step_applied() {
+        let mut in_main = 0;
+        for name in ["naive", "fix-a", "fix-ab", "current"] {
+            let kind = crate::store::by_name(name).unwrap();
+            for seed in 0..40 {
+                let r = run_seed(&kind, seed);
+                let Outcome::Fail(v) = &r.outcome else {
+                    continue;
+                };
+                if v.invariant == Invariant::Converges {
+                    continue; // judged after the drain
+                }
+                if !r.drain.is_empty() {
+                    continue; // found in the drain
+                }
+                assert_eq!(v.step_index, r.steps.len() - 1, "{name} seed {seed}: {v:?}");
+                in_main += 1;
+            }
+        }
+        assert!(in_main >= 10, "only {in_main} failures in the main phase");
+    }
+
+    /// Records what a run tells it; excuses every tab violation it is asked about when
+    /// `excuse` is set.
+    #[derive(Default)]
+    struct Recorder {
+        steps: Vec<StepAt>,
+        skips: Vec<usize>,
+        end: Option<Outcome>,
+        excuse: bool,
+        asked: usize,
+    }
+
+    impl Observer for Recorder {
+        fn on_step(&mut self, _: &World, _: &StepRecord, at: StepAt, _: Option<&Violation>) {
+            self.steps.push(at);
+        }
+        fn on_skip(&mut self, input_index: usize) {
+            self.skips.push(input_index);
+        }
+        fn on_end(&mut self, _: &World, outcome: &Outcome) {
+            self.end = Some(outcome.clone());
+        }
+        fn excuses(&mut self, _: &World, _: &Violation) -> bool {
+            self.asked += 1;
+            self.excuse
+        }
+    }
+
+    /// The first seeds of `naive` whose run fails on a tab (not the whole world), with
+    /// the run's steps and a step that is not enabled at the start inserted first (so a
+    /// replay skips it).
+    fn failing_on_a_tab() -> Vec<(RunReport, Vec<Step>)> {
+        let kind = crate::store::by_name("naive").unwrap();
+        let mut out = Vec::new();
+        for seed in 0..200 {
+            let r = run_seed(&kind, seed);
+            let Outcome::Fail(v) = &r.outcome else {
+                continue;
+            };
+            if v.client.is_none() {
+                continue;
+            }
+            let mut input = vec![Step::AgentSeal];
+            input.extend(&r.steps);
+            out.push((r, input));
+            if out.len() == 5 {
+                break;
+            }
+        }
+        assert_eq!(
+            out.len(),
+            5,
+            "naive fails on a tab in fewer than 5 of 200 seeds"
+        );
+        out
+    }
+
+    /// Two observers watching one run (also lent, `&mut`): each is told every step, every
+    /// skipped input and how the run ended, whether the other wants steps or not; a pair
+    /// wants steps when either does, and one of two observers that watch nothing keeps the
+    /// run loop's fast path (no step recorded: what fuzzing runs with).
+    #[test]
+    fn each_of_two_observers_is_told_the_whole_run_and_a_pair_wants_steps_when_either_does() {
+        assert!(!().wants_steps());
+        assert!(!((), ()).wants_steps());
+        assert!(!(&mut (), &mut ()).wants_steps());
+        let kind = crate::store::by_name("naive").unwrap();
+        for (r, input) in failing_on_a_tab() {
+            let plain = replay(&kind, r.config.clone(), &input);
+            assert_eq!(plain.outcome, r.outcome);
+            assert_eq!(plain.skipped, vec![0]);
+            let applied: Vec<StepAt> = (0..plain.steps.len())
+                .map(StepAt::Main)
+                .chain((0..plain.drain.len()).map(StepAt::Drain))
+                .collect();
+            let check = |rec: &Recorder, who: &str| {
+                assert_eq!(rec.steps, applied, "{who}: steps told");
+                assert_eq!(rec.skips, vec![0], "{who}: skips told");
+                assert_eq!(
+                    rec.end.as_ref(),
+                    Some(&plain.outcome),
+                    "{who}: the end told"
+                );
+            };
+            let mut left = ((), Recorder::default());
+            assert!(left.wants_steps());
+            let got = replay_observed(&kind, r.config.clone(), &input, &mut left);
+            assert_eq!(got, plain);
+            check(&left.1, "((), rec)");
+            let mut right = (Recorder::default(), ());
+            assert!(right.wants_steps());
+            let got = replay_observed(&kind, r.config.clone(), &input, &mut right);
+            assert_eq!(got, plain);
+            check(&right.0, "(rec, ())");
+            let (mut a, mut b) = (Recorder::default(), Recorder::default());
+            let got = replay_observed(&kind, r.config.clone(), &input, &mut (&mut a, &mut b));
+            assert_eq!(got, plain);
+            check(&a, "(&mut a, _)");
+            check(&b, "(_, &mut b)");
+        }
+    }
+
+    /// A violation one of two observers excuses is excused (both are asked, neither
+    /// short-circuits the other): the run goes on past it, as with that observer alone;
+    /// when neither excuses it, the run ends there.
+    #[test]
+    fn a_violation_either_of_two_observers_excuses_is_excused() {
+        let kind = crate::store::by_name("naive").unwrap();
+        for (r, input) in failing_on_a_tab() {
+            let Outcome::Fail(first) = &r.outcome else {
+                unreachable!()
+            };
+            let excusing = |excuse| Recorder {
+                excuse,
+                ..Recorder::default()
+            };
+            let mut alone = excusing(true);
+            let past = replay_observed(&kind, r.config.clone(), &input, &mut alone);
+            assert_ne!(past.outcome, r.outcome, "the excusing observer alone");
+            for (x, y) in [(true, false), (false, true), (true, true)] {
+                let (mut a, mut b) = (excusing(x), excusing(y));
+                let got = replay_observed(&kind, r.config.clone(), &input, &mut (&mut a, &mut b));
+                assert_eq!(
+                    got.outcome, past.outcome,
+                    "excused by ({x}, {y}) at {first:?}"
+                );
+                assert!(a.asked >= 1, "({x}, {y}): the first asked");
+                assert_eq!(a.asked, b.asked, "({x}, {y}): both asked");
+            }
+            let (mut a, mut b) = (excusing(false), excusing(false));
+            let got = replay_observed(&kind, r.config.clone(), &input, &mut (&mut a, &mut b));
+            assert_eq!(got.outcome, r.outcome, "excused by neither");
+            assert_eq!((a.asked, b.asked), (1, 1));
+        }
+    }
 }

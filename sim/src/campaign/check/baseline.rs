@@ -71,3 +71,74 @@ pub(super) fn baseline_of(
     }
     Ok(baseline)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::by_name;
+
+    fn load(name: &str) -> (PathBuf, Scenario) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
+        let sc = crate::trace::scenario::load(&path).unwrap();
+        (path, sc)
+    }
+
+    /// A baseline holds, for each store under test, the class of each of its known
+    /// failures: the class the file names, or the one its replay shows when it names none;
+    /// files of other stores, and files not marked as known failures, add nothing. With
+    /// `--known DIR`, a directory with no known failure of a store under test is refused,
+    /// naming the stores.
+    #[test]
+    fn a_baseline_holds_the_class_of_each_known_failure_of_a_store_under_test() {
+        let current = by_name("current").unwrap();
+        let naive = by_name("naive").unwrap();
+        let mut k1 = load("scenarios/known/current/queued-consumed-lingers.json");
+        let mut k2 = load("scenarios/known/current/content-gone-at-stale-fetch.json");
+        let (c1, c2) = (k1.1.class.clone().unwrap(), k2.1.class.clone().unwrap());
+        assert_ne!(c1, c2);
+        k1.1.known_failure = true;
+        k2.1.known_failure = true;
+        // Named by its replay: the same class.
+        k2.1.class = None;
+        let bug_a = load("scenarios/bug-a.json");
+        let mut bug_a_known = bug_a.clone();
+        bug_a_known.1.known_failure = true;
+        let not_known = {
+            let mut k = load("scenarios/known/current/optimistic-consumed-lingers.json");
+            k.1.known_failure = false;
+            k
+        };
+        let loaded = vec![
+            bug_a.clone(),
+            k1.clone(),
+            not_known,
+            k2.clone(),
+            bug_a_known,
+        ];
+        let dir = Path::new("scenarios/known/current");
+        let b = baseline_of(&loaded, &[&current], Some(dir)).unwrap();
+        assert_eq!(
+            b.classes,
+            vec![
+                ("current".to_string(), c1.clone(), k1.0.clone()),
+                ("current".to_string(), c2.clone(), k2.0.clone()),
+            ]
+        );
+        let b = baseline_of(&loaded, &[&naive, &current], None).unwrap();
+        assert_eq!(b.classes.len(), 3, "{b:?}");
+        assert_eq!(b.classes[2].0, "naive");
+        assert_eq!(b.classes[2].2, loaded[4].0);
+        assert!(b.holds("current", &c1) && b.holds("current", &c2));
+        // No known failure of a store under test: none without --known, refused with it.
+        let b = baseline_of(&loaded[..4], &[&naive], None).unwrap();
+        assert!(b.classes.is_empty());
+        let e = baseline_of(&loaded[..4], &[&naive], Some(dir)).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("--known scenarios/known/current: no known failure there is of a store under test (naive)"),
+            "{text}"
+        );
+        let b = baseline_of(&loaded[..4], &[&current], Some(dir)).unwrap();
+        assert_eq!(b.classes.len(), 2);
+    }
+}

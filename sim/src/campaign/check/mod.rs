@@ -291,4 +291,39 @@ mod tests {
         };
         assert!(!b.holds("current", &other));
     }
+
+    /// Why files could not be written, in the report's order: each found failure's, then
+    /// each suspect's; files written give nothing.
+    #[test]
+    fn the_write_errors_are_each_found_failure_s_then_each_suspect_s() {
+        use crate::campaign::recheck::SuspectKind;
+        let found = |write_error: Option<&str>| Found {
+            store: "current".into(),
+            invariant: Invariant::Converges,
+            class: Some(a_class()),
+            seed: Some(3),
+            path: PathBuf::from("f.json"),
+            steps: 2,
+            original_steps: 9,
+            one_minimal: true,
+            gave_up: None,
+            cause: None,
+            needs: Vec::new(),
+            write_error: write_error.map(str::to_string),
+        };
+        let mut report = report_with(false, Vec::new());
+        assert_eq!(report.write_errors(), Vec::<String>::new());
+        report.found = vec![
+            found(Some("f1: disk full")),
+            found(None),
+            found(Some("f3: denied")),
+        ];
+        let mut unwritten = suspect(SuspectKind::Flaky);
+        unwritten.write_error = Some("s1: denied".into());
+        report.suspects = vec![suspect(SuspectKind::StateLeak), unwritten];
+        assert_eq!(
+            report.write_errors(),
+            vec!["f1: disk full", "f3: denied", "s1: denied"]
+        );
+    }
 }

@@ -166,3 +166,153 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::store::by_name;
+
+    fn load(name: &str) -> (PathBuf, Scenario) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
+        let sc = crate::trace::scenario::load(&path).unwrap();
+        (path, sc)
+    }
+
+    /// The verdict of one case, replayed on `store`, with `known` as the baseline.
+    fn verdict_of(
+        (path, sc): &(PathBuf, Scenario),
+        store: &str,
+        requirement: Requirement,
+        known: &Baseline,
+    ) -> ScenarioResult {
+        let kind = by_name(store).unwrap();
+        let case = ScenarioCase {
+            path: path.clone(),
+            scenario: sc.clone(),
+            store: CaseStore::Borrowed(&kind),
+            requirement,
+        };
+        let mut results = replay_scenarios(&[case], known);
+        assert_eq!(results.len(), 1);
+        let r = results.remove(0);
+        assert_eq!(r.ok, r.verdict.ok(), "{r:?}");
+        assert_eq!(r.store, store);
+        r
+    }
+
+    /// What each scenario must do in a check, and the verdict it gets: a regression seed
+    /// on its own store must break exactly its `expect` (and its `class`, when it names
+    /// one); on a store under test it must pass, or fail with a class the baseline holds
+    /// *for that store* (a new class where the store has a baseline, a plain failure where
+    /// it has none); a known failure on its store is known while it shows its class (or a
+    /// class the baseline holds), new when it shows another, fixed when it passes. The
+    /// replay command names the store only when it is not the file's.
+    #[test]
+    fn a_scenario_s_verdict_follows_its_requirement_and_the_store_s_baseline() {
+        use ScenarioVerdict::*;
+        let none = Baseline::default();
+        let bug_a = load("scenarios/bug-a.json");
+        assert_eq!(bug_a.1.store, "naive");
+        let r = verdict_of(&bug_a, "naive", Requirement::ReproduceExpect, &none);
+        assert_eq!((r.got, r.verdict, r.ok), (bug_a.1.expect, Met, true));
+        assert!(r.got.is_some());
+        let a_class = r.class.clone().expect("bug A's failure has a class");
+        assert_eq!(
+            r.replay,
+            crate::campaign::findings::replay_command(&bug_a.0)
+        );
+        // Its own class named: met; another class named: failed.
+        let mut named = bug_a.clone();
+        named.1.class = Some(a_class.clone());
+        let r = verdict_of(&named, "naive", Requirement::ReproduceExpect, &none);
+        assert_eq!(r.verdict, Met);
+        // On fix-a (which fixes bug A) it must not reproduce, and passes as required.
+        let r = verdict_of(&bug_a, "fix-a", Requirement::ReproduceExpect, &none);
+        assert_eq!((r.got, r.verdict, r.ok), (None, Failed, false));
+        assert!(r.replay.ends_with(" --store fix-a"), "{}", r.replay);
+        let r = verdict_of(&bug_a, "fix-a", Requirement::Pass, &none);
+        assert_eq!((r.got, r.verdict, r.ok), (None, Met, true));
+
+        let known = load("scenarios/known/current/queued-consumed-lingers.json");
+        let k_class = known.1.class.clone().expect("a known file names its class");
+        assert_ne!(k_class, a_class);
+        let mut other = named.clone();
+        other.1.class = Some(k_class.clone());
+        let r = verdict_of(&other, "naive", Requirement::ReproduceExpect, &none);
+        assert_eq!(
+            (r.verdict, r.ok),
+            (Failed, false),
+            "bug A named with another class"
+        );
+
+        let holds = |store: &str, class: &Class| Baseline {
+            classes: vec![(store.to_string(), class.clone(), PathBuf::from("k.json"))],
+        };
+        // On a store under test, a failure: known, new or a plain failure by baseline.
+        let r = verdict_of(&known, "current", Requirement::Pass, &none);
+        assert_eq!(r.class.as_ref(), Some(&k_class));
+        assert_eq!((r.verdict, r.ok), (Failed, false), "no baseline");
+        let r = verdict_of(
+            &known,
+            "current",
+            Requirement::Pass,
+            &holds("current", &k_class),
+        );
+        assert_eq!((r.verdict, r.ok), (Known, true), "its class known");
+        let r = verdict_of(
+            &known,
+            "current",
+            Requirement::Pass,
+            &holds("current", &a_class),
+        );
+        assert_eq!((r.verdict, r.ok), (NewClass, false), "another class known");
+        let r = verdict_of(
+            &known,
+            "current",
+            Requirement::Pass,
+            &holds("naive", &k_class),
+        );
+        assert_eq!(
+            (r.verdict, r.ok),
+            (Failed, false),
+            "its class known for naive only"
+        );
+        assert!(r.replay.ends_with(".json"), "{}", r.replay);
+
+        // A known failure replayed on its store.
+        let kf = Requirement::KnownFailure;
+        let r = verdict_of(&known, "current", kf, &none);
+        assert_eq!((r.verdict, r.ok), (Known, true), "shows the class it names");
+        let mut unnamed = known.clone();
+        unnamed.1.class = None;
+        let r = verdict_of(&unnamed, "current", kf, &holds("current", &k_class));
+        assert_eq!(
+            r.verdict, Known,
+            "names none, shows a class the baseline holds"
+        );
+        let r = verdict_of(&unnamed, "current", kf, &none);
+        assert_eq!(
+            (r.verdict, r.ok),
+            (NewClass, false),
+            "names none, shows a new class"
+        );
+        let mut misnamed = known.clone();
+        misnamed.1.class = Some(a_class.clone());
+        let r = verdict_of(&misnamed, "current", kf, &none);
+        assert_eq!(
+            (r.verdict, r.ok),
+            (NewClass, false),
+            "shows another, unknown class"
+        );
+        let r = verdict_of(&misnamed, "current", kf, &holds("current", &k_class));
+        assert_eq!(
+            (r.verdict, r.ok),
+            (Fixed, true),
+            "shows another class the baseline holds"
+        );
+        let r = verdict_of(&known, "durable", kf, &none);
+        assert_eq!((r.got, r.verdict, r.ok), (None, Fixed, true), "passes");
+    }
+}
