@@ -111,26 +111,18 @@ fn lost_tokens(c: &Client, shown: &KeySet) -> Vec<String> {
 /// (colliding-text worlds; see the module doc).
 fn lost_texts(world: &World, c: &Client, rows: &[RenderRow]) -> Vec<String> {
     let mut lost = Vec::new();
-    for_each_lost_text(world, c, rows, |text| {
-        lost.push(text.to_string());
-        true
-    });
+    for_each_lost_text(world, c, rows, |text| lost.push(text.to_string()));
     lost
 }
 
 /// Call `f` with the text of each of the client's messages that is not visible, in send
-/// order, until it returns false (colliding-text worlds). A message is visible when the
+/// order (colliding-text worlds). A message is visible when the
 /// render holds its id (a sealed row's DB row, or a live tool result that folded it in);
 /// the others are matched with the live user rows of their text, in send order: the
 /// `k`-th such message of a text is lost when fewer than `k` live user rows carry it.
 /// Allocates nothing: the oracle asks after every step of the tab, and the answer is
 /// almost always none.
-fn for_each_lost_text(
-    world: &World,
-    c: &Client,
-    rows: &[RenderRow],
-    mut f: impl FnMut(&str) -> bool,
-) {
+fn for_each_lost_text(world: &World, c: &Client, rows: &[RenderRow], mut f: impl FnMut(&str)) {
     // Which sends the render holds by id, looked up once each (the first 64; a tab sends
     // a few messages, and beyond 64 each is looked up again when asked).
     let held_mask = c
@@ -154,48 +146,42 @@ fn for_each_lost_text(
             .iter()
             .filter(|r| r.is_live() && r.role == Role::User && r.text == *text)
             .count();
-        if k > live && !f(text) {
-            return;
+        if k > live {
+            f(text);
         }
     }
 }
 
-/// Whether the render holds message `m` by id: a sealed row's DB row lists it, or a live
-/// tool result shown folded it in ([`ids_held`] with live results, one message at a time).
+/// Whether the render holds message `m` by id (see [`ids_held`], with live results).
 fn holds(world: &World, rows: &[RenderRow], m: MessageId) -> bool {
-    let db = world.backend().db();
-    rows.iter().any(|r| match &r.origin {
-        Origin::Sealed { seq } => db
-            .binary_search_by_key(seq, |d| d.seq)
-            .is_ok_and(|i| db[i].message_ids.contains(&m)),
-        Origin::Live { .. } if r.role == Role::ToolResult => result_marker(&r.text)
-            .is_some_and(|(turn, call)| world.backend().folded_into(turn, call).contains(&m)),
-        Origin::Live { .. } => false,
-    })
+    rows.iter().any(|r| ids_of_row(world, r, true).contains(&m))
 }
 
 /// The messages a render shows by id: those the DB rows of its sealed rows hold, and,
 /// with `live_results`, those folded into the live tool results it shows (by their
 /// marker).
 pub fn ids_held(world: &World, rows: &[RenderRow], live_results: bool) -> Vec<MessageId> {
-    let db = world.backend().db();
-    let mut held = Vec::new();
-    for r in rows {
-        match &r.origin {
-            Origin::Sealed { seq } => {
-                if let Ok(i) = db.binary_search_by_key(seq, |d| d.seq) {
-                    held.extend_from_slice(&db[i].message_ids);
-                }
-            }
-            Origin::Live { .. } if live_results && r.role == Role::ToolResult => {
-                if let Some((turn, call)) = result_marker(&r.text) {
-                    held.extend_from_slice(world.backend().folded_into(turn, call));
-                }
-            }
-            Origin::Live { .. } => {}
+    rows.iter()
+        .flat_map(|r| ids_of_row(world, r, live_results))
+        .copied()
+        .collect()
+}
+
+/// The messages one row holds by id: a sealed row's DB row's, or, with `live_results`, a
+/// live tool result's folded messages.
+fn ids_of_row<'w>(world: &'w World, row: &RenderRow, live_results: bool) -> &'w [MessageId] {
+    match &row.origin {
+        Origin::Sealed { seq } => {
+            let db = world.backend().db();
+            db.binary_search_by_key(seq, |d| d.seq)
+                .map_or(&[], |i| db[i].message_ids.as_slice())
         }
+        Origin::Live { .. } if live_results && row.role == Role::ToolResult => {
+            result_marker(&row.text)
+                .map_or(&[], |(turn, call)| world.backend().folded_into(turn, call))
+        }
+        Origin::Live { .. } => &[],
     }
-    held
 }
 
 /// The `tool-result:t<T>.<N>` marker a tool result's text starts with.
