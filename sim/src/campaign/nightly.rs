@@ -764,10 +764,20 @@ mod tests {
         let bug_a = scenario("scenarios/bug-a.json");
         assert!(bug_a.class.is_none() && bug_a.expect.is_some());
         put(dir.path(), "bug-a.json", &bug_a);
-        // No class and no expect: nothing, though its steps fail on naive.
-        let mut no_class = bug_a.clone();
+        // No class and no expect: nothing, though its steps fail on `current` (with the
+        // committed file's class, which no other file here gives).
+        let mut no_class = known.clone();
         no_class.expect = None;
+        no_class.class = None;
         put(dir.path(), "no-expect.json", &no_class);
+        let shown = classify(
+            &crate::store::by_name("current").unwrap(),
+            no_class.config.clone(),
+            &no_class.steps(),
+            &no_class.masked,
+        )
+        .class;
+        assert_eq!(shown.as_ref(), Some(&named), "its replay shows its class");
         std::fs::write(dir.path().join("summary.json"), "{\"night_dir\": 1}\n").unwrap();
         let replayed = classify(
             &crate::store::by_name("naive").unwrap(),
@@ -914,6 +924,86 @@ mod tests {
             shard: Shard::WHOLE,
             result: None,
             worlds: Default::default(),
+        }
+    }
+
+    /// A listener that notes when each phase begins.
+    struct Starts(Mutex<Vec<Instant>>);
+
+    impl Listener for Starts {
+        fn phase(&self, _: &str, _: u64) {
+            self.0.lock().unwrap().push(Instant::now());
+        }
+    }
+
+    /// A campaign's throughput is its runs (seeds × stores) over its own time: at least
+    /// its runs over the time from its phase's start to the next's (which holds the
+    /// campaign), at most its runs over its budget (a timed campaign runs to its end).
+    /// Bounds, not timings: they hold however fast the machine is. The stores are ones
+    /// whose failures are known (nothing shrunk between campaigns).
+    #[test]
+    fn a_campaign_s_throughput_is_its_runs_over_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let per = Duration::from_millis(300);
+        let mut cfg = config(dir.path(), 0, None);
+        cfg.budget = per * StrategySpec::ALL.len() as u32;
+        cfg.stores = vec!["durable".into(), "current".into()];
+        cfg.known_dirs = vec![repo_file("scenarios")];
+        let cancel = AtomicBool::new(false);
+        let starts = Starts(Mutex::new(Vec::new()));
+        let (summary, _) = run_night(&cfg, &starts, &cancel).unwrap();
+        let end = Instant::now();
+        let mut starts = starts.0.into_inner().unwrap();
+        starts.push(end);
+        assert_eq!(summary.campaigns.len(), StrategySpec::ALL.len());
+        for (i, c) in summary.campaigns.iter().enumerate() {
+            let runs = (c.report.seeds * 2) as f64;
+            assert!(c.report.seeds > 0, "{c:?}");
+            let most = (starts[i + 1] - starts[i]).as_secs_f64();
+            assert!(
+                c.runs_per_second >= runs / most,
+                "{} < {runs} / {most}",
+                c.runs_per_second
+            );
+            assert!(
+                c.runs_per_second <= runs / per.as_secs_f64(),
+                "{} > {runs} / {per:?}",
+                c.runs_per_second
+            );
+        }
+    }
+
+    /// What the campaigns find is in the night's findings, by the store that failed,
+    /// each new signature once, with its scenario saved in tonight's folder. (`naive`
+    /// fails within its first seeds: a campaign of 300 ms finds some.)
+    #[test]
+    fn a_night_records_what_its_campaigns_find() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config(dir.path(), 0, None);
+        cfg.budget = Duration::from_millis(300) * StrategySpec::ALL.len() as u32;
+        let cancel = AtomicBool::new(false);
+        let (summary, _) = run_night(&cfg, &Silent, &cancel).unwrap();
+        let failing: u64 = summary
+            .campaigns
+            .iter()
+            .flat_map(|c| &c.report.stores)
+            .map(|s| s.failing.values().sum::<u64>())
+            .sum();
+        assert!(failing > 0, "{:?}", summary.campaigns);
+        assert!(!summary.findings.is_empty());
+        let mut seen = BTreeSet::new();
+        for f in &summary.findings {
+            assert_eq!(f.store, "naive");
+            assert!(f.source.starts_with("in-process/"), "{}", f.source);
+            assert_eq!(f.new, seen.insert(f.class.clone()), "{f:?}");
+            if f.new {
+                let file = PathBuf::from(f.scenario.as_ref().unwrap());
+                assert!(
+                    file.starts_with(cfg.night_dir.join("scenarios")),
+                    "{file:?}"
+                );
+                assert_eq!(load(&file).unwrap().store, "naive");
+            }
         }
     }
 
