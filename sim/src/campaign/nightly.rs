@@ -705,3 +705,587 @@ pub fn fresh_night_dir(out: &Path, date: &str) -> Result<PathBuf, CampaignError>
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::pipeline::Silent;
+    use crate::trace::assume::Assumption;
+    use crate::trace::scenario::Scenario;
+    use std::sync::Mutex;
+
+    fn repo_file(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+    }
+
+    fn scenario(rel: &str) -> Scenario {
+        load(&repo_file(rel)).unwrap()
+    }
+
+    fn put(dir: &Path, name: &str, s: &Scenario) {
+        s.save(&dir.join(name)).unwrap();
+    }
+
+    /// The run of `bug-a.json` (`inv3-newer-turn` on `naive`) as a failure found by seed
+    /// 7 of `random`, with no class (the invariant's bare class is its signature).
+    fn bug_a_failure(store: &str) -> Failure {
+        let s = scenario("scenarios/bug-a.json");
+        Failure {
+            store: store.to_string(),
+            invariant: s.expect.unwrap(),
+            seed: Some(7),
+            strategy: Some("random".into()),
+            description: None,
+            config: s.config.clone(),
+            steps: s.steps(),
+            class: None,
+            mask: Vec::new(),
+            cause: None,
+            without: Vec::new(),
+            pins: Default::default(),
+        }
+    }
+
+    /// A scenario file's signature is its class when it names one (with or without an
+    /// `expect`); without a class, the class its replay shows on its store, but only for a
+    /// file that expects a failure; files that are not scenarios count for nothing, and a
+    /// folder that does not exist holds nothing.
+    #[test]
+    fn known_signatures_are_the_named_class_or_the_replayed_one_of_an_expected_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let known = scenario("scenarios/known/current/queued-consumed-lingers.json");
+        let named = known.class.clone().unwrap();
+        // A class named by a file that expects nothing (the class is still its signature).
+        let mut no_expect = known.clone();
+        no_expect.expect = None;
+        no_expect.class = Some(Class::bare(Invariant::Crash));
+        put(dir.path(), "named.json", &no_expect);
+        // No class, expecting inv3 on naive: the class bug-a's replay shows.
+        let bug_a = scenario("scenarios/bug-a.json");
+        assert!(bug_a.class.is_none() && bug_a.expect.is_some());
+        put(dir.path(), "bug-a.json", &bug_a);
+        // No class and no expect: nothing, though its steps fail on `current` (with the
+        // committed file's class, which no other file here gives).
+        let mut no_class = known.clone();
+        no_class.expect = None;
+        no_class.class = None;
+        put(dir.path(), "no-expect.json", &no_class);
+        let shown = classify(
+            &crate::store::by_name("current").unwrap(),
+            no_class.config.clone(),
+            &no_class.steps(),
+            &no_class.masked,
+        )
+        .class;
+        assert_eq!(shown.as_ref(), Some(&named), "its replay shows its class");
+        std::fs::write(dir.path().join("summary.json"), "{\"night_dir\": 1}\n").unwrap();
+        let replayed = classify(
+            &crate::store::by_name("naive").unwrap(),
+            bug_a.config.clone(),
+            &bug_a.steps(),
+            &bug_a.masked,
+        )
+        .class
+        .expect("bug-a fails on naive");
+        let got = known_signatures(&[dir.path().to_path_buf(), dir.path().join("not-there")]);
+        let want: BTreeSet<Signature> = [
+            ("current".to_string(), Class::bare(Invariant::Crash)),
+            ("naive".to_string(), replayed),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(got, want);
+        // The committed folder: each file's own class.
+        let committed = known_signatures(&[repo_file("scenarios/known/current")]);
+        assert!(committed.contains(&("current".to_string(), named)));
+        assert!(committed.iter().all(|(store, _)| store == "current"));
+    }
+
+    /// `all` is every shipped store; otherwise the stores named, in order; an unknown name
+    /// is refused with the names known.
+    #[test]
+    fn stores_named_takes_all_or_each_name() {
+        let names = |v: &[&str]| -> Vec<&'static str> {
+            let owned: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            stores_named(&owned)
+                .unwrap()
+                .iter()
+                .map(|k| k.name)
+                .collect()
+        };
+        let all: Vec<&str> = STORES.iter().map(|k| k.name).collect();
+        assert!(all.len() > 2);
+        assert_eq!(names(&["all"]), all);
+        assert_eq!(names(&["current", "naive"]), vec!["current", "naive"]);
+        assert_eq!(names(&["naive"]), vec!["naive"]);
+        assert_eq!(names(&[]), Vec::<&str>::new());
+        let err = stores_named(&["nope".to_string()]).unwrap_err().to_string();
+        assert!(
+            err.contains("unknown store 'nope'") && err.contains("naive"),
+            "{err}"
+        );
+    }
+
+    /// A failure whose signature is new is shrunk (keeping its invariant), saved, counted
+    /// new and then known; the same signature again is a known finding with no file. When
+    /// the night is cancelled it is saved as found, unshrunk. A failure that does not
+    /// happen again is saved as found and marked so.
+    #[test]
+    fn a_new_signature_is_shrunk_saved_and_then_known() {
+        let dir = tempfile::tempdir().unwrap();
+        let naive = crate::store::by_name("naive").unwrap();
+        let failure = bug_a_failure("naive");
+        let sig = ("naive".to_string(), Class::bare(failure.invariant));
+        let mut known = BTreeSet::new();
+        let (f, err) =
+            record_finding(&naive, &failure, dir.path(), &mut known, &Silent, false).unwrap();
+        assert_eq!(err, None);
+        assert!(f.new && !f.did_not_replay);
+        assert_eq!((f.store.as_str(), f.seed), ("naive", Some(7)));
+        assert_eq!(f.source, "in-process/random");
+        assert_eq!((&f.class, &f.class_name), (&sig.1, &sig.1.to_string()));
+        assert_eq!(f.invariant, failure.invariant);
+        let path = PathBuf::from(f.scenario.clone().expect("a new finding's file"));
+        let saved = load(&path).unwrap();
+        assert_eq!(saved.expect, Some(failure.invariant));
+        assert_eq!(f.steps, Some(saved.steps().len()));
+        assert!(saved.steps().len() < failure.steps.len(), "shrunk");
+        assert!(f.needs.is_some());
+        assert_eq!(known, [sig.clone()].into_iter().collect());
+
+        // The same signature again: known, nothing saved, the set unchanged.
+        let (again, err) =
+            record_finding(&naive, &failure, dir.path(), &mut known, &Silent, false).unwrap();
+        assert_eq!(err, None);
+        assert!(!again.new);
+        assert_eq!(
+            (again.scenario, again.steps, again.needs),
+            (None, None, None)
+        );
+        assert_eq!(known.len(), 1);
+
+        // Cancelled: saved as found (every step), at once.
+        let mut fresh = BTreeSet::new();
+        let cut = tempfile::tempdir().unwrap();
+        let (f, _) =
+            record_finding(&naive, &failure, cut.path(), &mut fresh, &Silent, true).unwrap();
+        assert!(f.new && !f.did_not_replay);
+        assert_eq!(f.steps, Some(failure.steps.len()));
+        assert!(fresh.contains(&sig));
+
+        // A failure that does not replay (bug-a's steps pass on fix-a): saved as found.
+        let fix_a = crate::store::by_name("fix-a").unwrap();
+        let flaky = bug_a_failure("fix-a");
+        let other = tempfile::tempdir().unwrap();
+        let (f, err) = record_finding(
+            &fix_a,
+            &flaky,
+            other.path(),
+            &mut BTreeSet::new(),
+            &Silent,
+            false,
+        )
+        .unwrap();
+        assert_eq!(err, None);
+        assert!(f.new && f.did_not_replay);
+        assert_eq!(f.steps, Some(flaky.steps.len()));
+        let path = PathBuf::from(f.scenario.unwrap());
+        assert_eq!(load(&path).unwrap().steps().len(), flaky.steps.len());
+    }
+
+    /// A listener that records each phase and cancels the night when `stop_at` begins.
+    struct Phases<'a> {
+        seen: Mutex<Vec<(String, u64)>>,
+        stop_at: &'a str,
+        cancel: &'a AtomicBool,
+    }
+
+    impl Listener for Phases<'_> {
+        fn phase(&self, what: &str, seconds: u64) {
+            self.seen.lock().unwrap().push((what.to_string(), seconds));
+            if what.starts_with(self.stop_at) {
+                self.cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn config(dir: &Path, budget: u64, fuzz_dir: Option<PathBuf>) -> NightlyConfig {
+        NightlyConfig {
+            budget: Duration::from_secs(budget),
+            night_dir: dir.join("night"),
+            known_dirs: vec![dir.join("none")],
+            stores: vec!["naive".into()],
+            seed_start: 0,
+            jobs: 1,
+            fuzz_dir,
+            corpus_dir: dir.join("corpus"),
+            in_process_share: 0.0,
+            fuzz_stores: vec!["naive".into()],
+            shard: Shard::WHOLE,
+            result: None,
+            worlds: Default::default(),
+        }
+    }
+
+    /// A listener that notes when each phase begins.
+    struct Starts(Mutex<Vec<Instant>>);
+
+    impl Listener for Starts {
+        fn phase(&self, _: &str, _: u64) {
+            self.0.lock().unwrap().push(Instant::now());
+        }
+    }
+
+    /// A campaign's throughput is its runs (seeds × stores) over its own time: at least
+    /// its runs over the time from its phase's start to the next's (which holds the
+    /// campaign), at most its runs over its budget (a timed campaign runs to its end).
+    /// Bounds, not timings: they hold however fast the machine is. The stores are ones
+    /// whose failures are known (nothing shrunk between campaigns).
+    #[test]
+    fn a_campaign_s_throughput_is_its_runs_over_its_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let per = Duration::from_millis(300);
+        let mut cfg = config(dir.path(), 0, None);
+        cfg.budget = per * StrategySpec::ALL.len() as u32;
+        cfg.stores = vec!["durable".into(), "current".into()];
+        cfg.known_dirs = vec![repo_file("scenarios")];
+        let cancel = AtomicBool::new(false);
+        let starts = Starts(Mutex::new(Vec::new()));
+        let (summary, _) = run_night(&cfg, &starts, &cancel).unwrap();
+        let end = Instant::now();
+        let mut starts = starts.0.into_inner().unwrap();
+        starts.push(end);
+        assert_eq!(summary.campaigns.len(), StrategySpec::ALL.len());
+        for (i, c) in summary.campaigns.iter().enumerate() {
+            let runs = (c.report.seeds * 2) as f64;
+            assert!(c.report.seeds > 0, "{c:?}");
+            let most = (starts[i + 1] - starts[i]).as_secs_f64();
+            assert!(
+                c.runs_per_second >= runs / most,
+                "{} < {runs} / {most}",
+                c.runs_per_second
+            );
+            assert!(
+                c.runs_per_second <= runs / per.as_secs_f64(),
+                "{} > {runs} / {per:?}",
+                c.runs_per_second
+            );
+        }
+    }
+
+    /// What the campaigns find is in the night's findings, by the store that failed,
+    /// each new signature once, with its scenario saved in tonight's folder. (`naive`
+    /// fails within its first seeds: a campaign of 300 ms finds some.)
+    #[test]
+    fn a_night_records_what_its_campaigns_find() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config(dir.path(), 0, None);
+        cfg.budget = Duration::from_millis(300) * StrategySpec::ALL.len() as u32;
+        let cancel = AtomicBool::new(false);
+        let (summary, _) = run_night(&cfg, &Silent, &cancel).unwrap();
+        let failing: u64 = summary
+            .campaigns
+            .iter()
+            .flat_map(|c| &c.report.stores)
+            .map(|s| s.failing.values().sum::<u64>())
+            .sum();
+        assert!(failing > 0, "{:?}", summary.campaigns);
+        assert!(!summary.findings.is_empty());
+        let mut seen = BTreeSet::new();
+        for f in &summary.findings {
+            assert_eq!(f.store, "naive");
+            assert!(f.source.starts_with("in-process/"), "{}", f.source);
+            assert_eq!(f.new, seen.insert(f.class.clone()), "{f:?}");
+            if f.new {
+                let file = PathBuf::from(f.scenario.as_ref().unwrap());
+                assert!(
+                    file.starts_with(cfg.night_dir.join("scenarios")),
+                    "{file:?}"
+                );
+                assert_eq!(load(&file).unwrap().store, "naive");
+            }
+        }
+    }
+
+    /// Each strategy gets its share of the in-process budget; a night cancelled during
+    /// the first strategy's campaign runs no other and says it was interrupted, and its
+    /// summary is written.
+    #[test]
+    fn each_strategy_gets_its_share_and_a_cancelled_night_stops_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = StrategySpec::ALL.len() as u64;
+        let cancel = AtomicBool::new(false);
+        let phases = Phases {
+            seen: Mutex::new(Vec::new()),
+            stop_at: "in-process",
+            cancel: &cancel,
+        };
+        let cfg = config(dir.path(), 30 * n, None);
+        let (summary, known) = run_night(&cfg, &phases, &cancel).unwrap();
+        assert!(known.is_empty());
+        let seen = phases.seen.into_inner().unwrap();
+        assert_eq!(
+            seen,
+            vec![(
+                format!("in-process fuzz, strategy {}", StrategySpec::ALL[0]),
+                30
+            )]
+        );
+        assert!(summary.interrupted);
+        assert_eq!(summary.campaigns.len(), 1);
+        assert_eq!(summary.budget_seconds, 30 * n);
+        let written: NightlySummary = serde_json::from_str(
+            &std::fs::read_to_string(cfg.night_dir.join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(written.interrupted);
+        assert!(cfg.night_dir.join("summary.md").is_file());
+        assert!(cfg.night_dir.join("scenarios").is_dir());
+    }
+
+    /// A night that is not cancelled runs one campaign per strategy (here each with no
+    /// time: the whole budget goes to cargo-fuzz), then builds the cargo-fuzz targets
+    /// with the budget that is left; a build that cannot start is a problem, and the
+    /// night goes on to its summary.
+    #[test]
+    fn a_night_runs_every_strategy_then_builds_the_targets_within_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let cancel = AtomicBool::new(false);
+        let phases = Phases {
+            seen: Mutex::new(Vec::new()),
+            stop_at: "never",
+            cancel: &cancel,
+        };
+        // A fuzz folder whose parent does not exist: `cargo fuzz build` cannot start.
+        let cfg = config(dir.path(), 600, Some(dir.path().join("no/fuzz")));
+        let (summary, _) = run_night(&cfg, &phases, &cancel).unwrap();
+        assert!(!summary.interrupted);
+        assert_eq!(summary.campaigns.len(), StrategySpec::ALL.len());
+        for c in &summary.campaigns {
+            assert_eq!(c.report.seeds == 0, c.runs_per_second == 0.0, "{c:?}");
+        }
+        let seen = phases.seen.into_inner().unwrap();
+        assert_eq!(seen.len(), StrategySpec::ALL.len() + 1, "{seen:?}");
+        for (what, secs) in &seen[..StrategySpec::ALL.len()] {
+            assert!(what.starts_with("in-process fuzz"), "{what}");
+            assert_eq!(*secs, 0);
+        }
+        let (what, secs) = &seen[StrategySpec::ALL.len()];
+        assert_eq!(what, "cargo-fuzz: building the targets");
+        // What is left of 600 s after the (empty) campaigns.
+        assert!((590..=600).contains(secs), "{secs}");
+        assert!(summary.cargo_fuzz_build_seconds.is_some());
+        assert!(summary.cargo_fuzz.is_empty());
+        assert_eq!(summary.problems.len(), 1, "{:?}", summary.problems);
+        assert!(summary.problems[0].starts_with("cargo-fuzz: cannot run cargo fuzz"));
+    }
+
+    fn finding(store: &str, class: &str, source: &str, new: bool) -> NightFinding {
+        NightFinding {
+            store: store.into(),
+            invariant: Invariant::NoLoss,
+            seed: None,
+            class: Class::bare(Invariant::NoLoss),
+            class_name: class.into(),
+            source: source.into(),
+            new,
+            scenario: new.then(|| format!("{store}-{class}.json")),
+            steps: new.then_some(3),
+            needs: new.then(Vec::new),
+            cause: None,
+            did_not_replay: false,
+        }
+    }
+
+    fn summary() -> NightlySummary {
+        NightlySummary {
+            night_dir: "nightly/2026-12-05".into(),
+            budget_seconds: 60,
+            elapsed_seconds: 61.2,
+            interrupted: false,
+            seed_start: 20_000,
+            known_signatures: 4,
+            campaigns: Vec::new(),
+            cargo_fuzz_build_seconds: None,
+            cargo_fuzz: Vec::new(),
+            findings: Vec::new(),
+            problems: Vec::new(),
+            write_errors: Vec::new(),
+        }
+    }
+
+    fn campaign(worlds: crate::run::worlds::Worlds) -> CampaignSummary {
+        CampaignSummary {
+            report: CampaignReport {
+                strategy: StrategySpec::ALL[0],
+                seed_start: 20_000,
+                seeds: 12,
+                stores: Vec::new(),
+                worlds,
+            },
+            runs_per_second: 6.0,
+        }
+    }
+
+    /// The Markdown summary: the header, the worlds line only when they are not the
+    /// default, new classes as a table, known ones counted by source, each campaign, the
+    /// cargo-fuzz table only when it ran, problems and unwritten files only when any.
+    #[test]
+    fn the_markdown_summary_says_what_the_night_did_and_only_that() {
+        let mut s = summary();
+        s.campaigns.push(campaign(Default::default()));
+        let md = markdown(&s);
+        assert!(md.starts_with(
+            "# Nightly run nightly/2026-12-05\n\nBudget 60 s, ran 61 s. Seeds from 20000. 4 signatures known before tonight.\n\n## New classes: 0\n\nNone: every failure tonight was already known.\n\n## Known classes seen again: 0\n\n"
+        ), "{md}");
+        assert!(md.contains("### strategy "), "{md}");
+        for absent in [
+            "## cargo-fuzz",
+            "## Problems",
+            "## Files not written",
+            "interrupted",
+        ] {
+            assert!(!md.contains(absent), "{absent} in {md}");
+        }
+
+        let worlds = crate::run::worlds::Worlds {
+            judged: crate::oracle::judged::from_flags(Some("inv3-newer-turn"), None).unwrap(),
+            ..Default::default()
+        };
+        let header = worlds.header();
+        assert!(!header.is_empty());
+        s.campaigns = vec![campaign(worlds)];
+        s.interrupted = true;
+        s.problems.push("a target did not build".into());
+        s.write_errors.push("cannot write x.json".into());
+        s.findings = vec![
+            finding("current", "one-class", "in-process/random", true),
+            finding("current", "two-class", "in-process/random", false),
+            finding("current", "two-class", "in-process/random", false),
+            finding("current", "two-class", "cargo-fuzz/interleavings", false),
+            finding("naive", "two-class", "in-process/pct:3", false),
+        ];
+        s.findings[0].needs = Some(vec![Assumption::WsReordering, Assumption::FailedTurn]);
+        let md = markdown(&s);
+        assert!(
+            md.contains(" (**interrupted**: everything found so far is kept)."),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!(
+                "before tonight.\n\n{header}.\n\n## New classes: 1\n"
+            )),
+            "{md}"
+        );
+        assert!(md.contains(
+            "| current | one-class | WebSocket reordering, a failed turn | inv1-no-loss | in-process/random | 3 | `current-one-class.json` |\n"
+        ), "{md}");
+        assert!(md.contains(
+            "## Known classes seen again: 2\n\n- current: two-class (cargo-fuzz/interleavings ×1, in-process/random ×2)\n- naive: two-class (in-process/pct:3 ×1)\n"
+        ), "{md}");
+        assert!(
+            md.contains("## Problems\n\n- a target did not build\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n## Files not written\n\n- cannot write x.json\n"),
+            "{md}"
+        );
+        assert!(!md.contains("## cargo-fuzz"), "{md}");
+
+        // The cargo-fuzz part: when the targets were built, or when any target ran.
+        let mut built = summary();
+        built.cargo_fuzz_build_seconds = Some(42.4);
+        let md = markdown(&built);
+        assert!(
+            md.contains(
+                "## cargo-fuzz\n\nBuilding the targets took 42 s of the budget.\n\n| target |"
+            ),
+            "{md}"
+        );
+        let mut ran = summary();
+        ran.cargo_fuzz.push(TargetSummary {
+            target: "interleavings".into(),
+            store: Some("current".into()),
+            seconds: 30,
+            executions: Some(1234),
+            artifacts: vec!["a".into(), "b".into()],
+            error: None,
+        });
+        let md = markdown(&ran);
+        assert!(md.contains("## cargo-fuzz\n\n| target |"), "{md}");
+        assert!(
+            md.contains("| interleavings | current | 30 | 1234 | 2 |  |\n"),
+            "{md}"
+        );
+    }
+
+    /// A finding's needs: `-` when not recorded, `none` when it needs nothing, else their
+    /// names.
+    #[test]
+    fn the_needs_cell_names_each_feature() {
+        assert_eq!(needs_cell(None), "-");
+        assert_eq!(needs_cell(Some(&[])), "none");
+        assert_eq!(
+            needs_cell(Some(&[Assumption::AnotherTab, Assumption::FailedTurn])),
+            format!("{}, a failed turn", Assumption::AnotherTab.name())
+        );
+    }
+
+    /// `summary.json` (pretty JSON, ending in a newline, read back as written) and
+    /// `summary.md` (the Markdown summary), in the night's folder.
+    #[test]
+    fn the_summary_is_written_as_json_and_markdown() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = summary();
+        s.findings
+            .push(finding("current", "one-class", "in-process/random", true));
+        write_summary(dir.path(), &s).unwrap();
+        let json = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
+        assert!(json.ends_with("}\n"), "{json}");
+        let back: NightlySummary = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            serde_json::to_string(&back).unwrap(),
+            serde_json::to_string(&s).unwrap()
+        );
+        let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+        assert_eq!(md, markdown(&s));
+    }
+
+    /// Today's date is the day `today`'s day number counts from the epoch.
+    #[test]
+    fn today_is_a_date_and_its_day_number() {
+        let day = |n: u64| {
+            humantime::format_rfc3339_seconds(
+                std::time::UNIX_EPOCH + Duration::from_secs(n * 86_400),
+            )
+            .to_string()[..10]
+                .to_string()
+        };
+        let (date, n) = today();
+        assert_eq!(date.len(), 10);
+        assert!(n > 20_000, "{n}");
+        assert_eq!(date, day(n));
+    }
+
+    /// Each night claims a folder of its own: the date, then `DATE-2`, `DATE-3`; a date
+    /// that cannot be a folder is an error, not a loop.
+    #[test]
+    fn each_night_claims_a_fresh_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("nightly");
+        let got: Vec<PathBuf> = (0..3)
+            .map(|_| fresh_night_dir(&out, "2026-12-05").unwrap())
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                out.join("2026-12-05"),
+                out.join("2026-12-05-2"),
+                out.join("2026-12-05-3")
+            ]
+        );
+        assert!(got.iter().all(|d| d.is_dir()));
+        assert!(fresh_night_dir(&out, "no/such").is_err());
+    }
+}
