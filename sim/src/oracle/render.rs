@@ -53,6 +53,7 @@ use crate::model::wire::{ClientId, MessageId, Origin, RenderRow, Role, TurnId};
 use crate::model::world::World;
 use crate::oracle::invariant::Invariant;
 use crate::oracle::read::{RenderRead, RowTokens};
+use crate::oracle::seen::ids_of_row;
 use crate::oracle::violation::{violation, Violation};
 
 /// Invariant 5 for `client`, whose render is `rows`; `fetched` when the step applied a
@@ -623,15 +624,9 @@ impl<'a> OwnMessages<'a> {
         bufs.taken.clear();
         bufs.sealed.clear();
         if texts == MessageTexts::Colliding {
-            let db = world.backend().db();
-            for seq in sealed
-                .iter()
-                .filter_map(sealed_seq)
-                .filter(|_| avoid_sealed)
-            {
-                if let Ok(i) = db.binary_search_by_key(&seq, |d| d.seq) {
-                    bufs.sealed.extend(db[i].message_ids.iter().copied());
-                }
+            if avoid_sealed {
+                let held = sealed.iter().flat_map(|r| ids_of_row(world, r, false));
+                bufs.sealed.extend(held);
             }
             bufs.taken.resize(c.sent().len(), false);
         }

@@ -169,7 +169,11 @@ pub fn ids_held(world: &World, rows: &[RenderRow], live_results: bool) -> Vec<Me
 
 /// The messages one row holds by id: a sealed row's DB row's, or, with `live_results`, a
 /// live tool result's folded messages.
-fn ids_of_row<'w>(world: &'w World, row: &RenderRow, live_results: bool) -> &'w [MessageId] {
+pub(crate) fn ids_of_row<'w>(
+    world: &'w World,
+    row: &RenderRow,
+    live_results: bool,
+) -> &'w [MessageId] {
     match &row.origin {
         Origin::Sealed { seq } => {
             let db = world.backend().db();
