@@ -464,7 +464,7 @@ fn run_seed(
         let config = campaign.worlds.draw(seed);
         let (found, report) =
             every_class_of_schedule(store, config.clone(), campaign.strategy, seed);
-        seen.remember(store.name(), &config, campaign.strategy, seed, &found);
+        seen.remember(store.name(), config, campaign.strategy, seed, &found);
         let failed = report.outcome.invariant().is_some();
         tally.add_run(seed, report, None);
         tally.add_classes(seed, found);

@@ -84,7 +84,7 @@ impl SeenRuns {
     pub fn remember(
         &self,
         store: String,
-        world: &WorldConfig,
+        world: WorldConfig,
         strategy: StrategySpec,
         seed: u64,
         found: &[(Class, Vec<Class>, RunReport)],
@@ -100,7 +100,7 @@ impl SeenRuns {
             .iter()
             .map(|(c, _, r)| (c.clone(), r.outcome.invariant()))
             .collect();
-        lock(&self.runs).insert((store, seed, strategy, world.clone()), classes);
+        lock(&self.runs).insert((store, seed, strategy, world), classes);
     }
 
     /// The classes the remembered run showed, if it is remembered (for tests elsewhere).
@@ -241,7 +241,7 @@ mod tests {
         let (found, _) = every_class_of_schedule(&store, world.clone(), random, seed);
         let per_run = made();
         let campaign = SeenRuns::default();
-        campaign.remember(store.name(), &world, random, seed, &found);
+        campaign.remember(store.name(), world.clone(), random, seed, &found);
         let shared = SeenRuns::default();
         shared.absorb(&campaign);
         assert!(lock(&campaign.runs).is_empty(), "absorbed, not copied");
