@@ -1316,7 +1316,7 @@ mod tests {
     #[test]
     fn a_shrunk_class_failure_that_needs_its_mask_keeps_it() {
         let kind = by_name("current").unwrap();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/known/current");
+        let dir = crate::testing::repo_file("scenarios/known/current");
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())

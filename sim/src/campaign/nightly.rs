@@ -710,13 +710,10 @@ pub fn fresh_night_dir(out: &Path, date: &str) -> Result<PathBuf, CampaignError>
 mod tests {
     use super::*;
     use crate::campaign::pipeline::Silent;
+    use crate::testing::repo_file;
     use crate::trace::assume::Assumption;
     use crate::trace::scenario::Scenario;
     use std::sync::Mutex;
-
-    fn repo_file(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
-    }
 
     fn scenario(rel: &str) -> Scenario {
         load(&repo_file(rel)).unwrap()

@@ -76,12 +76,7 @@ pub(super) fn baseline_of(
 mod tests {
     use super::*;
     use crate::store::by_name;
-
-    fn load(name: &str) -> (PathBuf, Scenario) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
-        let sc = crate::trace::scenario::load(&path).unwrap();
-        (path, sc)
-    }
+    use crate::testing::repo_scenario;
 
     /// A baseline holds, for each store under test, the class of each of its known
     /// failures: the class the file names, or the one its replay shows when it names none;
@@ -92,19 +87,19 @@ mod tests {
     fn a_baseline_holds_the_class_of_each_known_failure_of_a_store_under_test() {
         let current = by_name("current").unwrap();
         let naive = by_name("naive").unwrap();
-        let mut k1 = load("scenarios/known/current/queued-consumed-lingers.json");
-        let mut k2 = load("scenarios/known/current/content-gone-at-stale-fetch.json");
+        let mut k1 = repo_scenario("scenarios/known/current/queued-consumed-lingers.json");
+        let mut k2 = repo_scenario("scenarios/known/current/content-gone-at-stale-fetch.json");
         let (c1, c2) = (k1.1.class.clone().unwrap(), k2.1.class.clone().unwrap());
         assert_ne!(c1, c2);
         k1.1.known_failure = true;
         k2.1.known_failure = true;
         // Named by its replay: the same class.
         k2.1.class = None;
-        let bug_a = load("scenarios/bug-a.json");
+        let bug_a = repo_scenario("scenarios/bug-a.json");
         let mut bug_a_known = bug_a.clone();
         bug_a_known.1.known_failure = true;
         let not_known = {
-            let mut k = load("scenarios/known/current/optimistic-consumed-lingers.json");
+            let mut k = repo_scenario("scenarios/known/current/optimistic-consumed-lingers.json");
             k.1.known_failure = false;
             k
         };

@@ -136,7 +136,7 @@ mod tests {
     #[test]
     fn each_new_class_a_scenario_shows_is_saved_once_per_store() {
         let current = by_name("current").unwrap();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/known/current");
+        let dir = crate::testing::repo_file("scenarios/known/current");
         let files = [
             "queued-consumed-lingers.json",
             "optimistic-consumed-lingers.json",

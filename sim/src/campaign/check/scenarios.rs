@@ -169,16 +169,9 @@ pub fn replay_scenarios(cases: &[ScenarioCase<'_>], known: &Baseline) -> Vec<Sce
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
     use crate::store::by_name;
-
-    fn load(name: &str) -> (PathBuf, Scenario) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
-        let sc = crate::trace::scenario::load(&path).unwrap();
-        (path, sc)
-    }
+    use crate::testing::repo_scenario;
 
     /// The verdict of one case, replayed on `store`, with `known` as the baseline.
     fn verdict_of(
@@ -213,7 +206,7 @@ mod tests {
     fn a_scenario_s_verdict_follows_its_requirement_and_the_store_s_baseline() {
         use ScenarioVerdict::*;
         let none = Baseline::default();
-        let bug_a = load("scenarios/bug-a.json");
+        let bug_a = repo_scenario("scenarios/bug-a.json");
         assert_eq!(bug_a.1.store, "naive");
         let r = verdict_of(&bug_a, "naive", Requirement::ReproduceExpect, &none);
         assert_eq!((r.got, r.verdict, r.ok), (bug_a.1.expect, Met, true));
@@ -235,7 +228,7 @@ mod tests {
         let r = verdict_of(&bug_a, "fix-a", Requirement::Pass, &none);
         assert_eq!((r.got, r.verdict, r.ok), (None, Met, true));
 
-        let known = load("scenarios/known/current/queued-consumed-lingers.json");
+        let known = repo_scenario("scenarios/known/current/queued-consumed-lingers.json");
         let k_class = known.1.class.clone().expect("a known file names its class");
         assert_ne!(k_class, a_class);
         let mut other = named.clone();
