@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{code, repo, sim};
+use crate::support::{code, repo, sim, sim_env};
 use reconcile_sim::campaign::fuzz_input::encode_run;
 use reconcile_sim::store::by_name;
 use reconcile_sim::trace::scenario::load;
@@ -207,4 +207,160 @@ fn a_short_nightly_writes_its_folder_and_knows_what_earlier_nights_found() {
             assert_eq!(f["new"], false, "{sig:?} was found the first night");
         }
     }
+}
+
+/// The cargo-fuzz phase after a build that succeeds (a stand-in `cargo` on `PATH`: its
+/// `fuzz build` exits 0; each `fuzz run` records its target, store and `-max_total_time`,
+/// writes one crash artifact where `-artifact_prefix` says, and exits 0). Each target gets
+/// its share of what the in-process phase left (`interleavings` half, `scenario_parser`
+/// the rest), runs, and its crash becomes what it is: on `interleavings` a finding of the
+/// store it was fixed to (new, shrunk and saved), on `scenario_parser` a loader bug.
+#[test]
+fn a_night_gives_each_cargo_fuzz_target_its_share_and_reads_its_crashes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| {
+        let d = tmp.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    };
+    let (bin, fuzz, corpus, none, nights) = (
+        dir("bin"),
+        dir("fuzz"),
+        dir("corpus"),
+        dir("no-scenarios"),
+        tmp.path().join("nights"),
+    );
+    std::fs::write(fuzz.join("Cargo.toml"), "[package]\n").unwrap();
+    let cargo = bin.join("cargo");
+    std::fs::write(
+        &cargo,
+        r#"#!/bin/sh
+[ "$2" = build ] && exit 0
+for a in "$@"; do
+  case "$a" in
+    -max_total_time=*) secs=${a#*=} ;;
+    -artifact_prefix=*) prefix=${a#*=} ;;
+  esac
+done
+echo "$5 ${RECONCILE_SIM_STORE:-none} $secs" >> "$STAND_IN_RECORD"
+cp "$STAND_IN_CRASH" "${prefix}crash-stand-in"
+echo "stat::number_of_executed_units: 7"
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // bug A's run on `naive`, as the interleavings target's bytes.
+    let bug_a = load(&repo().join("scenarios/bug-a.json")).unwrap();
+    let crash = tmp.path().join("crash-bytes");
+    let bytes = encode_run(by_name("naive").unwrap(), &bug_a.config, &bug_a.steps()).unwrap();
+    std::fs::write(&crash, bytes).unwrap();
+    let record = tmp.path().join("record");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let budget = 20;
+    let o = sim_env(
+        &[
+            "nightly",
+            "--time",
+            &format!("{budget}s"),
+            "--stores",
+            "durable",
+            "--fuzz-stores",
+            "naive",
+            "--fuzz-dir",
+            fuzz.to_str().unwrap(),
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--scenarios",
+            none.to_str().unwrap(),
+            "--out",
+            nights.to_str().unwrap(),
+            "--seed-start",
+            "0",
+            "--jobs",
+            "1",
+        ],
+        &[
+            ("PATH", &path),
+            ("STAND_IN_RECORD", record.to_str().unwrap()),
+            ("STAND_IN_CRASH", crash.to_str().unwrap()),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 1, "a new finding: exit 1\n{stdout}\n{stderr}");
+    let runs: Vec<(String, String, u64)> = std::fs::read_to_string(&record)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            (w[0].to_string(), w[1].to_string(), w[2].parse().unwrap())
+        })
+        .collect();
+    let targets: Vec<(&str, &str)> = runs
+        .iter()
+        .map(|(t, s, _)| (t.as_str(), s.as_str()))
+        .collect();
+    assert_eq!(
+        targets,
+        [("interleavings", "naive"), ("scenario_parser", "none")],
+        "each target once, in order\n{stderr}"
+    );
+    // 60 % of the budget goes in-process; of the 8 s left, `interleavings` gets half (4 s,
+    // or 2 to 3 when the in-process phase overran by up to 4 s on a loaded machine) and
+    // `scenario_parser`, the last, all that is left after it: more than the first's.
+    let (first, last) = (runs[0].2, runs[1].2);
+    let left = budget * 4 / 10;
+    assert!(
+        (2..=left / 2).contains(&first),
+        "interleavings: half of what is left, got {first} s"
+    );
+    assert!(
+        first < last && last <= left,
+        "scenario_parser: the rest, got {last} s after {first} s"
+    );
+    let night = std::fs::read_dir(&nights)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(night.join("summary.json")).unwrap()).unwrap();
+    let ran = summary["cargo_fuzz"].as_array().unwrap();
+    assert_eq!(ran.len(), 2, "{summary}");
+    for t in ran {
+        assert_eq!(t["executions"], 7, "{t}");
+        assert_eq!(t["artifacts"].as_array().unwrap().len(), 1, "{t}");
+    }
+    let problems: Vec<&str> = summary["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with("scenario_parser crashed on ")
+            && problems[0].contains("artifacts/scenario_parser/crash-stand-in"),
+        "{problems:?}"
+    );
+    let found: Vec<&serde_json::Value> = summary["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["source"] == "cargo-fuzz/interleavings")
+        .collect();
+    assert_eq!(found.len(), 1, "{summary}");
+    assert_eq!(found[0]["store"], "naive");
+    assert_eq!(found[0]["new"], true);
+    let saved = load(Path::new(found[0]["scenario"].as_str().unwrap())).unwrap();
+    assert_eq!(saved.store, "naive");
+    assert_eq!(
+        saved.expect.map(|i| i.name()),
+        found[0]["invariant"].as_str()
+    );
 }
