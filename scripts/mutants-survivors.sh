@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-run the mutation round of issue 36 (docs/mutation.md) and list the mutants that
 # survive it. Before a release: `scripts/mutants-survivors.sh` (the short list: the spots
-# the hand-planted bugs and the survivors new tests killed sit in, about 431 mutants), or
+# the hand-planted bugs and the survivors new tests killed sit in, about 550 mutants), or
 # `scripts/mutants-survivors.sh --all` (every mutant of the files in scope, about 1 050:
 # hours on two cores).
 #
@@ -65,7 +65,14 @@ short+="|replay_scenarios|ScenarioVerdict::ok|baseline_of|new_class_failures|sav
 short+="|write_errors"
 # The ninth round's: campaign/nightly.rs's known signatures, in-process phase and record.
 short+="|known_signatures ->|in known_signatures\$|Night<'_>::in_process|Night<'_>::record ->"
-filter=(--re "$short")
+# The tenth round's: the rest of campaign/check/ (the batches, the cases, the JUnit XML,
+# the request's seed, run_check and the determinism check), every mutant of those files.
+short+="|campaign/check/(batches|cases|junit|request|mod)\\.rs:"
+# Left out: the four mutants of fuzz_batches_shard's loop that never end on a sharded batch
+# (106:21, 106:34, 106:42, 109:23 in the tenth round: a 180 s timeout each, read in
+# docs/mutation.md), by their words, which two quickly caught ones share (107:48, 126:19).
+hangs="replace (<|&&|\\+|\\+=) with (<=|\\|\\||\\*|-=) in fuzz_batches_shard"
+filter=(--re "$short" --exclude-re "$hangs")
 tests=(trace::shrink:: trace::class:: campaign::check:: campaign::merge:: run::tests:: model::world:: campaign::recheck:: campaign::findings:: trace::scenario:: campaign::nightly::)
 if [[ "${1:-}" == "--all" ]]; then
   filter=()

@@ -207,3 +207,157 @@ pub(super) fn add_new_first_failures(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::by_name;
+
+    /// Each shard fuzzes the batches it owns, counted from the first seed (batch `b` of
+    /// every store is shard `b mod N + 1`'s), and no other: together the shards run every
+    /// batch of the budget once, with the results the batch has whoever runs it.
+    #[test]
+    fn a_shard_fuzzes_the_batches_it_owns_and_the_shards_together_every_batch_once() {
+        let current = by_name("current").unwrap();
+        let none = Baseline::default();
+        let worlds = Worlds::default();
+        let shard = |index, count| {
+            let (batches, _) = fuzz_batches_shard(
+                &[&current],
+                StrategySpec::Random,
+                600,
+                2500,
+                1,
+                &none,
+                (Shard::new(index, count).unwrap(), &worlds),
+            );
+            batches
+        };
+        let bounds = |batches: &[FuzzBatch]| -> Vec<(u64, u64)> {
+            batches.iter().map(|b| (b.seed_start, b.seeds)).collect()
+        };
+        let first = shard(1, 2);
+        let second = shard(2, 2);
+        assert_eq!(bounds(&first), vec![(600, 1000), (2600, 500)]);
+        assert_eq!(bounds(&second), vec![(1600, 1000)]);
+        for b in first.iter().chain(&second) {
+            assert_eq!(b.store, "current");
+            assert!(
+                b.first_failing_seed
+                    .values()
+                    .all(|s| (b.seed_start..b.seed_start + b.seeds).contains(s)),
+                "{b:?}"
+            );
+        }
+        // A batch is the same whichever shard runs it.
+        let third = shard(2, 3);
+        assert_eq!(bounds(&third), vec![(1600, 1000)]);
+        assert_eq!(third, second);
+        assert_eq!(bounds(&shard(3, 3)), vec![(2600, 500)]);
+        assert_eq!(shard(3, 3)[..], first[1..]);
+    }
+
+    /// A batch's testcase is its store's summary over the seeds it ran: each class marked
+    /// known when the store's baseline holds it, a class with its own first failure's crash
+    /// cause (no other class's).
+    #[test]
+    fn a_batch_marks_its_known_classes_and_gives_each_class_its_own_cause() {
+        let naive = by_name("naive").unwrap();
+        let mut outcome = run_batch(&naive, StrategySpec::Random, 0, 300, 1, &Worlds::default());
+        let classes: Vec<Class> = outcome
+            .first_failures
+            .iter()
+            .map(|f| f.class.clone().expect("class-aware"))
+            .collect();
+        assert!(classes.len() >= 2, "{classes:?}");
+        for (i, f) in outcome.first_failures.iter_mut().enumerate() {
+            f.cause = Some(CrashCause::StoreThrew {
+                message: format!("cause {i}"),
+                stderr_tail: String::new(),
+            });
+        }
+        let known = Baseline {
+            classes: vec![(
+                "naive".into(),
+                classes[1].clone(),
+                std::path::PathBuf::from("k.json"),
+            )],
+        };
+        let s = &outcome.report.stores[0];
+        let b = batch_of(s, &outcome.first_failures, 7, 300, &known);
+        assert_eq!((b.store.as_str(), b.seed_start, b.seeds), ("naive", 7, 300));
+        assert_eq!(b.failing, s.failing);
+        assert_eq!(b.first_failing_seed, s.first_failing_seed);
+        assert_eq!(b.classes.len(), s.classes.len());
+        for (c, summary) in b.classes.iter().zip(&s.classes) {
+            assert_eq!(c.class, summary.class);
+            assert_eq!(
+                (c.name.as_str(), c.seeds, c.first_seed),
+                (summary.name.as_str(), summary.seeds, summary.first_seed)
+            );
+            assert_eq!(c.known, c.class == classes[1], "{}", c.name);
+            let i = classes.iter().position(|k| *k == c.class);
+            let want = i.map(|i| format!("cause {i}"));
+            let got = match &c.cause {
+                Some(CrashCause::StoreThrew { message, .. }) => Some(message.clone()),
+                Some(other) => panic!("{other:?}"),
+                None => None,
+            };
+            assert_eq!(got, want, "{}", c.name);
+        }
+        assert!(b.classes.iter().any(|c| c.cause.is_some()));
+        // On another store the baseline holds nothing.
+        let mut other = s.clone();
+        other.store = "current".into();
+        let b = batch_of(&other, &outcome.first_failures, 0, 300, &known);
+        assert!(b.classes.iter().all(|c| !c.known));
+    }
+
+    /// Of each batch's first failures, one per class is kept to shrink and save: not a
+    /// class the store's baseline holds, not one already kept for that store (a later
+    /// batch's), still one kept for another store.
+    #[test]
+    fn one_failure_is_kept_per_new_class_of_each_store() {
+        let naive = by_name("naive").unwrap();
+        let outcome = run_batch(&naive, StrategySpec::Random, 0, 300, 1, &Worlds::default());
+        let failures = outcome.first_failures;
+        let key = |f: &Failure| (f.store.clone(), f.class.clone().unwrap(), f.seed);
+        let keys = |fs: &[Failure]| fs.iter().map(key).collect::<Vec<_>>();
+        assert!(failures.len() >= 2, "{:?}", keys(&failures));
+        let none = Baseline::default();
+        let mut first = Vec::new();
+        add_new_first_failures(&mut first, failures.clone(), &none);
+        assert_eq!(keys(&first), keys(&failures), "every class is new");
+        // The same classes again (a later batch): nothing added.
+        let mut later = failures.clone();
+        for f in &mut later {
+            f.seed = f.seed.map(|s| s + 1000);
+        }
+        add_new_first_failures(&mut first, later.clone(), &none);
+        assert_eq!(keys(&first), keys(&failures));
+        // On another store: each is new there.
+        let mut elsewhere = later.clone();
+        for f in &mut elsewhere {
+            f.store = "fix-a".into();
+        }
+        add_new_first_failures(&mut first, elsewhere.clone(), &none);
+        let mut want = keys(&failures);
+        want.extend(keys(&elsewhere));
+        assert_eq!(keys(&first), want);
+        // A class the baseline holds for the store is not kept.
+        let known = Baseline {
+            classes: vec![(
+                "naive".into(),
+                failures[0].class.clone().unwrap(),
+                std::path::PathBuf::from("k.json"),
+            )],
+        };
+        let mut first = Vec::new();
+        add_new_first_failures(&mut first, failures.clone(), &known);
+        assert_eq!(keys(&first), keys(&failures[1..]));
+        add_new_first_failures(&mut first, elsewhere.clone(), &known);
+        let mut want = keys(&failures[1..]);
+        want.extend(keys(&elsewhere));
+        assert_eq!(keys(&first), want, "known for naive only");
+    }
+}

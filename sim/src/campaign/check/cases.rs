@@ -185,3 +185,302 @@ pub fn scenario_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     out.sort();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use super::*;
+    use crate::campaign::shard::Shard;
+    use crate::model::judged::Judged;
+    use crate::run::strategy::StrategySpec;
+    use crate::run::worlds::Worlds;
+    use crate::store::by_name;
+    use crate::store::recorded::RecordedError;
+    use crate::testing::{repo_file, repo_scenario};
+
+    /// A request to check the scenarios under `dir`, on their own stores.
+    fn request(dir: &Path) -> CheckRequest<'static> {
+        CheckRequest {
+            scenarios_dir: dir.to_path_buf(),
+            under_test: None,
+            seeds: 0,
+            seed_start: 0,
+            strategy: StrategySpec::Random,
+            jobs: 1,
+            out: dir.join("out"),
+            limits: Default::default(),
+            known: None,
+            shard: Shard::WHOLE,
+            determinism: false,
+            allow_empty: false,
+            worlds: Worlds::default(),
+        }
+    }
+
+    fn paths(loaded: &[(PathBuf, Scenario)]) -> Vec<PathBuf> {
+        loaded.iter().map(|(p, _)| p.clone()).collect()
+    }
+
+    /// The scenario files of a folder: every `*.json` under it, in subfolders too, sorted;
+    /// nothing else. A folder that cannot be read is an error.
+    #[test]
+    fn the_scenario_files_are_every_json_file_under_the_folder_sorted() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("sub/deeper")).unwrap();
+        for f in [
+            "b.json",
+            "a.txt",
+            "json",
+            "sub/a.json",
+            "sub/deeper/c.json",
+            "sub/c.jsonl",
+        ] {
+            std::fs::write(d.join(f), "{}").unwrap();
+        }
+        assert_eq!(
+            scenario_files(d).unwrap(),
+            vec![
+                d.join("b.json"),
+                d.join("sub/a.json"),
+                d.join("sub/deeper/c.json")
+            ]
+        );
+        assert!(scenario_files(&d.join("missing")).is_err());
+    }
+
+    /// The scenarios a check loads: those under `--scenarios` (without the `--known`
+    /// files, when `--known` is a folder under it), then the `--known` ones, each marked a
+    /// known failure. No file at all is refused unless `--allow-empty`; known files alone
+    /// are enough. `--invariants` judges every scenario; without it each keeps its own
+    /// file's choice. Bad files are each named.
+    #[test]
+    fn a_check_loads_its_scenarios_then_its_known_failures_marked_so() {
+        let all = repo_file("scenarios");
+        let known = repo_file("scenarios/known");
+        let mut r = request(&all);
+        let loaded = load_scenarios(&r).unwrap();
+        let files = scenario_files(&all).unwrap();
+        assert!(files.len() > 14, "{files:?}");
+        assert_eq!(paths(&loaded), files);
+        for (p, sc) in &loaded {
+            assert_eq!(
+                *sc,
+                crate::trace::scenario::load(p).unwrap(),
+                "{}",
+                p.display()
+            );
+        }
+
+        r.known = Some(known.clone());
+        let loaded = load_scenarios(&r).unwrap();
+        let known_files = scenario_files(&known).unwrap();
+        assert_eq!(known_files.len(), 14);
+        let mut want: Vec<PathBuf> = files
+            .iter()
+            .filter(|p| !p.starts_with(&known))
+            .cloned()
+            .collect();
+        assert_eq!(want.len(), files.len() - 14);
+        let others = want.len();
+        want.extend(known_files.iter().cloned());
+        assert_eq!(paths(&loaded), want);
+        for (p, sc) in &loaded[..others] {
+            assert_eq!(
+                sc.known_failure,
+                crate::trace::scenario::load(p).unwrap().known_failure
+            );
+        }
+        assert!(loaded[others..].iter().all(|(_, sc)| sc.known_failure));
+
+        // An empty folder: refused, unless allowed or with known files.
+        let empty = tempfile::tempdir().unwrap();
+        let mut r = request(empty.path());
+        let e = load_scenarios(&r).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "no scenario files (*.json) under {}: nothing to replay",
+                empty.path().display()
+            )),
+            "{e}"
+        );
+        r.allow_empty = true;
+        assert!(load_scenarios(&r).unwrap().is_empty());
+        r.allow_empty = false;
+        r.known = Some(known.clone());
+        assert_eq!(paths(&load_scenarios(&r).unwrap()), known_files);
+
+        // `--invariants` judges every replay; otherwise each file's own choice holds.
+        let dir = tempfile::tempdir().unwrap();
+        let (_, mut own) = repo_scenario("scenarios/bug-a.json");
+        own.config.judged = Judged::of_numbers([4]);
+        own.save(&dir.path().join("own.json")).unwrap();
+        let (_, all_judged) = repo_scenario("scenarios/bug-b.json");
+        assert!(all_judged.config.judged.is_all());
+        all_judged.save(&dir.path().join("all.json")).unwrap();
+        let mut r = request(dir.path());
+        let judged = |r: &CheckRequest<'_>| -> Vec<Judged> {
+            load_scenarios(r)
+                .unwrap()
+                .iter()
+                .map(|(_, sc)| sc.config.judged)
+                .collect()
+        };
+        assert_eq!(judged(&r), vec![Judged::default(), Judged::of_numbers([4])]);
+        r.worlds.judged = Judged::of_numbers([1, 2]);
+        assert_eq!(judged(&r), vec![Judged::of_numbers([1, 2]); 2]);
+
+        // Every bad file is named.
+        std::fs::write(dir.path().join("bad1.json"), "{").unwrap();
+        std::fs::write(dir.path().join("bad2.json"), "[]").unwrap();
+        let e = load_scenarios(&r).unwrap_err().to_string();
+        assert!(e.contains("bad1.json") && e.contains("bad2.json"), "{e}");
+        assert!(e.contains("\nerror: "), "{e}");
+    }
+
+    /// On stores under test, every scenario runs on every store (store by store): a known
+    /// failure of that store must show its class, anything else must pass. Only shard 1
+    /// replays; every shard has the baseline.
+    #[test]
+    fn on_stores_under_test_each_scenario_runs_on_each_store() {
+        let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());
+        let bug_a = repo_scenario("scenarios/bug-a.json");
+        let mut k = repo_scenario("scenarios/known/current/queued-consumed-lingers.json");
+        k.1.known_failure = true;
+        let mut naive_known = repo_scenario("scenarios/bug-a.json");
+        naive_known.0 = PathBuf::from("naive-known.json");
+        naive_known.1.known_failure = true;
+        let loaded = vec![bug_a.clone(), k.clone(), naive_known.clone()];
+        let stores: Vec<&dyn StoreFactory> = vec![&current, &naive];
+        let mut r = request(Path::new("unused"));
+        r.under_test = Some(stores.clone());
+        let resolve = |_: &Path, _: &Scenario| -> Result<Box<dyn StoreFactory>, RecordedError> {
+            panic!("stores under test are not resolved")
+        };
+        let (cases, baseline) = cases_of(&r, &loaded, &resolve).unwrap();
+        let got: Vec<(PathBuf, String, String, Requirement)> = cases
+            .iter()
+            .map(|c| {
+                (
+                    c.path.clone(),
+                    c.scenario.store.clone(),
+                    match &c.store {
+                        CaseStore::Borrowed(s) => s.name(),
+                        CaseStore::Owned(_) => panic!("owned"),
+                    },
+                    c.requirement,
+                )
+            })
+            .collect();
+        let row = |s: &(PathBuf, Scenario), on: &str, req| {
+            (s.0.clone(), s.1.store.clone(), on.to_string(), req)
+        };
+        use Requirement::*;
+        assert_eq!(
+            got,
+            vec![
+                row(&bug_a, "current", Pass),
+                row(&k, "current", KnownFailure),
+                row(&naive_known, "current", Pass),
+                row(&bug_a, "naive", Pass),
+                row(&k, "naive", Pass),
+                row(&naive_known, "naive", KnownFailure),
+            ]
+        );
+        assert_eq!(
+            cases.iter().map(|c| &c.scenario).collect::<Vec<_>>(),
+            [&loaded[..], &loaded[..]]
+                .concat()
+                .iter()
+                .map(|s| &s.1)
+                .collect::<Vec<_>>()
+        );
+        assert!(baseline.holds("current", k.1.class.as_ref().unwrap()));
+        assert_eq!(baseline.classes.len(), 2);
+        r.shard = Shard::new(2, 2).unwrap();
+        let (cases, on_two) = cases_of(&r, &loaded, &resolve).unwrap();
+        assert!(cases.is_empty(), "only shard 1 replays");
+        assert_eq!(on_two, baseline);
+        assert_eq!(store_cases(&loaded, &stores).len(), 6);
+    }
+
+    /// With no store under test each scenario runs on the store it names, resolved once per
+    /// store, and must reproduce its `expect`; stores that cannot be had are each named,
+    /// with their file.
+    #[test]
+    fn without_a_store_under_test_each_scenario_runs_on_its_own_store_resolved_once() {
+        let scenarios: Vec<(PathBuf, Scenario)> = ["bug-a", "bug-b", "bug-a", "bug-c", "bug-b"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let (_, sc) = repo_scenario(&format!("scenarios/{name}.json"));
+                (PathBuf::from(format!("{i}-{name}.json")), sc)
+            })
+            .collect();
+        let asked = RefCell::new(Vec::new());
+        let resolve = |p: &Path, sc: &Scenario| -> Result<Box<dyn StoreFactory>, RecordedError> {
+            asked.borrow_mut().push(p.to_path_buf());
+            if sc.store == "fix-ab" {
+                return Err(RecordedError::NeedsConsent {
+                    command: "node fix-ab.js".into(),
+                    dir: PathBuf::from("/there"),
+                });
+            }
+            Ok(Box::new(by_name(&sc.store).unwrap()))
+        };
+        let ok = &scenarios[..3];
+        let r = request(Path::new("unused"));
+        let (cases, baseline) = cases_of(&r, ok, &resolve).unwrap();
+        assert_eq!(baseline, Baseline::default());
+        assert_eq!(
+            *asked.borrow(),
+            vec![PathBuf::from("0-bug-a.json"), PathBuf::from("1-bug-b.json")],
+            "each store once"
+        );
+        let got: Vec<(PathBuf, String, Requirement)> = cases
+            .iter()
+            .map(|c| {
+                let CaseStore::Owned(store) = &c.store else {
+                    panic!("borrowed")
+                };
+                assert_eq!(c.scenario.store, store.name());
+                (c.path.clone(), store.name(), c.requirement)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (
+                    PathBuf::from("0-bug-a.json"),
+                    "naive".into(),
+                    Requirement::ReproduceExpect
+                ),
+                (
+                    PathBuf::from("1-bug-b.json"),
+                    "fix-a".into(),
+                    Requirement::ReproduceExpect
+                ),
+                (
+                    PathBuf::from("2-bug-a.json"),
+                    "naive".into(),
+                    Requirement::ReproduceExpect
+                ),
+            ]
+        );
+        let mut two = request(Path::new("unused"));
+        two.shard = Shard::new(2, 2).unwrap();
+        assert!(cases_of(&two, ok, &resolve).unwrap().0.is_empty());
+
+        asked.borrow_mut().clear();
+        let e = match own_store_cases(&scenarios, &resolve) {
+            Ok(_) => panic!("fix-ab cannot be had"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            e.contains("3-bug-c.json: field `store`: it names the command 'node fix-ab.js'"),
+            "{e}"
+        );
+        assert_eq!(asked.borrow().len(), 3, "naive, fix-a, fix-ab");
+    }
+}

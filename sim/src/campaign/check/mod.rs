@@ -326,4 +326,142 @@ mod tests {
             vec!["f1: disk full", "f3: denied", "s1: denied"]
         );
     }
+
+    /// Stands for an adapter whose reused processes keep state: they run `naive`, while a
+    /// fresh process runs `current`.
+    struct Leaky;
+    impl StoreFactory for Leaky {
+        fn name(&self) -> String {
+            "exec:leaky".into()
+        }
+        fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+            crate::store::by_name("naive").unwrap().make(c)
+        }
+        fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
+            Some(Box::new(crate::store::by_name("current").unwrap()))
+        }
+    }
+
+    /// A request to check `out`'s scenarios on `stores`, `seeds` seeds from `seed_start`,
+    /// with the determinism check on.
+    fn request<'a>(
+        out: &std::path::Path,
+        stores: Vec<&'a dyn StoreFactory>,
+        seed_start: u64,
+        seeds: u64,
+    ) -> CheckRequest<'a> {
+        CheckRequest {
+            scenarios_dir: out.to_path_buf(),
+            under_test: Some(stores),
+            seeds,
+            seed_start,
+            strategy: StrategySpec::Random,
+            jobs: 1,
+            out: out.to_path_buf(),
+            limits: Default::default(),
+            known: None,
+            shard: crate::campaign::shard::Shard::WHOLE,
+            determinism: true,
+            allow_empty: true,
+            worlds: Worlds::default(),
+        }
+    }
+
+    /// `--check-determinism` runs the first seeds (at most [`DETERMINISM_SEEDS`]) of each
+    /// fuzzed store again, on shard 1 only, and only when there is something fuzzed; a
+    /// store that answers otherwise in a fresh process is a suspect, at one of those seeds.
+    #[test]
+    fn the_determinism_check_runs_the_first_seeds_again_on_shard_one_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let current = crate::store::by_name("current").unwrap();
+        let run = |r: &CheckRequest<'_>| {
+            let fuzzed = r.under_test.clone().unwrap();
+            let mut suspects = Vec::new();
+            let n = determinism_check(r, &fuzzed, &mut suspects);
+            (n, suspects)
+        };
+        assert_eq!(DETERMINISM_SEEDS, 4);
+        let r = request(dir.path(), vec![&current], 0, 10);
+        assert_eq!(run(&r), (4, Vec::new()), "current answers by its inputs");
+        assert_eq!(
+            run(&request(dir.path(), vec![&current], 7, 2)),
+            (2, Vec::new())
+        );
+        let (n, suspects) = run(&request(dir.path(), vec![&current, &Leaky], 0, 10));
+        assert_eq!(n, 4);
+        assert_eq!(suspects.len(), 1, "{suspects:?}");
+        let s = &suspects[0];
+        assert_eq!(s.store, "exec:leaky");
+        assert!(s.seed.is_some_and(|seed| seed < 4), "{s:?}");
+        let mut suspects = vec![suspect(crate::campaign::recheck::SuspectKind::Flaky)];
+        let r = request(dir.path(), vec![&Leaky], 0, 10);
+        assert_eq!(determinism_check(&r, &[&Leaky], &mut suspects), 4);
+        assert_eq!(suspects.len(), 2, "added to those there were");
+        assert_eq!(suspects[1].store, "exec:leaky");
+
+        let not_run = |r: CheckRequest<'_>, why: &str| {
+            assert_eq!(run(&r), (0, Vec::new()), "{why}");
+        };
+        let mut r = request(dir.path(), vec![&Leaky], 0, 10);
+        r.determinism = false;
+        not_run(r, "not asked");
+        let mut r = request(dir.path(), vec![&Leaky], 0, 10);
+        r.shard = crate::campaign::shard::Shard::new(2, 2).unwrap();
+        not_run(r, "shard 2");
+        not_run(request(dir.path(), Vec::new(), 0, 10), "no store fuzzed");
+        not_run(request(dir.path(), vec![&Leaky], 0, 0), "no seed fuzzed");
+    }
+
+    /// A whole check on a store under test with its known failures as the baseline: every
+    /// known file replayed and known, the budget fuzzed in batches from the first seed,
+    /// the determinism check run; the saved files' texts come back, one per found failure.
+    #[test]
+    fn a_check_replays_fuzzes_and_runs_the_determinism_check() {
+        let out = tempfile::tempdir().unwrap();
+        let known = crate::testing::repo_file("scenarios/known/current");
+        let current = crate::store::by_name("current").unwrap();
+        let mut r = request(out.path(), vec![&current], 5, 1500);
+        r.scenarios_dir = known.clone();
+        r.known = Some(known.clone());
+        r.allow_empty = false;
+        let resolve =
+            |_: &std::path::Path,
+             _: &crate::trace::scenario::Scenario|
+             -> Result<Box<dyn StoreFactory>, crate::store::recorded::RecordedError> {
+                panic!("the store under test is not resolved")
+            };
+        let (report, texts) = run_check_saving(&r, &resolve).unwrap();
+        assert_eq!(report.scenarios.len(), 14);
+        assert!(report
+            .scenarios
+            .iter()
+            .all(|s| s.store == "current" && s.verdict == ScenarioVerdict::Known));
+        assert_eq!(report.baseline.classes.len(), 14);
+        assert_eq!(
+            report
+                .batches
+                .iter()
+                .map(|b| (b.store.as_str(), b.seed_start, b.seeds))
+                .collect::<Vec<_>>(),
+            vec![("current", 5, 1000), ("current", 1005, 500)]
+        );
+        assert_eq!(report.seed_start, 5);
+        assert_eq!(report.determinism_seeds, 4);
+        assert!(report.suspects.is_empty(), "{:?}", report.suspects);
+        assert!(!report.interrupted);
+        assert_eq!(texts.len(), report.found.len());
+        for (f, text) in report.found.iter().zip(&texts) {
+            assert_eq!(std::fs::read_to_string(&f.path).unwrap(), *text);
+        }
+        assert_eq!(report.ok(), report.found.is_empty(), "{:?}", report.found);
+        let again = run_check(&r, &resolve).unwrap();
+        assert_eq!(again.batches, report.batches);
+
+        // No seeds: nothing fuzzed, no determinism check.
+        r.seeds = 0;
+        let (report, texts) = run_check_saving(&r, &resolve).unwrap();
+        assert_eq!(report.scenarios.len(), 14);
+        assert!(report.batches.is_empty() && report.found.is_empty() && texts.is_empty());
+        assert_eq!(report.determinism_seeds, 0);
+    }
 }

@@ -75,3 +75,31 @@ pub struct CheckRequest<'a> {
 /// file recorded it, and only with the user's consent: see [`crate::store::recorded`]).
 pub type Resolver<'a> =
     &'a dyn Fn(&Path, &Scenario) -> Result<Box<dyn StoreFactory>, RecordedError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--seed`: a decimal number is the first seed; any other string is its FNV-1a 64
+    /// hash (the published test vectors) cut to 48 bits.
+    #[test]
+    fn a_seed_string_is_its_number_or_its_fnv_1a_hash_cut_to_48_bits() {
+        assert_eq!(seed_start_from("0"), 0);
+        assert_eq!(seed_start_from("1"), 1);
+        assert_eq!(seed_start_from("18446744073709551615"), u64::MAX);
+        assert_eq!(
+            seed_start_from(""),
+            0xcbf2_9ce4_8422_2325 & 0xffff_ffff_ffff
+        );
+        assert_eq!(
+            seed_start_from("a"),
+            0xaf63_dc4c_8601_ec8c & 0xffff_ffff_ffff
+        );
+        assert_eq!(
+            seed_start_from("foobar"),
+            0x8594_4171_f739_67e8 & 0xffff_ffff_ffff
+        );
+        assert_eq!(seed_start_from("-1"), seed_start_from("-1"));
+        assert!(seed_start_from("-1") < 1 << 48);
+    }
+}
