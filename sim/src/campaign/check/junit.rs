@@ -218,6 +218,7 @@ mod tests {
     use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
 
     use super::*;
+    use crate::campaign::check::tests::found;
     use crate::campaign::check::{Baseline, BatchClass, Found, ScenarioVerdict};
     use crate::campaign::recheck::SuspectKind;
     use crate::oracle::Invariant;
@@ -296,23 +297,6 @@ mod tests {
             verdict,
             ok: verdict.ok(),
             replay: "reconcile-sim replay scenarios/s.json".into(),
-        }
-    }
-
-    fn found(store: &str, seed: u64, c: Class) -> Found {
-        Found {
-            store: store.into(),
-            invariant: Invariant::Converges,
-            class: Some(c),
-            seed: Some(seed),
-            path: PathBuf::from(format!("out/{store}-seed{seed}.json")),
-            steps: 2,
-            original_steps: 9,
-            one_minimal: true,
-            gave_up: None,
-            cause: None,
-            needs: Vec::new(),
-            write_error: None,
         }
     }
 

@@ -182,6 +182,25 @@ mod tests {
     }
 
     /// A class `current` shows: the first of its known failures' kind.
+    /// A found failure of `store`'s seed `seed` in class `c`, shrunk from 9 steps to 2,
+    /// written (for the report's and the JUnit file's tests).
+    pub(super) fn found(store: &str, seed: u64, c: Class) -> Found {
+        Found {
+            store: store.into(),
+            invariant: Invariant::Converges,
+            class: Some(c),
+            seed: Some(seed),
+            path: PathBuf::from(format!("out/{store}-seed{seed}.json")),
+            steps: 2,
+            original_steps: 9,
+            one_minimal: true,
+            gave_up: None,
+            cause: None,
+            needs: Vec::new(),
+            write_error: None,
+        }
+    }
+
     fn a_class() -> Class {
         Class {
             effect: crate::trace::class::Effect::Lingers,
@@ -298,18 +317,8 @@ mod tests {
     fn the_write_errors_are_each_found_failure_s_then_each_suspect_s() {
         use crate::campaign::recheck::SuspectKind;
         let found = |write_error: Option<&str>| Found {
-            store: "current".into(),
-            invariant: Invariant::Converges,
-            class: Some(a_class()),
-            seed: Some(3),
-            path: PathBuf::from("f.json"),
-            steps: 2,
-            original_steps: 9,
-            one_minimal: true,
-            gave_up: None,
-            cause: None,
-            needs: Vec::new(),
             write_error: write_error.map(str::to_string),
+            ..found("current", 3, a_class())
         };
         let mut report = report_with(false, Vec::new());
         assert_eq!(report.write_errors(), Vec::<String>::new());
