@@ -684,4 +684,66 @@ pub(crate) mod tests {
         r.write_saved(&blocked, Path::new("r")).unwrap();
         assert!(r.scenarios.iter().all(|s| s.saved.write_error.is_some()));
     }
+
+    /// A campaign of no seeds covers no range, and is contiguous all the same (as the
+    /// unsharded run of no seeds is); one of some seeds that covers none is not.
+    #[test]
+    fn a_campaign_of_no_seeds_is_contiguous() {
+        let naive = by_name("naive").unwrap();
+        let mut r = result_of(&[&naive], 0, true, Shard::WHOLE);
+        assert_eq!(r.result.seed_ranges(&r.shards), Vec::<Range<u64>>::new());
+        assert!(r.result.contiguous(&r.shards));
+        r.result.report.seeds = 1;
+        assert!(!r.result.contiguous(&r.shards));
+    }
+
+    /// The merged suspects are every shard's, by store in the campaign's order (not by
+    /// name), then seed, then kind.
+    #[test]
+    fn the_suspects_of_every_shard_are_ordered_by_store_seed_and_kind() {
+        use crate::campaign::recheck::SuspectKind;
+        let naive = by_name("naive").unwrap();
+        let current = by_name("current").unwrap();
+        let stores: Vec<&dyn StoreFactory> = vec![&naive, &current];
+        let suspect = |store: &str, seed: u64, kind: SuspectKind| Suspect {
+            kind,
+            store: store.to_string(),
+            seed: Some(seed),
+            invariant: None,
+            class: None,
+            cause: None,
+            why: "differs".to_string(),
+            scenario: None,
+            write_error: None,
+        };
+        let mut parts: Vec<_> = (1..=2)
+            .map(|i| result_of(&stores, 2 * CHUNK_SEEDS, true, Shard::new(i, 2).unwrap()))
+            .collect();
+        parts[0].result.suspects = vec![
+            suspect("naive", 70, SuspectKind::StateLeak),
+            suspect("current", 3, SuspectKind::Flaky),
+        ];
+        parts[1].result.suspects = vec![
+            suspect("current", 3, SuspectKind::Nondeterministic),
+            suspect("naive", 70, SuspectKind::Flaky),
+            suspect("naive", 64, SuspectKind::Flaky),
+        ];
+        let merged = merge_all(&parts).result;
+        let order: Vec<(&str, Option<u64>, SuspectKind)> = merged
+            .suspects
+            .iter()
+            .map(|s| (s.store.as_str(), s.seed, s.kind))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("naive", Some(64), SuspectKind::Flaky),
+                ("naive", Some(70), SuspectKind::Flaky),
+                ("naive", Some(70), SuspectKind::StateLeak),
+                ("current", Some(3), SuspectKind::Flaky),
+                ("current", Some(3), SuspectKind::Nondeterministic),
+            ]
+        );
+        assert!(merged.failed());
+    }
 }
