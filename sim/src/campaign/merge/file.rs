@@ -226,3 +226,173 @@ impl SavedScenario {
         Ok(path)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::merge::fuzz::tests::result_from;
+    use crate::campaign::shard::Shard;
+    use crate::testing::repo_file;
+
+    /// `bug-a.json` as a result carries it.
+    fn bug_a() -> SavedScenario {
+        SavedScenario::read(&repo_file("scenarios/bug-a.json"), 7, 9, Some("why".into())).unwrap()
+    }
+
+    #[test]
+    fn a_shard_set_says_which_shards_are_missing() {
+        let one = ShardSet::one(Shard::new(2, 3).unwrap());
+        assert_eq!(
+            one,
+            ShardSet {
+                count: 3,
+                done: vec![2]
+            }
+        );
+        assert!(!one.complete());
+        assert_eq!(one.missing(), vec![1, 3]);
+        let all = ShardSet {
+            count: 3,
+            done: vec![1, 2, 3],
+        };
+        assert!(all.complete());
+        assert_eq!(all.missing(), Vec::<u64>::new());
+        assert!(ShardSet::one(Shard::WHOLE).complete());
+    }
+
+    /// A result's file is its pretty JSON and a newline, written atomically; `save_to`
+    /// gives the error as text, and nothing without a path.
+    #[test]
+    fn a_result_is_saved_as_pretty_json_and_an_error_is_told() {
+        let naive = crate::store::by_name("naive").unwrap();
+        let r = result_from(&[&naive], 11, 10, true, Shard::WHOLE);
+        let json = r.to_json();
+        assert!(json.ends_with("}\n") && json.starts_with("{\n  \"format\""));
+        let back: ResultFile<crate::campaign::merge::FuzzResult> =
+            serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/r.result.json");
+        assert_eq!(r.save_to(Some(&path)), None);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), json);
+        assert_eq!(r.save_to(None), None);
+        // A file where a folder should be: the write fails and says where.
+        let blocked = dir.path().join("sub/r.result.json/x.json");
+        let e = r.save_to(Some(&blocked)).unwrap();
+        assert!(
+            e.starts_with(&format!("cannot write {}: ", blocked.display())),
+            "{e}"
+        );
+        assert!(r.save(&blocked).is_err());
+    }
+
+    /// A saved scenario carries the file's name, what shrinking did, and the scenario,
+    /// which it gives back byte for byte; bad JSON is an error naming the file.
+    #[test]
+    fn a_saved_scenario_is_read_and_given_back_as_written() {
+        let path = repo_file("scenarios/bug-a.json");
+        let s = bug_a();
+        assert_eq!(
+            (
+                s.file.as_str(),
+                s.steps,
+                s.original_steps,
+                s.gave_up.as_deref(),
+                s.write_error.as_deref()
+            ),
+            ("bug-a.json", 7, 9, Some("why"), None)
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            s.scenario,
+            serde_json::from_str::<serde_json::Value>(&text).unwrap()
+        );
+        assert_eq!(s.file_text(Path::new("r.json")).unwrap(), text);
+        let e = SavedScenario::of_text(Path::new("d/x.json"), "{", 1, 1, None, Some("full".into()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("d/x.json: not JSON: "), "{e}");
+        let t = SavedScenario::of_text(
+            Path::new("d/x.json"),
+            &text,
+            1,
+            2,
+            None,
+            Some("full".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            (t.file.as_str(), t.write_error.as_deref()),
+            ("x.json", Some("full"))
+        );
+        assert!(SavedScenario::read(Path::new("/no/such/file.json"), 1, 1, None).is_err());
+    }
+
+    /// The name must be a plain file name and the scenario must load, else the result
+    /// (named) is refused.
+    #[test]
+    fn a_saved_scenario_with_a_bad_name_or_content_is_refused() {
+        let r = Path::new("r.result.json");
+        for bad in ["", "a/b.json", "..", "/", "/x.json"] {
+            let mut s = bug_a();
+            s.file = bad.to_string();
+            let e = s.file_text(r).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("r.result.json: scenario file name '{bad}' is not a plain file name")
+            );
+            let dir = tempfile::tempdir().unwrap();
+            assert!(s.write(dir.path(), r).is_err());
+            assert!(s.write_again(dir.path(), r).is_err());
+        }
+        let mut s = bug_a();
+        s.scenario["steps"] = "no".into();
+        let e = s.file_text(r).unwrap_err().to_string();
+        assert!(
+            e.starts_with("r.result.json: the embedded scenario bug-a.json does not load: "),
+            "{e}"
+        );
+    }
+
+    /// Written again under `out`, as the run wrote it; a write that fails is recorded as
+    /// the scenario's write error, and cleared when it works.
+    #[test]
+    fn a_saved_scenario_is_written_again_and_a_failed_write_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Path::new("r.result.json");
+        let text = std::fs::read_to_string(repo_file("scenarios/bug-a.json")).unwrap();
+        let s = bug_a();
+        let out = dir.path().join("out");
+        assert_eq!(s.write(&out, r).unwrap(), out.join("bug-a.json"));
+        assert_eq!(
+            std::fs::read_to_string(out.join("bug-a.json")).unwrap(),
+            text
+        );
+        let blocked = out.join("bug-a.json"); // a file, not a folder
+        let e = s.write(&blocked, r).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "cannot write {}: ",
+                blocked.join("bug-a.json").display()
+            )),
+            "{e}"
+        );
+        let mut again = bug_a();
+        again.write_again(&blocked, r).unwrap();
+        let e = again.write_error.clone().unwrap();
+        assert!(
+            e.starts_with(&format!(
+                "cannot write {}: ",
+                blocked.join("bug-a.json").display()
+            )),
+            "{e}"
+        );
+        let fresh = dir.path().join("fresh");
+        again.write_again(&fresh, r).unwrap();
+        assert_eq!(again.write_error, None);
+        assert_eq!(
+            std::fs::read_to_string(fresh.join("bug-a.json")).unwrap(),
+            text
+        );
+    }
+}

@@ -381,7 +381,7 @@ fn first_per_signature(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::PathBuf;
     use std::sync::atomic::AtomicBool;
 
@@ -406,7 +406,7 @@ mod tests {
     }
 
     /// [`result_of`] from seed `seed_start`.
-    fn result_from(
+    pub(crate) fn result_from(
         stores: &[&dyn StoreFactory],
         seed_start: u64,
         seeds: u64,
@@ -628,5 +628,122 @@ mod tests {
                 "classes {classes}: no invariant's first failure is smaller in shard 2 than in shard 1; the test needs other seeds"
             );
         }
+    }
+
+    /// A campaign failed when a store failed a seed or a second look found a suspect.
+    #[test]
+    fn a_campaign_failed_when_a_seed_failed_or_a_suspect_was_found() {
+        let naive = by_name("naive").unwrap();
+        let mut r = result_of(&[&naive], CHUNK_SEEDS, true, Shard::WHOLE).result;
+        assert!(r.report.any_failure() && r.failed());
+        for s in &mut r.report.stores {
+            s.failing.clear();
+        }
+        assert!(!r.failed());
+        r.suspects.push(Suspect {
+            kind: crate::campaign::recheck::SuspectKind::Flaky,
+            store: "naive".to_string(),
+            seed: Some(3),
+            invariant: None,
+            class: None,
+            cause: None,
+            why: "did not fail again".to_string(),
+            scenario: None,
+            write_error: None,
+        });
+        assert!(r.failed());
+    }
+
+    /// The budget as a result writes it, and the seeds it gives.
+    #[test]
+    fn a_budget_is_written_as_seeds_or_time() {
+        use std::time::Duration;
+        assert_eq!(BudgetConfig::of(Budget::Seeds(7)), BudgetConfig::Seeds(7));
+        assert_eq!(BudgetConfig::Seeds(7).seeds(), Some(7));
+        let t = BudgetConfig::of(Budget::Time(Duration::from_secs(90)));
+        assert_eq!(t, BudgetConfig::Time("1m 30s".to_string()));
+        assert_eq!(t.seeds(), None);
+    }
+
+    /// Every kept scenario is written again under the merge's `out`; a write that fails is
+    /// recorded on its scenario.
+    #[test]
+    fn the_kept_scenarios_are_written_again_under_out() {
+        let naive = by_name("naive").unwrap();
+        let mut r = result_of(&[&naive], CHUNK_SEEDS, true, Shard::WHOLE).result;
+        assert!(r.scenarios.len() >= 2);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        r.write_saved(&out, Path::new("r")).unwrap();
+        for s in &r.scenarios {
+            assert_eq!(s.saved.write_error, None);
+            let text = std::fs::read_to_string(out.join(&s.saved.file)).unwrap();
+            assert_eq!(text, s.saved.file_text(Path::new("r")).unwrap());
+        }
+        let blocked = out.join(&r.scenarios[0].saved.file);
+        r.write_saved(&blocked, Path::new("r")).unwrap();
+        assert!(r.scenarios.iter().all(|s| s.saved.write_error.is_some()));
+    }
+
+    /// A campaign of no seeds covers no range, and is contiguous all the same (as the
+    /// unsharded run of no seeds is); one of some seeds that covers none is not.
+    #[test]
+    fn a_campaign_of_no_seeds_is_contiguous() {
+        let naive = by_name("naive").unwrap();
+        let mut r = result_of(&[&naive], 0, true, Shard::WHOLE);
+        assert_eq!(r.result.seed_ranges(&r.shards), Vec::<Range<u64>>::new());
+        assert!(r.result.contiguous(&r.shards));
+        r.result.report.seeds = 1;
+        assert!(!r.result.contiguous(&r.shards));
+    }
+
+    /// The merged suspects are every shard's, by store in the campaign's order (not by
+    /// name), then seed, then kind.
+    #[test]
+    fn the_suspects_of_every_shard_are_ordered_by_store_seed_and_kind() {
+        use crate::campaign::recheck::SuspectKind;
+        let naive = by_name("naive").unwrap();
+        let current = by_name("current").unwrap();
+        let stores: Vec<&dyn StoreFactory> = vec![&naive, &current];
+        let suspect = |store: &str, seed: u64, kind: SuspectKind| Suspect {
+            kind,
+            store: store.to_string(),
+            seed: Some(seed),
+            invariant: None,
+            class: None,
+            cause: None,
+            why: "differs".to_string(),
+            scenario: None,
+            write_error: None,
+        };
+        let mut parts: Vec<_> = (1..=2)
+            .map(|i| result_of(&stores, 2 * CHUNK_SEEDS, true, Shard::new(i, 2).unwrap()))
+            .collect();
+        parts[0].result.suspects = vec![
+            suspect("naive", 70, SuspectKind::StateLeak),
+            suspect("current", 3, SuspectKind::Flaky),
+        ];
+        parts[1].result.suspects = vec![
+            suspect("current", 3, SuspectKind::Nondeterministic),
+            suspect("naive", 70, SuspectKind::Flaky),
+            suspect("naive", 64, SuspectKind::Flaky),
+        ];
+        let merged = merge_all(&parts).result;
+        let order: Vec<(&str, Option<u64>, SuspectKind)> = merged
+            .suspects
+            .iter()
+            .map(|s| (s.store.as_str(), s.seed, s.kind))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("naive", Some(64), SuspectKind::Flaky),
+                ("naive", Some(70), SuspectKind::Flaky),
+                ("naive", Some(70), SuspectKind::StateLeak),
+                ("current", Some(3), SuspectKind::Flaky),
+                ("current", Some(3), SuspectKind::Nondeterministic),
+            ]
+        );
+        assert!(merged.failed());
     }
 }

@@ -382,3 +382,354 @@ fn short(v: &serde_json::Value) -> String {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::fuzz::CHUNK_SEEDS;
+    use crate::campaign::merge::fuzz::tests::result_from;
+    use crate::campaign::shard::Shard;
+    use crate::store::by_name;
+
+    /// Shard `i` of `n` of a small `naive` campaign (two chunks), as a result file's text.
+    fn part(i: u64, n: u64) -> String {
+        let naive = by_name("naive").unwrap();
+        result_from(
+            &[&naive],
+            11,
+            2 * CHUNK_SEEDS,
+            true,
+            Shard::new(i, n).unwrap(),
+        )
+        .to_json()
+    }
+
+    fn named(texts: &[String]) -> Vec<(PathBuf, String)> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (PathBuf::from(format!("p{}.result.json", i + 1)), t.clone()))
+            .collect()
+    }
+
+    /// The error of merging `texts` (named p1…), as the user reads it.
+    fn refusal(texts: &[String], allow_partial: bool) -> String {
+        match merge_texts(&named(texts), allow_partial) {
+            Ok(m) => panic!("merged: {m:?}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// `text` with `edit` applied to its JSON.
+    fn edited(text: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut v: serde_json::Value = serde_json::from_str(text).unwrap();
+        edit(&mut v);
+        serde_json::to_string_pretty(&v).unwrap()
+    }
+
+    fn fuzz_of(m: Merged) -> ResultFile<FuzzResult> {
+        match m {
+            Merged::Fuzz(r) => r,
+            other => panic!("not a fuzz result: {other:?}"),
+        }
+    }
+
+    /// The shards of one campaign merge in any order; the merged file says which shards it
+    /// holds and is a result of this tool.
+    #[test]
+    fn the_shards_of_one_campaign_merge_in_any_order() {
+        let (one, two) = (part(1, 2), part(2, 2));
+        let a = fuzz_of(merge_texts(&named(&[one.clone(), two.clone()]), false).unwrap());
+        let b = fuzz_of(merge_texts(&named(&[two, one]), false).unwrap());
+        assert_eq!(a, b);
+        assert_eq!(
+            a.shards,
+            ShardSet {
+                count: 2,
+                done: vec![1, 2]
+            }
+        );
+        assert_eq!(
+            (
+                a.format.as_str(),
+                a.format_version,
+                a.tool.clone(),
+                a.kind.as_str()
+            ),
+            (FORMAT, FORMAT_VERSION, tool(), fuzz::KIND)
+        );
+        assert_eq!(a.result.report.seeds, 2 * CHUNK_SEEDS);
+        // The last shard of N is in range.
+        assert!(a.shards.complete());
+    }
+
+    /// What is not a result of this very tool is refused, naming the file and why.
+    #[test]
+    fn what_is_not_a_result_of_this_tool_is_refused_naming_the_file() {
+        let good = part(1, 1);
+        assert_eq!(
+            refusal(&[], false),
+            "nothing to merge: name result files or directories holding them"
+        );
+        assert!(refusal(&["not json".to_string()], false)
+            .starts_with("p1.result.json: not a result file (line 1 column"));
+        assert!(refusal(&["{}".to_string()], false).starts_with(
+            "p1.result.json: not a result file (no `\"format\": \"reconcile-sim-result\"`"
+        ));
+        let other_version = edited(&good, |v| v["format_version"] = (FORMAT_VERSION + 1).into());
+        assert_eq!(
+            refusal(&[other_version], false),
+            format!(
+                "p1.result.json: result format version {} is not the one {} reads ({FORMAT_VERSION})",
+                FORMAT_VERSION + 1,
+                tool()
+            )
+        );
+        let no_version = edited(&good, |v| {
+            v.as_object_mut().unwrap().remove("format_version");
+        });
+        assert!(refusal(&[no_version], false).contains("result format version (none) is not"));
+        let old_tool = edited(&good, |v| v["tool"] = "reconcile-sim 0.0.0".into());
+        assert!(refusal(&[good.clone(), old_tool], false).starts_with(&format!(
+            "p2.result.json: written by reconcile-sim 0.0.0, not by this {}: results merge only with the tool version that made them",
+            tool()
+        )));
+        let no_tool = edited(&good, |v| {
+            v.as_object_mut().unwrap().remove("tool");
+        });
+        assert!(
+            refusal(&[no_tool], false).starts_with("p1.result.json: written by an unnamed tool")
+        );
+        let no_kind = edited(&good, |v| {
+            v.as_object_mut().unwrap().remove("kind");
+        });
+        assert_eq!(
+            refusal(&[no_kind], false),
+            "p1.result.json: a result file without a `kind`"
+        );
+        let odd_kind = edited(&good, |v| v["kind"] = "xyzzy".into());
+        assert_eq!(
+            refusal(&[odd_kind], false),
+            format!("p1.result.json: results of kind `xyzzy` cannot be merged by {} (it merges fuzz, check, nightly and explore results)", tool())
+        );
+        let empty_kind = edited(&good, |v| v["kind"] = "".into());
+        assert!(refusal(&[empty_kind], false).contains("results of kind `` cannot be merged"));
+        // A result whose data is not its kind's: the file, line and column, and the kind.
+        let bad_data = edited(&good, |v| v["result"]["covered"] = "x".into());
+        let e = refusal(&[bad_data], false);
+        assert!(
+            e.starts_with("p1.result.json:") && e.contains(": not a valid `fuzz` result: "),
+            "{e}"
+        );
+    }
+
+    /// Results of different kinds of run do not merge.
+    #[test]
+    fn results_of_different_kinds_are_refused() {
+        let one = part(1, 2);
+        let two_as_check = edited(&part(2, 2), |v| v["kind"] = "check".into());
+        assert_eq!(
+            refusal(&[one, two_as_check], false),
+            "p1.result.json is a `fuzz` result and p2.result.json a `check` result: only results of one kind of run merge"
+        );
+    }
+
+    /// Parts of different campaigns are refused: another shard count, another config (the
+    /// first field that differs is named), a shard out of range or given twice.
+    #[test]
+    fn parts_of_different_campaigns_are_refused_naming_what_differs() {
+        let (one, two) = (part(1, 2), part(2, 2));
+        assert_eq!(
+            refusal(&[one.clone(), part(2, 3)], false),
+            "p1.result.json holds shards of 2 and p2.result.json shards of 3: the parts of one campaign share N in --shard I/N"
+        );
+        let none = edited(&one, |v| {
+            v["shards"] = serde_json::json!({"count": 0, "done": []});
+        });
+        assert!(refusal(&[none], true).contains("holds shards of 0 and p1.result.json shards of 0"));
+        let budget = edited(&two, |v| {
+            v["result"]["config"]["budget"]["seeds"] = 129.into()
+        });
+        assert_eq!(
+            refusal(&[one.clone(), budget], false),
+            "p1.result.json and p2.result.json ran different configurations (`config.budget.seeds` is 128 in one and 129 in the other): only shards of one campaign merge"
+        );
+        // A part whose report is not of its config's stores, or without the coverage its
+        // config asks for, does not hold together.
+        let not_its_stores = "p2.result.json: the report's stores are not the config's";
+        let stores = edited(&two, |v| {
+            v["result"]["config"]["stores"] = serde_json::json!(["canary"])
+        });
+        assert_eq!(refusal(&[one.clone(), stores], false), not_its_stores);
+        let more = edited(&two, |v| {
+            v["result"]["config"]["stores"] = serde_json::json!(["naive", "canary"])
+        });
+        assert_eq!(refusal(&[one.clone(), more], false), not_its_stores);
+        let uncovered = edited(&two, |v| v["result"]["coverage"] = serde_json::json!([]));
+        assert_eq!(
+            refusal(&[one.clone(), uncovered], false),
+            "p2.result.json: coverage is not given for every store"
+        );
+        let no_coverage = |t: &str| {
+            edited(t, |v| {
+                v["result"]["config"]["coverage"] = false.into();
+                v["result"]["coverage"] = serde_json::json!([]);
+            })
+        };
+        let merged =
+            fuzz_of(merge_texts(&named(&[no_coverage(&one), no_coverage(&two)]), false).unwrap());
+        assert!(merged.result.coverage.is_empty());
+        // Long values are cut at 80 characters; 80 are not cut.
+        let long = "x".repeat(100);
+        let cut = edited(&two, |v| {
+            v["result"]["config"]["max_shrink_time"] = long.clone().into()
+        });
+        assert!(refusal(&[one.clone(), cut], false)
+            .contains(&format!("in one and \"{}…", "x".repeat(79))));
+        let eighty = "y".repeat(78); // with its quotes, 80 characters
+        let whole = edited(&two, |v| {
+            v["result"]["config"]["max_shrink_time"] = eighty.clone().into()
+        });
+        assert!(refusal(&[one.clone(), whole], false)
+            .contains(&format!("in one and \"{eighty}\" in the other")));
+        for bad in [0, 3] {
+            let out = edited(&two, |v| v["shards"]["done"] = serde_json::json!([bad]));
+            assert_eq!(
+                refusal(&[one.clone(), out], false),
+                format!("p2.result.json: shard {bad} of 2 is out of range")
+            );
+        }
+        assert_eq!(
+            refusal(&[one.clone(), two.clone(), one.clone()], false),
+            "shard 1/2 is given twice: in p1.result.json and in p3.result.json"
+        );
+    }
+
+    /// A campaign with shards missing merges only when asked to, and the merge says which.
+    #[test]
+    fn missing_shards_are_refused_unless_allowed() {
+        assert_eq!(
+            refusal(&[part(1, 2)], false),
+            "shard 2/2 missing: the merge of an incomplete campaign is not the campaign's result (pass --allow-partial to merge what is here)"
+        );
+        assert!(refusal(&[part(2, 3)], false).starts_with("shards 1/3, 3/3 missing: "));
+        let partial = fuzz_of(merge_texts(&named(&[part(2, 3)]), true).unwrap());
+        assert_eq!(partial.shards.missing(), vec![1, 3]);
+        assert!(!partial.shards.complete());
+    }
+
+    /// `first_difference` names the first key or index that differs.
+    #[test]
+    fn the_first_difference_is_named_by_its_path() {
+        use serde_json::json;
+        let a = json!({"a": 1, "b": {"c": [1, 2, 3]}});
+        let b = json!({"a": 1, "b": {"c": [1, 5, 3]}});
+        assert_eq!(
+            first_difference(&a, &b, "x"),
+            "`x.b.c[1]` is 2 in one and 5 in the other"
+        );
+        let c = json!({"a": 1, "b": {"c": [1, 2]}});
+        assert_eq!(
+            first_difference(&a, &c, "x"),
+            "`x.b.c` is [1,2,3] in one and [1,2] in the other"
+        );
+        assert_eq!(first_difference(&a, &a, "x"), "x differs");
+        assert_eq!(first_difference(&json!([1]), &json!([1]), "y"), "y differs");
+        let d = json!({"a": 1});
+        assert_eq!(
+            first_difference(&a, &d, "x"),
+            "`x.b` is {\"c\":[1,2,3]} in one and null in the other"
+        );
+    }
+
+    /// Directories are searched for result files, recursively; a file is taken as given;
+    /// a path that is not there, or a directory without results, is an error.
+    #[test]
+    fn result_files_are_found_in_directories_and_taken_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a/b")).unwrap();
+        for f in [
+            "result.json",
+            "a/one.result.json",
+            "a/b/result.json",
+            "a/results.json",
+            "a/result.json.bak",
+            "a/b/xresult.json",
+        ] {
+            std::fs::write(d.join(f), "{}").unwrap();
+        }
+        let found = result_files(&[d.to_path_buf()]).unwrap();
+        assert_eq!(
+            found,
+            vec![
+                d.join("a/b/result.json"),
+                d.join("a/one.result.json"),
+                d.join("result.json")
+            ]
+        );
+        let given = result_files(&[
+            d.join("a/results.json"),
+            d.join("a/results.json"),
+            d.join("a"),
+        ])
+        .unwrap();
+        assert_eq!(
+            given,
+            vec![
+                d.join("a/b/result.json"),
+                d.join("a/one.result.json"),
+                d.join("a/results.json")
+            ]
+        );
+        std::fs::create_dir_all(d.join("empty/sub")).unwrap();
+        let e = result_files(&[d.join("empty")]).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: no result file in this directory (files named result.json or *.result.json, as `--result` writes them)", d.join("empty").display()));
+        let e = result_files(&[d.join("nothing")]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!("{}: no such file or directory", d.join("nothing").display())
+        );
+        assert!(is_result_name("result.json") && is_result_name("x.result.json"));
+        assert!(!is_result_name("results.json") && !is_result_name("xresult.json"));
+    }
+
+    /// `merge_paths` reads the files a directory holds and merges them as their texts merge.
+    #[test]
+    fn merge_paths_reads_the_result_files_and_merges_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (one, two) = (part(1, 2), part(2, 2));
+        std::fs::create_dir_all(dir.path().join("s2")).unwrap();
+        std::fs::write(dir.path().join("s1.result.json"), &one).unwrap();
+        std::fs::write(dir.path().join("s2/result.json"), &two).unwrap();
+        let read = fuzz_of(merge_paths(&[dir.path().to_path_buf()], false).unwrap());
+        let texts = fuzz_of(merge_texts(&named(&[one, two]), false).unwrap());
+        assert_eq!(read, texts);
+        assert!(merge_paths(&[dir.path().join("s2")], false)
+            .unwrap_err()
+            .to_string()
+            .starts_with("shard 1/2 missing"));
+    }
+
+    /// Explore results merge only whole, and a file that is not one is named.
+    #[test]
+    fn explore_results_are_refused_partial_or_malformed() {
+        let header = |extra: &str| {
+            format!(
+                "{{\"format\": \"{FORMAT}\", \"format_version\": {FORMAT_VERSION}, \"tool\": \"{}\", \"kind\": \"{}\"{extra}}}",
+                tool(),
+                crate::explore::KIND
+            )
+        };
+        let e = refusal(&[header("")], true);
+        assert!(
+            e.starts_with("--allow-partial: explore results merge only with every shard there"),
+            "{e}"
+        );
+        let e = refusal(&[header("")], false);
+        assert!(
+            e.starts_with("p1.result.json: not an explore result (line "),
+            "{e}"
+        );
+    }
+}

@@ -481,3 +481,633 @@ fn scenario_of(part: &NightlyResult, f: &NightFinding) -> Option<NightScenario> 
         .find(|s| s.store == f.store && s.class == f.class && s.source == f.source)
         .cloned()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use super::*;
+    use crate::campaign::findings::file_for;
+    use crate::campaign::fuzz::{run_campaign_shard, Budget, Campaign};
+    use crate::campaign::libfuzzer::TargetSummary;
+    use crate::campaign::merge::{merge_texts, Merged};
+    use crate::campaign::shard::Shard;
+    use crate::model::store::StoreFactory;
+    use crate::store::by_name;
+    use crate::testing::repo_file;
+    use crate::trace::scenario::Scenario;
+
+    const SEED_START: u64 = 23_000;
+    const STORES: [&str; 2] = ["naive", "current"];
+    const STRATEGIES: [StrategySpec; 2] = [StrategySpec::Random, StrategySpec::Swarm];
+
+    /// Seeds per store of each strategy's campaign: not the same, so each strategy's
+    /// table and seeds are told apart.
+    fn seeds_of(strategy: StrategySpec) -> u64 {
+        match strategy {
+            StrategySpec::Random => 4 * CHUNK_SEEDS,
+            _ => 3 * CHUNK_SEEDS,
+        }
+    }
+
+    fn config(known: &[Signature]) -> NightConfig {
+        NightConfig {
+            budget_seconds: 60,
+            seed_start: SEED_START,
+            stores: STORES.iter().map(|s| s.to_string()).collect(),
+            strategies: STRATEGIES.to_vec(),
+            in_process_permille: 1000,
+            fuzz_stores: Vec::new(),
+            known: known.to_vec(),
+            worlds: Default::default(),
+        }
+    }
+
+    fn night_dir() -> String {
+        "nightly/2026-12-05".to_string()
+    }
+
+    /// The scenario of `failure`, as a result carries it (recorded, not shrunk: shrinking
+    /// is the same function of the same run in every shard).
+    fn saved_of(
+        store: &dyn StoreFactory,
+        failure: &crate::campaign::findings::Failure,
+    ) -> SavedScenario {
+        let mut sc = Scenario::record(
+            store,
+            failure.config.clone(),
+            &failure.steps,
+            Some(failure.invariant),
+        );
+        sc.seed = failure.seed;
+        sc.class = failure.class.clone();
+        SavedScenario {
+            file: file_for(Path::new(""), failure).display().to_string(),
+            steps: failure.steps.len(),
+            original_steps: failure.steps.len(),
+            gave_up: None,
+            write_error: None,
+            scenario: serde_json::from_str(&sc.to_json()).unwrap(),
+        }
+    }
+
+    /// Shard `shard` of a night that knew `known`, as one night does it, with seed budgets
+    /// instead of time: per strategy, a campaign over the stores, each first failure a
+    /// finding, new (with its scenario) when its signature is neither known nor seen
+    /// earlier tonight. Its throughput is `100 × shard`, its elapsed time `10 + shard`.
+    fn night(shard: Shard, known: &[Signature]) -> NightlyResult {
+        let kinds: Vec<_> = STORES.iter().map(|n| by_name(n).unwrap()).collect();
+        let stores: Vec<&dyn StoreFactory> = kinds.iter().map(|k| k as _).collect();
+        let mut seen: BTreeSet<Signature> = known.iter().cloned().collect();
+        let mut summary = NightlySummary {
+            night_dir: night_dir(),
+            budget_seconds: 60,
+            elapsed_seconds: 10.0 + shard.index as f64,
+            interrupted: false,
+            seed_start: SEED_START,
+            known_signatures: known.len(),
+            campaigns: Vec::new(),
+            cargo_fuzz_build_seconds: None,
+            cargo_fuzz: Vec::new(),
+            findings: Vec::new(),
+            problems: Vec::new(),
+            write_errors: Vec::new(),
+        };
+        let mut covered = Vec::new();
+        let mut saved = Vec::new();
+        for strategy in STRATEGIES {
+            let campaign = Campaign {
+                stores: stores.clone(),
+                strategy,
+                seed_start: SEED_START,
+                budget: Budget::Seeds(seeds_of(strategy)),
+                jobs: 2,
+                coverage: false,
+                classes: true,
+                worlds: Default::default(),
+            };
+            let outcome = run_campaign_shard(&campaign, shard, &|_| {}, &AtomicBool::new(false));
+            for f in &outcome.first_failures {
+                let class = f.class.clone().unwrap_or_else(|| Class::bare(f.invariant));
+                let sig = (f.store.clone(), class.clone());
+                let new = seen.insert(sig);
+                let store = *stores.iter().find(|s| s.name() == f.store).unwrap();
+                let s = saved_of(store, f);
+                summary.findings.push(NightFinding {
+                    store: f.store.clone(),
+                    invariant: f.invariant,
+                    seed: f.seed,
+                    class: class.clone(),
+                    class_name: class.to_string(),
+                    source: source_of(strategy),
+                    new,
+                    scenario: new.then(|| format!("{}/scenarios/{}", night_dir(), s.file)),
+                    steps: new.then_some(s.steps),
+                    needs: None,
+                    cause: f.cause.clone(),
+                    did_not_replay: false,
+                });
+                if new {
+                    saved.push(NightScenario {
+                        store: f.store.clone(),
+                        class,
+                        source: source_of(strategy),
+                        seed: f.seed,
+                        invariant: f.invariant,
+                        saved: s,
+                    });
+                }
+            }
+            covered.push(CampaignCover {
+                strategy,
+                shards: vec![ShardSeeds {
+                    shard: shard.index,
+                    seeds: outcome.report.seeds,
+                }],
+            });
+            summary.campaigns.push(CampaignSummary {
+                report: outcome.report,
+                runs_per_second: 100.0 * shard.index as f64,
+            });
+        }
+        NightlyResult {
+            config: config(known),
+            covered,
+            summary,
+            saved,
+        }
+    }
+
+    fn texts(parts: &[(Shard, &NightlyResult)]) -> Vec<(PathBuf, String)> {
+        parts
+            .iter()
+            .map(|(shard, r)| {
+                let file = ResultFile::new(ShardSet::one(*shard), (*r).clone());
+                (
+                    PathBuf::from(format!("n{}.result.json", shard.index)),
+                    file.to_json(),
+                )
+            })
+            .collect()
+    }
+
+    fn merge(
+        parts: &[(Shard, &NightlyResult)],
+        allow_partial: bool,
+    ) -> Result<ResultFile<NightlyResult>, CampaignError> {
+        match merge_texts(&texts(parts), allow_partial)? {
+            Merged::Nightly(r) => Ok(r),
+            other => panic!("not a night: {other:?}"),
+        }
+    }
+
+    fn json<T: Serialize>(t: &T) -> serde_json::Value {
+        serde_json::to_value(t).unwrap()
+    }
+
+    /// A night's shards merge into the night one process would have had over the same
+    /// seeds: per strategy, the same table (the throughputs added), the seeds each shard
+    /// covered making one range, the same findings in the same order, new the same, each
+    /// new one with the scenario of its lowest seed; in any order of the shards.
+    #[test]
+    fn the_shards_of_a_night_merge_into_the_whole_night() {
+        let whole = night(Shard::WHOLE, &[]);
+        assert!(whole.summary.findings.len() >= 4, "the test needs findings");
+        assert!(
+            whole.summary.findings.iter().any(|f| !f.new),
+            "the test needs a signature found again"
+        );
+        for count in [2, 3] {
+            let shards: Vec<Shard> = (1..=count).map(|i| Shard::new(i, count).unwrap()).collect();
+            let parts: Vec<NightlyResult> = shards.iter().map(|s| night(*s, &[])).collect();
+            let mut pairs: Vec<(Shard, &NightlyResult)> =
+                shards.iter().copied().zip(&parts).collect();
+            let forward = merge(&pairs, false).unwrap();
+            pairs.reverse();
+            let backward = merge(&pairs, false).unwrap();
+            for m in [&forward, &backward] {
+                let r = &m.result;
+                assert_eq!(r.summary.campaigns.len(), STRATEGIES.len());
+                for (k, c) in r.summary.campaigns.iter().enumerate() {
+                    assert_eq!(
+                        c.report, whole.summary.campaigns[k].report,
+                        "{count} shards"
+                    );
+                    let sum: f64 = (1..=count).map(|i| 100.0 * i as f64).sum();
+                    assert_eq!(c.runs_per_second, sum);
+                    let strategy = STRATEGIES[k];
+                    let start = SEED_START;
+                    assert_eq!(
+                        r.seed_ranges(strategy, count),
+                        vec![start..start + seeds_of(strategy)]
+                    );
+                    let cover = &r.covered[k];
+                    assert_eq!(cover.strategy, strategy);
+                    let own: Vec<ShardSeeds> = parts
+                        .iter()
+                        .map(|p| p.covered[k].shards[0].clone())
+                        .collect();
+                    assert_eq!(cover.shards, own, "each shard's seeds, in shard order");
+                }
+                assert_eq!(
+                    json(&r.summary.findings),
+                    json(&whole.summary.findings),
+                    "{count} shards"
+                );
+                assert_eq!(r.saved, whole.saved, "{count} shards");
+                assert_eq!(r.summary.elapsed_seconds, 10.0 + count as f64);
+                assert!(!r.summary.interrupted);
+                assert_eq!(
+                    (
+                        r.summary.night_dir.as_str(),
+                        r.summary.budget_seconds,
+                        r.summary.seed_start
+                    ),
+                    (night_dir().as_str(), 60, SEED_START)
+                );
+                assert_eq!(r.summary.cargo_fuzz_build_seconds, None);
+                assert!(r.summary.problems.is_empty() && r.summary.cargo_fuzz.is_empty());
+                assert_eq!(r.markdown(), crate::campaign::nightly::markdown(&r.summary));
+            }
+            // Some signature's lowest seed is not in the first shard that found it.
+            let later = forward.result.saved.iter().any(|s| {
+                parts[0].summary.findings.iter().any(|f| {
+                    f.store == s.store
+                        && f.class == s.class
+                        && f.source == s.source
+                        && f.seed > s.seed
+                })
+            });
+            assert!(
+                later,
+                "{count} shards: the test needs a signature whose lowest seed is not shard 1's"
+            );
+        }
+    }
+
+    /// Signatures known before the night are counted, not new, in every shard and merged.
+    #[test]
+    fn a_signature_known_before_the_night_is_not_new_in_the_merge() {
+        let first = night(Shard::WHOLE, &[]);
+        let f = &first.summary.findings[0];
+        let known = vec![(f.store.clone(), f.class.clone())];
+        let whole = night(Shard::WHOLE, &known);
+        let shards = [Shard::new(1, 2).unwrap(), Shard::new(2, 2).unwrap()];
+        let parts: Vec<NightlyResult> = shards.iter().map(|s| night(*s, &known)).collect();
+        let m = merge(&[(shards[0], &parts[0]), (shards[1], &parts[1])], false)
+            .unwrap()
+            .result;
+        assert_eq!(json(&m.summary.findings), json(&whole.summary.findings));
+        assert_eq!(m.saved, whole.saved);
+        assert_eq!(m.summary.known_signatures, 1);
+        assert!(m
+            .summary
+            .findings
+            .iter()
+            .filter(|g| g.store == f.store && g.class == f.class)
+            .all(|g| !g.new && g.scenario.is_none() && g.steps.is_none()));
+    }
+
+    /// What is not per strategy comes after, in shard order: each shard's cargo-fuzz
+    /// findings (new only the first time a signature shows), runs and problems (named by
+    /// shard); the longest build, interrupted if any shard was.
+    #[test]
+    fn cargo_fuzz_findings_runs_and_problems_follow_in_shard_order() {
+        let shards = [Shard::new(1, 2).unwrap(), Shard::new(2, 2).unwrap()];
+        let mut parts: Vec<NightlyResult> = shards.iter().map(|s| night(*s, &[])).collect();
+        let (path, scenario) = crate::testing::repo_scenario("scenarios/bug-a.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let fuzzed = |p: &mut NightlyResult, store: &str, inv: Invariant, file: &str| {
+            let class = Class::bare(inv);
+            p.summary.findings.push(NightFinding {
+                store: store.to_string(),
+                invariant: inv,
+                seed: None,
+                class: class.clone(),
+                class_name: class.to_string(),
+                source: "cargo-fuzz/interleavings".to_string(),
+                new: true,
+                scenario: Some(file.to_string()),
+                steps: Some(scenario.steps.len()),
+                needs: None,
+                cause: None,
+                did_not_replay: false,
+            });
+            p.saved.push(NightScenario {
+                store: store.to_string(),
+                class,
+                source: "cargo-fuzz/interleavings".to_string(),
+                seed: None,
+                invariant: inv,
+                saved: SavedScenario::of_text(Path::new(file), &text, 2, 5, None, None).unwrap(),
+            });
+        };
+        fuzzed(&mut parts[0], "naive", Invariant::Crash, "crash-1.json");
+        fuzzed(&mut parts[1], "naive", Invariant::Crash, "crash-2.json");
+        fuzzed(
+            &mut parts[1],
+            "current",
+            Invariant::RenderShape,
+            "shape-2.json",
+        );
+        for (i, p) in parts.iter_mut().enumerate() {
+            p.summary.cargo_fuzz.push(TargetSummary {
+                target: "interleavings".to_string(),
+                store: Some("naive".to_string()),
+                seconds: i as u64 + 1,
+                executions: Some(1000 * (i as u64 + 1)),
+                artifacts: Vec::new(),
+                error: None,
+            });
+            p.summary.problems.push(format!("problem {}", i + 1));
+        }
+        parts[1].summary.cargo_fuzz_build_seconds = Some(4.5);
+        parts[1].summary.interrupted = true;
+        let m = merge(&[(shards[1], &parts[1]), (shards[0], &parts[0])], false)
+            .unwrap()
+            .result;
+        let tail: Vec<(&str, bool, Option<String>)> = m
+            .summary
+            .findings
+            .iter()
+            .filter(|f| !f.source.starts_with("in-process/"))
+            .map(|f| (f.store.as_str(), f.new, f.scenario.clone()))
+            .collect();
+        let under = |f: &str| Some(format!("{}/scenarios/{f}", night_dir()));
+        assert_eq!(
+            tail,
+            [
+                ("naive", true, under("crash-1.json")),
+                ("naive", false, None),
+                ("current", true, under("shape-2.json")),
+            ]
+        );
+        let n = m.summary.findings.len();
+        assert!(m.summary.findings[..n - 3]
+            .iter()
+            .all(|f| f.source.starts_with("in-process/")));
+        let files: Vec<&str> = m
+            .saved
+            .iter()
+            .rev()
+            .take(2)
+            .map(|s| s.saved.file.as_str())
+            .collect();
+        assert_eq!(files, ["shape-2.json", "crash-1.json"]);
+        assert_eq!(
+            m.summary.findings.iter().filter(|f| f.new).count(),
+            m.saved.len()
+        );
+        let runs: Vec<u64> = m.summary.cargo_fuzz.iter().map(|t| t.seconds).collect();
+        assert_eq!(runs, [1, 2]);
+        assert_eq!(
+            m.summary.problems,
+            ["shard 1/2: problem 1", "shard 2/2: problem 2"]
+        );
+        assert_eq!(m.summary.cargo_fuzz_build_seconds, Some(4.5));
+        assert!(m.summary.interrupted);
+    }
+
+    /// A finding the merge makes new must have its shard's scenario; a part whose new
+    /// findings and scenarios do not match is refused.
+    #[test]
+    fn a_new_finding_without_its_scenario_is_an_error() {
+        let shard = Shard::WHOLE;
+        let mut p = night(shard, &[]);
+        // The first finding claimed known though the config knows nothing: its scenario
+        // dropped, the part holds together, but the merge has no scenario to give it.
+        p.summary.findings[0].new = false;
+        let f0 = p.summary.findings[0].clone();
+        p.saved
+            .retain(|s| !(s.store == f0.store && s.class == f0.class));
+        let e = merge(&[(shard, &p)], false).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "the merged night's first finding of {} {} has no saved scenario in its shard's result",
+                f0.store, f0.class_name
+            )
+        );
+        let mut q = night(shard, &[]);
+        q.saved.pop();
+        let new = q.summary.findings.iter().filter(|f| f.new).count();
+        let e = merge(&[(shard, &q)], false).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "n1.result.json: {new} new findings but {} scenarios saved",
+                new - 1
+            )
+        );
+        let mut r = night(shard, &[]);
+        r.saved[0].saved.file = "a/b.json".to_string();
+        let e = merge(&[(shard, &r)], false).unwrap_err().to_string();
+        assert!(e.contains("is not a plain file name"), "{e}");
+    }
+
+    /// The merged night is written as a night folder: its scenarios, summary and a result
+    /// that merges again; an incomplete one says which shards it lacks, once.
+    #[test]
+    fn a_merged_night_is_written_as_a_night_folder() {
+        let shards: Vec<Shard> = (1..=3).map(|i| Shard::new(i, 3).unwrap()).collect();
+        let one = night(shards[0], &[]);
+        let partial = merge(&[(shards[0], &one)], true).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let night_a = dir.path().join("a");
+        let written = partial
+            .result
+            .write_night(&night_a, &partial.shards, Path::new("src"))
+            .unwrap();
+        let note = "merged without shards 2/3, 3/3: this night is incomplete";
+        assert_eq!(written.problems, [note]);
+        assert_eq!(written.night_dir, night_a.display().to_string());
+        let new: Vec<&NightFinding> = written.findings.iter().filter(|f| f.new).collect();
+        assert_eq!(new.len(), partial.result.saved.len());
+        for (f, s) in new.iter().zip(&partial.result.saved) {
+            let path = night_a.join("scenarios").join(&s.saved.file);
+            assert_eq!(
+                f.scenario.as_deref(),
+                Some(path.display().to_string().as_str())
+            );
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                s.saved.file_text(Path::new("x")).unwrap()
+            );
+        }
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(night_a.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(summary, json(&written));
+        assert_eq!(
+            std::fs::read_to_string(night_a.join("summary.md")).unwrap(),
+            crate::campaign::nightly::markdown(&written)
+        );
+        // The folder's result merges again, with the other shards, and the note is not doubled.
+        let again = std::fs::read_to_string(night_a.join("result.json")).unwrap();
+        let back = merge_texts(&[(night_a.join("result.json"), again.clone())], true).unwrap();
+        let Merged::Nightly(back) = back else {
+            panic!()
+        };
+        let night_b = dir.path().join("b");
+        let written = back
+            .result
+            .write_night(&night_b, &back.shards, Path::new("src"))
+            .unwrap();
+        // Merged again, the shard's problems are named by shard, and the note is this
+        // merge's own.
+        assert_eq!(
+            written.problems,
+            [format!("shard 1/3: {note}"), note.to_string()]
+        );
+        // Written again as it is, the note is not doubled.
+        let file: ResultFile<NightlyResult> = serde_json::from_str(&again).unwrap();
+        assert_eq!(file.result.summary.problems, [note]);
+        let night_e = dir.path().join("again");
+        let written = file
+            .result
+            .write_night(&night_e, &file.shards, Path::new("src"))
+            .unwrap();
+        assert_eq!(written.problems, [note]);
+        let two = night(shards[1], &[]);
+        let mut texts = vec![(night_a.join("result.json"), again)];
+        texts.extend(super::tests::texts(&[(shards[1], &two)]));
+        let Merged::Nightly(m) = merge_texts(&texts, true).unwrap() else {
+            panic!()
+        };
+        assert_eq!(m.shards.missing(), [3]);
+        let night_c = dir.path().join("c");
+        let written = m
+            .result
+            .write_night(&night_c, &m.shards, Path::new("src"))
+            .unwrap();
+        assert!(written
+            .problems
+            .contains(&"merged without shard 3/3: this night is incomplete".to_string()));
+        assert_eq!(
+            written
+                .problems
+                .iter()
+                .filter(|p| p.starts_with("merged without"))
+                .count(),
+            1
+        );
+        // A complete night has no such note; the result a night writes says what it holds.
+        let whole = night(Shard::WHOLE, &[]);
+        let night_d = dir.path().join("d");
+        let written = whole
+            .write_night(&night_d, &ShardSet::one(Shard::WHOLE), Path::new("src"))
+            .unwrap();
+        assert!(written.problems.is_empty());
+        let file: ResultFile<NightlyResult> =
+            serde_json::from_str(&std::fs::read_to_string(night_d.join("result.json")).unwrap())
+                .unwrap();
+        assert_eq!(file.shards, ShardSet::one(Shard::WHOLE));
+        assert_eq!(json(&file.result.summary), json(&written));
+        // A new finding without its scenario cannot be written.
+        let mut lacking = whole.clone();
+        lacking.saved.clear();
+        let e = lacking
+            .write_night(
+                &dir.path().join("e"),
+                &ShardSet::one(Shard::WHOLE),
+                Path::new("src"),
+            )
+            .unwrap_err();
+        assert_eq!(e.to_string(), "src: a new finding without its scenario");
+    }
+
+    /// A night's own result: its config (the in-process share in thousandths with
+    /// cargo-fuzz, all of it without), the seeds of each campaign under the shard, and the
+    /// scenario of each new finding that saved one.
+    #[test]
+    fn a_night_s_result_carries_its_config_seeds_and_new_scenarios() {
+        let whole = night(Shard::WHOLE, &[]);
+        let bug_a = repo_file("scenarios/bug-a.json");
+        let mut summary = whole.summary.clone();
+        for f in &mut summary.findings {
+            if f.new {
+                f.scenario = Some(bug_a.display().to_string());
+            }
+        }
+        summary.findings[0].scenario = None; // not saved (cancelled before it could be)
+        let new = summary.findings.iter().filter(|f| f.new).count();
+        let shard = Shard::new(2, 5).unwrap();
+        let mut cfg = crate::campaign::nightly::NightlyConfig {
+            budget: std::time::Duration::from_secs(125),
+            night_dir: PathBuf::from("n"),
+            known_dirs: Vec::new(),
+            stores: vec!["current".to_string(), "naive".to_string()],
+            seed_start: 77,
+            jobs: 1,
+            fuzz_dir: Some(PathBuf::from("fuzz")),
+            corpus_dir: PathBuf::from("corpus"),
+            in_process_share: 0.25,
+            fuzz_stores: vec!["naive".to_string()],
+            shard,
+            result: None,
+            worlds: Default::default(),
+        };
+        let sig = |s: &str| (s.to_string(), Class::bare(Invariant::NoLoss));
+        let known: BTreeSet<Signature> = [sig("naive"), sig("current")].into_iter().collect();
+        let r = NightlyResult::of_night(&cfg, &known, &summary).unwrap();
+        assert_eq!(
+            r.config,
+            NightConfig {
+                budget_seconds: 125,
+                seed_start: 77,
+                stores: vec!["current".to_string(), "naive".to_string()],
+                strategies: StrategySpec::ALL.to_vec(),
+                in_process_permille: 250,
+                fuzz_stores: vec!["naive".to_string()],
+                known: vec![sig("current"), sig("naive")],
+                worlds: Default::default(),
+            }
+        );
+        let covered: Vec<(StrategySpec, Vec<ShardSeeds>)> = r
+            .covered
+            .iter()
+            .map(|c| (c.strategy, c.shards.clone()))
+            .collect();
+        let expected: Vec<(StrategySpec, Vec<ShardSeeds>)> = whole
+            .summary
+            .campaigns
+            .iter()
+            .map(|c| {
+                (
+                    c.report.strategy,
+                    vec![ShardSeeds {
+                        shard: 2,
+                        seeds: c.report.seeds,
+                    }],
+                )
+            })
+            .collect();
+        assert_eq!(covered, expected);
+        assert_eq!(r.saved.len(), new - 1);
+        let text = std::fs::read_to_string(&bug_a).unwrap();
+        for (s, f) in r
+            .saved
+            .iter()
+            .zip(summary.findings.iter().filter(|f| f.new).skip(1))
+        {
+            assert_eq!(
+                (&s.store, &s.class, &s.source, s.seed, s.invariant),
+                (&f.store, &f.class, &f.source, f.seed, f.invariant)
+            );
+            assert_eq!(
+                (s.saved.file.as_str(), s.saved.steps),
+                ("bug-a.json", f.steps.unwrap())
+            );
+            assert_eq!(s.saved.file_text(Path::new("x")).unwrap(), text);
+        }
+        assert_eq!(json(&r.summary), json(&summary));
+        cfg.fuzz_dir = None;
+        let r = NightlyResult::of_night(&cfg, &known, &summary).unwrap();
+        assert_eq!(
+            (r.config.in_process_permille, r.config.fuzz_stores.len()),
+            (1000, 0)
+        );
+        cfg.stores = vec!["nosuch".to_string()];
+        assert!(NightlyResult::of_night(&cfg, &known, &summary).is_err());
+    }
+}
