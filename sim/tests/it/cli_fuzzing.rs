@@ -231,24 +231,7 @@ fn a_night_gives_each_cargo_fuzz_target_its_share_and_reads_its_crashes() {
         tmp.path().join("nights"),
     );
     std::fs::write(fuzz.join("Cargo.toml"), "[package]\n").unwrap();
-    let cargo = bin.join("cargo");
-    std::fs::write(
-        &cargo,
-        r#"#!/bin/sh
-[ "$2" = build ] && exit 0
-for a in "$@"; do
-  case "$a" in
-    -max_total_time=*) secs=${a#*=} ;;
-    -artifact_prefix=*) prefix=${a#*=} ;;
-  esac
-done
-echo "$5 ${RECONCILE_SIM_STORE:-none} $secs" >> "$STAND_IN_RECORD"
-cp "$STAND_IN_CRASH" "${prefix}crash-stand-in"
-echo "stat::number_of_executed_units: 7"
-"#,
-    )
-    .unwrap();
-    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    stand_in_cargo(&bin);
     // bug A's run on `naive`, as the interleavings target's bytes.
     let bug_a = load(&repo().join("scenarios/bug-a.json")).unwrap();
     let crash = tmp.path().join("crash-bytes");
@@ -292,14 +275,7 @@ echo "stat::number_of_executed_units: 7"
     let stdout = String::from_utf8_lossy(&o.stdout);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(code(&o), 1, "a new finding: exit 1\n{stdout}\n{stderr}");
-    let runs: Vec<(String, String, u64)> = std::fs::read_to_string(&record)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            let w: Vec<&str> = l.split(' ').collect();
-            (w[0].to_string(), w[1].to_string(), w[2].parse().unwrap())
-        })
-        .collect();
+    let runs = stand_in_runs(&record);
     let targets: Vec<(&str, &str)> = runs
         .iter()
         .map(|(t, s, _)| (t.as_str(), s.as_str()))
@@ -322,7 +298,52 @@ echo "stat::number_of_executed_units: 7"
         first < last && last <= left,
         "scenario_parser: the rest, got {last} s after {first} s"
     );
-    let night = std::fs::read_dir(&nights)
+    the_night_read_each_crash(&nights);
+}
+
+/// Writes `bin/cargo`, a stand-in for cargo-fuzz: `fuzz build` exits 0; each `fuzz run`
+/// appends its target, `RECONCILE_SIM_STORE` and `-max_total_time` to the file
+/// `$STAND_IN_RECORD`, copies `$STAND_IN_CRASH` as a crash file where `-artifact_prefix`
+/// says, prints libFuzzer's final-stats line and exits 0.
+fn stand_in_cargo(bin: &Path) {
+    let cargo = bin.join("cargo");
+    std::fs::write(
+        &cargo,
+        r#"#!/bin/sh
+[ "$2" = build ] && exit 0
+for a in "$@"; do
+  case "$a" in
+    -max_total_time=*) secs=${a#*=} ;;
+    -artifact_prefix=*) prefix=${a#*=} ;;
+  esac
+done
+echo "$5 ${RECONCILE_SIM_STORE:-none} $secs" >> "$STAND_IN_RECORD"
+cp "$STAND_IN_CRASH" "${prefix}crash-stand-in"
+echo "stat::number_of_executed_units: 7"
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+/// The `fuzz run`s [`stand_in_cargo`] recorded in `record`: (target, store or `none`,
+/// seconds), in order.
+fn stand_in_runs(record: &Path) -> Vec<(String, String, u64)> {
+    std::fs::read_to_string(record)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            (w[0].to_string(), w[1].to_string(), w[2].parse().unwrap())
+        })
+        .collect()
+}
+
+/// Asserts what the night in `nights` (the only one) made of the stand-in's crashes: both
+/// targets' runs in its summary, the `scenario_parser` crash its one problem (a loader bug),
+/// the `interleavings` crash a new `naive` finding whose saved file breaks its invariant.
+fn the_night_read_each_crash(nights: &Path) {
+    let night = std::fs::read_dir(nights)
         .unwrap()
         .next()
         .unwrap()
