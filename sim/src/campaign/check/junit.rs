@@ -218,12 +218,10 @@ mod tests {
     use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
 
     use super::*;
-    use crate::campaign::check::tests::found;
-    use crate::campaign::check::{Baseline, BatchClass, Found, ScenarioVerdict};
+    use crate::campaign::check::tests::{a_report, found};
+    use crate::campaign::check::{BatchClass, Found, ScenarioVerdict};
     use crate::campaign::recheck::SuspectKind;
     use crate::oracle::Invariant;
-    use crate::run::strategy::StrategySpec;
-    use crate::run::worlds::Worlds;
     use crate::trace::class::{Class, Effect, Subject};
 
     fn class(effect: Effect) -> Class {
@@ -323,15 +321,7 @@ mod tests {
     ) -> CheckReport {
         CheckReport {
             scenarios,
-            strategy: StrategySpec::Random,
-            seed_start: 0,
-            batches,
-            baseline: Baseline::default(),
-            found,
-            determinism_seeds,
-            suspects,
-            interrupted: false,
-            worlds: Worlds::default(),
+            ..a_report(batches, found, determinism_seeds, suspects)
         }
     }
 

@@ -138,7 +138,7 @@ pub(super) fn determinism_check(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
@@ -210,6 +210,38 @@ mod tests {
     }
 
     /// A report of one `current` batch whose only failing class is `class`, known or not.
+    /// A random-strategy report of no scenario and no baseline, not interrupted: the
+    /// fixture the JUnit file's and `merge`'s tests vary.
+    pub(crate) fn a_report(
+        batches: Vec<FuzzBatch>,
+        found: Vec<Found>,
+        determinism_seeds: u64,
+        suspects: Vec<Suspect>,
+    ) -> CheckReport {
+        CheckReport {
+            scenarios: Vec::new(),
+            strategy: StrategySpec::Random,
+            seed_start: 0,
+            batches,
+            baseline: Baseline::default(),
+            found,
+            determinism_seeds,
+            suspects,
+            interrupted: false,
+            worlds: Worlds::default(),
+        }
+    }
+
+    /// Each suspect as (store, seed, kind), in the report's order.
+    pub(crate) fn suspect_order(
+        suspects: &[Suspect],
+    ) -> Vec<(&str, Option<u64>, crate::campaign::recheck::SuspectKind)> {
+        suspects
+            .iter()
+            .map(|s| (s.store.as_str(), s.seed, s.kind))
+            .collect()
+    }
+
     fn report_with(known: bool, suspects: Vec<Suspect>) -> CheckReport {
         let class = a_class();
         let baseline = Baseline {

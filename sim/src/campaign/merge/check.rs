@@ -246,6 +246,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::campaign::check::tests::{a_report, suspect_order};
     use crate::campaign::check::FuzzBatch;
     use crate::campaign::merge::{merge_texts, Merged, ResultFile};
     use crate::campaign::recheck::{Suspect, SuspectKind};
@@ -331,16 +332,8 @@ mod tests {
         CheckResult {
             config: config(),
             report: CheckReport {
-                scenarios: Vec::new(),
-                strategy: StrategySpec::Random,
-                seed_start: 0,
-                batches,
-                baseline: Baseline::default(),
-                found,
-                determinism_seeds,
-                suspects,
                 interrupted,
-                worlds: Default::default(),
+                ..a_report(batches, found, determinism_seeds, suspects)
             },
             saved,
         }
@@ -422,14 +415,8 @@ mod tests {
                     ("current", 2000)
                 ]
             );
-            let suspects: Vec<(&str, Option<u64>, SuspectKind)> = m
-                .report
-                .suspects
-                .iter()
-                .map(|s| (s.store.as_str(), s.seed, s.kind))
-                .collect();
             assert_eq!(
-                suspects,
+                suspect_order(&m.report.suspects),
                 [
                     ("naive", Some(5), SuspectKind::Flaky),
                     ("naive", Some(1001), SuspectKind::Flaky),

@@ -729,13 +729,8 @@ pub(crate) mod tests {
             suspect("naive", 64, SuspectKind::Flaky),
         ];
         let merged = merge_all(&parts).result;
-        let order: Vec<(&str, Option<u64>, SuspectKind)> = merged
-            .suspects
-            .iter()
-            .map(|s| (s.store.as_str(), s.seed, s.kind))
-            .collect();
         assert_eq!(
-            order,
+            crate::campaign::check::tests::suspect_order(&merged.suspects),
             [
                 ("naive", Some(64), SuspectKind::Flaky),
                 ("naive", Some(70), SuspectKind::Flaky),
