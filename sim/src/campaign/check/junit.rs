@@ -218,7 +218,7 @@ mod tests {
     use quick_junit::{NonSuccessKind, Report, TestCaseStatus, TestSuite};
 
     use super::*;
-    use crate::campaign::check::tests::{a_report, found};
+    use crate::campaign::check::tests::{a_report, a_suspect, found};
     use crate::campaign::check::{BatchClass, Found, ScenarioVerdict};
     use crate::campaign::recheck::SuspectKind;
     use crate::oracle::Invariant;
@@ -299,17 +299,7 @@ mod tests {
     }
 
     fn suspect(store: &str, kind: SuspectKind, seed: u64) -> Suspect {
-        Suspect {
-            kind,
-            store: store.into(),
-            seed: Some(seed),
-            invariant: Some(Invariant::Converges),
-            class: None,
-            cause: None,
-            why: "two runs of the seed differ".into(),
-            scenario: None,
-            write_error: None,
-        }
+        a_suspect(store, seed, kind)
     }
 
     fn report(

@@ -232,6 +232,25 @@ pub(crate) mod tests {
         }
     }
 
+    /// A suspect of `kind` on `store`'s seed `seed`, of no class.
+    pub(crate) fn a_suspect(
+        store: &str,
+        seed: u64,
+        kind: crate::campaign::recheck::SuspectKind,
+    ) -> Suspect {
+        Suspect {
+            kind,
+            store: store.into(),
+            seed: Some(seed),
+            invariant: Some(Invariant::Converges),
+            class: None,
+            cause: None,
+            why: "two runs of the seed differ".into(),
+            scenario: None,
+            write_error: None,
+        }
+    }
+
     /// Each suspect as (store, seed, kind), in the report's order.
     pub(crate) fn suspect_order(
         suspects: &[Suspect],

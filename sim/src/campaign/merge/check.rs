@@ -246,7 +246,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::campaign::check::tests::{a_report, suspect_order};
+    use crate::campaign::check::tests::{a_report, a_suspect as suspect, suspect_order};
     use crate::campaign::check::FuzzBatch;
     use crate::campaign::merge::{merge_texts, Merged, ResultFile};
     use crate::campaign::recheck::{Suspect, SuspectKind};
@@ -305,20 +305,6 @@ mod tests {
         };
         let s = SavedScenario::of_text(&path, &text, 3, 8, None, None).unwrap();
         (f, s)
-    }
-
-    fn suspect(store: &str, seed: u64, kind: SuspectKind) -> Suspect {
-        Suspect {
-            kind,
-            store: store.to_string(),
-            seed: Some(seed),
-            invariant: None,
-            class: None,
-            cause: None,
-            why: "differs".to_string(),
-            scenario: None,
-            write_error: None,
-        }
     }
 
     fn result(

@@ -705,17 +705,7 @@ pub(crate) mod tests {
         let naive = by_name("naive").unwrap();
         let current = by_name("current").unwrap();
         let stores: Vec<&dyn StoreFactory> = vec![&naive, &current];
-        let suspect = |store: &str, seed: u64, kind: SuspectKind| Suspect {
-            kind,
-            store: store.to_string(),
-            seed: Some(seed),
-            invariant: None,
-            class: None,
-            cause: None,
-            why: "differs".to_string(),
-            scenario: None,
-            write_error: None,
-        };
+        use crate::campaign::check::tests::a_suspect as suspect;
         let mut parts: Vec<_> = (1..=2)
             .map(|i| result_of(&stores, 2 * CHUNK_SEEDS, true, Shard::new(i, 2).unwrap()))
             .collect();
