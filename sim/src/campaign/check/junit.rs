@@ -298,10 +298,6 @@ mod tests {
         }
     }
 
-    fn suspect(store: &str, kind: SuspectKind, seed: u64) -> Suspect {
-        a_suspect(store, seed, kind)
-    }
-
     fn report(
         scenarios: Vec<ScenarioResult>,
         batches: Vec<FuzzBatch>,
@@ -662,9 +658,9 @@ mod tests {
         );
 
         let suspects = vec![
-            suspect("naive", SuspectKind::StateLeak, 2),
-            suspect("exec:x", SuspectKind::Flaky, 7),
-            suspect("naive", SuspectKind::StateLeak, 3),
+            a_suspect("naive", 2, SuspectKind::StateLeak),
+            a_suspect("exec:x", 7, SuspectKind::Flaky),
+            a_suspect("naive", 3, SuspectKind::StateLeak),
         ];
         for determinism_seeds in [0, 4] {
             let r = report(

@@ -209,7 +209,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// A report of one `current` batch whose only failing class is `class`, known or not.
     /// A random-strategy report of no scenario and no baseline, not interrupted: the
     /// fixture the JUnit file's and `merge`'s tests vary.
     pub(crate) fn a_report(
@@ -261,6 +260,7 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// A report of one `current` batch whose only failing class is `class`, known or not.
     fn report_with(known: bool, suspects: Vec<Suspect>) -> CheckReport {
         let class = a_class();
         let baseline = Baseline {
