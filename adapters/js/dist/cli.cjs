@@ -69,29 +69,33 @@ var init_codec = __esm({
         }
         return out;
       }
+      /** The tool batch field names declared (see `AppCodec.toolBatch`). */
+      get toolBatch() {
+        return this.c.toolBatch;
+      }
       /** The socket frame (a string) for one event. */
-      frame(event) {
+      frame(event, ctx) {
         const shaped = this.shape(event);
         const typeField = this.c.fields?.type ?? "type";
         shaped[typeField] = this.c.eventNames?.[event.type] ?? event.type;
-        const frame = this.c.event !== void 0 ? this.c.event(shaped) : shaped;
+        const frame = this.c.event !== void 0 ? this.c.event(shaped, ctx) : shaped;
         return typeof frame === "string" ? frame : JSON.stringify(frame);
       }
       /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
-      history(response) {
+      history(response, ctx) {
         const calls = /* @__PURE__ */ new Map();
         const chunks = response.chunks.map((chunk) => {
           const c = { ...chunk };
           if (chunk.role === "tool-call") calls.set(chunk.turnId, (calls.get(chunk.turnId) ?? 0) + 1);
           if (chunk.role === "tool-call" || chunk.role === "tool-result") c.call = calls.get(chunk.turnId) ?? 0;
-          return this.c.chunk !== void 0 ? this.c.chunk(c, this.ids) : this.shape(c);
+          return this.c.chunk !== void 0 ? this.c.chunk(c, this.ids, ctx) : this.shape(c);
         });
         const writtenTurns = response.writtenTurns.map((t) => this.ids.encode(t));
         const body = { requestId: response.requestId, snapshotSeq: response.snapshotSeq, chunks, writtenTurns };
-        return this.c.history !== void 0 ? this.c.history(body) : body;
+        return this.c.history !== void 0 ? this.c.history(body, ctx) : body;
       }
-      postRequest(body) {
-        if (this.c.postRequest !== void 0) return this.c.postRequest(body);
+      postRequest(body, ctx) {
+        if (this.c.postRequest !== void 0) return this.c.postRequest(body, ctx);
         const b = body ?? {};
         const id = b.id ?? b.messageId ?? b.clientMessageId ?? b.clientId;
         const text = b.text ?? b.content ?? b.message;
@@ -100,8 +104,8 @@ var init_codec = __esm({
         }
         return { id: id === void 0 || id === null ? void 0 : String(id), text };
       }
-      postResponse(response, messageId) {
-        if (this.c.postResponse !== void 0) return this.c.postResponse(response, messageId, this.ids);
+      postResponse(response, messageId, ctx) {
+        if (this.c.postResponse !== void 0) return this.c.postResponse(response, messageId, this.ids, ctx);
         return response.outcome === "started" ? this.shape({ messageId, status: "started", turnId: response.turn_id }) : this.shape({ messageId, status: "queued" });
       }
     };
@@ -2599,7 +2603,8 @@ var init_network = __esm({
         try {
           const text = await request.text();
           const body = text === "" ? void 0 : JSON.parse(text);
-          const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body });
+          run.noteParams(found.params);
+          const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body, context: run.context });
           controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
         } catch (e) {
           run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
@@ -2607,14 +2612,14 @@ var init_network = __esm({
         }
       }
       async answer(run, route, request) {
-        if (route.route === "fetch") return this.codec.history(await run.fetch());
+        if (route.route === "fetch") return this.codec.history(await run.fetch(), run.context);
         if (route.route === "post") {
-          const { id, text } = this.codec.postRequest(request.body);
+          const { id, text } = this.codec.postRequest(request.body, run.context);
           if (id === void 0) {
             const { response, storeId } = await run.postWithoutId(text);
-            return this.codec.postResponse(response, storeId);
+            return this.codec.postResponse(response, storeId, run.context);
           }
-          return this.codec.postResponse(await run.post(id, text), id);
+          return this.codec.postResponse(await run.post(id, text), id, run.context);
         }
         return route.route(request);
       }
@@ -2627,6 +2632,7 @@ var init_network = __esm({
           return;
         }
         run.sockets.add(client);
+        run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
       }
       /** One harness event to every open socket of the run, as the app's frame. */
@@ -2635,7 +2641,7 @@ var init_network = __esm({
           run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
           return;
         }
-        const frame = this.codec.frame(event);
+        const frame = this.codec.frame(event, run.context);
         for (const client of run.sockets) client.send(frame);
       }
     };
@@ -3196,6 +3202,48 @@ var DeterministicWorld = class {
   }
 };
 
+// src/contract.ts
+var WORLD_VALUE = /^[^\s=]+(=\S+)?$/;
+var OPTION_NAME = /^[a-z][a-z0-9_]*$/;
+function normaliseWorld(world) {
+  if (world === void 0) return [];
+  const fail = (why) => {
+    throw new Error(`world: ${why} (each entry is a --world value: "ordered-socket", "consume_reasons=true", "sends_per_client=1..=2"; or an object { profile?, <option>: value })`);
+  };
+  if (Array.isArray(world)) {
+    return world.map((v, i) => {
+      if (typeof v !== "string") return fail(`entry ${i} is ${JSON.stringify(v)}, not a string`);
+      const s = v.trim();
+      if (!WORLD_VALUE.test(s)) return fail(`entry ${i} ${JSON.stringify(v)} is not one --world value`);
+      return s;
+    });
+  }
+  if (world === null || typeof world !== "object") return fail(`expected an array of strings or an object, got ${JSON.stringify(world)}`);
+  const out = [];
+  const object = world;
+  if (object.profile !== void 0) {
+    if (typeof object.profile !== "string" || !WORLD_VALUE.test(object.profile) || object.profile.includes("=")) {
+      return fail(`profile must be a profile's name, got ${JSON.stringify(object.profile)}`);
+    }
+    out.push(object.profile);
+  }
+  for (const name of Object.keys(object)) {
+    if (name === "profile") continue;
+    const value = object[name];
+    if (value === void 0) continue;
+    if (!OPTION_NAME.test(name)) return fail(`${JSON.stringify(name)} is not an option name`);
+    let text;
+    if (typeof value === "boolean") text = String(value);
+    else if (typeof value === "number") {
+      if (!Number.isInteger(value) || value < 0) return fail(`${name} must be a whole number >= 0, got ${value}`);
+      text = String(value);
+    } else if (typeof value === "string" && /^\S+$/.test(value)) text = value;
+    else return fail(`${name} has the value ${JSON.stringify(value)}: expected true/false, a whole number, or a string such as "1..=2"`);
+    out.push(`${name}=${text}`);
+  }
+  return out;
+}
+
 // src/digest.ts
 var import_node_module3 = require("node:module");
 var crypto = null;
@@ -3290,14 +3338,26 @@ var textOf = (x) => {
   return text !== void 0 ? text : x.content ?? "";
 };
 var asText = (v) => typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
-function expandToolBatch(part) {
-  const calls = part.calls;
+var DEFAULT_INPUT = ["input", "args", "text"];
+var DEFAULT_OUTPUT = ["output", "result"];
+function field(call, fields) {
+  if (typeof fields === "string") return call[fields];
+  for (const f of fields) {
+    const v = call[f];
+    if (v !== void 0 && v !== null) return v;
+  }
+  return void 0;
+}
+function expandToolBatch(part, fields = {}) {
+  const calls = fields.calls === void 0 ? part.calls : part[fields.calls];
   if (!Array.isArray(calls)) return [part];
+  const input = fields.input ?? DEFAULT_INPUT;
+  const output = fields.output ?? DEFAULT_OUTPUT;
   const out = [];
   for (const c of calls) {
     const turnId = part.turnId;
-    out.push({ kind: "tool-call", text: asText(c.input ?? c.args ?? c.text), turnId });
-    const result = c.output ?? c.result;
+    out.push({ kind: "tool-call", text: asText(field(c, input)), turnId });
+    const result = field(c, output);
     if (result !== void 0 && result !== null) out.push({ kind: "tool-result", text: asText(result), turnId });
   }
   return out;
@@ -3316,7 +3376,9 @@ function allSeqs(parts) {
 }
 function flattenMessages(messages, options = {}) {
   const rows = [];
-  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, expand = expandToolBatch } = options;
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch } = options;
+  const expand = options.expand ?? ((p) => expandToolBatch(p, toolBatch));
+  const taken = /* @__PURE__ */ new Set();
   for (const m of messages) {
     const own = partsOf !== void 0 ? partsOf(m) : m.parts;
     const parts = own === void 0 ? void 0 : own.flatMap((p) => expand(p));
@@ -3326,7 +3388,12 @@ function flattenMessages(messages, options = {}) {
     const role = m.role;
     if (isSealed !== void 0 ? isSealed(m) : typeof seq === "number" || allSeqs(parts)) {
       const sealedParts = parts !== void 0 && parts.length > 0 ? parts : [m];
-      for (const p of sealedParts) rows.push(sealedRow(m, p, turnId, options));
+      const several = sealedParts.length > 1;
+      for (const p of sealedParts) {
+        const row = sealedRow(m, p, turnId, several, taken, options);
+        taken.add(row.seq);
+        rows.push(row);
+      }
       continue;
     }
     const id = idOf !== void 0 ? idOf(m) : m.id;
@@ -3343,15 +3410,16 @@ function flattenMessages(messages, options = {}) {
   }
   return rows;
 }
-function sealedRow(m, p, turnId, options) {
+function sealedRow(m, p, turnId, several, taken, options) {
   const pt = p.turnId === void 0 || p.turnId === null ? turnId : turnNumber(p.turnId, options.decodeTurnId);
   const role = partRole(p, m.role, m.id);
   const text = textOf(p);
   if (typeof pt !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no numeric turn id: ${JSON.stringify(p)}`);
-  let seq = p.seq ?? m.seq;
-  if (typeof seq !== "number" && options.seqOf !== void 0) seq = options.seqOf(pt, role, text);
+  let seq = p.seq;
+  if (typeof seq !== "number" && !several) seq = m.seq;
+  if (typeof seq !== "number" && options.seqOf !== void 0) seq = options.seqOf(pt, role, text, taken);
   if (typeof seq !== "number") {
-    const why = options.seqOf === void 0 ? "has no seq" : "matches no chunk row the store was given (turn, role and text)";
+    const why = options.seqOf !== void 0 ? "matches no chunk row the store was given (turn, role and text)" : several && typeof m.seq === "number" ? `has no seq of its own, and its message's seq (${m.seq}) stands for one of its rows only (use harness.flatten, which finds each part's row)` : "has no seq";
     throw new Error(`cannot place a sealed part of message ${JSON.stringify(m.id)}: turn ${pt} ${role} ${JSON.stringify(text)} ${why}`);
   }
   return { from: "sealed", seq, role, turn_id: pt, text };
@@ -3394,11 +3462,21 @@ var Run = class {
       toStore: (n) => this.byHarness.get(n) ?? `m${n}`,
       toHarness: (s) => this.byStore.get(s)
     };
+    const run = this;
+    this.context = {
+      ids: this.ids,
+      params: this.params,
+      get socket() {
+        return run.socketUrl;
+      },
+      values: {}
+    };
     this.harness = {
       post: (storeId, text) => this.post(storeId, text),
       fetch: () => this.fetch(),
       ids: this.ids,
       args,
+      context: this.context,
       flatten: (messages, options) => flattenMessages(messages, this.flattenOptions(options))
     };
   }
@@ -3427,6 +3505,16 @@ var Run = class {
   origin = BOOT;
   ids;
   harness;
+  /** The route params the store's requests carried this run (`RunContext.params`). */
+  params = {};
+  /** The run's context, handed to the codec's hooks and to the mapping (`harness.context`). */
+  context;
+  /** The latest connection to the declared socket (`RunContext.socket`). */
+  socketUrl = void 0;
+  /** A routed request's `:name` segments, for `RunContext.params`. */
+  noteParams(params) {
+    Object.assign(this.params, params);
+  }
   current(what) {
     if (this.runtime.run === this) return true;
     process.stderr.write(`reconcile-sim-adapter: ignored ${what} from a store of an earlier run
@@ -3476,11 +3564,17 @@ var Run = class {
   fail(error2) {
     this.errors.push(error2);
   }
-  /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+  /**
+   * A minted id's response: resolve the oldest id-less POST with the id, spelled as every
+   * event and chunk row before and after this response spells it (`m902`, what
+   * `ids.toStore` gives a message this store never named): a store must be able to match
+   * the `message-queued` it got before its POST was answered with the `message-consumed`
+   * it gets after.
+   */
   resolveWithoutId(serverId, response) {
     const pending = this.postsWithoutId.shift();
     if (pending === void 0) return false;
-    const storeId = String(serverId);
+    const storeId = this.ids.toStore(serverId);
     this.byHarness.set(serverId, storeId);
     this.byStore.set(storeId, serverId);
     this.translated.clear();
@@ -3558,23 +3652,25 @@ var Run = class {
     };
   }
   /**
-   * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
-   * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
-   * ids read with the codec's spelling.
+   * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (a part
+   * of one turn, role and text gets the oldest such row not yet placed in this render),
+   * turn ids read with the codec's spelling, tool batches with its field names.
    */
   flattenOptions(options) {
-    const used = /* @__PURE__ */ new Map();
-    const decode = this.runtime.network?.codec.ids.decode;
+    const codec = this.runtime.network?.codec;
+    const decode = codec?.ids.decode;
+    const toolBatch = codec?.toolBatch;
     return {
-      seqOf: (turnId, role, text) => {
-        const key = seqKey(turnId, role, text);
-        const seqs = this.seqs.get(key);
+      // The oldest row of that turn, role and text this render has not placed yet (a store
+      // showing one row twice shows the last twice: its own duplicate, not ours).
+      seqOf: (turnId, role, text, taken) => {
+        const seqs = this.seqs.get(seqKey(turnId, role, text));
         if (seqs === void 0) return void 0;
-        const n = used.get(key) ?? 0;
-        used.set(key, n + 1);
-        return seqs[Math.min(n, seqs.length - 1)];
+        for (const seq of seqs) if (!taken.has(seq)) return seq;
+        return seqs[seqs.length - 1];
       },
       ...decode === void 0 ? {} : { decodeTurnId: decode },
+      ...toolBatch === void 0 ? {} : { toolBatch },
       ...options
     };
   }
@@ -3667,6 +3763,7 @@ var AdapterRuntime = class {
     if (name !== void 0) this.options.name = name;
     if (options.translateIds === false) this.options.translateIds = false;
     if (options.clock !== void 0) this.options.clock = checkClock(options.clock);
+    if (options.world !== void 0) this.options.world = normaliseWorld(options.world);
     if (options.network !== void 0 && this.options.network == null) {
       if (sharedNetwork === null) {
         const { Network: Network2 } = await Promise.resolve().then(() => (init_network(), network_exports));
@@ -3757,7 +3854,16 @@ var AdapterRuntime = class {
     if (answer.type === "reset" && (run.mapping?.boot !== void 0 || (answer.effects?.length ?? 0) > 0)) features.push("boot");
     if (answer.type === "reset" && run.mapping?.snapshot !== void 0) features.push("state");
     const clock = this.clockSetting();
-    return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...features.length > 0 ? { features } : {}, clock, id };
+    const world = this.options.world ?? [];
+    return {
+      type: "hello",
+      protocol: PROTOCOL,
+      name: this.options.name,
+      ...features.length > 0 ? { features } : {},
+      clock,
+      ...world.length > 0 ? { world } : {},
+      id
+    };
   }
   async reset(id) {
     const prepared = this.prepared;
@@ -3766,6 +3872,8 @@ var AdapterRuntime = class {
       this.run = prepared.run;
       return { ...prepared.answer, id };
     }
+    const ended = await this.teardown();
+    if (ended !== null) return { type: "error", message: ended, id };
     this.lastDigest = null;
     this.world.reset();
     const run = new Run(this, this.options.args ?? []);
@@ -3786,6 +3894,34 @@ var AdapterRuntime = class {
       run.mapping = null;
       return { type: "error", message: describe(e), id };
     }
+  }
+  /**
+   * End the current run, as a page going away ends a tab: its mapping's `teardown()`
+   * (clearing a store kept in a module singleton, unsubscribing from a shared client),
+   * then the server closes each of the run's socket connections (1001, going away), so a
+   * socket client kept in a module singleton sees its connection close and the next
+   * store's `connect()` opens a new one in the new run. What that causes runs to the end
+   * while the run is still current. Returns why `teardown()` failed, if it did: the next
+   * store cannot be trusted to start fresh, so the reset is answered with that error.
+   */
+  async teardown() {
+    const run = this.run;
+    this.run = null;
+    if (run === null || run.mapping === null || run.mapping.teardown === void 0 && run.sockets.size === 0) return null;
+    this.run = run;
+    run.effects = [];
+    try {
+      if (run.mapping.teardown !== void 0) run.call(run.mapping.teardown());
+      await this.settle(run);
+      for (const client of [...run.sockets]) client.close(1001, "reconcile-sim: the run ended");
+      await this.settle(run);
+    } catch (e) {
+      run.errors.push(e);
+    }
+    this.run = null;
+    if (run.errors.length === 0) return null;
+    return `the previous run's teardown() failed, so this store may not start fresh:
+${run.errors.map(describe).join("\n--- and then:\n")}`;
   }
   async input(run, input, id) {
     run.effects = [];

@@ -1,4 +1,4 @@
-import type { AppEvent, AppFetchResponse } from "./app.js";
+import type { AppEvent, AppFetchResponse, RunContext } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
 import type { PostResponse } from "./wire.js";
 /** A route's answer: from the harness (`"fetch"`, `"post"`) or a function of the request (its result is the JSON body). */
@@ -10,6 +10,8 @@ export interface RouteRequest {
     params: Record<string, string>;
     /** The body parsed as JSON (undefined when there is none). */
     body: unknown;
+    /** The run's context (the ids the store minted, the route params its requests carried). */
+    context: RunContext;
 }
 export interface NetworkOptions {
     /** The page's origin: relative URLs (`fetch("/api/…")`) resolve against it (default `http://localhost`). */
@@ -35,11 +37,19 @@ export interface NetworkRun {
     /** A problem of the adapter's set-up or of the store's use of the network: ends the input with an error. */
     fail(error: Error): void;
     readonly sockets: Set<SocketClient>;
+    /** The run's context, for the codec's hooks. */
+    readonly context: RunContext;
+    /** Record a routed request's `:name` segments (`RunContext.params`). */
+    noteParams(params: Record<string, string>): void;
+    /** The latest connection to the declared socket (`RunContext.socket`). */
+    socketUrl: URL | undefined;
 }
 /** The server end of one intercepted WebSocket connection. */
 export interface SocketClient {
     url: URL;
     send(data: string): void;
+    /** Close the connection from the server's side (what the client sees as its socket closing). */
+    close(code?: number, reason?: string): void;
     addEventListener(type: "close", listener: () => void): void;
 }
 /** One per process: the interceptors are installed once, and route to whatever run is current. */

@@ -105,7 +105,8 @@ export class Network {
         try {
             const text = await request.text();
             const body = text === "" ? undefined : JSON.parse(text);
-            const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body });
+            run.noteParams(found.params);
+            const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body, context: run.context });
             controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
         }
         catch (e) {
@@ -115,14 +116,14 @@ export class Network {
     }
     async answer(run, route, request) {
         if (route.route === "fetch")
-            return this.codec.history(await run.fetch());
+            return this.codec.history(await run.fetch(), run.context);
         if (route.route === "post") {
-            const { id, text } = this.codec.postRequest(request.body);
+            const { id, text } = this.codec.postRequest(request.body, run.context);
             if (id === undefined) {
                 const { response, storeId } = await run.postWithoutId(text);
-                return this.codec.postResponse(response, storeId);
+                return this.codec.postResponse(response, storeId, run.context);
             }
-            return this.codec.postResponse(await run.post(id, text), id);
+            return this.codec.postResponse(await run.post(id, text), id, run.context);
         }
         return route.route(request);
     }
@@ -136,6 +137,7 @@ export class Network {
             return;
         }
         run.sockets.add(client);
+        run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
     }
     /** One harness event to every open socket of the run, as the app's frame. */
@@ -144,7 +146,7 @@ export class Network {
             run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
             return;
         }
-        const frame = this.codec.frame(event);
+        const frame = this.codec.frame(event, run.context);
         for (const client of run.sockets)
             client.send(frame);
     }

@@ -15,7 +15,7 @@
 //
 // Loaded only when the mapping declares a network (start-up cost: the library and undici).
 
-import type { AppEvent, AppFetchResponse } from "./app.js";
+import type { AppEvent, AppFetchResponse, RunContext } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
 import type { PostResponse } from "./wire.js";
 import { xmlHttpRequestOver } from "./xhr.js";
@@ -30,6 +30,8 @@ export interface RouteRequest {
   params: Record<string, string>;
   /** The body parsed as JSON (undefined when there is none). */
   body: unknown;
+  /** The run's context (the ids the store minted, the route params its requests carried). */
+  context: RunContext;
 }
 
 export interface NetworkOptions {
@@ -54,12 +56,20 @@ export interface NetworkRun {
   /** A problem of the adapter's set-up or of the store's use of the network: ends the input with an error. */
   fail(error: Error): void;
   readonly sockets: Set<SocketClient>;
+  /** The run's context, for the codec's hooks. */
+  readonly context: RunContext;
+  /** Record a routed request's `:name` segments (`RunContext.params`). */
+  noteParams(params: Record<string, string>): void;
+  /** The latest connection to the declared socket (`RunContext.socket`). */
+  socketUrl: URL | undefined;
 }
 
 /** The server end of one intercepted WebSocket connection. */
 export interface SocketClient {
   url: URL;
   send(data: string): void;
+  /** Close the connection from the server's side (what the client sees as its socket closing). */
+  close(code?: number, reason?: string): void;
   addEventListener(type: "close", listener: () => void): void;
 }
 
@@ -170,7 +180,8 @@ export class Network {
     try {
       const text = await request.text();
       const body = text === "" ? undefined : JSON.parse(text);
-      const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params!, body });
+      run.noteParams(found.params!);
+      const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params!, body, context: run.context });
       controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
     } catch (e) {
       run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
@@ -179,14 +190,14 @@ export class Network {
   }
 
   private async answer(run: NetworkRun, route: CompiledRoute, request: RouteRequest): Promise<unknown> {
-    if (route.route === "fetch") return this.codec.history(await run.fetch());
+    if (route.route === "fetch") return this.codec.history(await run.fetch(), run.context);
     if (route.route === "post") {
-      const { id, text } = this.codec.postRequest(request.body);
+      const { id, text } = this.codec.postRequest(request.body, run.context);
       if (id === undefined) {
         const { response, storeId } = await run.postWithoutId(text);
-        return this.codec.postResponse(response, storeId);
+        return this.codec.postResponse(response, storeId, run.context);
       }
-      return this.codec.postResponse(await run.post(id, text), id);
+      return this.codec.postResponse(await run.post(id, text), id, run.context);
     }
     return route.route(request);
   }
@@ -200,6 +211,7 @@ export class Network {
       return;
     }
     run.sockets.add(client);
+    run.socketUrl = client.url;
     client.addEventListener("close", () => run.sockets.delete(client));
   }
 
@@ -209,7 +221,7 @@ export class Network {
       run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
       return;
     }
-    const frame = this.codec.frame(event);
+    const frame = this.codec.frame(event, run.context);
     for (const client of run.sockets) client.send(frame);
   }
 }
