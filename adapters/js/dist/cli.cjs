@@ -112,8 +112,139 @@ var init_codec = __esm({
   }
 });
 
+// src/fetch.ts
+function normaliseMethod(method) {
+  const upper = String(method).toUpperCase();
+  return NORMALISED.has(upper) ? upper : String(method);
+}
+function abortReason(signal) {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+function routedFetch(origin, route) {
+  return (input, init) => {
+    let method;
+    let url;
+    let body;
+    let signal;
+    try {
+      const plain = typeof input === "string" || input instanceof URL;
+      const b = init?.body;
+      method = normaliseMethod(init?.method ?? "GET");
+      if (plain && (b === void 0 || b === null || typeof b === "string") && !((method === "GET" || method === "HEAD") && b != null)) {
+        url = new URL(String(input), origin);
+        body = b ?? "";
+        signal = init?.signal;
+      } else {
+        const request = new Request(plain ? new URL(String(input), origin) : input, init);
+        method = request.method;
+        url = new URL(request.url);
+        body = request.text();
+        signal = request.signal;
+      }
+    } catch (e) {
+      return Promise.reject(e instanceof TypeError ? e : new TypeError(String(e?.message ?? e)));
+    }
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const answered = typeof body === "string" ? route(method, url, body) : body.then((text) => route(method, url, text));
+    const response = answered.then((text) => new RoutedResponse(text, url.href));
+    if (signal === void 0 || signal === null) return response;
+    return new Promise((resolve2, reject) => {
+      const onAbort = () => reject(abortReason(signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+      response.then(
+        (r) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve2(r);
+        },
+        (e) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        }
+      );
+    });
+  };
+}
+var NORMALISED, JSON_HEADERS, ResponseBase, RoutedResponse;
+var init_fetch = __esm({
+  "src/fetch.ts"() {
+    "use strict";
+    NORMALISED = /* @__PURE__ */ new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+    JSON_HEADERS = { status: 200, headers: { "content-type": "application/json" } };
+    ResponseBase = Response;
+    RoutedResponse = class _RoutedResponse extends ResponseBase {
+      #text;
+      #url;
+      #used = false;
+      /** A real Response with the text as its body, made once the store asks for `body` (a stream): from then on it answers. */
+      #real = null;
+      constructor(text, url) {
+        super(null, JSON_HEADERS);
+        this.#text = text;
+        this.#url = url;
+      }
+      get url() {
+        return this.#url;
+      }
+      get body() {
+        if (this.#real === null) {
+          this.#real = new Response(this.#text, JSON_HEADERS);
+          if (this.#used) void this.#real.text();
+        }
+        return this.#real.body;
+      }
+      get bodyUsed() {
+        return this.#used || (this.#real?.bodyUsed ?? false);
+      }
+      /** The text, once: a second read is the TypeError `fetch`'s bodies give. */
+      #take() {
+        if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+        this.#used = true;
+        return this.#text;
+      }
+      text() {
+        if (this.#real !== null) return this.#real.text();
+        try {
+          return Promise.resolve(this.#take());
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
+      json() {
+        if (this.#real !== null) return this.#real.json();
+        try {
+          return Promise.resolve(JSON.parse(this.#take()));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
+      arrayBuffer() {
+        return this.#read((r) => r.arrayBuffer());
+      }
+      blob() {
+        return this.#read((r) => r.blob());
+      }
+      formData() {
+        return this.#read((r) => r.formData());
+      }
+      /** A read the fast path does not serve: through a real Response with the text as its body. */
+      #read(f) {
+        if (this.#real === null) {
+          if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
+          this.#real = new Response(this.#text, JSON_HEADERS);
+        }
+        return f(this.#real);
+      }
+      clone() {
+        if (this.#real !== null) return this.#real.clone();
+        if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+        return new _RoutedResponse(this.#text, this.#url);
+      }
+    };
+  }
+});
+
 // src/xhr.ts
-function xmlHttpRequestOver(fetch2) {
+function xmlHttpRequestOver(fetch) {
   return class XMLHttpRequest extends EventTarget {
     static UNSENT = 0;
     static OPENED = 1;
@@ -161,7 +292,7 @@ function xmlHttpRequestOver(fetch2) {
       if (this.readyState !== STATES.OPENED) throw new Error("reconcile-sim: XMLHttpRequest.send() before open()");
       const init = { method: this.method, headers: this.headers };
       if (body !== void 0 && body !== null && this.method !== "GET" && this.method !== "HEAD") init.body = body;
-      fetch2()(this.url, init).then(
+      fetch()(this.url, init).then(
         async (res) => {
           const text = await res.text();
           if (this.aborted) return;
@@ -777,78 +908,7 @@ var init_lib4 = __esm({
   }
 });
 
-// node_modules/@open-draft/deferred-promise/build/index.mjs
-function createDeferredExecutor() {
-  const executor = (resolve2, reject) => {
-    executor.state = "pending";
-    executor.resolve = (data) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      executor.result = data;
-      const onFulfilled = (value) => {
-        executor.state = "fulfilled";
-        return value;
-      };
-      return resolve2(
-        data instanceof Promise ? data : Promise.resolve(data).then(onFulfilled)
-      );
-    };
-    executor.reject = (reason) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      queueMicrotask(() => {
-        executor.state = "rejected";
-      });
-      return reject(executor.rejectionReason = reason);
-    };
-  };
-  return executor;
-}
-var DeferredPromise;
-var init_build = __esm({
-  "node_modules/@open-draft/deferred-promise/build/index.mjs"() {
-    DeferredPromise = class extends Promise {
-      #executor;
-      resolve;
-      reject;
-      constructor(executor = null) {
-        const deferredExecutor = createDeferredExecutor();
-        super((originalResolve, originalReject) => {
-          deferredExecutor(originalResolve, originalReject);
-          executor?.(deferredExecutor.resolve, deferredExecutor.reject);
-        });
-        this.#executor = deferredExecutor;
-        this.resolve = this.#executor.resolve;
-        this.reject = this.#executor.reject;
-      }
-      get state() {
-        return this.#executor.state;
-      }
-      get rejectionReason() {
-        return this.#executor.rejectionReason;
-      }
-      then(onFulfilled, onRejected) {
-        return this.#decorate(super.then(onFulfilled, onRejected));
-      }
-      catch(onRejected) {
-        return this.#decorate(super.catch(onRejected));
-      }
-      finally(onfinally) {
-        return this.#decorate(super.finally(onfinally));
-      }
-      #decorate(promise) {
-        return Object.defineProperties(promise, {
-          resolve: { configurable: true, value: this.resolve },
-          reject: { configurable: true, value: this.reject }
-        });
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs
+// node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
 function getGlobalSymbol(symbol) {
   return globalThis[symbol] || void 0;
 }
@@ -861,27 +921,11 @@ function deleteGlobalSymbol(symbol) {
 function createRequestId() {
   return Math.random().toString(16).slice(2);
 }
-function canParseUrl(url) {
-  try {
-    new URL(url);
-    return true;
-  } catch (_error) {
-    return false;
-  }
-}
-function getValueBySymbol(symbolName, source) {
-  const symbol = Object.getOwnPropertySymbols(source).find((symbol$1) => {
-    return symbol$1.description === symbolName;
-  });
-  if (symbol) return Reflect.get(source, symbol);
-}
-var InterceptorReadyState, Interceptor, InterceptorError, RequestController, FetchRequest, kStatus, kUrl, FetchResponse;
-var init_fetchUtils_BKJ1XmiO = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs"() {
+var InterceptorReadyState, Interceptor;
+var init_createRequestId_DYCsFHOi = __esm({
+  "node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
     init_lib3();
     init_lib4();
-    init_build();
-    init_lib2();
     InterceptorReadyState = /* @__PURE__ */ (function(InterceptorReadyState$1) {
       InterceptorReadyState$1["INACTIVE"] = "INACTIVE";
       InterceptorReadyState$1["APPLYING"] = "APPLYING";
@@ -1016,398 +1060,30 @@ var init_fetchUtils_BKJ1XmiO = __esm({
         this.logger.info("cleared global instance!", this.symbol.description);
       }
     };
-    InterceptorError = class InterceptorError2 extends Error {
-      constructor(message) {
-        super(message);
-        this.name = "InterceptorError";
-        Object.setPrototypeOf(this, InterceptorError2.prototype);
-      }
-    };
-    RequestController = class RequestController2 {
-      static {
-        this.PENDING = 0;
-      }
-      static {
-        this.PASSTHROUGH = 1;
-      }
-      static {
-        this.RESPONSE = 2;
-      }
-      static {
-        this.ERROR = 3;
-      }
-      constructor(request, source) {
-        this.request = request;
-        this.source = source;
-        this.readyState = RequestController2.PENDING;
-        this.handled = new DeferredPromise();
-      }
-      get #handled() {
-        return this.handled;
-      }
-      /**
-      * Perform this request as-is.
-      */
-      async passthrough() {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to passthrough the "%s %s" request: the request has already been handled', this.request.method, this.request.url);
-        this.readyState = RequestController2.PASSTHROUGH;
-        await this.source.passthrough();
-        this.#handled.resolve();
-      }
-      /**
-      * Respond to this request with the given `Response` instance.
-      *
-      * @example
-      * controller.respondWith(new Response())
-      * controller.respondWith(Response.json({ id }))
-      * controller.respondWith(Response.error())
-      */
-      respondWith(response) {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to respond to the "%s %s" request with "%d %s": the request has already been handled (%d)', this.request.method, this.request.url, response.status, response.statusText || "OK", this.readyState);
-        this.readyState = RequestController2.RESPONSE;
-        this.#handled.resolve();
-        this.source.respondWith(response);
-      }
-      /**
-      * Error this request with the given reason.
-      *
-      * @example
-      * controller.errorWith()
-      * controller.errorWith(new Error('Oops!'))
-      * controller.errorWith({ message: 'Oops!'})
-      */
-      errorWith(reason) {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to error the "%s %s" request with "%s": the request has already been handled (%d)', this.request.method, this.request.url, reason?.toString(), this.readyState);
-        this.readyState = RequestController2.ERROR;
-        this.source.errorWith(reason);
-        this.#handled.resolve();
-      }
-    };
-    FetchRequest = class FetchRequest2 extends Request {
-      static #resolveProperty(input, init = {}, key) {
-        return init[key] ?? (input instanceof Request ? input[key] : void 0);
-      }
-      /**
-      * Check if the given request method is configurable.
-      * @see https://fetch.spec.whatwg.org/#methods
-      */
-      static isConfigurableMethod(method) {
-        return method !== "CONNECT" && method !== "TRACE" && method !== "TRACK";
-      }
-      static isMethodWithBody(method) {
-        return method !== "HEAD" && method !== "GET" && FetchRequest2.isConfigurableMethod(method);
-      }
-      /**
-      * Check if the given request `mode` is configurable.
-      * @see https://fetch.spec.whatwg.org/#concept-request-mode
-      */
-      static isConfigurableMode(mode) {
-        return mode !== "navigate" && mode !== "websocket" && mode !== "webtransport";
-      }
-      constructor(input, init) {
-        const method = FetchRequest2.#resolveProperty(input, init, "method") || "GET";
-        const safeMethod = FetchRequest2.isConfigurableMethod(method) ? method : "GET";
-        const hasExplicitBody = init != null && "body" in init;
-        const bodyInit = !FetchRequest2.isMethodWithBody(method) ? { body: void 0 } : hasExplicitBody ? { body: init.body } : {};
-        const mode = FetchRequest2.#resolveProperty(input, init, "mode") ?? void 0;
-        const safeMode = FetchRequest2.isConfigurableMode(mode) ? mode : void 0;
-        super(input, {
-          ...init || {},
-          method: safeMethod,
-          mode: safeMode,
-          duplex: init?.duplex ?? (FetchRequest2.isMethodWithBody(method) ? "half" : void 0),
-          ...bodyInit
-        });
-        if (method !== safeMethod) this.#setInternalProperty("method", method);
-        if (method === "CONNECT") {
-          const url = new URL(input instanceof Request ? input.url : input);
-          let authority;
-          if (url.protocol === "localhost:") authority = url.href;
-          else authority = url.pathname.replace(/^\/+/, "");
-          Object.defineProperty(this, "url", {
-            get: () => authority,
-            enumerable: true,
-            configurable: true
-          });
-        }
-        if (mode != null && mode !== safeMode) this.#setInternalProperty("mode", mode);
-      }
-      #setInternalProperty(key, value) {
-        const internalState = getValueBySymbol("state", this);
-        if (internalState) Reflect.set(internalState, key, value);
-        else Object.defineProperty(this, key, {
-          value,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-      }
-    };
-    kStatus = /* @__PURE__ */ Symbol("kStatus");
-    kUrl = /* @__PURE__ */ Symbol("kUrl");
-    FetchResponse = class FetchResponse2 extends Response {
-      static {
-        this.STATUS_CODES_WITHOUT_BODY = [
-          101,
-          103,
-          204,
-          205,
-          304
-        ];
-      }
-      static {
-        this.STATUS_CODES_WITH_REDIRECT = [
-          301,
-          302,
-          303,
-          307,
-          308
-        ];
-      }
-      static isConfigurableStatusCode(status) {
-        return status >= 200 && status <= 599;
-      }
-      static isRedirectResponse(status) {
-        return FetchResponse2.STATUS_CODES_WITH_REDIRECT.includes(status);
-      }
-      /**
-      * Returns a boolean indicating whether the given response status
-      * code represents a response that can have a body.
-      */
-      static isResponseWithBody(status) {
-        return !FetchResponse2.STATUS_CODES_WITHOUT_BODY.includes(status);
-      }
-      static setStatus(status, response) {
-        const internalState = getValueBySymbol("state", response);
-        if (internalState) internalState.status = status;
-        else Object.defineProperty(response, "status", {
-          value: status,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-        Object.defineProperty(response, kStatus, {
-          value: status,
-          enumerable: false
-        });
-      }
-      static setUrl(url, response) {
-        if (!url || url === "about:" || !canParseUrl(url)) return;
-        const state = getValueBySymbol("state", response);
-        if (state) state.urlList.push(new URL(url));
-        else Object.defineProperty(response, "url", {
-          value: url,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-        Object.defineProperty(response, kUrl, {
-          value: url,
-          enumerable: false
-        });
-      }
-      /**
-      * Parses the given raw HTTP headers into a Fetch API `Headers` instance.
-      */
-      static parseRawHeaders(rawHeaders) {
-        const headers = new Headers();
-        for (let line = 0; line < rawHeaders.length; line += 2) headers.append(rawHeaders[line], rawHeaders[line + 1]);
-        return headers;
-      }
-      /**
-      * Safely clones the given `Response`.
-      * Coerces response clone exceptions into 500 mocked responses.
-      * Handy in the environments that introduce arbitrary response
-      * cloning restrictions, like "101 Switching Protocols" cloning
-      * in "miniflare".
-      */
-      static clone(response) {
-        try {
-          return response.clone();
-        } catch (error2) {
-          return Response.json(error2 instanceof Error ? {
-            name: error2.name,
-            message: error2.message,
-            stack: error2.stack
-          } : {}, {
-            status: 500,
-            statusText: "Unclonable Response"
-          });
-        }
-      }
-      constructor(body, init = {}) {
-        const status = init.status ?? 200;
-        const safeStatus = FetchResponse2.isConfigurableStatusCode(status) ? status : 200;
-        const finalBody = FetchResponse2.isResponseWithBody(status) ? body : null;
-        super(finalBody, {
-          status: safeStatus,
-          statusText: init.statusText,
-          headers: init.headers
-        });
-        if (status !== safeStatus) FetchResponse2.setStatus(status, this);
-        FetchResponse2.setUrl(init.url, this);
-      }
-      clone() {
-        const clonedResponse = super.clone();
-        const customStatus = Reflect.get(this, kStatus);
-        if (customStatus) FetchResponse2.setStatus(customStatus, clonedResponse);
-        const customUrl = Reflect.get(this, kUrl);
-        if (customUrl) FetchResponse2.setUrl(customUrl, clonedResponse);
-        return clonedResponse;
-      }
-    };
   }
 });
 
-// node_modules/@open-draft/until/lib/index.mjs
-var until;
-var init_lib5 = __esm({
-  "node_modules/@open-draft/until/lib/index.mjs"() {
-    until = async (promise) => {
-      try {
-        const data = await promise().catch((error2) => {
-          throw error2;
-        });
-        return { error: null, data };
-      } catch (error2) {
-        return { error: error2, data: null };
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs
-function isPropertyAccessible(obj, key) {
-  try {
-    obj[key];
-    return true;
-  } catch {
-    return false;
-  }
+// node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
+function resolveWebSocketUrl(url) {
+  if (typeof url === "string") return resolveWebSocketUrl(new URL(url, typeof location !== "undefined" ? location.href : void 0));
+  if (url.protocol === "http:") url.protocol = "ws:";
+  else if (url.protocol === "https:") url.protocol = "wss:";
+  if (url.protocol !== "ws:" && url.protocol !== "wss:")
+    throw new SyntaxError(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${url.protocol}' is not allowed.`);
+  if (url.hash !== "") throw new SyntaxError(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${url.hash}'). Fragment identifiers are not allowed in WebSocket URLs.`);
+  return url.href;
 }
+var init_resolveWebSocketUrl_C83_x9iE = __esm({
+  "node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
+  }
+});
+
+// node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
 async function emitAsync(emitter, eventName, ...data) {
   const listeners = emitter.listeners(eventName);
   if (listeners.length === 0) return;
   for (const listener of listeners) await listener.apply(emitter, data);
 }
-function isObject(value, loose = false) {
-  return loose ? Object.prototype.toString.call(value).startsWith("[object ") : Object.prototype.toString.call(value) === "[object Object]";
-}
-function createServerErrorResponse(body) {
-  return new Response(JSON.stringify(body instanceof Error ? {
-    name: body.name,
-    message: body.message,
-    stack: body.stack
-  } : body), {
-    status: 500,
-    statusText: "Unhandled Exception",
-    headers: { "Content-Type": "application/json" }
-  });
-}
-function isResponseError(response) {
-  return response != null && response instanceof Response && isPropertyAccessible(response, "type") && response.type === "error";
-}
-function isResponseLike(value) {
-  return isObject(value, true) && isPropertyAccessible(value, "status") && isPropertyAccessible(value, "statusText") && isPropertyAccessible(value, "bodyUsed");
-}
-function isNodeLikeError(error2) {
-  if (error2 == null) return false;
-  if (!(error2 instanceof Error)) return false;
-  return "code" in error2 && "errno" in error2;
-}
-async function handleRequest(options) {
-  const handleResponse = async (response) => {
-    if (response instanceof Error) {
-      await options.controller.errorWith(response);
-      return true;
-    }
-    if (isResponseError(response)) {
-      await options.controller.respondWith(response);
-      return true;
-    }
-    if (isResponseLike(response)) {
-      await options.controller.respondWith(response);
-      return true;
-    }
-    if (isObject(response)) {
-      await options.controller.errorWith(response);
-      return true;
-    }
-    return false;
-  };
-  const handleResponseError = async (error2) => {
-    if (error2 instanceof InterceptorError) throw result.error;
-    if (isNodeLikeError(error2)) {
-      await options.controller.errorWith(error2);
-      return true;
-    }
-    if (error2 instanceof Response) return await handleResponse(error2);
-    return false;
-  };
-  const requestAbortPromise = new DeferredPromise();
-  const onAbort = () => {
-    requestAbortPromise.reject(options.request.signal?.reason);
-  };
-  if (options.request.signal) {
-    if (options.request.signal.aborted) {
-      await options.controller.errorWith(options.request.signal.reason);
-      return;
-    }
-    options.request.signal.addEventListener("abort", onAbort, { once: true });
-  }
-  const result = await until(async () => {
-    const requestListenersPromise = emitAsync(options.emitter, "request", {
-      requestId: options.requestId,
-      request: options.request,
-      controller: options.controller
-    });
-    await Promise.race([
-      requestAbortPromise,
-      requestListenersPromise,
-      options.controller.handled
-    ]);
-  });
-  options.request.signal?.removeEventListener("abort", onAbort);
-  if (requestAbortPromise.state === "rejected") {
-    await options.controller.errorWith(requestAbortPromise.rejectionReason);
-    return;
-  }
-  if (result.error) {
-    if (await handleResponseError(result.error)) return;
-    if (options.emitter.listenerCount("unhandledException") > 0) {
-      const unhandledExceptionController = new RequestController(options.request, {
-        passthrough() {
-        },
-        async respondWith(response) {
-          await handleResponse(response);
-        },
-        async errorWith(reason) {
-          await options.controller.errorWith(reason);
-        }
-      });
-      await emitAsync(options.emitter, "unhandledException", {
-        error: result.error,
-        request: options.request,
-        requestId: options.requestId,
-        controller: unhandledExceptionController
-      });
-      if (unhandledExceptionController.readyState !== RequestController.PENDING) return;
-    }
-    await options.controller.respondWith(createServerErrorResponse(result.error));
-    return;
-  }
-  if (options.controller.readyState === RequestController.PENDING) return await options.controller.passthrough();
-  return options.controller.handled;
-}
-var init_handleRequest_FIQv5pwH = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_build();
-    init_lib5();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs
 function getDeepPropertyDescriptor(owner, key) {
   let currentOwner = owner;
   let descriptor;
@@ -1433,8 +1109,8 @@ function hasConfigurableGlobal(propertyName) {
   return true;
 }
 var PatchesRegistry, patchesRegistry;
-var init_hasConfigurableGlobal_BiTmog1u = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs"() {
+var init_hasConfigurableGlobal_C8zq1MCg = __esm({
+  "node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
     init_lib2();
     PatchesRegistry = class {
       #replacements = /* @__PURE__ */ new Map();
@@ -1483,494 +1159,74 @@ var init_hasConfigurableGlobal_BiTmog1u = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs
-function setRawRequest(request, rawRequest) {
-  Reflect.set(request, kRawRequest, rawRequest);
+// node_modules/@open-draft/deferred-promise/build/index.mjs
+function createDeferredExecutor() {
+  const executor = (resolve2, reject) => {
+    executor.state = "pending";
+    executor.resolve = (data) => {
+      if (executor.state !== "pending") {
+        return;
+      }
+      executor.result = data;
+      const onFulfilled = (value) => {
+        executor.state = "fulfilled";
+        return value;
+      };
+      return resolve2(
+        data instanceof Promise ? data : Promise.resolve(data).then(onFulfilled)
+      );
+    };
+    executor.reject = (reason) => {
+      if (executor.state !== "pending") {
+        return;
+      }
+      queueMicrotask(() => {
+        executor.state = "rejected";
+      });
+      return reject(executor.rejectionReason = reason);
+    };
+  };
+  return executor;
 }
-var kRawRequest;
-var init_getRawRequest_C2_1urzA = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs"() {
-    kRawRequest = /* @__PURE__ */ Symbol("kRawRequest");
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs
-function createNetworkError(cause) {
-  return Object.assign(/* @__PURE__ */ new TypeError("Failed to fetch"), { cause });
-}
-async function followFetchRedirect(request, response) {
-  if (response.status !== 303 && request.body != null) return Promise.reject(createNetworkError());
-  const requestUrl = new URL(request.url);
-  let locationUrl;
-  try {
-    locationUrl = new URL(response.headers.get("location"), request.url);
-  } catch (error2) {
-    return Promise.reject(createNetworkError(error2));
-  }
-  if (!(locationUrl.protocol === "http:" || locationUrl.protocol === "https:")) return Promise.reject(createNetworkError("URL scheme must be a HTTP(S) scheme"));
-  if (Reflect.get(request, kRedirectCount) > 20) return Promise.reject(createNetworkError("redirect count exceeded"));
-  Object.defineProperty(request, kRedirectCount, { value: (Reflect.get(request, kRedirectCount) || 0) + 1 });
-  if (request.mode === "cors" && (locationUrl.username || locationUrl.password) && !sameOrigin(requestUrl, locationUrl)) return Promise.reject(createNetworkError('cross origin not allowed for request mode "cors"'));
-  const requestInit = {};
-  if ([301, 302].includes(response.status) && request.method === "POST" || response.status === 303 && !["HEAD", "GET"].includes(request.method)) {
-    requestInit.method = "GET";
-    requestInit.body = null;
-    REQUEST_BODY_HEADERS.forEach((headerName) => {
-      request.headers.delete(headerName);
-    });
-  }
-  if (!sameOrigin(requestUrl, locationUrl)) {
-    request.headers.delete("authorization");
-    request.headers.delete("proxy-authorization");
-    request.headers.delete("cookie");
-    request.headers.delete("host");
-  }
-  requestInit.headers = request.headers;
-  const finalResponse = await fetch(new Request(locationUrl, requestInit));
-  Object.defineProperty(finalResponse, "redirected", {
-    value: true,
-    configurable: true
-  });
-  return finalResponse;
-}
-function sameOrigin(left, right) {
-  if (left.origin === right.origin && left.origin === "null") return true;
-  if (left.protocol === right.protocol && left.hostname === right.hostname && left.port === right.port) return true;
-  return false;
-}
-function parseContentEncoding(contentEncoding) {
-  return contentEncoding.toLowerCase().split(",").map((coding) => coding.trim());
-}
-function createDecompressionStream(contentEncoding) {
-  if (contentEncoding === "") return null;
-  const codings = parseContentEncoding(contentEncoding);
-  if (codings.length === 0) return null;
-  return new PipelineStream(codings.reduceRight((transformers, coding) => {
-    if (coding === "gzip" || coding === "x-gzip") return transformers.concat(new DecompressionStream("gzip"));
-    else if (coding === "deflate") return transformers.concat(new DecompressionStream("deflate"));
-    else if (coding === "br") return transformers.concat(new BrotliDecompressionStream());
-    else transformers.length = 0;
-    return transformers;
-  }, []));
-}
-function decompressResponse(response) {
-  if (response.body === null) return null;
-  const decompressionStream = createDecompressionStream(response.headers.get("content-encoding") || "");
-  if (!decompressionStream) return null;
-  response.body.pipeTo(decompressionStream.writable);
-  return decompressionStream.readable;
-}
-var import_node_zlib, REQUEST_BODY_HEADERS, kRedirectCount, BrotliDecompressionStream, PipelineStream, FetchInterceptor;
-var init_fetch_CaC3rGEu = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_getRawRequest_C2_1urzA();
-    init_handleRequest_FIQv5pwH();
-    init_hasConfigurableGlobal_BiTmog1u();
-    init_build();
-    init_lib5();
-    import_node_zlib = __toESM(require("node:zlib"), 1);
-    REQUEST_BODY_HEADERS = [
-      "content-encoding",
-      "content-language",
-      "content-location",
-      "content-type",
-      "content-length"
-    ];
-    kRedirectCount = /* @__PURE__ */ Symbol("kRedirectCount");
-    BrotliDecompressionStream = class extends TransformStream {
-      constructor() {
-        const decompress = import_node_zlib.default.createBrotliDecompress({
-          flush: import_node_zlib.default.constants.BROTLI_OPERATION_FLUSH,
-          finishFlush: import_node_zlib.default.constants.BROTLI_OPERATION_FLUSH
+var DeferredPromise;
+var init_build = __esm({
+  "node_modules/@open-draft/deferred-promise/build/index.mjs"() {
+    DeferredPromise = class extends Promise {
+      #executor;
+      resolve;
+      reject;
+      constructor(executor = null) {
+        const deferredExecutor = createDeferredExecutor();
+        super((originalResolve, originalReject) => {
+          deferredExecutor(originalResolve, originalReject);
+          executor?.(deferredExecutor.resolve, deferredExecutor.reject);
         });
-        super({ async transform(chunk, controller) {
-          const buffer = Buffer.from(chunk);
-          const decompressed = await new Promise((resolve2, reject) => {
-            decompress.write(buffer, (error2) => {
-              if (error2) reject(error2);
-            });
-            decompress.flush();
-            decompress.once("data", (data) => resolve2(data));
-            decompress.once("error", (error2) => reject(error2));
-            decompress.once("end", () => controller.terminate());
-          }).catch((error2) => {
-            controller.error(error2);
-          });
-          controller.enqueue(decompressed);
-        } });
+        this.#executor = deferredExecutor;
+        this.resolve = this.#executor.resolve;
+        this.reject = this.#executor.reject;
       }
-    };
-    PipelineStream = class extends TransformStream {
-      constructor(transformStreams, ...strategies) {
-        super({}, ...strategies);
-        const readable = [super.readable, ...transformStreams].reduce((readable$1, transform) => readable$1.pipeThrough(transform));
-        Object.defineProperty(this, "readable", { get() {
-          return readable;
-        } });
+      get state() {
+        return this.#executor.state;
       }
-    };
-    FetchInterceptor = class FetchInterceptor2 extends Interceptor {
-      static {
-        this.symbol = /* @__PURE__ */ Symbol.for("fetch-interceptor");
+      get rejectionReason() {
+        return this.#executor.rejectionReason;
       }
-      constructor() {
-        super(FetchInterceptor2.symbol);
+      then(onFulfilled, onRejected) {
+        return this.#decorate(super.then(onFulfilled, onRejected));
       }
-      checkEnvironment() {
-        return hasConfigurableGlobal("fetch");
+      catch(onRejected) {
+        return this.#decorate(super.catch(onRejected));
       }
-      async setup() {
-        const logger = this.logger.extend("setup");
-        const pureFetch = globalThis.fetch;
-        const fetchProxy = async (input, init) => {
-          const requestId = createRequestId();
-          const request = new FetchRequest(typeof input === "string" && typeof location !== "undefined" && !canParseUrl(input) ? new URL(input, location.href) : input, init);
-          if (input instanceof Request) setRawRequest(request, input);
-          const responsePromise = new DeferredPromise();
-          const controller = new RequestController(request, {
-            passthrough: async () => {
-              this.logger.info("request has not been handled, passthrough...");
-              const requestCloneForResponseEvent = request.clone();
-              const { error: responseError, data: originalResponse } = await until(() => pureFetch(request));
-              if (responseError) return responsePromise.reject(responseError);
-              this.logger.info("original fetch performed", originalResponse);
-              if (this.emitter.listenerCount("response") > 0) {
-                this.logger.info('emitting the "response" event...');
-                const responseClone = FetchResponse.clone(originalResponse);
-                await emitAsync(this.emitter, "response", {
-                  response: responseClone,
-                  isMockedResponse: false,
-                  request: requestCloneForResponseEvent,
-                  requestId
-                });
-              }
-              responsePromise.resolve(originalResponse);
-            },
-            respondWith: async (rawResponse) => {
-              if (isResponseError(rawResponse)) {
-                this.logger.info("request has errored!", { response: rawResponse });
-                responsePromise.reject(createNetworkError(rawResponse));
-                return;
-              }
-              this.logger.info("received mocked response!", { rawResponse });
-              const response = new FetchResponse(decompressResponse(rawResponse) || rawResponse.body, {
-                url: request.url,
-                status: rawResponse.status,
-                statusText: rawResponse.statusText,
-                headers: rawResponse.headers
-              });
-              if (FetchResponse.isRedirectResponse(response.status)) {
-                if (request.redirect === "error") {
-                  responsePromise.reject(createNetworkError("unexpected redirect"));
-                  return;
-                }
-                if (request.redirect === "follow") {
-                  followFetchRedirect(request, response).then((response$1) => {
-                    responsePromise.resolve(response$1);
-                  }, (reason) => {
-                    responsePromise.reject(reason);
-                  });
-                  return;
-                }
-              }
-              if (this.emitter.listenerCount("response") > 0) {
-                this.logger.info('emitting the "response" event...');
-                await emitAsync(this.emitter, "response", {
-                  response: FetchResponse.clone(response),
-                  isMockedResponse: true,
-                  request,
-                  requestId
-                });
-              }
-              responsePromise.resolve(response);
-            },
-            errorWith: (reason) => {
-              this.logger.info("request has been aborted!", { reason });
-              responsePromise.reject(reason);
-            }
-          });
-          this.logger.info("[%s] %s", request.method, request.url);
-          this.logger.info("awaiting for the mocked response...");
-          this.logger.info('emitting the "request" event for %s listener(s)...', this.emitter.listenerCount("request"));
-          await handleRequest({
-            request,
-            requestId,
-            emitter: this.emitter,
-            controller
-          });
-          return responsePromise;
-        };
-        logger.info("patching global fetch...");
-        this.subscriptions.push(patchesRegistry.applyPatch(globalThis, "fetch", () => fetchProxy));
-        logger.info("global fetch patched!", globalThis.fetch.name);
+      finally(onfinally) {
+        return this.#decorate(super.finally(onfinally));
       }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs
-var fetch_exports = {};
-__export(fetch_exports, {
-  FetchInterceptor: () => FetchInterceptor
-});
-var init_fetch = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_handleRequest_FIQv5pwH();
-    init_hasConfigurableGlobal_BiTmog1u();
-    init_fetch_CaC3rGEu();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
-function getGlobalSymbol2(symbol) {
-  return globalThis[symbol] || void 0;
-}
-function setGlobalSymbol2(symbol, value) {
-  globalThis[symbol] = value;
-}
-function deleteGlobalSymbol2(symbol) {
-  delete globalThis[symbol];
-}
-function createRequestId2() {
-  return Math.random().toString(16).slice(2);
-}
-var InterceptorReadyState2, Interceptor2;
-var init_createRequestId_DYCsFHOi = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
-    init_lib3();
-    init_lib4();
-    InterceptorReadyState2 = /* @__PURE__ */ (function(InterceptorReadyState$1) {
-      InterceptorReadyState$1["INACTIVE"] = "INACTIVE";
-      InterceptorReadyState$1["APPLYING"] = "APPLYING";
-      InterceptorReadyState$1["APPLIED"] = "APPLIED";
-      InterceptorReadyState$1["DISPOSING"] = "DISPOSING";
-      InterceptorReadyState$1["DISPOSED"] = "DISPOSED";
-      return InterceptorReadyState$1;
-    })({});
-    Interceptor2 = class {
-      constructor(symbol) {
-        this.symbol = symbol;
-        this.readyState = InterceptorReadyState2.INACTIVE;
-        this.emitter = new Emitter();
-        this.subscriptions = [];
-        this.logger = new Logger(symbol.description);
-        this.emitter.setMaxListeners(0);
-        this.logger.info("constructing the interceptor...");
-      }
-      /**
-      * Determine if this interceptor can be applied
-      * in the current environment.
-      */
-      checkEnvironment() {
-        return true;
-      }
-      /**
-      * Apply this interceptor to the current process.
-      * Returns an already running interceptor instance if it's present.
-      */
-      apply() {
-        const logger = this.logger.extend("apply");
-        logger.info("applying the interceptor...");
-        if (this.readyState === InterceptorReadyState2.APPLIED) {
-          logger.info("intercepted already applied!");
-          return;
-        }
-        if (!this.checkEnvironment()) {
-          logger.info("the interceptor cannot be applied in this environment!");
-          return;
-        }
-        this.readyState = InterceptorReadyState2.APPLYING;
-        const runningInstance = this.getInstance();
-        if (runningInstance) {
-          logger.info("found a running instance, reusing...");
-          this.on = (event, listener) => {
-            logger.info('proxying the "%s" listener', event);
-            runningInstance.emitter.addListener(event, listener);
-            this.subscriptions.push(() => {
-              runningInstance.emitter.removeListener(event, listener);
-              logger.info('removed proxied "%s" listener!', event);
-            });
-            return this;
-          };
-          this.readyState = InterceptorReadyState2.APPLIED;
-          return;
-        }
-        logger.info("no running instance found, setting up a new instance...");
-        this.setup();
-        this.setInstance();
-        this.readyState = InterceptorReadyState2.APPLIED;
-      }
-      /**
-      * Setup the module augments and stubs necessary for this interceptor.
-      * This method is not run if there's a running interceptor instance
-      * to prevent instantiating an interceptor multiple times.
-      */
-      setup() {
-      }
-      /**
-      * Listen to the interceptor's public events.
-      */
-      on(event, listener) {
-        const logger = this.logger.extend("on");
-        if (this.readyState === InterceptorReadyState2.DISPOSING || this.readyState === InterceptorReadyState2.DISPOSED) {
-          logger.info("cannot listen to events, already disposed!");
-          return this;
-        }
-        logger.info('adding "%s" event listener:', event, listener);
-        this.emitter.on(event, listener);
-        return this;
-      }
-      once(event, listener) {
-        this.emitter.once(event, listener);
-        return this;
-      }
-      off(event, listener) {
-        this.emitter.off(event, listener);
-        return this;
-      }
-      removeAllListeners(event) {
-        this.emitter.removeAllListeners(event);
-        return this;
-      }
-      /**
-      * Disposes of any side-effects this interceptor has introduced.
-      */
-      dispose() {
-        const logger = this.logger.extend("dispose");
-        if (this.readyState === InterceptorReadyState2.DISPOSED) {
-          logger.info("cannot dispose, already disposed!");
-          return;
-        }
-        logger.info("disposing the interceptor...");
-        this.readyState = InterceptorReadyState2.DISPOSING;
-        if (!this.getInstance()) {
-          logger.info("no interceptors running, skipping dispose...");
-          return;
-        }
-        this.clearInstance();
-        logger.info("global symbol deleted:", getGlobalSymbol2(this.symbol));
-        if (this.subscriptions.length > 0) {
-          logger.info("disposing of %d subscriptions...", this.subscriptions.length);
-          for (const dispose of this.subscriptions) dispose();
-          this.subscriptions = [];
-          logger.info("disposed of all subscriptions!", this.subscriptions.length);
-        }
-        this.emitter.removeAllListeners();
-        logger.info("destroyed the listener!");
-        this.readyState = InterceptorReadyState2.DISPOSED;
-      }
-      getInstance() {
-        const instance = getGlobalSymbol2(this.symbol);
-        this.logger.info("retrieved global instance:", instance?.constructor?.name);
-        return instance;
-      }
-      setInstance() {
-        setGlobalSymbol2(this.symbol, this);
-        this.logger.info("set global instance!", this.symbol.description);
-      }
-      clearInstance() {
-        deleteGlobalSymbol2(this.symbol);
-        this.logger.info("cleared global instance!", this.symbol.description);
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
-function resolveWebSocketUrl(url) {
-  if (typeof url === "string") return resolveWebSocketUrl(new URL(url, typeof location !== "undefined" ? location.href : void 0));
-  if (url.protocol === "http:") url.protocol = "ws:";
-  else if (url.protocol === "https:") url.protocol = "wss:";
-  if (url.protocol !== "ws:" && url.protocol !== "wss:")
-    throw new SyntaxError(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${url.protocol}' is not allowed.`);
-  if (url.hash !== "") throw new SyntaxError(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${url.hash}'). Fragment identifiers are not allowed in WebSocket URLs.`);
-  return url.href;
-}
-var init_resolveWebSocketUrl_C83_x9iE = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
-async function emitAsync2(emitter, eventName, ...data) {
-  const listeners = emitter.listeners(eventName);
-  if (listeners.length === 0) return;
-  for (const listener of listeners) await listener.apply(emitter, data);
-}
-function getDeepPropertyDescriptor2(owner, key) {
-  let currentOwner = owner;
-  let descriptor;
-  while (currentOwner) {
-    descriptor = Object.getOwnPropertyDescriptor(currentOwner, key);
-    if (descriptor) return {
-      owner: currentOwner,
-      descriptor
-    };
-    currentOwner = Object.getPrototypeOf(currentOwner);
-  }
-}
-function hasConfigurableGlobal2(propertyName) {
-  const match2 = getDeepPropertyDescriptor2(globalThis, propertyName);
-  if (typeof match2 === "undefined") return false;
-  const { descriptor } = match2;
-  if (typeof descriptor.get === "function" && typeof descriptor.get() === "undefined") return false;
-  if (typeof descriptor.get === "undefined" && descriptor.value == null) return false;
-  if (typeof descriptor.set === "undefined" && !descriptor.configurable) {
-    console.error(`[MSW] Failed to apply interceptor: the global \`${propertyName}\` property is non-configurable. This is likely an issue with your environment. If you are using a framework, please open an issue about this in their repository.`);
-    return false;
-  }
-  return true;
-}
-var PatchesRegistry2, patchesRegistry2;
-var init_hasConfigurableGlobal_C8zq1MCg = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
-    init_lib2();
-    PatchesRegistry2 = class {
-      #replacements = /* @__PURE__ */ new Map();
-      applyPatch(owner, key, getNextValue) {
-        const ownerReplacements = this.#replacements.get(owner);
-        invariant(!ownerReplacements?.has(key), `Failed to replace a global value at "${String(key)}": already replaced.`);
-        const match2 = getDeepPropertyDescriptor2(owner, key);
-        if (typeof match2 === "undefined") {
-          console.warn(`Failed to replace a global value at "${String(key)}": not a global value.`);
-          return () => {
-          };
-        }
-        if (match2.descriptor.configurable) Object.defineProperty(owner, key, {
-          value: getNextValue(owner[key]),
-          enumerable: true,
-          configurable: true
+      #decorate(promise) {
+        return Object.defineProperties(promise, {
+          resolve: { configurable: true, value: this.resolve },
+          reject: { configurable: true, value: this.reject }
         });
-        else if (match2.descriptor.writable) owner[key] = getNextValue(owner[key]);
-        else throw new Error(`Failed to patch a non-configurable non-writable property "${key.toString()}"`);
-        const restorePatch = () => {
-          const currentReplacements = this.#replacements.get(owner);
-          if (!currentReplacements?.has(key)) return;
-          if (match2.owner === owner)
-            Object.defineProperty(match2.owner, key, match2.descriptor);
-          else
-            Reflect.deleteProperty(owner, key);
-          currentReplacements.delete(key);
-          if (currentReplacements.size === 0) this.#replacements.delete(owner);
-        };
-        if (ownerReplacements) ownerReplacements.set(key, restorePatch);
-        else this.#replacements.set(owner, /* @__PURE__ */ new Map([[key, restorePatch]]));
-        return restorePatch;
-      }
-      restoreAllPatches() {
-        const errors = [];
-        for (const [, ownerReplacements] of this.#replacements) for (const [, restorePatch] of ownerReplacements) try {
-          restorePatch();
-        } catch (error2) {
-          if (error2 instanceof Error) errors.push(error2);
-          else throw error2;
-        }
-        if (errors.length > 0) throw new AggregateError(errors, "FOO!");
       }
     };
-    patchesRegistry2 = new PatchesRegistry2();
   }
 });
 
@@ -2076,7 +1332,7 @@ var init_WebSocket = __esm({
       constructor(socket, transport) {
         this.socket = socket;
         this.transport = transport;
-        this.id = createRequestId2();
+        this.id = createRequestId();
         this.url = new URL(socket.url);
         this[kEmitter$1] = new EventTarget();
         this.transport.addEventListener("outgoing", (event) => {
@@ -2447,7 +1703,7 @@ var init_WebSocket = __esm({
         this.socket[kClose](code, reason);
       }
     };
-    WebSocketInterceptor = class WebSocketInterceptor2 extends Interceptor2 {
+    WebSocketInterceptor = class WebSocketInterceptor2 extends Interceptor {
       static {
         this.symbol = /* @__PURE__ */ Symbol.for("websocket-interceptor");
       }
@@ -2455,7 +1711,7 @@ var init_WebSocket = __esm({
         super(WebSocketInterceptor2.symbol);
       }
       checkEnvironment() {
-        return hasConfigurableGlobal2("WebSocket");
+        return hasConfigurableGlobal("WebSocket");
       }
       setup() {
         const logger = this.logger.extend("setup");
@@ -2470,7 +1726,7 @@ var init_WebSocket = __esm({
             try {
               const server = new WebSocketServerConnection(socket, transport, createConnection);
               const hasConnectionListeners = this.emitter.listenerCount("connection") > 0;
-              await emitAsync2(this.emitter, "connection", {
+              await emitAsync(this.emitter, "connection", {
                 client: new WebSocketClientConnection(socket, transport),
                 server,
                 info: { protocols }
@@ -2495,7 +1751,7 @@ var init_WebSocket = __esm({
           return socket;
         } });
         logger.info("patching global WebSocket...");
-        this.subscriptions.push(patchesRegistry2.applyPatch(globalThis, "WebSocket", () => WebSocketProxy));
+        this.subscriptions.push(patchesRegistry.applyPatch(globalThis, "WebSocket", () => WebSocketProxy));
         logger.info("global WebSocket patched!", globalThis.WebSocket.name);
       }
     };
@@ -2515,9 +1771,8 @@ function compileRoutes(routes) {
     return { method: m[1].toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name], name };
   });
 }
-function match(route, method, url) {
+function match(route, method, parts) {
   if (route.method !== method) return null;
-  const parts = url.pathname.split("/").filter((s) => s !== "");
   if (parts.length !== route.segments.length) return null;
   const params = {};
   for (let i = 0; i < parts.length; i++) {
@@ -2541,6 +1796,7 @@ var init_network = __esm({
   "src/network.ts"() {
     "use strict";
     init_codec();
+    init_fetch();
     init_xhr();
     Network = class {
       constructor(options, run) {
@@ -2560,8 +1816,9 @@ var init_network = __esm({
         return this.sockets.length > 0;
       }
       /**
-       * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-       * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+       * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
+       * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
+       * on the routed `fetch` (Node has none).
        */
       async install() {
         const g = globalThis;
@@ -2569,46 +1826,45 @@ var init_network = __esm({
           Object.defineProperty(g, "WebSocket", { value: class WebSocket {
           }, configurable: true, writable: true });
         }
-        const [{ FetchInterceptor: FetchInterceptor3 }, { WebSocketInterceptor: WebSocketInterceptor3 }] = await Promise.all([
-          Promise.resolve().then(() => (init_fetch(), fetch_exports)),
-          Promise.resolve().then(() => (init_WebSocket(), WebSocket_exports))
-        ]);
-        const http = new FetchInterceptor3();
-        http.on("request", (args) => this.request(args));
-        http.apply();
+        const { WebSocketInterceptor: WebSocketInterceptor3 } = await Promise.resolve().then(() => (init_WebSocket(), WebSocket_exports));
         const ws = new WebSocketInterceptor3();
         ws.on("connection", ({ client }) => this.connection(client));
         ws.apply();
-        const intercepted = g.fetch;
-        g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         if (g.XMLHttpRequest === void 0) {
           const routed = () => g.fetch;
           Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
         }
       }
-      async request({ request, controller }) {
+      /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+      async request(method, url, text) {
         const run = this.run();
-        if (run === null || !run.current(`a ${request.method} request`)) {
-          controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-          return;
+        if (run === null || !run.current(`a ${method} request`)) {
+          throw new TypeError("reconcile-sim: request from a store of an earlier run");
         }
-        const url = new URL(request.url);
-        const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-        if (found === void 0) {
+        const parts = url.pathname.split("/").filter((s) => s !== "");
+        let route;
+        let params = null;
+        for (const r of this.routes) {
+          params = match(r, method, parts);
+          if (params !== null) {
+            route = r;
+            break;
+          }
+        }
+        if (route === void 0 || params === null) {
           const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-          run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-          controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-          return;
+          run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+          throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
         }
         try {
-          const text = await request.text();
           const body = text === "" ? void 0 : JSON.parse(text);
-          run.noteParams(found.params);
-          const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body, context: run.context });
-          controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+          run.noteParams(params);
+          const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+          return JSON.stringify(answer) ?? "";
         } catch (e) {
-          run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
-          controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+          run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${e?.message ?? String(e)}`));
+          throw new TypeError(`reconcile-sim: route ${route.name} failed`);
         }
       }
       async answer(run, route, request) {

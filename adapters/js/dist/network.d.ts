@@ -62,10 +62,12 @@ export declare class Network {
     constructor(options: NetworkOptions, run: () => NetworkRun | null);
     get hasSocket(): boolean;
     /**
-     * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-     * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+     * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
+     * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
+     * on the routed `fetch` (Node has none).
      */
     install(): Promise<void>;
+    /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
     private request;
     private answer;
     private connection;

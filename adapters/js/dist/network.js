@@ -1,7 +1,8 @@
-// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
-// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
-// the global `fetch` for its REST routes and talks to the backend through its own socket
-// client runs unmodified.
+// The store's own network calls, routed to the harness: the global `fetch` is replaced by
+// one that routes each request (fetch.ts) and `new WebSocket(url)` is intercepted with
+// @mswjs/interceptors (the library under MSW), so a store that calls the global `fetch`
+// for its REST routes and talks to the backend through its own socket client runs
+// unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -15,6 +16,7 @@
 //
 // Loaded only when the mapping declares a network (start-up cost: the library and undici).
 import { Codec } from "./codec.js";
+import { routedFetch } from "./fetch.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 function compileRoutes(routes) {
     return Object.keys(routes).map((name) => {
@@ -25,10 +27,9 @@ function compileRoutes(routes) {
         return { method: m[1].toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name], name };
     });
 }
-function match(route, method, url) {
+function match(route, method, parts) {
     if (route.method !== method)
         return null;
-    const parts = url.pathname.split("/").filter((s) => s !== "");
     if (parts.length !== route.segments.length)
         return null;
     const params = {};
@@ -60,8 +61,9 @@ export class Network {
         return this.sockets.length > 0;
     }
     /**
-     * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-     * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+     * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
+     * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
+     * on the routed `fetch` (Node has none).
      */
     async install() {
         const g = globalThis;
@@ -69,49 +71,48 @@ export class Network {
             Object.defineProperty(g, "WebSocket", { value: class WebSocket {
                 }, configurable: true, writable: true });
         }
-        const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
-            import("@mswjs/interceptors/fetch"),
-            import("@mswjs/interceptors/WebSocket"),
-        ]);
-        const http = new FetchInterceptor();
-        http.on("request", (args) => this.request(args));
-        http.apply();
+        const { WebSocketInterceptor } = await import("@mswjs/interceptors/WebSocket");
         const ws = new WebSocketInterceptor();
         ws.on("connection", ({ client }) => this.connection(client));
         ws.apply();
-        // Browser code fetches relative URLs; Node's fetch needs absolute ones.
-        const intercepted = g.fetch;
-        g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        // Relative URLs (browser code fetches them) resolve against the declared origin.
+        g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
         if (g.XMLHttpRequest === undefined) {
             const routed = () => g.fetch;
             Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
         }
     }
-    async request({ request, controller }) {
+    /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+    async request(method, url, text) {
         const run = this.run();
-        if (run === null || !run.current(`a ${request.method} request`)) {
-            controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-            return;
+        if (run === null || !run.current(`a ${method} request`)) {
+            throw new TypeError("reconcile-sim: request from a store of an earlier run");
         }
-        const url = new URL(request.url);
-        const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-        if (found === undefined) {
+        const parts = url.pathname.split("/").filter((s) => s !== "");
+        let route;
+        let params = null;
+        for (const r of this.routes) {
+            params = match(r, method, parts);
+            if (params !== null) {
+                route = r;
+                break;
+            }
+        }
+        if (route === undefined || params === null) {
             const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-            run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-            controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-            return;
+            run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+            throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
         }
         try {
-            const text = await request.text();
             const body = text === "" ? undefined : JSON.parse(text);
-            run.noteParams(found.params);
-            const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body, context: run.context });
-            controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+            run.noteParams(params);
+            const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+            return JSON.stringify(answer) ?? "";
         }
         catch (e) {
-            run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
-            controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+            run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${e?.message ?? String(e)}`));
+            throw new TypeError(`reconcile-sim: route ${route.name} failed`);
         }
     }
     async answer(run, route, request) {

@@ -1,7 +1,8 @@
-// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
-// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
-// the global `fetch` for its REST routes and talks to the backend through its own socket
-// client runs unmodified.
+// The store's own network calls, routed to the harness: the global `fetch` is replaced by
+// one that routes each request (fetch.ts) and `new WebSocket(url)` is intercepted with
+// @mswjs/interceptors (the library under MSW), so a store that calls the global `fetch`
+// for its REST routes and talks to the backend through its own socket client runs
+// unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -17,6 +18,7 @@
 
 import type { AppEvent, AppFetchResponse, RunContext } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
+import { routedFetch } from "./fetch.js";
 import type { PostResponse } from "./wire.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 
@@ -77,10 +79,6 @@ interface Interceptor {
   on(event: string, listener: (args: never) => unknown): unknown;
   apply(): void;
 }
-interface RequestArgs {
-  request: Request;
-  controller: { respondWith(response: Response): void; errorWith(reason?: unknown): void };
-}
 
 interface CompiledRoute {
   method: string;
@@ -98,9 +96,8 @@ function compileRoutes(routes: Record<string, Route>): CompiledRoute[] {
   });
 }
 
-function match(route: CompiledRoute, method: string, url: URL): Record<string, string> | null {
+function match(route: CompiledRoute, method: string, parts: readonly string[]): Record<string, string> | null {
   if (route.method !== method) return null;
-  const parts = url.pathname.split("/").filter((s) => s !== "");
   if (parts.length !== route.segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
@@ -134,28 +131,21 @@ export class Network {
   }
 
   /**
-   * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-   * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+   * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
+   * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
+   * on the routed `fetch` (Node has none).
    */
   async install(): Promise<void> {
     const g = globalThis as Record<string, unknown>;
     if (g.WebSocket === undefined) {
       Object.defineProperty(g, "WebSocket", { value: class WebSocket {}, configurable: true, writable: true });
     }
-    const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
-      import("@mswjs/interceptors/fetch"),
-      import("@mswjs/interceptors/WebSocket"),
-    ]);
-    const http = new FetchInterceptor() as unknown as Interceptor;
-    http.on("request", (args: RequestArgs) => this.request(args));
-    http.apply();
+    const { WebSocketInterceptor } = await import("@mswjs/interceptors/WebSocket");
     const ws = new WebSocketInterceptor() as unknown as Interceptor;
     ws.on("connection", ({ client }: { client: SocketClient }) => this.connection(client));
     ws.apply();
-    // Browser code fetches relative URLs; Node's fetch needs absolute ones.
-    const intercepted = g.fetch as (input: unknown, init?: unknown) => Promise<Response>;
-    g.fetch = (input: unknown, init?: unknown) =>
-      intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+    // Relative URLs (browser code fetches them) resolve against the declared origin.
+    g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
     // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
     if (g.XMLHttpRequest === undefined) {
       const routed = () => g.fetch as (input: string, init: RequestInit) => Promise<Response>;
@@ -163,29 +153,35 @@ export class Network {
     }
   }
 
-  private async request({ request, controller }: RequestArgs): Promise<void> {
+  /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+  private async request(method: string, url: URL, text: string): Promise<string> {
     const run = this.run();
-    if (run === null || !run.current(`a ${request.method} request`)) {
-      controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-      return;
+    if (run === null || !run.current(`a ${method} request`)) {
+      throw new TypeError("reconcile-sim: request from a store of an earlier run");
     }
-    const url = new URL(request.url);
-    const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-    if (found === undefined) {
+    const parts = url.pathname.split("/").filter((s) => s !== "");
+    let route: CompiledRoute | undefined;
+    let params: Record<string, string> | null = null;
+    for (const r of this.routes) {
+      params = match(r, method, parts);
+      if (params !== null) {
+        route = r;
+        break;
+      }
+    }
+    if (route === undefined || params === null) {
       const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-      run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-      controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-      return;
+      run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+      throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
     }
     try {
-      const text = await request.text();
       const body = text === "" ? undefined : JSON.parse(text);
-      run.noteParams(found.params!);
-      const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params!, body, context: run.context });
-      controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+      run.noteParams(params);
+      const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+      return JSON.stringify(answer) ?? "";
     } catch (e) {
-      run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
-      controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+      run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
+      throw new TypeError(`reconcile-sim: route ${route.name} failed`);
     }
   }
 
