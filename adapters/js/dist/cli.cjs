@@ -43,14 +43,23 @@ function idCodec(spelling) {
   return spelling;
 }
 function decodeNumber(id) {
+  if (typeof id === "string") {
+    const known = DECODED2.get(id);
+    if (known !== void 0) return known;
+  }
   const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+  if (typeof id === "string" && Number.isFinite(n)) {
+    if (DECODED2.size >= 4096) DECODED2.clear();
+    DECODED2.set(id, n);
+  }
   if (!Number.isFinite(n)) throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
   return n;
 }
-var ID_FIELDS, Codec;
+var DECODED2, ID_FIELDS, Codec;
 var init_codec = __esm({
   "src/codec.ts"() {
     "use strict";
+    DECODED2 = /* @__PURE__ */ new Map();
     ID_FIELDS = /* @__PURE__ */ new Set(["turnId", "call"]);
     Codec = class {
       constructor(c = {}) {
@@ -243,6 +252,152 @@ var init_fetch = __esm({
   }
 });
 
+// src/socket.ts
+function routedWebSocket(origin, accept) {
+  const EVENTS = ["open", "message", "error", "close"];
+  class WebSocket extends EventTarget {
+    static CONNECTING = CONNECTING;
+    static OPEN = OPEN;
+    static CLOSING = CLOSING;
+    static CLOSED = CLOSED;
+    #url;
+    #readyState = CONNECTING;
+    #handlers = {};
+    #closedListeners = [];
+    binaryType = "blob";
+    constructor(url, protocols) {
+      super();
+      let u;
+      try {
+        u = new URL(String(url), origin);
+      } catch {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL '${String(url)}' is invalid.`, "SyntaxError");
+      }
+      if (u.protocol === "http:") u.protocol = "ws:";
+      else if (u.protocol === "https:") u.protocol = "wss:";
+      if (u.protocol !== "ws:" && u.protocol !== "wss:") {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${u.protocol}' is not allowed.`, "SyntaxError");
+      }
+      if (u.hash !== "") {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${u.hash}').`, "SyntaxError");
+      }
+      void protocols;
+      this.#url = u;
+      const ws = this;
+      const end = {
+        url: u,
+        send: (data) => {
+          queueMicrotask(() => {
+            if (ws.#readyState === OPEN) ws.dispatchEvent(new MessageEvent("message", { data, origin: u.origin }));
+          });
+        },
+        close: (code = 1e3, reason = "") => ws.#close(code, reason, true),
+        addEventListener: (_type, listener) => {
+          ws.#closedListeners.push(listener);
+        }
+      };
+      const accepted = accept(end);
+      queueMicrotask(() => {
+        if (this.#readyState !== CONNECTING) return;
+        if (accepted) {
+          this.#readyState = OPEN;
+          this.dispatchEvent(new Event("open"));
+        } else {
+          this.dispatchEvent(new Event("error"));
+          this.#close(1006, "", false);
+        }
+      });
+    }
+    get url() {
+      return this.#url.href;
+    }
+    get readyState() {
+      return this.#readyState;
+    }
+    get protocol() {
+      return "";
+    }
+    get extensions() {
+      return "";
+    }
+    get bufferedAmount() {
+      return 0;
+    }
+    send(data) {
+      if (this.#readyState === CONNECTING) {
+        throw new DOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", "InvalidStateError");
+      }
+      void data;
+    }
+    close(code, reason) {
+      if (code !== void 0 && code !== 1e3 && (code < 3e3 || code > 4999)) {
+        throw new DOMException(`Failed to execute 'close' on 'WebSocket': The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`, "InvalidAccessError");
+      }
+      if (reason !== void 0 && new TextEncoder().encode(reason).length > 123) {
+        throw new DOMException("Failed to execute 'close' on 'WebSocket': The close reason must not be greater than 123 UTF-8 bytes.", "SyntaxError");
+      }
+      this.#close(code ?? 1e3, reason ?? "", true);
+    }
+    /** CLOSING now, CLOSED (and the close event) in a microtask, as a closing handshake ends. */
+    #close(code, reason, wasClean) {
+      if (this.#readyState === CLOSING || this.#readyState === CLOSED) return;
+      this.#readyState = CLOSING;
+      queueMicrotask(() => {
+        this.#readyState = CLOSED;
+        for (const listener of this.#closedListeners.splice(0)) listener();
+        this.dispatchEvent(new CloseEventClass("close", { code, reason, wasClean }));
+      });
+    }
+    static {
+      for (const type of EVENTS) {
+        Object.defineProperty(WebSocket.prototype, `on${type}`, {
+          configurable: true,
+          enumerable: true,
+          get() {
+            return this.#handlers[type] ?? null;
+          },
+          set(handler) {
+            const first = !(type in this.#handlers);
+            this.#handlers[type] = typeof handler === "function" ? handler : null;
+            if (first) {
+              this.addEventListener(type, (event) => {
+                const h = this.#handlers[type];
+                if (typeof h === "function") h.call(this, event);
+              });
+            }
+          }
+        });
+      }
+      for (const [name, value] of Object.entries({ CONNECTING, OPEN, CLOSING, CLOSED })) {
+        Object.defineProperty(WebSocket.prototype, name, { value, enumerable: true });
+      }
+    }
+  }
+  return WebSocket;
+}
+var CONNECTING, OPEN, CLOSING, CLOSED, CloseEventShim, CloseEventClass;
+var init_socket = __esm({
+  "src/socket.ts"() {
+    "use strict";
+    CONNECTING = 0;
+    OPEN = 1;
+    CLOSING = 2;
+    CLOSED = 3;
+    CloseEventShim = class extends Event {
+      code;
+      reason;
+      wasClean;
+      constructor(type, init = {}) {
+        super(type);
+        this.code = init.code ?? 0;
+        this.reason = init.reason ?? "";
+        this.wasClean = init.wasClean ?? false;
+      }
+    };
+    CloseEventClass = globalThis.CloseEvent ?? CloseEventShim;
+  }
+});
+
 // src/xhr.ts
 function xmlHttpRequestOver(fetch) {
   return class XMLHttpRequest extends EventTarget {
@@ -351,1413 +506,6 @@ var init_xhr = __esm({
   }
 });
 
-// node_modules/is-node-process/lib/index.mjs
-function isNodeProcess() {
-  if (typeof navigator !== "undefined" && navigator.product === "ReactNative") {
-    return true;
-  }
-  if (typeof process !== "undefined") {
-    const type = process.type;
-    if (type === "renderer" || type === "worker") {
-      return false;
-    }
-    return !!(process.versions && process.versions.node);
-  }
-  return false;
-}
-var init_lib = __esm({
-  "node_modules/is-node-process/lib/index.mjs"() {
-  }
-});
-
-// node_modules/outvariant/lib/index.mjs
-function serializePositional(positional, flag) {
-  switch (flag) {
-    case "s":
-      return positional;
-    case "d":
-    case "i":
-      return Number(positional);
-    case "j":
-      return JSON.stringify(positional);
-    case "o": {
-      if (typeof positional === "string") {
-        return positional;
-      }
-      const json = JSON.stringify(positional);
-      if (json === "{}" || json === "[]" || /^\[object .+?\]$/.test(json)) {
-        return positional;
-      }
-      return json;
-    }
-  }
-}
-function format(message, ...positionals) {
-  if (positionals.length === 0) {
-    return message;
-  }
-  let positionalIndex = 0;
-  let formattedMessage = message.replace(
-    POSITIONALS_EXP,
-    (match2, isEscaped, _, flag) => {
-      const positional = positionals[positionalIndex];
-      const value = serializePositional(positional, flag);
-      if (!isEscaped) {
-        positionalIndex++;
-        return value;
-      }
-      return match2;
-    }
-  );
-  if (positionalIndex < positionals.length) {
-    formattedMessage += ` ${positionals.slice(positionalIndex).join(" ")}`;
-  }
-  formattedMessage = formattedMessage.replace(/%{2,2}/g, "%");
-  return formattedMessage;
-}
-function cleanErrorStack(error2) {
-  if (!error2.stack) {
-    return;
-  }
-  const nextStack = error2.stack.split("\n");
-  nextStack.splice(1, STACK_FRAMES_TO_IGNORE);
-  error2.stack = nextStack.join("\n");
-}
-var POSITIONALS_EXP, STACK_FRAMES_TO_IGNORE, InvariantError, invariant;
-var init_lib2 = __esm({
-  "node_modules/outvariant/lib/index.mjs"() {
-    POSITIONALS_EXP = /(%?)(%([sdijo]))/g;
-    STACK_FRAMES_TO_IGNORE = 2;
-    InvariantError = class extends Error {
-      constructor(message, ...positionals) {
-        super(message);
-        this.message = message;
-        this.name = "Invariant Violation";
-        this.message = format(message, ...positionals);
-        cleanErrorStack(this);
-      }
-    };
-    invariant = (predicate, message, ...positionals) => {
-      if (!predicate) {
-        throw new InvariantError(message, ...positionals);
-      }
-    };
-    invariant.as = (ErrorConstructor, predicate, message, ...positionals) => {
-      if (!predicate) {
-        const formatMessage = positionals.length === 0 ? message : format(message, ...positionals);
-        let error2;
-        try {
-          error2 = Reflect.construct(ErrorConstructor, [
-            formatMessage
-          ]);
-        } catch (err) {
-          error2 = ErrorConstructor(formatMessage);
-        }
-        throw error2;
-      }
-    };
-  }
-});
-
-// node_modules/@open-draft/logger/lib/index.mjs
-function yellow(text) {
-  return `\x1B[33m${text}\x1B[0m`;
-}
-function blue(text) {
-  return `\x1B[34m${text}\x1B[0m`;
-}
-function gray(text) {
-  return `\x1B[90m${text}\x1B[0m`;
-}
-function red(text) {
-  return `\x1B[31m${text}\x1B[0m`;
-}
-function green(text) {
-  return `\x1B[32m${text}\x1B[0m`;
-}
-function log(message, ...positionals) {
-  if (IS_NODE) {
-    process.stdout.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.log(message, ...positionals);
-}
-function warn(message, ...positionals) {
-  if (IS_NODE) {
-    process.stderr.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.warn(message, ...positionals);
-}
-function error(message, ...positionals) {
-  if (IS_NODE) {
-    process.stderr.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.error(message, ...positionals);
-}
-function getVariable(variableName) {
-  if (IS_NODE) {
-    return process.env[variableName];
-  }
-  return globalThis[variableName]?.toString();
-}
-function isDefinedAndNotEquals(value, expected) {
-  return value !== void 0 && value !== expected;
-}
-function serializeInput(message) {
-  if (typeof message === "undefined") {
-    return "undefined";
-  }
-  if (message === null) {
-    return "null";
-  }
-  if (typeof message === "string") {
-    return message;
-  }
-  if (typeof message === "object") {
-    return JSON.stringify(message);
-  }
-  return message.toString();
-}
-var __defProp2, __export2, colors_exports, IS_NODE, Logger, PerformanceEntry, noop;
-var init_lib3 = __esm({
-  "node_modules/@open-draft/logger/lib/index.mjs"() {
-    init_lib();
-    init_lib2();
-    __defProp2 = Object.defineProperty;
-    __export2 = (target, all) => {
-      for (var name in all)
-        __defProp2(target, name, { get: all[name], enumerable: true });
-    };
-    colors_exports = {};
-    __export2(colors_exports, {
-      blue: () => blue,
-      gray: () => gray,
-      green: () => green,
-      red: () => red,
-      yellow: () => yellow
-    });
-    IS_NODE = isNodeProcess();
-    Logger = class {
-      constructor(name) {
-        this.name = name;
-        this.prefix = `[${this.name}]`;
-        const LOGGER_NAME = getVariable("DEBUG");
-        const LOGGER_LEVEL = getVariable("LOG_LEVEL");
-        const isLoggingEnabled = LOGGER_NAME === "1" || LOGGER_NAME === "true" || typeof LOGGER_NAME !== "undefined" && this.name.startsWith(LOGGER_NAME);
-        if (isLoggingEnabled) {
-          this.debug = isDefinedAndNotEquals(LOGGER_LEVEL, "debug") ? noop : this.debug;
-          this.info = isDefinedAndNotEquals(LOGGER_LEVEL, "info") ? noop : this.info;
-          this.success = isDefinedAndNotEquals(LOGGER_LEVEL, "success") ? noop : this.success;
-          this.warning = isDefinedAndNotEquals(LOGGER_LEVEL, "warning") ? noop : this.warning;
-          this.error = isDefinedAndNotEquals(LOGGER_LEVEL, "error") ? noop : this.error;
-        } else {
-          this.info = noop;
-          this.success = noop;
-          this.warning = noop;
-          this.error = noop;
-          this.only = noop;
-        }
-      }
-      prefix;
-      extend(domain) {
-        return new Logger(`${this.name}:${domain}`);
-      }
-      /**
-       * Print a debug message.
-       * @example
-       * logger.debug('no duplicates found, creating a document...')
-       */
-      debug(message, ...positionals) {
-        this.logEntry({
-          level: "debug",
-          message: gray(message),
-          positionals,
-          prefix: this.prefix,
-          colors: {
-            prefix: "gray"
-          }
-        });
-      }
-      /**
-       * Print an info message.
-       * @example
-       * logger.info('start parsing...')
-       */
-      info(message, ...positionals) {
-        this.logEntry({
-          level: "info",
-          message,
-          positionals,
-          prefix: this.prefix,
-          colors: {
-            prefix: "blue"
-          }
-        });
-        const performance2 = new PerformanceEntry();
-        return (message2, ...positionals2) => {
-          performance2.measure();
-          this.logEntry({
-            level: "info",
-            message: `${message2} ${gray(`${performance2.deltaTime}ms`)}`,
-            positionals: positionals2,
-            prefix: this.prefix,
-            colors: {
-              prefix: "blue"
-            }
-          });
-        };
-      }
-      /**
-       * Print a success message.
-       * @example
-       * logger.success('successfully created document')
-       */
-      success(message, ...positionals) {
-        this.logEntry({
-          level: "info",
-          message,
-          positionals,
-          prefix: `\u2714 ${this.prefix}`,
-          colors: {
-            timestamp: "green",
-            prefix: "green"
-          }
-        });
-      }
-      /**
-       * Print a warning.
-       * @example
-       * logger.warning('found legacy document format')
-       */
-      warning(message, ...positionals) {
-        this.logEntry({
-          level: "warning",
-          message,
-          positionals,
-          prefix: `\u26A0 ${this.prefix}`,
-          colors: {
-            timestamp: "yellow",
-            prefix: "yellow"
-          }
-        });
-      }
-      /**
-       * Print an error message.
-       * @example
-       * logger.error('something went wrong')
-       */
-      error(message, ...positionals) {
-        this.logEntry({
-          level: "error",
-          message,
-          positionals,
-          prefix: `\u2716 ${this.prefix}`,
-          colors: {
-            timestamp: "red",
-            prefix: "red"
-          }
-        });
-      }
-      /**
-       * Execute the given callback only when the logging is enabled.
-       * This is skipped in its entirety and has no runtime cost otherwise.
-       * This executes regardless of the log level.
-       * @example
-       * logger.only(() => {
-       *   logger.info('additional info')
-       * })
-       */
-      only(callback) {
-        callback();
-      }
-      createEntry(level, message) {
-        return {
-          timestamp: /* @__PURE__ */ new Date(),
-          level,
-          message
-        };
-      }
-      logEntry(args) {
-        const {
-          level,
-          message,
-          prefix,
-          colors: customColors,
-          positionals = []
-        } = args;
-        const entry = this.createEntry(level, message);
-        const timestampColor = customColors?.timestamp || "gray";
-        const prefixColor = customColors?.prefix || "gray";
-        const colorize = {
-          timestamp: colors_exports[timestampColor],
-          prefix: colors_exports[prefixColor]
-        };
-        const write2 = this.getWriter(level);
-        write2(
-          [colorize.timestamp(this.formatTimestamp(entry.timestamp))].concat(prefix != null ? colorize.prefix(prefix) : []).concat(serializeInput(message)).join(" "),
-          ...positionals.map(serializeInput)
-        );
-      }
-      formatTimestamp(timestamp) {
-        return `${timestamp.toLocaleTimeString(
-          "en-GB"
-        )}:${timestamp.getMilliseconds()}`;
-      }
-      getWriter(level) {
-        switch (level) {
-          case "debug":
-          case "success":
-          case "info": {
-            return log;
-          }
-          case "warning": {
-            return warn;
-          }
-          case "error": {
-            return error;
-          }
-        }
-      }
-    };
-    PerformanceEntry = class {
-      startTime;
-      endTime;
-      deltaTime;
-      constructor() {
-        this.startTime = performance.now();
-      }
-      measure() {
-        this.endTime = performance.now();
-        const deltaTime = this.endTime - this.startTime;
-        this.deltaTime = deltaTime.toFixed(2);
-      }
-    };
-    noop = () => void 0;
-  }
-});
-
-// node_modules/strict-event-emitter/lib/index.mjs
-var MemoryLeakError, _Emitter, Emitter;
-var init_lib4 = __esm({
-  "node_modules/strict-event-emitter/lib/index.mjs"() {
-    MemoryLeakError = class extends Error {
-      constructor(emitter, type, count) {
-        super(
-          `Possible EventEmitter memory leak detected. ${count} ${type.toString()} listeners added. Use emitter.setMaxListeners() to increase limit`
-        );
-        this.emitter = emitter;
-        this.type = type;
-        this.count = count;
-        this.name = "MaxListenersExceededWarning";
-      }
-    };
-    _Emitter = class {
-      static listenerCount(emitter, eventName) {
-        return emitter.listenerCount(eventName);
-      }
-      constructor() {
-        this.events = /* @__PURE__ */ new Map();
-        this.maxListeners = _Emitter.defaultMaxListeners;
-        this.hasWarnedAboutPotentialMemoryLeak = false;
-      }
-      _emitInternalEvent(internalEventName, eventName, listener) {
-        this.emit(
-          internalEventName,
-          ...[eventName, listener]
-        );
-      }
-      _getListeners(eventName) {
-        return Array.prototype.concat.apply([], this.events.get(eventName)) || [];
-      }
-      _removeListener(listeners, listener) {
-        const index = listeners.indexOf(listener);
-        if (index > -1) {
-          listeners.splice(index, 1);
-        }
-        return [];
-      }
-      _wrapOnceListener(eventName, listener) {
-        const onceListener = (...data) => {
-          this.removeListener(eventName, onceListener);
-          return listener.apply(this, data);
-        };
-        Object.defineProperty(onceListener, "name", { value: listener.name });
-        return onceListener;
-      }
-      setMaxListeners(maxListeners) {
-        this.maxListeners = maxListeners;
-        return this;
-      }
-      /**
-       * Returns the current max listener value for the `Emitter` which is
-       * either set by `emitter.setMaxListeners(n)` or defaults to
-       * `Emitter.defaultMaxListeners`.
-       */
-      getMaxListeners() {
-        return this.maxListeners;
-      }
-      /**
-       * Returns an array listing the events for which the emitter has registered listeners.
-       * The values in the array will be strings or Symbols.
-       */
-      eventNames() {
-        return Array.from(this.events.keys());
-      }
-      /**
-       * Synchronously calls each of the listeners registered for the event named `eventName`,
-       * in the order they were registered, passing the supplied arguments to each.
-       * Returns `true` if the event has listeners, `false` otherwise.
-       *
-       * @example
-       * const emitter = new Emitter<{ hello: [string] }>()
-       * emitter.emit('hello', 'John')
-       */
-      emit(eventName, ...data) {
-        const listeners = this._getListeners(eventName);
-        listeners.forEach((listener) => {
-          listener.apply(this, data);
-        });
-        return listeners.length > 0;
-      }
-      addListener(eventName, listener) {
-        this._emitInternalEvent("newListener", eventName, listener);
-        const nextListeners = this._getListeners(eventName).concat(listener);
-        this.events.set(eventName, nextListeners);
-        if (this.maxListeners > 0 && this.listenerCount(eventName) > this.maxListeners && !this.hasWarnedAboutPotentialMemoryLeak) {
-          this.hasWarnedAboutPotentialMemoryLeak = true;
-          const memoryLeakWarning = new MemoryLeakError(
-            this,
-            eventName,
-            this.listenerCount(eventName)
-          );
-          console.warn(memoryLeakWarning);
-        }
-        return this;
-      }
-      on(eventName, listener) {
-        return this.addListener(eventName, listener);
-      }
-      once(eventName, listener) {
-        return this.addListener(
-          eventName,
-          this._wrapOnceListener(eventName, listener)
-        );
-      }
-      prependListener(eventName, listener) {
-        const listeners = this._getListeners(eventName);
-        if (listeners.length > 0) {
-          const nextListeners = [listener].concat(listeners);
-          this.events.set(eventName, nextListeners);
-        } else {
-          this.events.set(eventName, listeners.concat(listener));
-        }
-        return this;
-      }
-      prependOnceListener(eventName, listener) {
-        return this.prependListener(
-          eventName,
-          this._wrapOnceListener(eventName, listener)
-        );
-      }
-      removeListener(eventName, listener) {
-        const listeners = this._getListeners(eventName);
-        if (listeners.length > 0) {
-          this._removeListener(listeners, listener);
-          this.events.set(eventName, listeners);
-          this._emitInternalEvent("removeListener", eventName, listener);
-        }
-        return this;
-      }
-      /**
-       * Alias for `emitter.removeListener()`.
-       *
-       * @example
-       * emitter.off('hello', listener)
-       */
-      off(eventName, listener) {
-        return this.removeListener(eventName, listener);
-      }
-      removeAllListeners(eventName) {
-        if (eventName) {
-          this.events.delete(eventName);
-        } else {
-          this.events.clear();
-        }
-        return this;
-      }
-      /**
-       * Returns a copy of the array of listeners for the event named `eventName`.
-       */
-      listeners(eventName) {
-        return Array.from(this._getListeners(eventName));
-      }
-      /**
-       * Returns the number of listeners listening to the event named `eventName`.
-       */
-      listenerCount(eventName) {
-        return this._getListeners(eventName).length;
-      }
-      rawListeners(eventName) {
-        return this.listeners(eventName);
-      }
-    };
-    Emitter = _Emitter;
-    Emitter.defaultMaxListeners = 10;
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
-function getGlobalSymbol(symbol) {
-  return globalThis[symbol] || void 0;
-}
-function setGlobalSymbol(symbol, value) {
-  globalThis[symbol] = value;
-}
-function deleteGlobalSymbol(symbol) {
-  delete globalThis[symbol];
-}
-function createRequestId() {
-  return Math.random().toString(16).slice(2);
-}
-var InterceptorReadyState, Interceptor;
-var init_createRequestId_DYCsFHOi = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
-    init_lib3();
-    init_lib4();
-    InterceptorReadyState = /* @__PURE__ */ (function(InterceptorReadyState$1) {
-      InterceptorReadyState$1["INACTIVE"] = "INACTIVE";
-      InterceptorReadyState$1["APPLYING"] = "APPLYING";
-      InterceptorReadyState$1["APPLIED"] = "APPLIED";
-      InterceptorReadyState$1["DISPOSING"] = "DISPOSING";
-      InterceptorReadyState$1["DISPOSED"] = "DISPOSED";
-      return InterceptorReadyState$1;
-    })({});
-    Interceptor = class {
-      constructor(symbol) {
-        this.symbol = symbol;
-        this.readyState = InterceptorReadyState.INACTIVE;
-        this.emitter = new Emitter();
-        this.subscriptions = [];
-        this.logger = new Logger(symbol.description);
-        this.emitter.setMaxListeners(0);
-        this.logger.info("constructing the interceptor...");
-      }
-      /**
-      * Determine if this interceptor can be applied
-      * in the current environment.
-      */
-      checkEnvironment() {
-        return true;
-      }
-      /**
-      * Apply this interceptor to the current process.
-      * Returns an already running interceptor instance if it's present.
-      */
-      apply() {
-        const logger = this.logger.extend("apply");
-        logger.info("applying the interceptor...");
-        if (this.readyState === InterceptorReadyState.APPLIED) {
-          logger.info("intercepted already applied!");
-          return;
-        }
-        if (!this.checkEnvironment()) {
-          logger.info("the interceptor cannot be applied in this environment!");
-          return;
-        }
-        this.readyState = InterceptorReadyState.APPLYING;
-        const runningInstance = this.getInstance();
-        if (runningInstance) {
-          logger.info("found a running instance, reusing...");
-          this.on = (event, listener) => {
-            logger.info('proxying the "%s" listener', event);
-            runningInstance.emitter.addListener(event, listener);
-            this.subscriptions.push(() => {
-              runningInstance.emitter.removeListener(event, listener);
-              logger.info('removed proxied "%s" listener!', event);
-            });
-            return this;
-          };
-          this.readyState = InterceptorReadyState.APPLIED;
-          return;
-        }
-        logger.info("no running instance found, setting up a new instance...");
-        this.setup();
-        this.setInstance();
-        this.readyState = InterceptorReadyState.APPLIED;
-      }
-      /**
-      * Setup the module augments and stubs necessary for this interceptor.
-      * This method is not run if there's a running interceptor instance
-      * to prevent instantiating an interceptor multiple times.
-      */
-      setup() {
-      }
-      /**
-      * Listen to the interceptor's public events.
-      */
-      on(event, listener) {
-        const logger = this.logger.extend("on");
-        if (this.readyState === InterceptorReadyState.DISPOSING || this.readyState === InterceptorReadyState.DISPOSED) {
-          logger.info("cannot listen to events, already disposed!");
-          return this;
-        }
-        logger.info('adding "%s" event listener:', event, listener);
-        this.emitter.on(event, listener);
-        return this;
-      }
-      once(event, listener) {
-        this.emitter.once(event, listener);
-        return this;
-      }
-      off(event, listener) {
-        this.emitter.off(event, listener);
-        return this;
-      }
-      removeAllListeners(event) {
-        this.emitter.removeAllListeners(event);
-        return this;
-      }
-      /**
-      * Disposes of any side-effects this interceptor has introduced.
-      */
-      dispose() {
-        const logger = this.logger.extend("dispose");
-        if (this.readyState === InterceptorReadyState.DISPOSED) {
-          logger.info("cannot dispose, already disposed!");
-          return;
-        }
-        logger.info("disposing the interceptor...");
-        this.readyState = InterceptorReadyState.DISPOSING;
-        if (!this.getInstance()) {
-          logger.info("no interceptors running, skipping dispose...");
-          return;
-        }
-        this.clearInstance();
-        logger.info("global symbol deleted:", getGlobalSymbol(this.symbol));
-        if (this.subscriptions.length > 0) {
-          logger.info("disposing of %d subscriptions...", this.subscriptions.length);
-          for (const dispose of this.subscriptions) dispose();
-          this.subscriptions = [];
-          logger.info("disposed of all subscriptions!", this.subscriptions.length);
-        }
-        this.emitter.removeAllListeners();
-        logger.info("destroyed the listener!");
-        this.readyState = InterceptorReadyState.DISPOSED;
-      }
-      getInstance() {
-        const instance = getGlobalSymbol(this.symbol);
-        this.logger.info("retrieved global instance:", instance?.constructor?.name);
-        return instance;
-      }
-      setInstance() {
-        setGlobalSymbol(this.symbol, this);
-        this.logger.info("set global instance!", this.symbol.description);
-      }
-      clearInstance() {
-        deleteGlobalSymbol(this.symbol);
-        this.logger.info("cleared global instance!", this.symbol.description);
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
-function resolveWebSocketUrl(url) {
-  if (typeof url === "string") return resolveWebSocketUrl(new URL(url, typeof location !== "undefined" ? location.href : void 0));
-  if (url.protocol === "http:") url.protocol = "ws:";
-  else if (url.protocol === "https:") url.protocol = "wss:";
-  if (url.protocol !== "ws:" && url.protocol !== "wss:")
-    throw new SyntaxError(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${url.protocol}' is not allowed.`);
-  if (url.hash !== "") throw new SyntaxError(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${url.hash}'). Fragment identifiers are not allowed in WebSocket URLs.`);
-  return url.href;
-}
-var init_resolveWebSocketUrl_C83_x9iE = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
-async function emitAsync(emitter, eventName, ...data) {
-  const listeners = emitter.listeners(eventName);
-  if (listeners.length === 0) return;
-  for (const listener of listeners) await listener.apply(emitter, data);
-}
-function getDeepPropertyDescriptor(owner, key) {
-  let currentOwner = owner;
-  let descriptor;
-  while (currentOwner) {
-    descriptor = Object.getOwnPropertyDescriptor(currentOwner, key);
-    if (descriptor) return {
-      owner: currentOwner,
-      descriptor
-    };
-    currentOwner = Object.getPrototypeOf(currentOwner);
-  }
-}
-function hasConfigurableGlobal(propertyName) {
-  const match2 = getDeepPropertyDescriptor(globalThis, propertyName);
-  if (typeof match2 === "undefined") return false;
-  const { descriptor } = match2;
-  if (typeof descriptor.get === "function" && typeof descriptor.get() === "undefined") return false;
-  if (typeof descriptor.get === "undefined" && descriptor.value == null) return false;
-  if (typeof descriptor.set === "undefined" && !descriptor.configurable) {
-    console.error(`[MSW] Failed to apply interceptor: the global \`${propertyName}\` property is non-configurable. This is likely an issue with your environment. If you are using a framework, please open an issue about this in their repository.`);
-    return false;
-  }
-  return true;
-}
-var PatchesRegistry, patchesRegistry;
-var init_hasConfigurableGlobal_C8zq1MCg = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
-    init_lib2();
-    PatchesRegistry = class {
-      #replacements = /* @__PURE__ */ new Map();
-      applyPatch(owner, key, getNextValue) {
-        const ownerReplacements = this.#replacements.get(owner);
-        invariant(!ownerReplacements?.has(key), `Failed to replace a global value at "${String(key)}": already replaced.`);
-        const match2 = getDeepPropertyDescriptor(owner, key);
-        if (typeof match2 === "undefined") {
-          console.warn(`Failed to replace a global value at "${String(key)}": not a global value.`);
-          return () => {
-          };
-        }
-        if (match2.descriptor.configurable) Object.defineProperty(owner, key, {
-          value: getNextValue(owner[key]),
-          enumerable: true,
-          configurable: true
-        });
-        else if (match2.descriptor.writable) owner[key] = getNextValue(owner[key]);
-        else throw new Error(`Failed to patch a non-configurable non-writable property "${key.toString()}"`);
-        const restorePatch = () => {
-          const currentReplacements = this.#replacements.get(owner);
-          if (!currentReplacements?.has(key)) return;
-          if (match2.owner === owner)
-            Object.defineProperty(match2.owner, key, match2.descriptor);
-          else
-            Reflect.deleteProperty(owner, key);
-          currentReplacements.delete(key);
-          if (currentReplacements.size === 0) this.#replacements.delete(owner);
-        };
-        if (ownerReplacements) ownerReplacements.set(key, restorePatch);
-        else this.#replacements.set(owner, /* @__PURE__ */ new Map([[key, restorePatch]]));
-        return restorePatch;
-      }
-      restoreAllPatches() {
-        const errors = [];
-        for (const [, ownerReplacements] of this.#replacements) for (const [, restorePatch] of ownerReplacements) try {
-          restorePatch();
-        } catch (error2) {
-          if (error2 instanceof Error) errors.push(error2);
-          else throw error2;
-        }
-        if (errors.length > 0) throw new AggregateError(errors, "FOO!");
-      }
-    };
-    patchesRegistry = new PatchesRegistry();
-  }
-});
-
-// node_modules/@open-draft/deferred-promise/build/index.mjs
-function createDeferredExecutor() {
-  const executor = (resolve2, reject) => {
-    executor.state = "pending";
-    executor.resolve = (data) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      executor.result = data;
-      const onFulfilled = (value) => {
-        executor.state = "fulfilled";
-        return value;
-      };
-      return resolve2(
-        data instanceof Promise ? data : Promise.resolve(data).then(onFulfilled)
-      );
-    };
-    executor.reject = (reason) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      queueMicrotask(() => {
-        executor.state = "rejected";
-      });
-      return reject(executor.rejectionReason = reason);
-    };
-  };
-  return executor;
-}
-var DeferredPromise;
-var init_build = __esm({
-  "node_modules/@open-draft/deferred-promise/build/index.mjs"() {
-    DeferredPromise = class extends Promise {
-      #executor;
-      resolve;
-      reject;
-      constructor(executor = null) {
-        const deferredExecutor = createDeferredExecutor();
-        super((originalResolve, originalReject) => {
-          deferredExecutor(originalResolve, originalReject);
-          executor?.(deferredExecutor.resolve, deferredExecutor.reject);
-        });
-        this.#executor = deferredExecutor;
-        this.resolve = this.#executor.resolve;
-        this.reject = this.#executor.reject;
-      }
-      get state() {
-        return this.#executor.state;
-      }
-      get rejectionReason() {
-        return this.#executor.rejectionReason;
-      }
-      then(onFulfilled, onRejected) {
-        return this.#decorate(super.then(onFulfilled, onRejected));
-      }
-      catch(onRejected) {
-        return this.#decorate(super.catch(onRejected));
-      }
-      finally(onfinally) {
-        return this.#decorate(super.finally(onfinally));
-      }
-      #decorate(promise) {
-        return Object.defineProperties(promise, {
-          resolve: { configurable: true, value: this.resolve },
-          reject: { configurable: true, value: this.reject }
-        });
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs
-var WebSocket_exports = {};
-__export(WebSocket_exports, {
-  CancelableCloseEvent: () => CancelableCloseEvent,
-  CancelableMessageEvent: () => CancelableMessageEvent,
-  CloseEvent: () => CloseEvent,
-  WebSocketClientConnection: () => WebSocketClientConnection,
-  WebSocketClientConnectionProtocol: () => WebSocketClientConnectionProtocol,
-  WebSocketInterceptor: () => WebSocketInterceptor,
-  WebSocketServerConnection: () => WebSocketServerConnection,
-  WebSocketServerConnectionProtocol: () => WebSocketServerConnectionProtocol
-});
-function bindEvent(target, event) {
-  Object.defineProperties(event, {
-    target: {
-      value: target,
-      enumerable: true,
-      writable: true
-    },
-    currentTarget: {
-      value: target,
-      enumerable: true,
-      writable: true
-    }
-  });
-  return event;
-}
-function getDataSize(data) {
-  if (typeof data === "string") return data.length;
-  if (data instanceof Blob) return data.size;
-  return data.byteLength;
-}
-var kCancelable, kDefaultPrevented, CancelableMessageEvent, CloseEvent, CancelableCloseEvent, kEmitter$1, kBoundListener$1, WebSocketClientConnectionProtocol, WebSocketClientConnection, WEBSOCKET_CLOSE_CODE_RANGE_ERROR, kPassthroughPromise, kOnSend, kClose, WebSocketOverride, kEmitter, kBoundListener, kSend, WebSocketServerConnectionProtocol, WebSocketServerConnection, WebSocketClassTransport, WebSocketInterceptor;
-var init_WebSocket = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs"() {
-    init_createRequestId_DYCsFHOi();
-    init_resolveWebSocketUrl_C83_x9iE();
-    init_hasConfigurableGlobal_C8zq1MCg();
-    init_build();
-    init_lib2();
-    kCancelable = /* @__PURE__ */ Symbol("kCancelable");
-    kDefaultPrevented = /* @__PURE__ */ Symbol("kDefaultPrevented");
-    CancelableMessageEvent = class extends MessageEvent {
-      constructor(type, init) {
-        super(type, init);
-        this[kCancelable] = !!init.cancelable;
-        this[kDefaultPrevented] = false;
-      }
-      get cancelable() {
-        return this[kCancelable];
-      }
-      set cancelable(nextCancelable) {
-        this[kCancelable] = nextCancelable;
-      }
-      get defaultPrevented() {
-        return this[kDefaultPrevented];
-      }
-      set defaultPrevented(nextDefaultPrevented) {
-        this[kDefaultPrevented] = nextDefaultPrevented;
-      }
-      preventDefault() {
-        if (this.cancelable && !this[kDefaultPrevented]) this[kDefaultPrevented] = true;
-      }
-    };
-    CloseEvent = class extends Event {
-      constructor(type, init = {}) {
-        super(type, init);
-        this.code = init.code === void 0 ? 0 : init.code;
-        this.reason = init.reason === void 0 ? "" : init.reason;
-        this.wasClean = init.wasClean === void 0 ? false : init.wasClean;
-      }
-    };
-    CancelableCloseEvent = class extends CloseEvent {
-      constructor(type, init = {}) {
-        super(type, init);
-        this[kCancelable] = !!init.cancelable;
-        this[kDefaultPrevented] = false;
-      }
-      get cancelable() {
-        return this[kCancelable];
-      }
-      set cancelable(nextCancelable) {
-        this[kCancelable] = nextCancelable;
-      }
-      get defaultPrevented() {
-        return this[kDefaultPrevented];
-      }
-      set defaultPrevented(nextDefaultPrevented) {
-        this[kDefaultPrevented] = nextDefaultPrevented;
-      }
-      preventDefault() {
-        if (this.cancelable && !this[kDefaultPrevented]) this[kDefaultPrevented] = true;
-      }
-    };
-    kEmitter$1 = /* @__PURE__ */ Symbol("kEmitter");
-    kBoundListener$1 = /* @__PURE__ */ Symbol("kBoundListener");
-    WebSocketClientConnectionProtocol = class {
-    };
-    WebSocketClientConnection = class {
-      constructor(socket, transport) {
-        this.socket = socket;
-        this.transport = transport;
-        this.id = createRequestId();
-        this.url = new URL(socket.url);
-        this[kEmitter$1] = new EventTarget();
-        this.transport.addEventListener("outgoing", (event) => {
-          const message = bindEvent(this.socket, new CancelableMessageEvent("message", {
-            data: event.data,
-            origin: event.origin,
-            cancelable: true
-          }));
-          this[kEmitter$1].dispatchEvent(message);
-          if (message.defaultPrevented) event.preventDefault();
-        });
-        this.transport.addEventListener("close", (event) => {
-          this[kEmitter$1].dispatchEvent(bindEvent(this.socket, new CloseEvent("close", event)));
-        });
-      }
-      /**
-      * Listen for the outgoing events from the connected WebSocket client.
-      */
-      addEventListener(type, listener, options) {
-        if (!Reflect.has(listener, kBoundListener$1)) {
-          const boundListener = listener.bind(this.socket);
-          Object.defineProperty(listener, kBoundListener$1, {
-            value: boundListener,
-            enumerable: false,
-            configurable: false
-          });
-        }
-        this[kEmitter$1].addEventListener(type, Reflect.get(listener, kBoundListener$1), options);
-      }
-      /**
-      * Removes the listener for the given event.
-      */
-      removeEventListener(event, listener, options) {
-        this[kEmitter$1].removeEventListener(event, Reflect.get(listener, kBoundListener$1), options);
-      }
-      /**
-      * Send data to the connected client.
-      */
-      send(data) {
-        this.transport.send(data);
-      }
-      /**
-      * Close the WebSocket connection.
-      * @param {number} code A status code (see https://www.rfc-editor.org/rfc/rfc6455#section-7.4.1).
-      * @param {string} reason A custom connection close reason.
-      */
-      close(code, reason) {
-        this.transport.close(code, reason);
-      }
-    };
-    WEBSOCKET_CLOSE_CODE_RANGE_ERROR = "InvalidAccessError: close code out of user configurable range";
-    kPassthroughPromise = /* @__PURE__ */ Symbol("kPassthroughPromise");
-    kOnSend = /* @__PURE__ */ Symbol("kOnSend");
-    kClose = /* @__PURE__ */ Symbol("kClose");
-    WebSocketOverride = class extends EventTarget {
-      static {
-        this.CONNECTING = 0;
-      }
-      static {
-        this.OPEN = 1;
-      }
-      static {
-        this.CLOSING = 2;
-      }
-      static {
-        this.CLOSED = 3;
-      }
-      constructor(url, protocols) {
-        super();
-        this.CONNECTING = 0;
-        this.OPEN = 1;
-        this.CLOSING = 2;
-        this.CLOSED = 3;
-        this._onopen = null;
-        this._onmessage = null;
-        this._onerror = null;
-        this._onclose = null;
-        this.url = resolveWebSocketUrl(url);
-        this.protocol = "";
-        this.extensions = "";
-        this.binaryType = "blob";
-        this.readyState = this.CONNECTING;
-        this.bufferedAmount = 0;
-        this[kPassthroughPromise] = new DeferredPromise();
-        queueMicrotask(async () => {
-          if (await this[kPassthroughPromise]) return;
-          this.protocol = typeof protocols === "string" ? protocols : Array.isArray(protocols) && protocols.length > 0 ? protocols[0] : "";
-          if (this.readyState === this.CONNECTING) {
-            this.readyState = this.OPEN;
-            this.dispatchEvent(bindEvent(this, new Event("open")));
-          }
-        });
-      }
-      set onopen(listener) {
-        this.removeEventListener("open", this._onopen);
-        this._onopen = listener;
-        if (listener !== null) this.addEventListener("open", listener);
-      }
-      get onopen() {
-        return this._onopen;
-      }
-      set onmessage(listener) {
-        this.removeEventListener("message", this._onmessage);
-        this._onmessage = listener;
-        if (listener !== null) this.addEventListener("message", listener);
-      }
-      get onmessage() {
-        return this._onmessage;
-      }
-      set onerror(listener) {
-        this.removeEventListener("error", this._onerror);
-        this._onerror = listener;
-        if (listener !== null) this.addEventListener("error", listener);
-      }
-      get onerror() {
-        return this._onerror;
-      }
-      set onclose(listener) {
-        this.removeEventListener("close", this._onclose);
-        this._onclose = listener;
-        if (listener !== null) this.addEventListener("close", listener);
-      }
-      get onclose() {
-        return this._onclose;
-      }
-      /**
-      * @see https://websockets.spec.whatwg.org/#ref-for-dom-websocket-send%E2%91%A0
-      */
-      send(data) {
-        if (this.readyState === this.CONNECTING) {
-          this.close();
-          throw new DOMException("InvalidStateError");
-        }
-        if (this.readyState === this.CLOSING || this.readyState === this.CLOSED) return;
-        this.bufferedAmount += getDataSize(data);
-        queueMicrotask(() => {
-          this.bufferedAmount = 0;
-          this[kOnSend]?.(data);
-        });
-      }
-      close(code = 1e3, reason) {
-        invariant(code, WEBSOCKET_CLOSE_CODE_RANGE_ERROR);
-        invariant(code === 1e3 || code >= 3e3 && code <= 4999, WEBSOCKET_CLOSE_CODE_RANGE_ERROR);
-        this[kClose](code, reason);
-      }
-      [kClose](code = 1e3, reason, wasClean = true) {
-        if (this.readyState === this.CLOSING || this.readyState === this.CLOSED) return;
-        this.readyState = this.CLOSING;
-        queueMicrotask(() => {
-          this.readyState = this.CLOSED;
-          this.dispatchEvent(bindEvent(this, new CloseEvent("close", {
-            code,
-            reason,
-            wasClean
-          })));
-          this._onopen = null;
-          this._onmessage = null;
-          this._onerror = null;
-          this._onclose = null;
-        });
-      }
-      addEventListener(type, listener, options) {
-        return super.addEventListener(type, listener, options);
-      }
-      removeEventListener(type, callback, options) {
-        return super.removeEventListener(type, callback, options);
-      }
-    };
-    kEmitter = /* @__PURE__ */ Symbol("kEmitter");
-    kBoundListener = /* @__PURE__ */ Symbol("kBoundListener");
-    kSend = /* @__PURE__ */ Symbol("kSend");
-    WebSocketServerConnectionProtocol = class {
-    };
-    WebSocketServerConnection = class {
-      constructor(client, transport, createConnection) {
-        this.client = client;
-        this.transport = transport;
-        this.createConnection = createConnection;
-        this[kEmitter] = new EventTarget();
-        this.mockCloseController = new AbortController();
-        this.realCloseController = new AbortController();
-        this.transport.addEventListener("outgoing", (event) => {
-          if (typeof this.realWebSocket === "undefined") return;
-          queueMicrotask(() => {
-            if (!event.defaultPrevented)
-              this[kSend](event.data);
-          });
-        });
-        this.transport.addEventListener("incoming", this.handleIncomingMessage.bind(this));
-      }
-      /**
-      * The `WebSocket` instance connected to the original server.
-      * Accessing this before calling `server.connect()` will throw.
-      */
-      get socket() {
-        invariant(this.realWebSocket, 'Cannot access "socket" on the original WebSocket server object: the connection is not open. Did you forget to call `server.connect()`?');
-        return this.realWebSocket;
-      }
-      /**
-      * Open connection to the original WebSocket server.
-      */
-      connect() {
-        invariant(!this.realWebSocket || this.realWebSocket.readyState !== WebSocket.OPEN, 'Failed to call "connect()" on the original WebSocket instance: the connection already open');
-        const realWebSocket = this.createConnection();
-        realWebSocket.binaryType = this.client.binaryType;
-        realWebSocket.addEventListener("open", (event) => {
-          this[kEmitter].dispatchEvent(bindEvent(this.realWebSocket, new Event("open", event)));
-        }, { once: true });
-        realWebSocket.addEventListener("message", (event) => {
-          this.transport.dispatchEvent(bindEvent(this.realWebSocket, new MessageEvent("incoming", {
-            data: event.data,
-            origin: event.origin
-          })));
-        });
-        this.client.addEventListener("close", (event) => {
-          this.handleMockClose(event);
-        }, { signal: this.mockCloseController.signal });
-        realWebSocket.addEventListener("close", (event) => {
-          this.handleRealClose(event);
-        }, { signal: this.realCloseController.signal });
-        realWebSocket.addEventListener("error", () => {
-          const errorEvent = bindEvent(realWebSocket, new Event("error", { cancelable: true }));
-          this[kEmitter].dispatchEvent(errorEvent);
-          if (!errorEvent.defaultPrevented) this.client.dispatchEvent(bindEvent(this.client, new Event("error")));
-        });
-        this.realWebSocket = realWebSocket;
-      }
-      /**
-      * Listen for the incoming events from the original WebSocket server.
-      */
-      addEventListener(event, listener, options) {
-        if (!Reflect.has(listener, kBoundListener)) {
-          const boundListener = listener.bind(this.client);
-          Object.defineProperty(listener, kBoundListener, {
-            value: boundListener,
-            enumerable: false
-          });
-        }
-        this[kEmitter].addEventListener(event, Reflect.get(listener, kBoundListener), options);
-      }
-      /**
-      * Remove the listener for the given event.
-      */
-      removeEventListener(event, listener, options) {
-        this[kEmitter].removeEventListener(event, Reflect.get(listener, kBoundListener), options);
-      }
-      /**
-      * Send data to the original WebSocket server.
-      * @example
-      * server.send('hello')
-      * server.send(new Blob(['hello']))
-      * server.send(new TextEncoder().encode('hello'))
-      */
-      send(data) {
-        this[kSend](data);
-      }
-      [kSend](data) {
-        const { realWebSocket } = this;
-        invariant(realWebSocket, 'Failed to call "server.send()" for "%s": the connection is not open. Did you forget to call "server.connect()"?', this.client.url);
-        if (realWebSocket.readyState === WebSocket.CLOSING || realWebSocket.readyState === WebSocket.CLOSED) return;
-        if (realWebSocket.readyState === WebSocket.CONNECTING) {
-          realWebSocket.addEventListener("open", () => {
-            realWebSocket.send(data);
-          }, { once: true });
-          return;
-        }
-        realWebSocket.send(data);
-      }
-      /**
-      * Close the actual server connection.
-      */
-      close() {
-        const { realWebSocket } = this;
-        invariant(realWebSocket, 'Failed to close server connection for "%s": the connection is not open. Did you forget to call "server.connect()"?', this.client.url);
-        this.realCloseController.abort();
-        if (realWebSocket.readyState === WebSocket.CLOSING || realWebSocket.readyState === WebSocket.CLOSED) return;
-        realWebSocket.close();
-        queueMicrotask(() => {
-          this[kEmitter].dispatchEvent(bindEvent(this.realWebSocket, new CancelableCloseEvent("close", {
-            code: 1e3,
-            cancelable: true
-          })));
-        });
-      }
-      handleIncomingMessage(event) {
-        const messageEvent = bindEvent(event.target, new CancelableMessageEvent("message", {
-          data: event.data,
-          origin: event.origin,
-          cancelable: true
-        }));
-        this[kEmitter].dispatchEvent(messageEvent);
-        if (!messageEvent.defaultPrevented) this.client.dispatchEvent(bindEvent(
-          /**
-          * @note Bind the forwarded original server events
-          * to the mock WebSocket instance so it would
-          * dispatch them straight away.
-          */
-          this.client,
-          new MessageEvent("message", {
-            data: event.data,
-            origin: event.origin
-          })
-        ));
-      }
-      handleMockClose(_event) {
-        if (this.realWebSocket) this.realWebSocket.close();
-      }
-      handleRealClose(event) {
-        this.mockCloseController.abort();
-        const closeEvent = bindEvent(this.realWebSocket, new CancelableCloseEvent("close", {
-          code: event.code,
-          reason: event.reason,
-          wasClean: event.wasClean,
-          cancelable: true
-        }));
-        this[kEmitter].dispatchEvent(closeEvent);
-        if (!closeEvent.defaultPrevented) this.client[kClose](event.code, event.reason);
-      }
-    };
-    WebSocketClassTransport = class extends EventTarget {
-      constructor(socket) {
-        super();
-        this.socket = socket;
-        this.socket.addEventListener("close", (event) => {
-          this.dispatchEvent(bindEvent(this.socket, new CloseEvent("close", event)));
-        });
-        this.socket[kOnSend] = (data) => {
-          this.dispatchEvent(bindEvent(this.socket, new CancelableMessageEvent("outgoing", {
-            data,
-            origin: this.socket.url,
-            cancelable: true
-          })));
-        };
-      }
-      addEventListener(type, callback, options) {
-        return super.addEventListener(type, callback, options);
-      }
-      dispatchEvent(event) {
-        return super.dispatchEvent(event);
-      }
-      send(data) {
-        queueMicrotask(() => {
-          if (this.socket.readyState === this.socket.CLOSING || this.socket.readyState === this.socket.CLOSED) return;
-          const dispatchEvent = () => {
-            this.socket.dispatchEvent(bindEvent(
-              /**
-              * @note Setting this event's "target" to the
-              * WebSocket override instance is important.
-              * This way it can tell apart original incoming events
-              * (must be forwarded to the transport) from the
-              * mocked message events like the one below
-              * (must be dispatched on the client instance).
-              */
-              this.socket,
-              new MessageEvent("message", {
-                data,
-                origin: this.socket.url
-              })
-            ));
-          };
-          if (this.socket.readyState === this.socket.CONNECTING) this.socket.addEventListener("open", () => {
-            dispatchEvent();
-          }, { once: true });
-          else dispatchEvent();
-        });
-      }
-      close(code, reason) {
-        this.socket[kClose](code, reason);
-      }
-    };
-    WebSocketInterceptor = class WebSocketInterceptor2 extends Interceptor {
-      static {
-        this.symbol = /* @__PURE__ */ Symbol.for("websocket-interceptor");
-      }
-      constructor() {
-        super(WebSocketInterceptor2.symbol);
-      }
-      checkEnvironment() {
-        return hasConfigurableGlobal("WebSocket");
-      }
-      setup() {
-        const logger = this.logger.extend("setup");
-        const WebSocketProxy = new Proxy(globalThis.WebSocket, { construct: (target, args, newTarget) => {
-          const [url, protocols] = args;
-          const createConnection = () => {
-            return Reflect.construct(target, args, newTarget);
-          };
-          const socket = new WebSocketOverride(url, protocols);
-          const transport = new WebSocketClassTransport(socket);
-          queueMicrotask(async () => {
-            try {
-              const server = new WebSocketServerConnection(socket, transport, createConnection);
-              const hasConnectionListeners = this.emitter.listenerCount("connection") > 0;
-              await emitAsync(this.emitter, "connection", {
-                client: new WebSocketClientConnection(socket, transport),
-                server,
-                info: { protocols }
-              });
-              if (hasConnectionListeners) socket[kPassthroughPromise].resolve(false);
-              else {
-                socket[kPassthroughPromise].resolve(true);
-                server.connect();
-                server.addEventListener("open", () => {
-                  socket.dispatchEvent(bindEvent(socket, new Event("open")));
-                  if (server["realWebSocket"]) socket.protocol = server["realWebSocket"].protocol;
-                });
-              }
-            } catch (error2) {
-              if (error2 instanceof Error) {
-                socket.dispatchEvent(new Event("error"));
-                if (socket.readyState !== WebSocket.CLOSING && socket.readyState !== WebSocket.CLOSED) socket[kClose](1011, error2.message, false);
-                console.error(error2);
-              }
-            }
-          });
-          return socket;
-        } });
-        logger.info("patching global WebSocket...");
-        this.subscriptions.push(patchesRegistry.applyPatch(globalThis, "WebSocket", () => WebSocketProxy));
-        logger.info("global WebSocket patched!", globalThis.WebSocket.name);
-      }
-    };
-  }
-});
-
 // src/network.ts
 var network_exports = {};
 __export(network_exports, {
@@ -1797,6 +545,7 @@ var init_network = __esm({
     "use strict";
     init_codec();
     init_fetch();
+    init_socket();
     init_xhr();
     Network = class {
       constructor(options, run) {
@@ -1816,20 +565,17 @@ var init_network = __esm({
         return this.sockets.length > 0;
       }
       /**
-       * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
-       * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
-       * on the routed `fetch` (Node has none).
+       * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+       * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+       * `fetch` (Node has none).
        */
       async install() {
         const g = globalThis;
-        if (g.WebSocket === void 0) {
-          Object.defineProperty(g, "WebSocket", { value: class WebSocket {
-          }, configurable: true, writable: true });
-        }
-        const { WebSocketInterceptor: WebSocketInterceptor3 } = await Promise.resolve().then(() => (init_WebSocket(), WebSocket_exports));
-        const ws = new WebSocketInterceptor3();
-        ws.on("connection", ({ client }) => this.connection(client));
-        ws.apply();
+        Object.defineProperty(g, "WebSocket", {
+          value: routedWebSocket(this.origin, (end) => this.connection(end)),
+          configurable: true,
+          writable: true
+        });
         g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         if (g.XMLHttpRequest === void 0) {
           const routed = () => g.fetch;
@@ -1879,17 +625,19 @@ var init_network = __esm({
         }
         return route.route(request);
       }
+      /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
       connection(client) {
         const run = this.run();
-        if (run === null || !run.current("a WebSocket connection")) return;
+        if (run === null || !run.current("a WebSocket connection")) return false;
         if (!this.sockets.some((s) => sameSocket(s, client.url))) {
           const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
           run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-          return;
+          return false;
         }
         run.sockets.add(client);
         run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
+        return true;
       }
       /** One harness event to every open socket of the run, as the app's frame. */
       deliver(run, event) {
@@ -1992,14 +740,14 @@ async function bundle(options) {
     const code = fromCache(p);
     if (code !== null) return { file: p.file, code, cached: true, ms: performance.now() - started, inputs: -1 };
   }
-  const log2 = options.log ?? ((line) => process.stderr.write(`${line}
+  const log = options.log ?? ((line) => process.stderr.write(`${line}
 `));
   (0, import_node_fs.mkdirSync)(p.cacheDir, { recursive: true });
   const lock = `${p.file}.lock`;
   const locked = await acquire(lock, () => options.noCache ? null : fromCache(p));
   if (typeof locked === "string") return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
   try {
-    const { code, inputs } = await build(p, log2);
+    const { code, inputs } = await build(p, log);
     writeAtomic(p.file, code);
     const watch = [...new Set(inputs.map(watched))].sort();
     const manifest = { key: p.key, inputs: watch.map((f) => [f, ...stat(f) ?? [-1, -1]]) };
@@ -2053,7 +801,7 @@ async function importPath(path, probe) {
   const mod = await import((0, import_node_url.pathToFileURL)(path).href);
   return typeof mod[probe] === "function" ? mod : mod.default;
 }
-async function kitAliases(root, log2) {
+async function kitAliases(root, log) {
   let lib = "src/lib";
   const aliases = [];
   let config = null;
@@ -2067,14 +815,14 @@ async function kitAliases(root, log2) {
       if (kit?.files?.lib !== void 0) lib = kit.files.lib;
       for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, (0, import_node_path.resolve)(root, v), false]);
     } catch (e) {
-      log2(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
+      log(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
     }
     break;
   }
   aliases.push(["$lib", (0, import_node_path.resolve)(root, lib), config === null]);
   return { aliases, config };
 }
-async function build(p, log2) {
+async function build(p, log) {
   const esbuild = await importPath(resolveFrom(p.root, "esbuild"), "build");
   let svelteDir = null;
   const findSvelte = () => svelteDir ??= (0, import_node_path.dirname)(resolveFrom(p.root, "svelte/package.json"));
@@ -2083,10 +831,10 @@ async function build(p, log2) {
     compiler ??= await importPath((0, import_node_module.createRequire)((0, import_node_path.join)(findSvelte(), "package.json")).resolve("svelte/compiler"), "compileModule");
     return compiler;
   };
-  const { aliases, config } = await kitAliases(p.root, log2);
+  const { aliases, config } = await kitAliases(p.root, log);
   const extra = /* @__PURE__ */ new Set();
   if (config !== null) extra.add(config);
-  const warn2 = (w) => log2(`svelte: ${w.filename ?? ""}: ${w.message}`);
+  const warn = (w) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
   const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
   const plugin = {
     name: "reconcile-sim-svelte",
@@ -2120,7 +868,7 @@ async function build(p, log2) {
           source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
         }
         const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
-        out.warnings.forEach(warn2);
+        out.warnings.forEach(warn);
         return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
       b.onLoad({ filter: /\.svelte$/ }, async (args) => {
@@ -2130,7 +878,7 @@ async function build(p, log2) {
           dev: false,
           css: "injected"
         });
-        out.warnings.forEach(warn2);
+        out.warnings.forEach(warn);
         return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
     }
@@ -2166,7 +914,7 @@ async function build(p, log2) {
   });
   for (const w of result.warnings) {
     if (w.text.includes('"import.meta" is not available')) continue;
-    log2(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
+    log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
   }
   await esbuild.stop?.();
   const code = result.outputFiles[0].text;
@@ -2597,9 +1345,10 @@ var asText = (v) => typeof v === "string" ? v : v === void 0 || v === null ? "" 
 var DEFAULT_INPUT = ["input", "args", "text"];
 var DEFAULT_OUTPUT = ["output", "result"];
 function field(call, fields) {
-  if (typeof fields === "string") return call[fields];
+  const c = call;
+  if (typeof fields === "string") return c[fields];
   for (const f of fields) {
-    const v = call[f];
+    const v = c[f];
     if (v !== void 0 && v !== null) return v;
   }
   return void 0;
@@ -2618,11 +1367,36 @@ function expandToolBatch(part, fields = {}) {
   }
   return out;
 }
+function expandBatches(parts, fields, callsField) {
+  const n = parts.length;
+  for (let i = 0; i < n; i++) {
+    if (Array.isArray(parts[i][callsField])) {
+      const out = [];
+      for (let j = 0; j < n; j++) {
+        const p = parts[j];
+        if (j < i || !Array.isArray(p[callsField])) out.push(p);
+        else for (const q of expandToolBatch(p, fields)) out.push(q);
+      }
+      return out;
+    }
+  }
+  return parts;
+}
+var DECODED = /* @__PURE__ */ new Map();
+var DECODED_MAX = 4096;
 function turnNumber(id, decode) {
   if (id === void 0 || id === null) return void 0;
   if (typeof id === "number") return id;
   if (decode !== void 0) return decode(id);
-  if (typeof id === "string" && /^-?\d+$/.test(id)) return Number(id);
+  if (typeof id === "string") {
+    const known = DECODED.get(id);
+    if (known !== void 0) return known;
+    if (/^-?\d+$/.test(id)) {
+      if (DECODED.size >= DECODED_MAX) DECODED.clear();
+      DECODED.set(id, Number(id));
+      return Number(id);
+    }
+  }
   throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
 }
 function allSeqs(parts) {
@@ -2632,12 +1406,12 @@ function allSeqs(parts) {
 }
 function flattenMessages(messages, options = {}) {
   const rows = [];
-  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch } = options;
-  const expand = options.expand ?? ((p) => expandToolBatch(p, toolBatch));
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch, expand } = options;
+  const callsField = toolBatch?.calls ?? "calls";
   const taken = /* @__PURE__ */ new Set();
   for (const m of messages) {
     const own = partsOf !== void 0 ? partsOf(m) : m.parts;
-    const parts = own === void 0 ? void 0 : own.flatMap((p) => expand(p));
+    const parts = own === void 0 ? void 0 : expand !== void 0 ? own.flatMap((p) => expand(p)) : expandBatches(own, toolBatch, callsField);
     const t = turnIdOf !== void 0 ? turnIdOf(m) : m.turnId;
     const turnId = turnNumber(t, options.decodeTurnId);
     const seq = isSealed === void 0 ? m.seq : void 0;
@@ -2748,7 +1522,11 @@ var Run = class {
   postsWithoutId = [];
   /** The open connections of the store's own WebSocket (with `network.socket`). */
   sockets = /* @__PURE__ */ new Set();
-  /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+  /**
+   * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+   * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+   * text first: no key string is built per lookup).
+   */
   seqs = /* @__PURE__ */ new Map();
   fetches = /* @__PURE__ */ new Map();
   nextRequest = 1;
@@ -2817,8 +1595,8 @@ var Run = class {
     if (i < 0) i = 0;
     return this.pendingSends.splice(i, 1)[0];
   }
-  fail(error2) {
-    this.errors.push(error2);
+  fail(error) {
+    this.errors.push(error);
   }
   /**
    * A minted id's response: resolve the oldest id-less POST with the id, spelled as every
@@ -2888,12 +1666,12 @@ var Run = class {
   }
   appFetch(r) {
     for (const c of r.chunks) {
-      const key = seqKey(c.turn_id, c.role, c.text);
-      const seqs = this.seqs.get(key);
-      if (seqs === void 0) this.seqs.set(key, [c.seq]);
-      else if (!seqs.includes(c.seq)) {
-        seqs.push(c.seq);
-        seqs.sort((a, b) => a - b);
+      const rows = this.seqs.get(c.text);
+      const row = { turn: c.turn_id, role: c.role, seq: c.seq };
+      if (rows === void 0) this.seqs.set(c.text, [row]);
+      else if (!rows.some((x) => x.seq === c.seq)) {
+        rows.push(row);
+        rows.sort((a, b) => a.seq - b.seq);
       }
     }
     return {
@@ -2920,10 +1698,15 @@ var Run = class {
       // The oldest row of that turn, role and text this render has not placed yet (a store
       // showing one row twice shows the last twice: its own duplicate, not ours).
       seqOf: (turnId, role, text, taken) => {
-        const seqs = this.seqs.get(seqKey(turnId, role, text));
-        if (seqs === void 0) return void 0;
-        for (const seq of seqs) if (!taken.has(seq)) return seq;
-        return seqs[seqs.length - 1];
+        const rows = this.seqs.get(text);
+        if (rows === void 0) return void 0;
+        let last;
+        for (const row of rows) {
+          if (row.turn !== turnId || row.role !== role) continue;
+          if (!taken.has(row.seq)) return row.seq;
+          last = row.seq;
+        }
+        return last;
       },
       ...decode === void 0 ? {} : { decodeTurnId: decode },
       ...toolBatch === void 0 ? {} : { toolBatch },
@@ -2961,7 +1744,6 @@ var Run = class {
     return out;
   }
 };
-var seqKey = (turnId, role, text) => `${turnId}\0${role}\0${text}`;
 var camelCache = /* @__PURE__ */ new Map();
 function camel(k) {
   let c = camelCache.get(k);
@@ -3043,7 +1825,7 @@ var AdapterRuntime = class {
     if (hooked) return;
     hooked = true;
     process.on("unhandledRejection", (reason) => activeRuntime?.recordError(reason));
-    process.on("uncaughtException", (error2) => activeRuntime?.recordError(error2));
+    process.on("uncaughtException", (error) => activeRuntime?.recordError(error));
   }
   /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
   activate() {

@@ -12,8 +12,20 @@ export function idCodec(spelling) {
         return { encode: (n) => String(n), decode: (id) => decodeNumber(id) };
     return spelling;
 }
+/** Turn ids spelled as strings, read once each (a render reads every row's on every answer). */
+const DECODED = new Map();
 function decodeNumber(id) {
+    if (typeof id === "string") {
+        const known = DECODED.get(id);
+        if (known !== undefined)
+            return known;
+    }
     const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+    if (typeof id === "string" && Number.isFinite(n)) {
+        if (DECODED.size >= 4096)
+            DECODED.clear();
+        DECODED.set(id, n);
+    }
     if (!Number.isFinite(n))
         throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
     return n;

@@ -1,8 +1,7 @@
 // The store's own network calls, routed to the harness: the global `fetch` is replaced by
-// one that routes each request (fetch.ts) and `new WebSocket(url)` is intercepted with
-// @mswjs/interceptors (the library under MSW), so a store that calls the global `fetch`
-// for its REST routes and talks to the backend through its own socket client runs
-// unmodified.
+// one that routes each request (fetch.ts) and `WebSocket` by a class whose server is the
+// harness (socket.ts), so a store that calls the global `fetch` for its REST routes and
+// talks to the backend through its own socket client runs unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -14,9 +13,10 @@
 //   naming it (the request is answered with a network error, so nothing hangs).
 // - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
-// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+// Loaded only when the mapping declares a network.
 import { Codec } from "./codec.js";
 import { routedFetch } from "./fetch.js";
+import { routedWebSocket } from "./socket.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 function compileRoutes(routes) {
     return Object.keys(routes).map((name) => {
@@ -61,20 +61,17 @@ export class Network {
         return this.sockets.length > 0;
     }
     /**
-     * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
-     * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
-     * on the routed `fetch` (Node has none).
+     * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+     * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+     * `fetch` (Node has none).
      */
     async install() {
         const g = globalThis;
-        if (g.WebSocket === undefined) {
-            Object.defineProperty(g, "WebSocket", { value: class WebSocket {
-                }, configurable: true, writable: true });
-        }
-        const { WebSocketInterceptor } = await import("@mswjs/interceptors/WebSocket");
-        const ws = new WebSocketInterceptor();
-        ws.on("connection", ({ client }) => this.connection(client));
-        ws.apply();
+        Object.defineProperty(g, "WebSocket", {
+            value: routedWebSocket(this.origin, (end) => this.connection(end)),
+            configurable: true,
+            writable: true,
+        });
         // Relative URLs (browser code fetches them) resolve against the declared origin.
         g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
@@ -128,18 +125,20 @@ export class Network {
         }
         return route.route(request);
     }
+    /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
     connection(client) {
         const run = this.run();
         if (run === null || !run.current("a WebSocket connection"))
-            return;
+            return false;
         if (!this.sockets.some((s) => sameSocket(s, client.url))) {
             const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
             run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-            return;
+            return false;
         }
         run.sockets.add(client);
         run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
+        return true;
     }
     /** One harness event to every open socket of the run, as the app's frame. */
     deliver(run, event) {

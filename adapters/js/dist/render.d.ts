@@ -19,7 +19,6 @@ export interface ToolCallLike {
     text?: string;
     output?: unknown;
     result?: unknown;
-    [field: string]: unknown;
 }
 /**
  * Where a tool batch keeps things, for apps whose names differ from the defaults

@@ -35,10 +35,11 @@ const DEFAULT_INPUT = ["input", "args", "text"];
 const DEFAULT_OUTPUT = ["output", "result"];
 /** The first of `fields` that `call` has (not undefined or null). */
 function field(call, fields) {
+    const c = call;
     if (typeof fields === "string")
-        return call[fields];
+        return c[fields];
     for (const f of fields) {
-        const v = call[f];
+        const v = c[f];
         if (v !== undefined && v !== null)
             return v;
     }
@@ -61,6 +62,32 @@ export function expandToolBatch(part, fields = {}) {
     }
     return out;
 }
+/**
+ * The default expansion of a message's parts: `parts` itself when none is a tool batch (no
+ * copy: a render reads every message's parts on every answer), else a copy with each
+ * batch's calls and results in its place.
+ */
+function expandBatches(parts, fields, callsField) {
+    const n = parts.length;
+    for (let i = 0; i < n; i++) {
+        if (Array.isArray(parts[i][callsField])) {
+            const out = [];
+            for (let j = 0; j < n; j++) {
+                const p = parts[j];
+                if (j < i || !Array.isArray(p[callsField]))
+                    out.push(p);
+                else
+                    for (const q of expandToolBatch(p, fields))
+                        out.push(q);
+            }
+            return out;
+        }
+    }
+    return parts;
+}
+/** Turn ids spelled as strings, read once each (every render reads every row's). */
+const DECODED = new Map();
+const DECODED_MAX = 4096;
 function turnNumber(id, decode) {
     if (id === undefined || id === null)
         return undefined;
@@ -68,8 +95,17 @@ function turnNumber(id, decode) {
         return id;
     if (decode !== undefined)
         return decode(id);
-    if (typeof id === "string" && /^-?\d+$/.test(id))
-        return Number(id);
+    if (typeof id === "string") {
+        const known = DECODED.get(id);
+        if (known !== undefined)
+            return known;
+        if (/^-?\d+$/.test(id)) {
+            if (DECODED.size >= DECODED_MAX)
+                DECODED.clear();
+            DECODED.set(id, Number(id));
+            return Number(id);
+        }
+    }
     throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
 }
 function allSeqs(parts) {
@@ -86,13 +122,13 @@ function allSeqs(parts) {
  */
 export function flattenMessages(messages, options = {}) {
     const rows = [];
-    const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch } = options;
-    const expand = options.expand ?? ((p) => expandToolBatch(p, toolBatch));
+    const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch, expand } = options;
+    const callsField = toolBatch?.calls ?? "calls";
     /** The seqs of the sealed rows placed so far: a chunk row is shown once. */
     const taken = new Set();
     for (const m of messages) {
         const own = partsOf !== undefined ? partsOf(m) : m.parts;
-        const parts = own === undefined ? undefined : own.flatMap((p) => expand(p));
+        const parts = own === undefined ? undefined : expand !== undefined ? own.flatMap((p) => expand(p)) : expandBatches(own, toolBatch, callsField);
         const t = turnIdOf !== undefined ? turnIdOf(m) : m.turnId;
         const turnId = turnNumber(t, options.decodeTurnId);
         const seq = isSealed === undefined ? m.seq : undefined;

@@ -1,6 +1,6 @@
 import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping, RunContext } from "./app.js";
 import { DeterministicWorld } from "./determinism.js";
-import type { Network, NetworkRun, SocketClient } from "./network.js";
+import type { Network, NetworkRun } from "./network.js";
 import type { Answer, Effect, Input, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
 export interface RuntimeOptions {
     /** The name in the `hello` answer. */
@@ -49,8 +49,12 @@ declare class Run implements NetworkRun {
         storeId: string;
     }>[];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
-    readonly sockets: Set<SocketClient>;
-    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+    readonly sockets: Set<import("./socket.js").ServerEnd>;
+    /**
+     * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+     * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+     * text first: no key string is built per lookup).
+     */
     private seqs;
     fetches: Map<number, Pending<AppFetchResponse>>;
     nextRequest: number;

@@ -31,7 +31,11 @@ class Run {
     postsWithoutId = [];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
     sockets = new Set();
-    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+    /**
+     * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+     * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+     * text first: no key string is built per lookup).
+     */
     seqs = new Map();
     fetches = new Map();
     nextRequest = 1;
@@ -198,13 +202,13 @@ class Run {
     }
     appFetch(r) {
         for (const c of r.chunks) {
-            const key = seqKey(c.turn_id, c.role, c.text);
-            const seqs = this.seqs.get(key);
-            if (seqs === undefined)
-                this.seqs.set(key, [c.seq]);
-            else if (!seqs.includes(c.seq)) {
-                seqs.push(c.seq);
-                seqs.sort((a, b) => a - b);
+            const rows = this.seqs.get(c.text);
+            const row = { turn: c.turn_id, role: c.role, seq: c.seq };
+            if (rows === undefined)
+                this.seqs.set(c.text, [row]);
+            else if (!rows.some((x) => x.seq === c.seq)) {
+                rows.push(row);
+                rows.sort((a, b) => a.seq - b.seq);
             }
         }
         return {
@@ -232,13 +236,18 @@ class Run {
             // The oldest row of that turn, role and text this render has not placed yet (a store
             // showing one row twice shows the last twice: its own duplicate, not ours).
             seqOf: (turnId, role, text, taken) => {
-                const seqs = this.seqs.get(seqKey(turnId, role, text));
-                if (seqs === undefined)
+                const rows = this.seqs.get(text);
+                if (rows === undefined)
                     return undefined;
-                for (const seq of seqs)
-                    if (!taken.has(seq))
-                        return seq;
-                return seqs[seqs.length - 1];
+                let last;
+                for (const row of rows) {
+                    if (row.turn !== turnId || row.role !== role)
+                        continue;
+                    if (!taken.has(row.seq))
+                        return row.seq;
+                    last = row.seq;
+                }
+                return last;
             },
             ...(decode === undefined ? {} : { decodeTurnId: decode }),
             ...(toolBatch === undefined ? {} : { toolBatch }),
@@ -280,7 +289,6 @@ class Run {
         return out;
     }
 }
-const seqKey = (turnId, role, text) => `${turnId}\u0000${role}\u0000${text}`;
 const camelCache = new Map();
 function camel(k) {
     let c = camelCache.get(k);

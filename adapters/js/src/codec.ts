@@ -71,8 +71,19 @@ export function idCodec(spelling: IdSpelling | undefined): IdCodec {
   return spelling;
 }
 
+/** Turn ids spelled as strings, read once each (a render reads every row's on every answer). */
+const DECODED = new Map<string, number>();
+
 function decodeNumber(id: unknown): number {
+  if (typeof id === "string") {
+    const known = DECODED.get(id);
+    if (known !== undefined) return known;
+  }
   const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+  if (typeof id === "string" && Number.isFinite(n)) {
+    if (DECODED.size >= 4096) DECODED.clear();
+    DECODED.set(id, n);
+  }
   if (!Number.isFinite(n)) throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
   return n;
 }

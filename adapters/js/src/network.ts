@@ -1,8 +1,7 @@
 // The store's own network calls, routed to the harness: the global `fetch` is replaced by
-// one that routes each request (fetch.ts) and `new WebSocket(url)` is intercepted with
-// @mswjs/interceptors (the library under MSW), so a store that calls the global `fetch`
-// for its REST routes and talks to the backend through its own socket client runs
-// unmodified.
+// one that routes each request (fetch.ts) and `WebSocket` by a class whose server is the
+// harness (socket.ts), so a store that calls the global `fetch` for its REST routes and
+// talks to the backend through its own socket client runs unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -14,11 +13,12 @@
 //   naming it (the request is answered with a network error, so nothing hangs).
 // - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
-// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+// Loaded only when the mapping declares a network.
 
 import type { AppEvent, AppFetchResponse, RunContext } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
 import { routedFetch } from "./fetch.js";
+import { routedWebSocket, type ServerEnd } from "./socket.js";
 import type { PostResponse } from "./wire.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 
@@ -66,19 +66,8 @@ export interface NetworkRun {
   socketUrl: URL | undefined;
 }
 
-/** The server end of one intercepted WebSocket connection. */
-export interface SocketClient {
-  url: URL;
-  send(data: string): void;
-  /** Close the connection from the server's side (what the client sees as its socket closing). */
-  close(code?: number, reason?: string): void;
-  addEventListener(type: "close", listener: () => void): void;
-}
-
-interface Interceptor {
-  on(event: string, listener: (args: never) => unknown): unknown;
-  apply(): void;
-}
+/** The server end of one WebSocket connection of the store (socket.ts). */
+export type SocketClient = ServerEnd;
 
 interface CompiledRoute {
   method: string;
@@ -131,19 +120,17 @@ export class Network {
   }
 
   /**
-   * Replace `fetch` by the routed one (fetch.ts), patch `WebSocket` (Node 20 has no global
-   * WebSocket: the interceptor's class becomes it), and give the store an `XMLHttpRequest`
-   * on the routed `fetch` (Node has none).
+   * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+   * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+   * `fetch` (Node has none).
    */
   async install(): Promise<void> {
     const g = globalThis as Record<string, unknown>;
-    if (g.WebSocket === undefined) {
-      Object.defineProperty(g, "WebSocket", { value: class WebSocket {}, configurable: true, writable: true });
-    }
-    const { WebSocketInterceptor } = await import("@mswjs/interceptors/WebSocket");
-    const ws = new WebSocketInterceptor() as unknown as Interceptor;
-    ws.on("connection", ({ client }: { client: SocketClient }) => this.connection(client));
-    ws.apply();
+    Object.defineProperty(g, "WebSocket", {
+      value: routedWebSocket(this.origin, (end) => this.connection(end)),
+      configurable: true,
+      writable: true,
+    });
     // Relative URLs (browser code fetches them) resolve against the declared origin.
     g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
     // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
@@ -198,17 +185,19 @@ export class Network {
     return route.route(request);
   }
 
-  private connection(client: SocketClient): void {
+  /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
+  private connection(client: SocketClient): boolean {
     const run = this.run();
-    if (run === null || !run.current("a WebSocket connection")) return;
+    if (run === null || !run.current("a WebSocket connection")) return false;
     if (!this.sockets.some((s) => sameSocket(s, client.url))) {
       const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
       run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-      return;
+      return false;
     }
     run.sockets.add(client);
     run.socketUrl = client.url;
     client.addEventListener("close", () => run.sockets.delete(client));
+    return true;
   }
 
   /** One harness event to every open socket of the run, as the app's frame. */

@@ -36,7 +36,6 @@ export interface ToolCallLike {
   text?: string;
   output?: unknown;
   result?: unknown;
-  [field: string]: unknown;
 }
 
 /**
@@ -109,9 +108,10 @@ const DEFAULT_OUTPUT = ["output", "result"] as const;
 
 /** The first of `fields` that `call` has (not undefined or null). */
 function field(call: ToolCallLike, fields: string | readonly string[]): unknown {
-  if (typeof fields === "string") return call[fields];
+  const c = call as Record<string, unknown>;
+  if (typeof fields === "string") return c[fields];
   for (const f of fields) {
-    const v = call[f];
+    const v = c[f];
     if (v !== undefined && v !== null) return v;
   }
   return undefined;
@@ -133,11 +133,44 @@ export function expandToolBatch(part: PartLike, fields: ToolBatchFields = {}): r
   return out;
 }
 
+/**
+ * The default expansion of a message's parts: `parts` itself when none is a tool batch (no
+ * copy: a render reads every message's parts on every answer), else a copy with each
+ * batch's calls and results in its place.
+ */
+function expandBatches(parts: readonly PartLike[], fields: ToolBatchFields | undefined, callsField: string): readonly PartLike[] {
+  const n = parts.length;
+  for (let i = 0; i < n; i++) {
+    if (Array.isArray((parts[i] as Record<string, unknown>)[callsField])) {
+      const out: PartLike[] = [];
+      for (let j = 0; j < n; j++) {
+        const p = parts[j]!;
+        if (j < i || !Array.isArray((p as Record<string, unknown>)[callsField])) out.push(p);
+        else for (const q of expandToolBatch(p, fields)) out.push(q);
+      }
+      return out;
+    }
+  }
+  return parts;
+}
+
+/** Turn ids spelled as strings, read once each (every render reads every row's). */
+const DECODED = new Map<string, number>();
+const DECODED_MAX = 4096;
+
 function turnNumber(id: unknown, decode: ((id: unknown) => number) | undefined): number | undefined {
   if (id === undefined || id === null) return undefined;
   if (typeof id === "number") return id;
   if (decode !== undefined) return decode(id);
-  if (typeof id === "string" && /^-?\d+$/.test(id)) return Number(id);
+  if (typeof id === "string") {
+    const known = DECODED.get(id);
+    if (known !== undefined) return known;
+    if (/^-?\d+$/.test(id)) {
+      if (DECODED.size >= DECODED_MAX) DECODED.clear();
+      DECODED.set(id, Number(id));
+      return Number(id);
+    }
+  }
   throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
 }
 
@@ -153,13 +186,14 @@ function allSeqs(parts: readonly PartLike[] | undefined): boolean {
  */
 export function flattenMessages<M extends MessageLike>(messages: Iterable<M>, options: FlattenOptions<M> = {}): RenderRow[] {
   const rows: RenderRow[] = [];
-  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch } = options;
-  const expand = options.expand ?? ((p: PartLike) => expandToolBatch(p, toolBatch));
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch, expand } = options;
+  const callsField = toolBatch?.calls ?? "calls";
   /** The seqs of the sealed rows placed so far: a chunk row is shown once. */
   const taken = new Set<number>();
   for (const m of messages) {
     const own = partsOf !== undefined ? partsOf(m) : m.parts;
-    const parts = own === undefined ? undefined : own.flatMap((p) => expand(p));
+    const parts =
+      own === undefined ? undefined : expand !== undefined ? own.flatMap((p) => expand(p)) : expandBatches(own, toolBatch, callsField);
     const t = turnIdOf !== undefined ? turnIdOf(m) : m.turnId;
     const turnId = turnNumber(t, options.decodeTurnId);
     const seq = isSealed === undefined ? m.seq : undefined;

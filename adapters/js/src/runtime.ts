@@ -65,8 +65,12 @@ class Run implements NetworkRun {
   postsWithoutId: Pending<{ response: PostResponse; storeId: string }>[] = [];
   /** The open connections of the store's own WebSocket (with `network.socket`). */
   readonly sockets = new Set<SocketClient>();
-  /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
-  private seqs = new Map<string, number[]>();
+  /**
+   * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+   * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+   * text first: no key string is built per lookup).
+   */
+  private seqs = new Map<string, { turn: number; role: Role; seq: number }[]>();
   fetches = new Map<number, Pending<AppFetchResponse>>();
   nextRequest = 1;
   byHarness = new Map<number, string>();
@@ -238,12 +242,12 @@ class Run implements NetworkRun {
 
   appFetch(r: WireFetchResponse): AppFetchResponse {
     for (const c of r.chunks) {
-      const key = seqKey(c.turn_id, c.role, c.text);
-      const seqs = this.seqs.get(key);
-      if (seqs === undefined) this.seqs.set(key, [c.seq]);
-      else if (!seqs.includes(c.seq)) {
-        seqs.push(c.seq);
-        seqs.sort((a, b) => a - b);
+      const rows = this.seqs.get(c.text);
+      const row = { turn: c.turn_id, role: c.role, seq: c.seq };
+      if (rows === undefined) this.seqs.set(c.text, [row]);
+      else if (!rows.some((x) => x.seq === c.seq)) {
+        rows.push(row);
+        rows.sort((a, b) => a.seq - b.seq);
       }
     }
     return {
@@ -271,10 +275,15 @@ class Run implements NetworkRun {
       // The oldest row of that turn, role and text this render has not placed yet (a store
       // showing one row twice shows the last twice: its own duplicate, not ours).
       seqOf: (turnId, role, text, taken) => {
-        const seqs = this.seqs.get(seqKey(turnId, role, text));
-        if (seqs === undefined) return undefined;
-        for (const seq of seqs) if (!taken.has(seq)) return seq;
-        return seqs[seqs.length - 1];
+        const rows = this.seqs.get(text);
+        if (rows === undefined) return undefined;
+        let last: number | undefined;
+        for (const row of rows) {
+          if (row.turn !== turnId || row.role !== role) continue;
+          if (!taken.has(row.seq)) return row.seq;
+          last = row.seq;
+        }
+        return last;
       },
       ...(decode === undefined ? {} : { decodeTurnId: decode }),
       ...(toolBatch === undefined ? {} : { toolBatch }),
@@ -314,7 +323,6 @@ class Run implements NetworkRun {
   }
 }
 
-const seqKey = (turnId: number, role: Role, text: string) => `${turnId}\u0000${role}\u0000${text}`;
 
 const camelCache = new Map<string, string>();
 function camel(k: string): string {
