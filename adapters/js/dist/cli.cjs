@@ -1795,7 +1795,7 @@ var AdapterRuntime = class {
   /**
    * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
    * evaluated and before the first store is made: the name, the virtual clock, and the
-   * network (whose interceptors are installed now).
+   * network (whose fetch and WebSocket are installed now).
    */
   async configure(options, name) {
     if (name !== void 0) this.options.name = name;

@@ -47,7 +47,7 @@ export interface NetworkRun {
 }
 /** The server end of one WebSocket connection of the store (socket.ts). */
 export type SocketClient = ServerEnd;
-/** One per process: the interceptors are installed once, and route to whatever run is current. */
+/** One per process: the routed fetch and WebSocket are installed once, and route to whatever run is current. */
 export declare class Network {
     private readonly run;
     readonly codec: Codec;

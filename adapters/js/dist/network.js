@@ -42,7 +42,7 @@ function match(route, method, parts) {
     }
     return params;
 }
-/** One per process: the interceptors are installed once, and route to whatever run is current. */
+/** One per process: the routed fetch and WebSocket are installed once, and route to whatever run is current. */
 export class Network {
     run;
     codec;

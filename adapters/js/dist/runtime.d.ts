@@ -135,7 +135,7 @@ export declare class AdapterRuntime {
     /**
      * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
      * evaluated and before the first store is made: the name, the virtual clock, and the
-     * network (whose interceptors are installed now).
+     * network (whose fetch and WebSocket are installed now).
      */
     configure(options: AdapterOptions, name?: string): Promise<void>;
     /** The clock's choice as the `hello` answer states it. */

@@ -97,7 +97,7 @@ function match(route: CompiledRoute, method: string, parts: readonly string[]): 
   return params;
 }
 
-/** One per process: the interceptors are installed once, and route to whatever run is current. */
+/** One per process: the routed fetch and WebSocket are installed once, and route to whatever run is current. */
 export class Network {
   readonly codec: Codec;
   private readonly origin: URL;

@@ -346,7 +346,7 @@ function describe(e: unknown): string {
 /**
  * The runtime answering now. An adapter process has one; in process (the engine inside
  * Node) there is one per adapter, and each makes itself active before it answers, so the
- * process-wide hooks (errors, the network's interceptors) and the deterministic globals
+ * process-wide hooks (errors, the routed fetch and WebSocket) and the deterministic globals
  * reach the store whose code is running.
  */
 let activeRuntime: AdapterRuntime | null = null;
@@ -390,7 +390,7 @@ export class AdapterRuntime {
   /**
    * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
    * evaluated and before the first store is made: the name, the virtual clock, and the
-   * network (whose interceptors are installed now).
+   * network (whose fetch and WebSocket are installed now).
    */
   async configure(options: AdapterOptions, name?: string): Promise<void> {
     if (name !== undefined) this.options.name = name;
