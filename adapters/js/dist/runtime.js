@@ -693,6 +693,9 @@ export class AdapterRuntime {
             posts: [...run.posts].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
             fetches: [...run.fetches].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
             nextRequest: run.nextRequest,
+            // What the codec's hooks read of the run (RunContext): the params and socket seen so far.
+            params: Object.entries(run.context.params).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+            socket: run.socketUrl?.href ?? null,
             uuids: w.uuids,
             rng: w.rng,
             clock: w.now - EPOCH,

@@ -63,7 +63,11 @@ export interface RunContext {
   readonly params: Readonly<Record<string, string>>;
   /** The URL of the store's latest connection to the declared socket (its query often names the tab), if any. */
   readonly socket: URL | undefined;
-  /** Anything the mapping puts here (`harness.context.values.tabId = store.tabId`), for the codec's hooks. Empty at each reset. */
+  /**
+   * Anything the mapping puts here (`harness.context.values.tabId = store.tabId`), for the
+   * codec's hooks. Empty at each reset. Not part of the `state` digest (`params` and
+   * `socket` are): keep here only what the store's `snapshot()` already determines.
+   */
   readonly values: Record<string, unknown>;
 }
 
