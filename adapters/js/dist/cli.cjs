@@ -173,26 +173,44 @@ function routedFetch(origin, route) {
     });
   };
 }
-var NORMALISED, JSON_HEADERS, ResponseBase, RoutedResponse;
+var NORMALISED, JSON_HEADERS, RoutedResponse;
 var init_fetch = __esm({
   "src/fetch.ts"() {
     "use strict";
     NORMALISED = /* @__PURE__ */ new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
     JSON_HEADERS = { status: 200, headers: { "content-type": "application/json" } };
-    ResponseBase = Response;
-    RoutedResponse = class _RoutedResponse extends ResponseBase {
+    RoutedResponse = class _RoutedResponse {
       #text;
       #url;
       #used = false;
+      #headers = null;
       /** A real Response with the text as its body, made once the store asks for `body` (a stream): from then on it answers. */
       #real = null;
       constructor(text, url) {
-        super(null, JSON_HEADERS);
         this.#text = text;
         this.#url = url;
       }
       get url() {
         return this.#url;
+      }
+      get status() {
+        return 200;
+      }
+      get ok() {
+        return true;
+      }
+      get statusText() {
+        return "";
+      }
+      get type() {
+        return "default";
+      }
+      get redirected() {
+        return false;
+      }
+      get headers() {
+        this.#headers ??= new Response(null, JSON_HEADERS).headers;
+        return this.#headers;
       }
       get body() {
         if (this.#real === null) {
@@ -249,6 +267,8 @@ var init_fetch = __esm({
         return new _RoutedResponse(this.#text, this.#url);
       }
     };
+    Object.setPrototypeOf(RoutedResponse.prototype, Response.prototype);
+    Object.defineProperty(RoutedResponse.prototype, Symbol.toStringTag, { value: "Response", configurable: true });
   }
 });
 

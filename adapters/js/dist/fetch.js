@@ -7,9 +7,9 @@
 // interception path"). Here a request whose URL is a string or `URL` and whose body is a
 // string (or absent), which is what stores send, is read straight from its arguments; any
 // other (a `Request` object, a Blob or FormData body) is read through a real `Request`,
-// as before. The answer is a real `Response` (`instanceof Response`, real `Headers`,
-// `ok`, `status`) built without a body, whose body methods read the answer's text:
-// `json()` and `text()` cost a `JSON.parse`, and `body` (a stream) is made only if read.
+// as before. The answer is a `Response` (`instanceof Response`, `ok`, `status`, real
+// `Headers` when read) whose body methods read the answer's text: `json()` and `text()`
+// cost a `JSON.parse`, and `body` (a real stream) is made only if read.
 //
 // What the store sees is what `fetch` gives: a promise settled after the request is
 // routed; a TypeError for a request that cannot be made (GET with a body, a bad URL); the
@@ -23,23 +23,43 @@ function normaliseMethod(method) {
 }
 const JSON_HEADERS = { status: 200, headers: { "content-type": "application/json" } };
 /**
- * A 200 JSON answer as a real `Response` whose body is the answer's text, read without a
- * stream unless the store asks for `body`.
+ * A 200 JSON answer: a `Response` (its prototype chain is `Response.prototype`'s, so
+ * `instanceof Response` holds) whose every member is its own, so no undici object is made
+ * unless the store asks for one: `headers` (a real `Headers`) and `body` (a real stream)
+ * are made when first read; `json()` and `text()` read the answer's text.
  */
-const ResponseBase = Response;
-export class RoutedResponse extends ResponseBase {
+export class RoutedResponse {
     #text;
     #url;
     #used = false;
+    #headers = null;
     /** A real Response with the text as its body, made once the store asks for `body` (a stream): from then on it answers. */
     #real = null;
     constructor(text, url) {
-        super(null, JSON_HEADERS);
         this.#text = text;
         this.#url = url;
     }
     get url() {
         return this.#url;
+    }
+    get status() {
+        return 200;
+    }
+    get ok() {
+        return true;
+    }
+    get statusText() {
+        return "";
+    }
+    get type() {
+        return "default";
+    }
+    get redirected() {
+        return false;
+    }
+    get headers() {
+        this.#headers ??= new Response(null, JSON_HEADERS).headers; // as a constructed Response's (the guard included)
+        return this.#headers;
     }
     get body() {
         if (this.#real === null) {
@@ -105,6 +125,8 @@ export class RoutedResponse extends ResponseBase {
         return new RoutedResponse(this.#text, this.#url);
     }
 }
+Object.setPrototypeOf(RoutedResponse.prototype, Response.prototype);
+Object.defineProperty(RoutedResponse.prototype, Symbol.toStringTag, { value: "Response", configurable: true });
 /** What fetch rejects with when `signal` aborted: its reason (an AbortError DOMException by default). */
 function abortReason(signal) {
     return signal.reason ?? new DOMException("This operation was aborted", "AbortError");

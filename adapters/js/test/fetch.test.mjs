@@ -79,3 +79,15 @@ test("a request fetch refuses, or one aborted, is rejected without being routed"
   });
   await assert.rejects(failing("/nowhere"), /no route for GET \/nowhere/);
 });
+
+test("the answer is a Response in every way a store reads one, without undici's objects until it asks for them", async () => {
+  const { fetch } = recording('{"x":1}');
+  const res = await fetch("/api/rows");
+  assert.equal(Object.prototype.toString.call(res), "[object Response]");
+  assert.deepEqual([res.ok, res.status, res.statusText, res.type, res.redirected], [true, 200, "", "default", false]);
+  assert.ok(res.headers instanceof Headers);
+  assert.deepEqual([...res.headers], [["content-type", "application/json"]]);
+  assert.equal(res.headers, res.headers);
+  assert.deepEqual(await res.clone().json(), { x: 1 });
+  assert.deepEqual(await res.blob().then((b) => b.text()), '{"x":1}');
+});
