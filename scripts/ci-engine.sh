@@ -5,7 +5,8 @@
 #   1. node/ (the npm package reconcile-sim and the crate reconcile-sim-node): npm ci, the
 #      engine built (checked profile), its tests (in process against the CLI with exec:
 #      byte for byte; the gate red and green).
-#   2. Each example's `npm test`, the gate in vitest through the engine: exit 0.
+#   2. Each example's `npm test` (svelte, production, assistant), the gate in vitest through
+#      the engine: exit 0.
 #   3. examples/production with bug A planted back: `npm test` exits 1, and a failing
 #      test names a new class with its replay command.
 set -euo pipefail
@@ -16,7 +17,7 @@ say() { echo "== [${SECONDS}s] $*"; }
 say "node/: npm ci, the engine built, npm test"
 (cd node && npm ci --no-audit --no-fund && node scripts/build.mjs --profile checked && npm test)
 
-for example in svelte production; do
+for example in svelte production assistant; do
   say "examples/$example: npm test (the gate in vitest, in process)"
   (cd "examples/$example" && npm test)
 done

@@ -18,6 +18,11 @@
 #      fetch and WebSocket): npm ci, typecheck, its CLI gate `npm run test:cli` passes with its known
 #      classes only; with bug A planted back into the store, the gate fails (exit 1) and
 #      names a new inv3-newer-turn class.
+#   6. examples/assistant (id-less sends the backend names, a module-singleton socket,
+#      grouped history, tool calls with `arguments`; its contract declared in its mapping):
+#      npm ci, typecheck, its CLI gate passes with its known classes (its three planted
+#      bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
+#      the adapter or the harness would have invented).
 #
 # (Each example's `npm test` is the same gate in vitest through the engine inside Node:
 # scripts/ci-engine.sh runs it, once the engine is built.)
@@ -135,4 +140,25 @@ const inv3 = r.found.filter((f) => f.invariant === "inv3-newer-turn");
 if (inv3.length === 0) fail(`no new inv3-newer-turn class (new: ${r.found.map((f) => f.path).join(", ") || "none"})`);
 console.log(`planted bug: the gate failed with ${r.found.length} new classes, ${inv3.map((f) => JSON.stringify(f.class)).join(", ")} among them`);
 EOF
+
+say "examples/assistant (three planted bugs, its contract in its mapping): npm ci, typecheck, the gate"
+cd "$root/examples/assistant"
+npm ci --no-audit --no-fund
+npm run typecheck
+gate test:cli known
+
+say "examples/assistant: with its three planted bugs fixed, 2000 seeds of its contract find nothing"
+conv=src/lib/stores/conversation.svelte.ts
+cp "$conv" "$tmp/conversation.ts"
+trap 'cp "$tmp/conversation.ts" "$root/examples/assistant/$conv"; rm -rf "$tmp"' EXIT
+sed -i -e 's/^        if (waiting) waiting.turnId = frame.data.turn_id;$/        void waiting;/' \
+  -e 's/^      if (row.role === "user") for (const id of row.message_ids) this.#saved.add(id);$/      for (const id of row.message_ids) this.#saved.add(id);/' \
+  -e 's/^    this.live = this.live.filter((m) => m.role === "user");$//' "$conv"
+if [ "$(diff "$conv" "$tmp/conversation.ts" | grep -c '^<')" -ne 3 ]; then echo "the three fixes did not all apply to $conv" >&2; exit 1; fi
+npx reconcile-sim-adapter build reconcile/adapter.ts
+PATH="$PWD/node_modules/.bin:$PATH" "$bin" fuzz --store "exec:reconcile-sim-adapter reconcile/adapter.ts" \
+  --seeds 2000 --jobs 2 --out "$tmp/fixed" > "$tmp/fixed.txt" 2>&1 || { cat "$tmp/fixed.txt"; echo "the fixed assistant store failed (exit 0 expected)" >&2; exit 1; }
+cp "$tmp/conversation.ts" "$conv"
+npx reconcile-sim-adapter build reconcile/adapter.ts
+grep -m1 "runs in" "$tmp/fixed.txt"
 echo "ci-node passed in ${SECONDS}s"

@@ -25,7 +25,7 @@
 #      in (no node_modules, no reconcile-failures; its own package.json, lock and
 #      reconcile.test.ts left out), and a vitest file that gates the store in process:
 #        import { gate } from "reconcile-sim/vitest";
-#        await gate({ adapter: "reconcile/adapter.ts", world: "ordered-socket", … seeds: 300 });
+#        await gate({ adapter: "reconcile/adapter.ts", … seeds: 300 });
 #   6. `npx vitest run` passes (exit 0); with bug A planted back into the copy's store it
 #      fails (exit 1) with a "new class" test; the replay command that failure prints runs
 #      as printed (`npx reconcile-sim replay …`, the CLI from the platform package) and
@@ -143,7 +143,7 @@ EOF
 cat > "$project/reconcile.test.js" <<'EOF'
 import { gate } from "reconcile-sim/vitest";
 
-await gate({ adapter: "reconcile/adapter.ts", world: "ordered-socket", scenarios: "scenarios", known: "known", seeds: 300 });
+await gate({ adapter: "reconcile/adapter.ts", scenarios: "scenarios", known: "known", seeds: 300 });
 EOF
 
 # Step 4, online: the same package.json installed once into a scratch copy, which puts
