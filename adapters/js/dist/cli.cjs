@@ -216,7 +216,7 @@ var init_xhr = __esm({
   }
 });
 
-// node_modules/is-node-process/lib/index.mjs
+// ../../node_modules/is-node-process/lib/index.mjs
 function isNodeProcess() {
   if (typeof navigator !== "undefined" && navigator.product === "ReactNative") {
     return true;
@@ -231,11 +231,11 @@ function isNodeProcess() {
   return false;
 }
 var init_lib = __esm({
-  "node_modules/is-node-process/lib/index.mjs"() {
+  "../../node_modules/is-node-process/lib/index.mjs"() {
   }
 });
 
-// node_modules/outvariant/lib/index.mjs
+// ../../node_modules/outvariant/lib/index.mjs
 function serializePositional(positional, flag) {
   switch (flag) {
     case "s":
@@ -290,7 +290,7 @@ function cleanErrorStack(error2) {
 }
 var POSITIONALS_EXP, STACK_FRAMES_TO_IGNORE, InvariantError, invariant;
 var init_lib2 = __esm({
-  "node_modules/outvariant/lib/index.mjs"() {
+  "../../node_modules/outvariant/lib/index.mjs"() {
     POSITIONALS_EXP = /(%?)(%([sdijo]))/g;
     STACK_FRAMES_TO_IGNORE = 2;
     InvariantError = class extends Error {
@@ -324,7 +324,7 @@ var init_lib2 = __esm({
   }
 });
 
-// node_modules/@open-draft/logger/lib/index.mjs
+// ../../node_modules/@open-draft/logger/lib/index.mjs
 function yellow(text) {
   return `\x1B[33m${text}\x1B[0m`;
 }
@@ -387,7 +387,7 @@ function serializeInput(message) {
 }
 var __defProp2, __export2, colors_exports, IS_NODE, Logger, PerformanceEntry, noop;
 var init_lib3 = __esm({
-  "node_modules/@open-draft/logger/lib/index.mjs"() {
+  "../../node_modules/@open-draft/logger/lib/index.mjs"() {
     init_lib();
     init_lib2();
     __defProp2 = Object.defineProperty;
@@ -603,10 +603,10 @@ var init_lib3 = __esm({
   }
 });
 
-// node_modules/strict-event-emitter/lib/index.mjs
+// ../../node_modules/strict-event-emitter/lib/index.mjs
 var MemoryLeakError, _Emitter, Emitter;
 var init_lib4 = __esm({
-  "node_modules/strict-event-emitter/lib/index.mjs"() {
+  "../../node_modules/strict-event-emitter/lib/index.mjs"() {
     MemoryLeakError = class extends Error {
       constructor(emitter, type, count) {
         super(
@@ -773,7 +773,7 @@ var init_lib4 = __esm({
   }
 });
 
-// node_modules/@open-draft/deferred-promise/build/index.mjs
+// ../../node_modules/@open-draft/deferred-promise/build/index.mjs
 function createDeferredExecutor() {
   const executor = (resolve2, reject) => {
     executor.state = "pending";
@@ -804,7 +804,7 @@ function createDeferredExecutor() {
 }
 var DeferredPromise;
 var init_build = __esm({
-  "node_modules/@open-draft/deferred-promise/build/index.mjs"() {
+  "../../node_modules/@open-draft/deferred-promise/build/index.mjs"() {
     DeferredPromise = class extends Promise {
       #executor;
       resolve;
@@ -844,7 +844,7 @@ var init_build = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs
 function getGlobalSymbol(symbol) {
   return globalThis[symbol] || void 0;
 }
@@ -873,7 +873,7 @@ function getValueBySymbol(symbolName, source) {
 }
 var InterceptorReadyState, Interceptor, InterceptorError, RequestController, FetchRequest, kStatus, kUrl, FetchResponse;
 var init_fetchUtils_BKJ1XmiO = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs"() {
     init_lib3();
     init_lib4();
     init_build();
@@ -1255,10 +1255,10 @@ var init_fetchUtils_BKJ1XmiO = __esm({
   }
 });
 
-// node_modules/@open-draft/until/lib/index.mjs
+// ../../node_modules/@open-draft/until/lib/index.mjs
 var until;
 var init_lib5 = __esm({
-  "node_modules/@open-draft/until/lib/index.mjs"() {
+  "../../node_modules/@open-draft/until/lib/index.mjs"() {
     until = async (promise) => {
       try {
         const data = await promise().catch((error2) => {
@@ -1272,7 +1272,7 @@ var init_lib5 = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs
 function isPropertyAccessible(obj, key) {
   try {
     obj[key];
@@ -1396,14 +1396,14 @@ async function handleRequest(options) {
   return options.controller.handled;
 }
 var init_handleRequest_FIQv5pwH = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs"() {
     init_fetchUtils_BKJ1XmiO();
     init_build();
     init_lib5();
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs
 function getDeepPropertyDescriptor(owner, key) {
   let currentOwner = owner;
   let descriptor;
@@ -1430,7 +1430,7 @@ function hasConfigurableGlobal(propertyName) {
 }
 var PatchesRegistry, patchesRegistry;
 var init_hasConfigurableGlobal_BiTmog1u = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs"() {
     init_lib2();
     PatchesRegistry = class {
       #replacements = /* @__PURE__ */ new Map();
@@ -1479,18 +1479,18 @@ var init_hasConfigurableGlobal_BiTmog1u = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs
 function setRawRequest(request, rawRequest) {
   Reflect.set(request, kRawRequest, rawRequest);
 }
 var kRawRequest;
 var init_getRawRequest_C2_1urzA = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs"() {
     kRawRequest = /* @__PURE__ */ Symbol("kRawRequest");
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs
 function createNetworkError(cause) {
   return Object.assign(/* @__PURE__ */ new TypeError("Failed to fetch"), { cause });
 }
@@ -1558,7 +1558,7 @@ function decompressResponse(response) {
 }
 var import_node_zlib, REQUEST_BODY_HEADERS, kRedirectCount, BrotliDecompressionStream, PipelineStream, FetchInterceptor;
 var init_fetch_CaC3rGEu = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs"() {
     init_fetchUtils_BKJ1XmiO();
     init_getRawRequest_C2_1urzA();
     init_handleRequest_FIQv5pwH();
@@ -1705,13 +1705,13 @@ var init_fetch_CaC3rGEu = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs
+// ../../node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs
 var fetch_exports = {};
 __export(fetch_exports, {
   FetchInterceptor: () => FetchInterceptor
 });
 var init_fetch = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs"() {
     init_fetchUtils_BKJ1XmiO();
     init_handleRequest_FIQv5pwH();
     init_hasConfigurableGlobal_BiTmog1u();
@@ -1719,7 +1719,7 @@ var init_fetch = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
+// ../../node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
 function getGlobalSymbol2(symbol) {
   return globalThis[symbol] || void 0;
 }
@@ -1734,7 +1734,7 @@ function createRequestId2() {
 }
 var InterceptorReadyState2, Interceptor2;
 var init_createRequestId_DYCsFHOi = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
     init_lib3();
     init_lib4();
     InterceptorReadyState2 = /* @__PURE__ */ (function(InterceptorReadyState$1) {
@@ -1874,7 +1874,7 @@ var init_createRequestId_DYCsFHOi = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
+// ../../node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
 function resolveWebSocketUrl(url) {
   if (typeof url === "string") return resolveWebSocketUrl(new URL(url, typeof location !== "undefined" ? location.href : void 0));
   if (url.protocol === "http:") url.protocol = "ws:";
@@ -1885,11 +1885,11 @@ function resolveWebSocketUrl(url) {
   return url.href;
 }
 var init_resolveWebSocketUrl_C83_x9iE = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
+// ../../node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
 async function emitAsync2(emitter, eventName, ...data) {
   const listeners = emitter.listeners(eventName);
   if (listeners.length === 0) return;
@@ -1921,7 +1921,7 @@ function hasConfigurableGlobal2(propertyName) {
 }
 var PatchesRegistry2, patchesRegistry2;
 var init_hasConfigurableGlobal_C8zq1MCg = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
     init_lib2();
     PatchesRegistry2 = class {
       #replacements = /* @__PURE__ */ new Map();
@@ -1970,7 +1970,7 @@ var init_hasConfigurableGlobal_C8zq1MCg = __esm({
   }
 });
 
-// node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs
+// ../../node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs
 var WebSocket_exports = {};
 __export(WebSocket_exports, {
   CancelableCloseEvent: () => CancelableCloseEvent,
@@ -2004,7 +2004,7 @@ function getDataSize(data) {
 }
 var kCancelable, kDefaultPrevented, CancelableMessageEvent, CloseEvent, CancelableCloseEvent, kEmitter$1, kBoundListener$1, WebSocketClientConnectionProtocol, WebSocketClientConnection, WEBSOCKET_CLOSE_CODE_RANGE_ERROR, kPassthroughPromise, kOnSend, kClose, WebSocketOverride, kEmitter, kBoundListener, kSend, WebSocketServerConnectionProtocol, WebSocketServerConnection, WebSocketClassTransport, WebSocketInterceptor;
 var init_WebSocket = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs"() {
+  "../../node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs"() {
     init_createRequestId_DYCsFHOi();
     init_resolveWebSocketUrl_C83_x9iE();
     init_hasConfigurableGlobal_C8zq1MCg();
