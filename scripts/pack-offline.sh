@@ -191,7 +191,7 @@ else
 fi
 run() {
   "${nonet[@]}" env -u RECONCILE_SIM -u RECONCILE_SIM_INVOKED_AS -u CARGO_TARGET_DIR -u CARGO PATH="$nocargo" \
-    NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true "$@"
+    NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true npm_config_update_notifier=false "$@"
 }
 if run bash -c 'command -v cargo || command -v rustc' >/dev/null; then fail "cargo is still on PATH"; fi
 if [ ${#nonet[@]} -gt 0 ] && run node -e 'fetch("https://registry.npmjs.org/").then(() => process.exit(0), () => process.exit(1))'; then
@@ -252,7 +252,7 @@ readme=$work/readme
 home=$work/home
 mkdir -p "$readme" "$home/reconcile-sim-tarballs"
 cp "$main_tgz" "$adapter_tgz" "$platform_tgz" "$home/reconcile-sim-tarballs/"
-node - "$readme" "$root/node/README.md" "$root/adapters/js/README.md" <<'EOF_NODE'
+(cd "$root" && node - "$readme" node/README.md adapters/js/README.md) <<'EOF_NODE'
 const fs = require("fs");
 const path = require("path");
 const [out, ...pages] = process.argv.slice(2);
@@ -274,7 +274,7 @@ for (const page of pages) {
       const n = (runs[project] = (runs[project] ?? 0) + 1);
       fs.writeFileSync(path.join(out, `${project}.run-${n}.exit-${exit ?? 0}.sh`), body);
     }
-    console.log(`  ${path.relative(process.cwd(), page)}:${i + 1}: ${file ? `file ${file}` : `run (exit ${exit ?? 0})`} in ${project}`);
+    console.log(`  ${page}:${i + 1}: ${file ? `file ${file}` : `run (exit ${exit ?? 0})`} in ${project}`);
   }
 }
 for (const project of ["node-project", "adapter-project"]) {
@@ -301,7 +301,7 @@ warm_readme() {
     mkdir -p "$work/warm-$project"
     cp "$readme/$project/package.json" "$work/warm-$project/"
     (cd "$work/warm-$project" && HOME=$home npm_config_cache=$cache npm_config_audit=false npm_config_fund=false \
-      npm_config_loglevel=error bash -e "$work/warm-$project.sh")
+      npm_config_loglevel=error npm_config_update_notifier=false bash -e "$work/warm-$project.sh")
   done
 }
 step "warm (readme)" warm_readme node-project
