@@ -65,6 +65,10 @@ pub struct Command {
     /// `check --scenarios` (default `scenarios`).
     #[serde(default)]
     pub scenarios: Option<PathBuf>,
+    /// Whether `scenarios` was named by the caller (it must exist then), rather than the
+    /// default folder (which may be missing: no scenarios).
+    #[serde(default)]
+    pub scenarios_named: bool,
     /// `check --known`.
     #[serde(default)]
     pub known: Option<PathBuf>,
@@ -261,6 +265,7 @@ impl Command {
                 .scenarios
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("scenarios")),
+            scenarios_named: self.scenarios_named,
             under_test: Some(vec![factory]),
             seeds: self.seeds.unwrap_or(DEFAULT_SEEDS),
             seed_start: seed_start_from(&seed),

@@ -182,11 +182,14 @@ impl FindingError {
     }
 }
 
-/// Where [`shrink_and_save`] writes `failure` under `out_dir`:
-/// `<store>-<invariant>-seed<N>.json` (or `…-<strategy>.json` without a seed).
-pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
+/// Where [`shrink_and_save`] writes `failure` (of `store`) under `out_dir`:
+/// `<store>-<invariant>-seed<N>.json` (or `…-<strategy>.json` without a seed), the store
+/// named by its [`StoreFactory::file_label`] (an `exec:` store by the name it states, so
+/// that its files are named alike whatever command line runs it).
+pub fn file_for(out_dir: &Path, store: &dyn StoreFactory, failure: &Failure) -> PathBuf {
+    let label = store.file_label();
     if let Some(class) = &failure.class {
-        let store = safe_name(&failure.store);
+        let store = safe_name(&label);
         let key = class.key();
         return out_dir.join(match failure.seed {
             Some(seed) => format!("{store}-{key}-seed{seed}.json"),
@@ -197,14 +200,10 @@ pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
         });
     }
     match failure.seed {
-        Some(_) => out_dir.join(failure_file_name(
-            &failure.store,
-            failure.invariant,
-            failure.seed,
-        )),
+        Some(_) => out_dir.join(failure_file_name(&label, failure.invariant, failure.seed)),
         None => out_dir.join(format!(
             "{}-{}-{}.json",
-            failure.store,
+            safe_name(&label),
             failure.invariant,
             failure.strategy.as_deref().unwrap_or("found")
         )),
@@ -299,7 +298,7 @@ pub fn save_shrunk(
         &shrunk.steps,
         Some(shrunk.invariant),
     );
-    scenario.record_dir(store);
+    scenario.record_store(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
@@ -534,7 +533,7 @@ pub fn save_unshrunk(
         &failure.steps,
         Some(failure.invariant),
     );
-    scenario.record_dir(store);
+    scenario.record_store(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();

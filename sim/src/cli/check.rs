@@ -30,9 +30,10 @@ pub struct Args {
     /// the store it names and must reproduce its `expect`, and nothing is fuzzed.
     #[arg(long)]
     store: Option<String>,
-    /// Where the scenarios are (searched recursively for `*.json`).
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// Where the scenarios are (searched recursively for `*.json`; default `scenarios`). A
+    /// folder named here must exist; without the flag a missing `scenarios` means none.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
     /// Seeds to fuzz per store under test (0 skips fuzzing, and with `--store` needs
     /// `--allow-empty`: a gate whose fuzzing a mistyped variable turned off must not pass).
     #[arg(long, default_value_t = DEFAULT_SEEDS)]
@@ -110,7 +111,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 .is_some_and(|s| s.starts_with(reconcile_sim::exec::SPEC_PREFIX))
     };
     let request = CheckRequest {
-        scenarios_dir: args.scenarios.clone(),
+        scenarios_dir: args
+            .scenarios
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("scenarios")),
+        scenarios_named: args.scenarios.is_some(),
         under_test: under_test
             .as_ref()
             .map(|v| v.iter().map(|b| b.as_ref() as &dyn StoreFactory).collect()),

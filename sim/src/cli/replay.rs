@@ -59,9 +59,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = store.as_ref();
     let steps = sc.steps();
     let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);
-    // `expect` (and `class`) speak about the store the file names; on another store no
-    // violation is expected.
-    let own_store = store.name() == sc.store;
+    // `expect` (and `class`) speak about the store the file names (through any command
+    // line that states its name); on another store no violation is expected.
+    let own_store = sc.is_of(store);
     let replayed = Replayed {
         store: store.name(),
         expect: if own_store { sc.expect } else { None },

@@ -353,6 +353,7 @@ fn check_known(
     let report = run_check(
         &CheckRequest {
             scenarios_dir: empty.to_path_buf(),
+            scenarios_named: true,
             under_test: Some(vec![store]),
             seeds,
             seed_start: 0,

@@ -412,6 +412,7 @@ pub(crate) mod tests {
     ) -> CheckRequest<'a> {
         CheckRequest {
             scenarios_dir: out.to_path_buf(),
+            scenarios_named: true,
             under_test: Some(stores),
             seeds,
             seed_start,

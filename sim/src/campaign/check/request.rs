@@ -37,6 +37,10 @@ pub fn seed_start_from(s: &str) -> u64 {
 pub struct CheckRequest<'a> {
     /// Where the scenarios are (searched recursively for `*.json`).
     pub scenarios_dir: PathBuf,
+    /// Whether `scenarios_dir` was named (`--scenarios DIR`): a named folder must exist. The
+    /// default folder may be missing, which means no scenarios: a new store's project has
+    /// none yet, and an empty folder cannot be committed.
+    pub scenarios_named: bool,
     /// The stores under test; `None` replays each scenario on the store it names.
     pub under_test: Option<Vec<&'a dyn StoreFactory>>,
     /// Seeds to fuzz per store under test.
@@ -69,6 +73,14 @@ pub struct CheckRequest<'a> {
     /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
     /// the fuzzed runs and, when chosen, in every scenario's replay too).
     pub worlds: Worlds,
+}
+
+impl CheckRequest<'_> {
+    /// The default scenarios folder is not there (see [`CheckRequest::scenarios_named`]):
+    /// there are no scenarios to replay, and the report says so.
+    pub fn scenarios_absent(&self) -> bool {
+        !self.scenarios_named && !self.scenarios_dir.exists()
+    }
 }
 
 /// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the

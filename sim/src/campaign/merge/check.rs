@@ -27,8 +27,11 @@ pub const KIND: &str = "check";
 /// What decides a check's results: shards merge only when these are equal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckConfig {
-    /// `--scenarios`, as given.
+    /// `--scenarios`, as given (or the default).
     pub scenarios: String,
+    /// No `--scenarios` and no default folder: no scenarios (the report says so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scenarios_absent: bool,
     /// The stores under test, in order; `None` without `--store`.
     pub stores: Option<Vec<String>>,
     /// `--seeds`: seeds per store under test.
@@ -58,6 +61,7 @@ impl CheckConfig {
     pub fn of(request: &CheckRequest<'_>, seed: &str, baseline: &Baseline) -> CheckConfig {
         CheckConfig {
             scenarios: request.scenarios_dir.display().to_string(),
+            scenarios_absent: request.scenarios_absent(),
             stores: request
                 .under_test
                 .as_ref()
@@ -260,6 +264,7 @@ mod tests {
     fn config() -> CheckConfig {
         CheckConfig {
             scenarios: "scenarios".to_string(),
+            scenarios_absent: false,
             // Not in name order: the merge orders by the config's order.
             stores: Some(STORES.iter().map(|s| s.to_string()).collect()),
             seeds: 3000,
@@ -556,6 +561,7 @@ mod tests {
         let naive = crate::store::by_name("naive").unwrap();
         let request = crate::campaign::check::CheckRequest {
             scenarios_dir: PathBuf::from("scen"),
+            scenarios_named: true,
             under_test: Some(vec![&naive]),
             seeds: 1234,
             seed_start: 99,
@@ -590,6 +596,7 @@ mod tests {
             got.config,
             CheckConfig {
                 scenarios: "scen".to_string(),
+                scenarios_absent: false,
                 stores: Some(vec!["naive".to_string()]),
                 seeds: 1234,
                 seed: "some-seed".to_string(),

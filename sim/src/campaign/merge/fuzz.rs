@@ -441,7 +441,7 @@ pub(crate) mod tests {
                     cause: f.cause.clone(),
                     needs: None,
                     saved: SavedScenario {
-                        file: file_for(&PathBuf::new(), f).display().to_string(),
+                        file: file_for(&PathBuf::new(), *store, f).display().to_string(),
                         steps: f.steps.len(),
                         original_steps: f.steps.len(),
                         gave_up: None,

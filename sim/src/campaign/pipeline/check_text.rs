@@ -31,17 +31,29 @@ pub fn text(
         out.push_str(&format!("{worlds}\n"));
     }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
-    out.push_str(&format!(
-        "scenarios: {} replayed from {}, {} failed{}\n",
-        report.scenarios.len(),
-        config.scenarios,
-        failed,
-        if has_store {
-            " (each must break nothing on the store under test)"
-        } else {
-            " (each must reproduce its expect on the store it names)"
-        }
-    ));
+    // No scenarios folder (the default one is missing): one line says so.
+    let absent = format!(
+        "no {} folder here; --scenarios DIR replays a folder of them",
+        config.scenarios
+    );
+    if config.scenarios_absent && report.scenarios.is_empty() {
+        out.push_str(&format!("scenarios: none ({absent})\n"));
+    } else {
+        let from = match (config.scenarios_absent, &config.known) {
+            (true, Some(known)) => format!("{known} ({absent})"),
+            _ => config.scenarios.clone(),
+        };
+        out.push_str(&format!(
+            "scenarios: {} replayed from {from}, {} failed{}\n",
+            report.scenarios.len(),
+            failed,
+            if has_store {
+                " (each must break nothing on the store under test)"
+            } else {
+                " (each must reproduce its expect on the store it names)"
+            }
+        ));
+    }
     push_scenarios(&mut out, report);
     out.push_str(&format_fuzz(report, config));
     if report.determinism_seeds > 0 {

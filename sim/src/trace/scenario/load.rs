@@ -82,6 +82,7 @@ struct RawScenario<'a> {
     description: Option<String>,
     store: String,
     store_dir: Option<String>,
+    store_name: Option<String>,
     seed: Option<u64>,
     strategy: Option<String>,
     #[serde(default)]
@@ -132,6 +133,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         description: raw.description,
         store: raw.store,
         store_dir: raw.store_dir,
+        store_name: raw.store_name,
         seed: raw.seed,
         strategy: raw.strategy,
         world_pins: raw.world_pins,
