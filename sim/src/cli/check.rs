@@ -38,8 +38,8 @@ pub struct Args {
     /// `--allow-empty`: a gate whose fuzzing a mistyped variable turned off must not pass).
     #[arg(long, default_value_t = DEFAULT_SEEDS)]
     seeds: u64,
-    /// Where the seeds start: a number, or any string (a commit hash), hashed.
-    #[arg(long, default_value = "0")]
+    /// Where the seeds start: a number, or any non-empty string (a commit hash), hashed.
+    #[arg(long, default_value = "0", value_parser = non_empty_seed)]
     seed: String,
     #[command(flatten)]
     strategy: StrategyFlags,
@@ -210,4 +210,9 @@ pub(super) fn output(
     } else {
         Verdict::Violation
     })
+}
+
+/// `--seed`, refused when empty ([`reconcile_sim::campaign::check::seed_start_checked`]).
+fn non_empty_seed(s: &str) -> Result<String, String> {
+    reconcile_sim::campaign::check::seed_start_checked(s).map(|_| s.to_string())
 }

@@ -32,11 +32,19 @@ persistent sets (the judged tab first, else the backend first) over 64-bit finge
 reductions and their soundness\"). --breadth-first searches on every core instead, with \
 the same verdict and counterexample, keeping every state of a level as a world in memory.
 
-Exit status: 0 verified (every schedule within the bound searched, no violation), \
-1 a violation (the shortest counterexample is printed), 2 bad input, 4 a limit hit \
-(--max-states, --max-memory, --time: inconclusive, nothing is verified; the message names \
-the flag, and what was covered is printed). A search cut at --depth-max prints no \
-verification and exits 0.")]
+Exit codes:
+  0    verified: every schedule within the bound searched, no violation (a search cut at \
+--depth-max prints no verification and exits 0)
+  1    a violation: the shortest counterexample is printed
+  2    bad usage or input: a flag, a store, a world explore cannot search soundly, or a \
+file that could not be written
+  3    a bug in reconcile-sim, not in the store under test (please report it)
+  4    inconclusive: --max-states, --max-memory or --time hit before anything was \
+verified or refuted (the message names the flag; what was covered is printed)
+  130  Ctrl-C, 143 SIGTERM, 129 SIGHUP (128 + the signal): the search stops and prints \
+what it covered
+  141  stdout's reader went away (`| head`)
+")]
 pub struct Args {
     /// The store under test.
     #[arg(long)]

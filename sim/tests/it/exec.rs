@@ -872,9 +872,11 @@ fn cli_run_reports_a_fault_as_a_crash_with_its_cause_stderr_and_reproduce_line()
     );
     assert!(text.contains("| fault 'exit' on turn-start t1"), "{text}");
     assert!(!text.contains("panicked"), "{text}");
-    assert!(text.trim_end().ends_with(
-        "reproduce: reconcile-sim run --store 'exec:node sim/tests/faulty/faulty.js exit' --seed 1"
-    ));
+    // An exec store's command runs where the run did: the reproduce line goes back there.
+    assert!(text.trim_end().ends_with(&format!(
+        "reproduce: cd {} && reconcile-sim run --store 'exec:node sim/tests/faulty/faulty.js exit' --seed 1",
+        shell_words::quote(&repo().display().to_string())
+    )));
     assert!(
         o.stderr.is_empty(),
         "a fault prints nothing to stderr: {}",

@@ -3,7 +3,7 @@
 //! The CLI prints it; the engine inside Node returns it.
 
 use crate::campaign::check::{batch_parts, scenario_message, CheckReport, ScenarioVerdict};
-use crate::campaign::findings::replay_command_for;
+use crate::campaign::findings::{replay_command_for, shrink_command_for};
 use crate::campaign::merge::check::CheckConfig;
 use crate::campaign::merge::ShardSet;
 use crate::campaign::pipeline::text::{self, format_suspects};
@@ -214,6 +214,12 @@ fn push_found(out: &mut String, report: &CheckReport) {
         push_cause(out, f.cause.as_ref(), "        ");
         if let Some(why) = &f.gave_up {
             out.push_str(&format!("        warning: {why}\n"));
+            if f.write_error.is_none() {
+                out.push_str(&format!(
+                    "        shrink: {}\n",
+                    shrink_command_for(&f.store, &f.path)
+                ));
+            }
         }
     }
 }

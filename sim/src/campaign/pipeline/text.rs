@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use crate::campaign::findings::{replay_command_for, reproduce_command, Finding};
+use crate::campaign::findings::{
+    replay_command_for, reproduce_command, shrink_command_for, Finding,
+};
 use crate::campaign::fuzz::{format_table, CHUNK_SEEDS};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
 use crate::campaign::recheck::{Suspect, SuspectKind};
@@ -177,6 +179,12 @@ pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
                 replay_command_for(&f.store, &out.join(&f.saved.file))
             }
         ));
+        if f.saved.gave_up.is_some() && f.saved.write_error.is_none() {
+            details.push_str(&format!(
+                "  shrink: {}\n",
+                shrink_command_for(&f.store, &out.join(&f.saved.file))
+            ));
+        }
     }
     for (store, c) in r.config.stores.iter().zip(&r.coverage) {
         details.push_str(&format!(
@@ -239,7 +247,7 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
         .count();
     if unshrunk > 0 {
         text.push_str(&format!(
-            "{} not shrunk to 1-minimal within the budget (steps marked + in the details; `{} shrink FILE` goes further)\n",
+            "{} not shrunk to 1-minimal within the budget (steps marked + in the details, each with the `{} shrink` command that goes further)\n",
             count(unshrunk, "scenario"),
             program()
         ));
@@ -268,9 +276,11 @@ pub fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<String> {
         .iter()
         .filter_map(|f| {
             let why = f.saved.gave_up.as_ref()?;
+            let path = out.join(&f.saved.file);
             Some(format!(
-                "warning: {why} ({})",
-                out.join(&f.saved.file).display()
+                "warning: {why} ({}; shrink: {})",
+                path.display(),
+                shrink_command_for(&f.store, &path)
             ))
         })
         .collect()
@@ -327,11 +337,21 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 Some(f) if f.saved.write_error.is_some() => {
                     text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
                 }
-                Some(f) => text.push_str(&format!(
-                    "  {:>26}replay: {}\n",
-                    "",
-                    replay_command_for(&f.store, &out.join(&f.saved.file))
-                )),
+                Some(f) => {
+                    let path = out.join(&f.saved.file);
+                    text.push_str(&format!(
+                        "  {:>26}replay: {}\n",
+                        "",
+                        replay_command_for(&f.store, &path)
+                    ));
+                    if f.saved.gave_up.is_some() {
+                        text.push_str(&format!(
+                            "  {:>26}shrink: {}\n",
+                            "",
+                            shrink_command_for(&f.store, &path)
+                        ));
+                    }
+                }
                 None => {}
             }
         }
