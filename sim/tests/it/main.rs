@@ -14,6 +14,7 @@ mod exec_findings;
 mod gate;
 mod laws;
 mod node_durable;
+mod pins_and_names;
 mod render_policies;
 mod robust;
 mod scenarios;
