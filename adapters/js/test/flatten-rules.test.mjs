@@ -100,7 +100,10 @@ test("turn ids: numbers as they are, strings of digits read, others only with de
     live("d", "assistant", "x", 6),
     live("d#1", "assistant", "y", 5),
   ]);
-  assert.throws(() => flattenMessages([{ id: "e", role: "assistant", turnId: "1a", text: "" }]), /cannot read the turn id "1a": pass decodeTurnId/);
+  // Only a whole string of digits: not "1a", not "a12" (a number at its end), not an array whose string is digits.
+  for (const [turnId, shown] of [["1a", '"1a"'], ["a12", '"a12"'], [[5], "\\[5\\]"]]) {
+    assert.throws(() => flattenMessages([{ id: "e", role: "assistant", turnId, text: "" }]), new RegExp(`cannot read the turn id ${shown}: pass decodeTurnId`));
+  }
   const decoded = flattenMessages([{ id: "f", role: "assistant", turnId: "t9", parts: [{ text: "p", turnId: "t8" }] }], {
     decodeTurnId: (id) => Number(String(id).slice(1)),
   });
