@@ -78,6 +78,11 @@ test("a tool batch: each call a tool-call row (input, args or text) and a result
   ]);
   assert.deepEqual(expandToolBatch({ kind: "text", text: "x" }), [{ kind: "text", text: "x" }]);
   assert.deepEqual(expandToolBatch({ calls: [{}] }), [{ kind: "tool-call", text: "", turnId: undefined }]);
+  // A null text is no text (not "null"); a null result (output absent) is no result row.
+  assert.deepEqual(expandToolBatch({ turnId: 1, calls: [{ text: null }, { input: "n", result: null }] }), [
+    { kind: "tool-call", text: "", turnId: 1 },
+    { kind: "tool-call", text: "n", turnId: 1 },
+  ]);
   // A custom expand replaces it; parts come from the accessor when given.
   const rows = flattenMessages([{ id: "m", role: "assistant", turnId: 2, items: [{ kind: "text", text: "x" }], parts: [{ text: "ignored" }] }], {
     parts: (m) => m.items,
