@@ -586,4 +586,105 @@ mod tests {
         assert!(serde_json::from_str::<WorldPins>(r#"["ordered-socket"]"#).is_err());
         assert!(pins.allows(&pins.draw(3)));
     }
+    /// The documented formula for a drawn value outside a range, `A + (drawn - minimum) %
+    /// width`, on the two options whose minimum is not 0 (`ws_reorder_window`, 1..=3, and
+    /// `clients`, 1..=3): a seed that draws an ordered socket (window 1) gets window 2 under
+    /// `ws_reorder_window=2..=3`, the very world `ws_reorder_window=2` gives it, and a seed
+    /// that draws three tabs gets one under `clients=1..=2`. (Reading the drawn value as an
+    /// offset from 0 instead gives window 3 and two tabs: another world, another run.)
+    #[test]
+    fn a_range_maps_a_drawn_value_by_its_offset_from_the_options_minimum() {
+        let window = WorldPins::parse(&["ws_reorder_window=2..=3"]).unwrap();
+        let two = WorldPins::parse(&["ws_reorder_window=2"]).unwrap();
+        let clients = WorldPins::parse(&["clients=1..=2"]).unwrap();
+        let (mut ordered, mut three) = (0, 0);
+        for seed in 0..300 {
+            let drawn = WorldConfig::from_seed(seed);
+            let c = window.draw(seed);
+            match drawn.ws_reorder_window {
+                1 => {
+                    ordered += 1;
+                    assert_eq!(c.ws_reorder_window, 2, "seed {seed}: 2 + (1 - 1) % 2");
+                    assert_eq!(c, two.draw(seed), "seed {seed}: the world of window 2");
+                }
+                w => assert_eq!(c.ws_reorder_window, w, "seed {seed}: in range, kept"),
+            }
+            let c = clients.draw(seed);
+            match drawn.clients {
+                3 => {
+                    three += 1;
+                    assert_eq!(c.clients, 1, "seed {seed}: 1 + (3 - 1) % 2");
+                }
+                n => assert_eq!(c.clients, n, "seed {seed}: in range, kept"),
+            }
+        }
+        assert!(
+            ordered > 100 && three > 50,
+            "{ordered} ordered, {three} of three tabs"
+        );
+        // Every option whose values are numbers, every range inside it: the formula.
+        for o in WorldConfig::OPTIONS.iter().filter(|o| kind(o) == Kind::Int) {
+            for lo in o.min..=o.max {
+                for hi in lo + 1..=o.max {
+                    let pins = WorldPins::parse(&[format!("{}={lo}..={hi}", o.name)]).unwrap();
+                    for seed in 0..40 {
+                        let drawn = (o.get)(&WorldConfig::from_seed(seed));
+                        let want = if (lo..=hi).contains(&drawn) {
+                            drawn
+                        } else {
+                            lo + (drawn - o.min) % (hi - lo + 1)
+                        };
+                        let got = (o.get)(&pins.draw(seed));
+                        assert_eq!(got, want, "{}={lo}..={hi} seed {seed}", o.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `deltas_without_turn_ids=true` needs an ordered socket: with a window pin or range
+    /// that allows 1 (`1`, `1..=2`, `1..=3`) the pins are coherent and every world has
+    /// window 1; with one that does not (`2`, `3`, `2..=3`, `2..3`) they are refused up
+    /// front, in either order, naming the reason. Without the turnless deltas every window
+    /// is coherent.
+    #[test]
+    fn turnless_deltas_cohere_with_a_window_that_allows_one_and_with_no_other() {
+        for window in ["1", "1..=2", "1..=3", "1..3", "1..2"] {
+            let w = format!("ws_reorder_window={window}");
+            for values in [
+                [w.as_str(), "deltas_without_turn_ids=true"],
+                ["deltas_without_turn_ids=true", w.as_str()],
+            ] {
+                let pins = WorldPins::parse(&values)
+                    .unwrap_or_else(|e| panic!("{values:?} is coherent: {e}"));
+                for seed in 0..100 {
+                    let c = pins.draw(seed);
+                    assert!(c.deltas_without_turn_ids, "{values:?} seed {seed}");
+                    assert_eq!(c.ws_reorder_window, 1, "{values:?} seed {seed}");
+                    assert!(c.incoherence().is_none(), "{values:?} seed {seed}");
+                }
+            }
+        }
+        for window in ["2", "3", "2..=3", "2..4", "3..=3"] {
+            let w = format!("ws_reorder_window={window}");
+            for values in [
+                [w.as_str(), "deltas_without_turn_ids=true"],
+                ["deltas_without_turn_ids=true", w.as_str()],
+            ] {
+                let e = WorldPins::parse(&values).unwrap_err();
+                assert!(
+                    e.starts_with("--world: incoherent pins: deltas_without_turn_ids = true needs ws_reorder_window = 1"),
+                    "{values:?}: {e}"
+                );
+            }
+            let pins = WorldPins::parse(&[w.as_str(), "deltas_without_turn_ids=false"])
+                .unwrap_or_else(|e| panic!("{w} without turnless deltas: {e}"));
+            assert!((0..50).all(|s| pins.draw(s).ws_reorder_window > 1), "{w}");
+        }
+        // A pin on the window alone turns free turnless deltas off; the pin on the deltas
+        // alone turns the free window to 1 (`a_pin_wins_over_a_free_option_it_makes_incoherent`).
+        let free = WorldPins::parse(&["ws_reorder_window=2..=3"]).unwrap();
+        assert!((0..100).any(|s| WorldConfig::from_seed(s).deltas_without_turn_ids));
+        assert!((0..100).all(|s| !free.draw(s).deltas_without_turn_ids));
+    }
 }

@@ -1056,4 +1056,107 @@ mod tests {
         r.push(other);
         rejected_by(&s, &r, "a turn's content below the message that started it");
     }
+    /// Delivers to c0, in this order, the first event of each kind `kinds` names (by
+    /// `Event` variant), each overtaking what is still waiting before it (the world's
+    /// window must allow it), then reports c0's live rows.
+    fn deliver_kinds(s: &mut Script<'_>, kinds: &[&str]) -> Vec<RenderRow> {
+        for kind in kinds {
+            let id = s
+                .world()
+                .client(0)
+                .inbox()
+                .find(|(_, e)| format!("{e:?}").starts_with(kind))
+                .map(|(id, _)| id)
+                .unwrap_or_else(|| panic!("no {kind} waiting for c0"));
+            s.step(Step::DeliverEvent {
+                client: 0,
+                event: id,
+            });
+        }
+        rows(s)
+    }
+
+    /// A turn's message of three rows (text, a tool call, text after it) with the user's
+    /// message m2 below it, the result that will hold m2 not yet delivered. The socket
+    /// reorders (window 3), so `message-consumed` overtakes the call and the second text
+    /// overtakes the result: c0 learns the text, then the send of m2, its consumption, the
+    /// call, the second text. `m2_first`: m2 is sent (and consumed) before the first text
+    /// reaches c0, so the whole message came after it.
+    fn three_row_message(m2_first: bool) -> (Script<'static>, Vec<RenderRow>) {
+        let mut config = scripted_config();
+        config.ws_reorder_window = 3;
+        let mut s = Script::new(config, &durable_db_order::KIND);
+        s.deliver_all(0).deliver_all(1);
+        s.send(0).post(0).deliver_all(0);
+        let r = if m2_first {
+            s.send(0)
+                .post(0)
+                .delta()
+                .tool_call()
+                .tool_result(true)
+                .delta();
+            deliver_kinds(
+                &mut s,
+                &[
+                    "MessageQueued",
+                    "MessageConsumed",
+                    "TextDelta",
+                    "ToolCall",
+                    "TextDelta",
+                ],
+            )
+        } else {
+            s.delta().deliver_all(0);
+            s.send(0).post(0).tool_call().tool_result(true).delta();
+            deliver_kinds(
+                &mut s,
+                &["MessageQueued", "MessageConsumed", "ToolCall", "TextDelta"],
+            )
+        };
+        (s, r)
+    }
+
+    /// The rule of a message of three or more rows: each row of it is taken at the
+    /// message's start (its earliest row), not at the row above it. m2 was sent after the
+    /// first text reached the tab, so [text][call][text][m2] is the message grown in place
+    /// above a message sent while it streams: accepted, though the last two rows came
+    /// after m2 in both orders (read from the row above, the third row starts at the call,
+    /// and m2 is "out of order"). When m2 came before the whole message, the same render
+    /// is out of order.
+    #[test]
+    fn a_message_of_three_rows_starts_at_its_first_row_for_every_row_of_it() {
+        let (s, r) = three_row_message(false);
+        let (m1, m2, d1, call, d2) = (
+            "User msg:m1",
+            "User msg:m10",
+            "Assistant txt:t1.1",
+            "ToolCall tool-call:t1.1",
+            "Assistant txt:t1.2",
+        );
+        let live = shape(&r);
+        let at = |row: &str| {
+            live.iter()
+                .position(|l| l == row)
+                .unwrap_or_else(|| panic!("{row} in {live:?}"))
+        };
+        let grown = reorder(&r, &[at(m1), at(d1), at(call), at(d2), at(m2)]);
+        assert_eq!(shape(&grown), [m1, d1, call, d2, m2]);
+        assert_eq!(judge(&s, &grown), None, "{:?}", shape(&grown));
+        // Two rows of the message above m2 are fine either way; the third is the rule.
+        let two = reorder(&r, &[at(m1), at(d1), at(call), at(m2), at(d2)]);
+        assert_eq!(judge(&s, &two), None, "{:?}", shape(&two));
+
+        let (s, r) = three_row_message(true);
+        let live = shape(&r);
+        let at = |row: &str| {
+            live.iter()
+                .position(|l| l == row)
+                .unwrap_or_else(|| panic!("{row} in {live:?}"))
+        };
+        let grown = reorder(&r, &[at(m1), at(d1), at(call), at(d2), at(m2)]);
+        rejected_by(&s, &grown, "live rows in arrival order");
+        // m2 above the message, where it came: accepted.
+        let above = reorder(&r, &[at(m1), at(m2), at(d1), at(call), at(d2)]);
+        assert_eq!(judge(&s, &above), None, "{:?}", shape(&above));
+    }
 }

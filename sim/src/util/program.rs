@@ -199,4 +199,34 @@ mod tests {
         );
         assert_eq!(name_for(None, None, "./rs", None), "reconcile-sim");
     }
+    /// A process may be started with an empty `argv[0]` (`execve` allows it; some
+    /// launchers do it): the printed commands then name the binary by its absolute path,
+    /// never by nothing (a reproduce line that started with ` run --store …`).
+    #[test]
+    fn an_empty_first_argument_names_the_binary_by_its_path() {
+        assert_eq!(
+            name_for(None, false, "", exe("/usr/local/bin/reconcile-sim")),
+            "/usr/local/bin/reconcile-sim"
+        );
+        assert_eq!(
+            name_for(None, false, "", exe("/my dir/reconcile-sim")),
+            "'/my dir/reconcile-sim'"
+        );
+        assert_eq!(name_for(None, false, "", None), "reconcile-sim");
+        // Started by cargo, the cargo form; an override still wins.
+        assert_eq!(
+            name_for(None, true, "", exe("/r/target/checked/reconcile-sim")),
+            "cargo run --profile checked --"
+        );
+        assert_eq!(
+            name_for(Some("npx reconcile-sim"), false, "", None),
+            "npx reconcile-sim"
+        );
+        // A profile folder cargo does not name (empty, or not a profile's name) is the path.
+        assert_eq!(
+            name_for(None, true, "", exe("/r/target/my profile/reconcile-sim")),
+            "'/r/target/my profile/reconcile-sim'"
+        );
+        assert_eq!(name_for(None, true, "rs", exe("/reconcile-sim")), "rs");
+    }
 }

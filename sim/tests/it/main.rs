@@ -16,6 +16,7 @@ mod gate;
 mod laws;
 mod node_durable;
 mod pasted;
+mod pins_and_names;
 mod render_policies;
 mod robust;
 mod scenarios;
