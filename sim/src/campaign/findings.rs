@@ -109,6 +109,9 @@ pub struct Finding {
     pub class: Option<Class>,
     /// The world features the saved witness needs ([`crate::trace::assume`]).
     pub needs: Vec<Assumption>,
+    /// The needs were not searched to the end (the settle budget or Ctrl-C stopped it):
+    /// `needs` is an upper bound, what the witness's world has beyond what was ruled out.
+    pub needs_unsearched: bool,
     /// For a `crash`: why the store crashed in the run that found it, with the adapter's
     /// stderr tail.
     pub cause: Option<CrashCause>,
@@ -292,7 +295,10 @@ pub fn save_shrunk(
 ) -> Finding {
     let Minimal { shrunk, masked } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
+    let needs_unsearched = out_of_time(limits);
     let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs), seen);
+    // Out of time during the searches: some feature may not have been tried without.
+    let needs_unsearched = needs_unsearched || out_of_time(limits);
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
@@ -323,6 +329,7 @@ pub fn save_shrunk(
         shrunk,
         class: failure.class.clone(),
         needs,
+        needs_unsearched,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
@@ -350,6 +357,11 @@ fn need_less(
     let mut tried = Vec::new();
     while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
         tried.push(a);
+        // A feature the pins (the store's contract, `--world`) fix is in every world the
+        // team's app meets, or in none: a witness without it is moot.
+        if failure.pins.fixes(a.option()) {
+            continue;
+        }
         if out_of_time(limits) {
             break;
         }
@@ -560,6 +572,8 @@ pub fn save_unshrunk(
         },
         class: failure.class.clone(),
         needs,
+        // Unshrunk: not searched at all.
+        needs_unsearched: true,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),

@@ -100,6 +100,8 @@ pub struct ExecFactory {
     pool: Pool,
     /// What the probed process's `hello` stated about its settings (its virtual clock).
     settings: std::sync::OnceLock<String>,
+    /// The contract the probed process's `hello` declared (`world`), as given.
+    world: std::sync::OnceLock<Vec<String>>,
     /// Adapters in this process instead of processes ([`ExecFactory::in_process`]).
     opener: Option<Arc<dyn ChannelOpener>>,
 }
@@ -131,6 +133,7 @@ impl ExecFactory {
             isolate: false,
             pool: Pool::default(),
             settings: std::sync::OnceLock::new(),
+            world: std::sync::OnceLock::new(),
             opener: None,
         })
     }
@@ -220,6 +223,7 @@ impl ExecFactory {
         if let Some(clock) = conn.clock() {
             let _ = self.settings.set(format!("clock: {clock}"));
         }
+        let _ = self.world.set(conn.world().to_vec());
         match started {
             Ok(()) if !self.isolate => self.pool.give_back(conn),
             Ok(()) => {}
@@ -303,6 +307,13 @@ impl StoreFactory for ExecFactory {
         self.settings.get().cloned()
     }
 
+    /// What the probed adapter declared in its `hello` (`world`); none before a probe.
+    fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
+        let world = self.world.get().map_or(&[][..], Vec::as_slice);
+        crate::model::pins::WorldPins::contract(world)
+            .map_err(|e| format!("exec store '{}': {e}", self.spec))
+    }
+
     /// The same command, settings and directory, isolated: a new process for every store
     /// (its own, empty pool). `None` when this factory is isolated already.
     fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
@@ -318,6 +329,7 @@ impl StoreFactory for ExecFactory {
             isolate: true,
             pool: Pool::default(),
             settings: self.settings.clone(),
+            world: self.world.clone(),
             opener: self.opener.clone(),
         }))
     }

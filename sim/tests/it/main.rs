@@ -8,6 +8,7 @@ mod classes;
 mod cli;
 mod cli_fuzzing;
 mod cli_scenarios;
+mod contract;
 mod docs;
 mod exec;
 mod exec_findings;

@@ -102,6 +102,11 @@ pub struct Scenario {
     /// reproduce command repeats them. Informational: `config` is the concrete world.
     #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
     pub world_pins: WorldPins,
+    /// The contract the store declared of its backend and transport (an adapter's `hello`
+    /// `world`), which the run's worlds were drawn under (`world_pins` includes it, with
+    /// any `--world` override on top). Informational, like `world_pins`.
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub contract: WorldPins,
     /// The invariant expected to break when the steps are replayed on `store`, or null when
     /// the scenario is expected to pass.
     #[serde(default)]
@@ -119,7 +124,11 @@ pub struct Scenario {
     /// The features of the world this witness needs ([`crate::trace::assume`]): each one
     /// without which the same steps no longer show the failure. Absent in files written
     /// before it was recorded, and in files nobody judged (hand-written ones).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::trace::assume::deserialize_needs"
+    )]
     pub needs: Option<Vec<Assumption>>,
     /// A known failure of `store`: `check --store` replaying it on that store accepts it
     /// failing with its `class` (and counts the class as known) instead of requiring a
@@ -195,11 +204,12 @@ impl Scenario {
     }
 
     /// Record where `stores`' command runs (`store_dir`), for a store that runs one, so that
-    /// the file replays the same from any working directory.
+    /// the file replays the same from any working directory, and the contract it declares.
     pub fn record_dir(&mut self, stores: &dyn StoreFactory) {
         self.store_dir = stores
             .command_dir()
             .map(|d| d.to_string_lossy().into_owned());
+        self.contract = stores.contract().unwrap_or_default();
     }
 
     /// A scenario of `steps` on the store named `store`, without notes: nothing is
@@ -223,6 +233,7 @@ impl Scenario {
             needs: None,
             known_failure: false,
             world_pins: WorldPins::default(),
+            contract: WorldPins::default(),
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
         }
