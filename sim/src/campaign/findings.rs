@@ -19,7 +19,9 @@ use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
+use crate::trace::shrink::{
+    shrink_failing, shrink_with, DoesNotFail, Failing, GaveUp, Limits, Reduced, Shrunk,
+};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -402,17 +404,51 @@ fn shrink_failure(
     Ok(match &failure.class {
         Some(class) => shrink_class(store, failure, class, limits, replayed)?,
         None => (
-            shrink(
+            shrink_with(
                 store,
                 failure.config.clone(),
                 &failure.steps,
                 Some(failure.invariant),
                 limits,
+                &|config, _| failure.pins.allows(config),
             )
             .map_err(FindingError::DoesNotReplay)?,
             Vec::new(),
         ),
     })
+}
+
+/// A property kept only in worlds the pins allow (the store's contract and `--world`): the
+/// shrinker cuts world options to simplify a witness, and a witness in a world the team's
+/// app never meets (consume reasons cut from an app whose backend always sends them) would
+/// be no witness of theirs.
+struct WithinPins<'a, F> {
+    inner: F,
+    pins: &'a WorldPins,
+}
+
+impl<F: Failing> Failing for WithinPins<'_, F> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.inner.stores()
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&crate::model::world::World, &[Step], usize) -> crate::run::Next,
+    ) -> (Vec<Step>, bool) {
+        if !self.pins.allows(config) {
+            return (Vec::new(), false);
+        }
+        self.inner.run(config, next)
+    }
+    fn replay(
+        &self,
+        config: &WorldConfig,
+        steps: &[Step],
+        observer: &mut dyn crate::run::Observer,
+    ) {
+        self.inner.replay(config, steps, observer);
+    }
 }
 
 /// The world features the shrunk witness needs, each checked by one replay without it;
@@ -599,10 +635,13 @@ fn shrink_class(
             got: first.report.outcome.invariant(),
         }));
     }
-    let keeps = HasClass {
-        stores: store,
-        class,
-        mask: &failure.mask,
+    let keeps = WithinPins {
+        inner: HasClass {
+            stores: store,
+            class,
+            mask: &failure.mask,
+        },
+        pins: &failure.pins,
     };
     let r = shrink_failing(
         &keeps,
