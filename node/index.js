@@ -189,6 +189,7 @@ export async function runHere(options, command) {
     depth: options.depth,
     maxShrinkIters: options.maxShrinkIters,
     maxShrinkTimeMs: options.maxShrinkTimeMs,
+    settleTime: options.settleTime,
   };
   return drive(new Engine(JSON.stringify(full)), () => host.open(), () => host.leave());
 }
@@ -198,7 +199,7 @@ export async function runHere(options, command) {
  * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
  * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
  * `strategy`, `depth`, `maxShrinkIters`, `maxShrinkTimeMs` (`--max-shrink-time` in
- * milliseconds); the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`, `args`;
+ * milliseconds), `settleTime` (`--settle-time`: `"campaign"`, `"90s"`, `"unbounded"`); the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`, `args`;
  * `cwd` (default: the current directory; relative paths are taken from it).
  * Returns `{ settings, table, details, warnings, failed, runs, result }`: the CLI's
  * text, and its `--json` object as `result`.

@@ -19,7 +19,9 @@ use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
+use crate::trace::shrink::{
+    shrink_failing, shrink_with, DoesNotFail, Failing, GaveUp, Limits, Reduced, Shrunk,
+};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +111,9 @@ pub struct Finding {
     pub class: Option<Class>,
     /// The world features the saved witness needs ([`crate::trace::assume`]).
     pub needs: Vec<Assumption>,
+    /// The needs were not searched to the end (the settle budget or Ctrl-C stopped it):
+    /// `needs` is an upper bound, what the witness's world has beyond what was ruled out.
+    pub needs_unsearched: bool,
     /// For a `crash`: why the store crashed in the run that found it, with the adapter's
     /// stderr tail.
     pub cause: Option<CrashCause>,
@@ -238,7 +243,8 @@ pub fn file_for(out_dir: &Path, store: &dyn StoreFactory, failure: &Failure) -> 
             ),
         }
     };
-    out_dir.join(format!("{name}{}.json", variant_suffix(failure)))
+    let contract = store.contract().unwrap_or_default();
+    out_dir.join(format!("{name}{}.json", variant_suffix(failure, &contract)))
 }
 
 /// What tells runs of one seed apart beyond the store and seed, for [`file_for`]: empty
@@ -246,7 +252,9 @@ pub fn file_for(out_dir: &Path, store: &dyn StoreFactory, failure: &Failure) -> 
 /// names of the default runs stay as they were); `-<strategy>` for a seeded run of another
 /// strategy; `-w<hash>` (8 hex digits of the `--world` and `--invariants` flags) when
 /// something is pinned or skipped. The scenario file records all of it.
-fn variant_suffix(failure: &Failure) -> String {
+/// The store's declared contract (`contract`) is the store's, not the run's: pins it
+/// declares add nothing to the name.
+fn variant_suffix(failure: &Failure, contract: &WorldPins) -> String {
     use crate::oracle::judged::JudgedExt;
     let mut suffix = String::new();
     if failure.seed.is_some() {
@@ -256,8 +264,9 @@ fn variant_suffix(failure: &Failure) -> String {
         }
     }
     let judged = failure.config.judged;
-    if !failure.pins.is_empty() || !judged.is_all() {
-        let flags = format!("{}{}", failure.pins.flags(), judged.flags());
+    let pins = failure.pins.beyond(contract);
+    if !pins.is_empty() || !judged.is_all() {
+        let flags = format!("{}{}", pins.flags(), judged.flags());
         let hash = xxhash_rust::xxh3::xxh3_64(flags.as_bytes());
         suffix.push_str(&format!("-w{:08x}", hash >> 32));
     }
@@ -345,7 +354,10 @@ pub fn save_shrunk(
 ) -> Finding {
     let Minimal { shrunk, masked } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
+    let needs_unsearched = out_of_time(limits);
     let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs), seen);
+    // Out of time during the searches: some feature may not have been tried without.
+    let needs_unsearched = needs_unsearched || out_of_time(limits);
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
@@ -376,6 +388,7 @@ pub fn save_shrunk(
         shrunk,
         class: failure.class.clone(),
         needs,
+        needs_unsearched,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
@@ -403,6 +416,11 @@ fn need_less(
     let mut tried = Vec::new();
     while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
         tried.push(a);
+        // A feature the pins (the store's contract, `--world`) fix is in every world the
+        // team's app meets, or in none: a witness without it is moot.
+        if failure.pins.fixes(a.option()) {
+            continue;
+        }
         if out_of_time(limits) {
             break;
         }
@@ -443,17 +461,51 @@ fn shrink_failure(
     Ok(match &failure.class {
         Some(class) => shrink_class(store, failure, class, limits, replayed)?,
         None => (
-            shrink(
+            shrink_with(
                 store,
                 failure.config.clone(),
                 &failure.steps,
                 Some(failure.invariant),
                 limits,
+                &|config, _| failure.pins.allows(config),
             )
             .map_err(FindingError::DoesNotReplay)?,
             Vec::new(),
         ),
     })
+}
+
+/// A property kept only in worlds the pins allow (the store's contract and `--world`): the
+/// shrinker cuts world options to simplify a witness, and a witness in a world the team's
+/// app never meets (consume reasons cut from an app whose backend always sends them) would
+/// be no witness of theirs.
+struct WithinPins<'a, F> {
+    inner: F,
+    pins: &'a WorldPins,
+}
+
+impl<F: Failing> Failing for WithinPins<'_, F> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.inner.stores()
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&crate::model::world::World, &[Step], usize) -> crate::run::Next,
+    ) -> (Vec<Step>, bool) {
+        if !self.pins.allows(config) {
+            return (Vec::new(), false);
+        }
+        self.inner.run(config, next)
+    }
+    fn replay(
+        &self,
+        config: &WorldConfig,
+        steps: &[Step],
+        observer: &mut dyn crate::run::Observer,
+    ) {
+        self.inner.replay(config, steps, observer);
+    }
 }
 
 /// The world features the shrunk witness needs, each checked by one replay without it;
@@ -613,6 +665,8 @@ pub fn save_unshrunk(
         },
         class: failure.class.clone(),
         needs,
+        // Unshrunk: not searched at all.
+        needs_unsearched: true,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
@@ -638,10 +692,13 @@ fn shrink_class(
             got: first.report.outcome.invariant(),
         }));
     }
-    let keeps = HasClass {
-        stores: store,
-        class,
-        mask: &failure.mask,
+    let keeps = WithinPins {
+        inner: HasClass {
+            stores: store,
+            class,
+            mask: &failure.mask,
+        },
+        pins: &failure.pins,
     };
     let r = shrink_failing(
         &keeps,

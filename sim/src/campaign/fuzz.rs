@@ -653,7 +653,7 @@ fn invariant_failure(
     run: RunReport,
 ) -> Failure {
     let strategy = Some(campaign.strategy.to_string());
-    let pins = campaign.worlds.pins.clone();
+    let pins = campaign.worlds.effective();
     Failure::of_run(store.name(), invariant, Some(seed), strategy, run, pins)
 }
 

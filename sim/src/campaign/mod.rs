@@ -14,4 +14,5 @@ pub mod nightly;
 pub mod pipeline;
 pub mod recheck;
 pub mod seen_runs;
+pub mod settle_budget;
 pub mod shard;

@@ -720,7 +720,7 @@ pub fn check_determinism(
                 Some(seed),
                 Some(strategy.to_string()),
                 *report,
-                worlds.pins.clone(),
+                worlds.effective(),
             );
             let suspect = save_suspect(*store, &failure, got, (kind, why), out_dir);
             suspects.push(suspect);

@@ -69,6 +69,8 @@ pub struct Args {
     #[command(flatten)]
     limits: LimitFlags,
     #[command(flatten)]
+    settle: super::flags::SettleFlag,
+    #[command(flatten)]
     sharding: ShardFlags,
     #[command(flatten)]
     allow: AllowExecFlag,
@@ -110,6 +112,12 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 .as_deref()
                 .is_some_and(|s| s.starts_with(reconcile_sim::exec::SPEC_PREFIX))
     };
+    let tested: Vec<&dyn StoreFactory> = under_test
+        .iter()
+        .flatten()
+        .map(|b| b.as_ref() as &dyn StoreFactory)
+        .collect();
+    let worlds = super::flags::worlds_under(&args.world, &args.invariants, &tested)?;
     let request = CheckRequest {
         scenarios_dir: args
             .scenarios
@@ -129,7 +137,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         shard: args.sharding.shard(),
         determinism,
         allow_empty: args.allow_empty,
-        worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        worlds,
+        settle: args.settle.settle_time,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
@@ -153,13 +162,14 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.junit.as_deref(),
         args.json,
         run.result_error.into_iter().collect(),
-        Some(started),
+        Some((started, &run.timing)),
     )
 }
 
 /// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
-/// `result`'s with the found failures' paths where they were written (and `started`'s
-/// time taken on stderr after the text, if given). Every file that could not be written
+/// `result`'s with the found failures' paths where they were written (and, if given, the
+/// time taken since it started on stderr after the text, and how long the campaign and
+/// settling took, in the text and the JSON). Every file that could not be written
 /// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
 /// (exit 2), after the report.
 pub(super) fn output(
@@ -168,7 +178,10 @@ pub(super) fn output(
     junit: Option<&Path>,
     json: bool,
     others: Vec<String>,
-    started: Option<std::time::Instant>,
+    timing: Option<(
+        std::time::Instant,
+        &reconcile_sim::campaign::settle_budget::Timing,
+    )>,
 ) -> anyhow::Result<Verdict> {
     let mut write_errors = report.write_errors();
     write_errors.extend(others);
@@ -184,6 +197,11 @@ pub(super) fn output(
         if !result.shards.complete() {
             value["shards"] = serde_json::to_value(&result.shards)?;
         }
+        if let (Some((_, t)), serde_json::Value::Object(v)) = (timing, &mut value) {
+            if let serde_json::Value::Object(t) = t.json() {
+                v.extend(t);
+            }
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!(
@@ -195,8 +213,9 @@ pub(super) fn output(
                 super::interrupt::first_name()
             )
         );
-        if let Some(started) = started {
+        if let Some((started, t)) = timing {
             eprintln!("(check took {:.1?})", started.elapsed());
+            eprintln!("{}", t.line());
         }
     }
     if !write_errors.is_empty() {

@@ -16,6 +16,7 @@ use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
 use super::verdict::Verdict;
+use reconcile_sim::model::pins::WorldPins;
 
 /// `--message-texts`.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -165,7 +166,8 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
-    let bound = bound(&args)?;
+    let contract = store.contract().map_err(anyhow::Error::msg)?;
+    let bound = bound(&args, &contract)?;
     let started = std::time::Instant::now();
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
@@ -296,9 +298,9 @@ fn parse_size(text: &str) -> Result<u64, String> {
 /// The bound the flags describe: the world ([`world`]), then the reductions, limits and
 /// parallelism, refused in the words of the flags when the engines do not search them
 /// ([`ExploreBound::validate`]).
-fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
+fn bound(args: &Args, contract: &WorldPins) -> anyhow::Result<ExploreBound> {
     let mut bound = ExploreBound::small(args.clients, args.sends);
-    bound.world = world(args)?;
+    bound.world = world(args, contract)?;
     bound.depth_max = args.depth_max;
     bound.shortest = !args.first;
     // `--plain` and `--no-cache` are the baselines: the search the reductions are measured
@@ -351,8 +353,9 @@ fn refusal(refused: Refused) -> String {
     }
 }
 
-/// The world the flags and `--world` pins describe, refused when explore cannot search it.
-fn world(args: &Args) -> anyhow::Result<WorldConfig> {
+/// The world the flags describe, under the store's declared contract and then the `--world`
+/// pins, refused when explore cannot search it.
+fn world(args: &Args, contract: &WorldPins) -> anyhow::Result<WorldConfig> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
     }
@@ -382,7 +385,9 @@ fn world(args: &Args) -> anyhow::Result<WorldConfig> {
         Texts::Tokens => MessageTexts::Tokens,
         Texts::Colliding => MessageTexts::Colliding,
     };
-    let pins = args.world.pins()?;
+    let pins = contract
+        .then(&args.world.pins()?)
+        .map_err(|e| anyhow::anyhow!("the store's contract ({contract}) under --world: {e}"))?;
     if let Some(range) = pins.settings().into_iter().find(|s| s.contains("..")) {
         anyhow::bail!(
             "--world {range}: explore searches one world, not a range of them (pin one value, or run it once per value)"
@@ -456,6 +461,11 @@ fn print_text(
     elapsed: std::time::Duration,
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
+    if let Ok(contract) = store.contract() {
+        if !contract.is_empty() {
+            println!("contract (declared by the store): {contract}");
+        }
+    }
     println!("scope: {}", report.scope);
     if let (Some(shard), Some(c)) = (bound.parallelism.shard, &report.covered) {
         let units: usize = c.units.iter().map(Vec::len).sum();

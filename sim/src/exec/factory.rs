@@ -103,6 +103,8 @@ pub struct ExecFactory {
     /// The name the probed process's `hello` gave its store, with the command's words
     /// after `--` ([`stated_name`]).
     stated: std::sync::OnceLock<String>,
+    /// The contract the probed process's `hello` declared (`world`), as given.
+    world: std::sync::OnceLock<Vec<String>>,
     /// Adapters in this process instead of processes ([`ExecFactory::in_process`]).
     opener: Option<Arc<dyn ChannelOpener>>,
 }
@@ -135,6 +137,7 @@ impl ExecFactory {
             pool: Pool::default(),
             settings: std::sync::OnceLock::new(),
             stated: std::sync::OnceLock::new(),
+            world: std::sync::OnceLock::new(),
             opener: None,
         })
     }
@@ -227,6 +230,7 @@ impl ExecFactory {
         if let Some(name) = conn.name() {
             let _ = self.stated.set(stated_name(name, &self.argv));
         }
+        let _ = self.world.set(conn.world().to_vec());
         match started {
             Ok(()) if !self.isolate => self.pool.give_back(conn),
             Ok(()) => {}
@@ -328,6 +332,13 @@ impl StoreFactory for ExecFactory {
         self.stated.get().cloned()
     }
 
+    /// What the probed adapter declared in its `hello` (`world`); none before a probe.
+    fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
+        let world = self.world.get().map_or(&[][..], Vec::as_slice);
+        crate::model::pins::WorldPins::contract(world)
+            .map_err(|e| format!("exec store '{}': {e}", self.spec))
+    }
+
     /// The same command, settings and directory, isolated: a new process for every store
     /// (its own, empty pool). `None` when this factory is isolated already.
     fn fresh(&self) -> Option<Box<dyn StoreFactory>> {
@@ -344,6 +355,7 @@ impl StoreFactory for ExecFactory {
             pool: Pool::default(),
             settings: self.settings.clone(),
             stated: self.stated.clone(),
+            world: self.world.clone(),
             opener: self.opener.clone(),
         }))
     }

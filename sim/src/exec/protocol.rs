@@ -77,6 +77,11 @@ pub(super) struct Answer {
     /// In a `hello` answer: the name the adapter gives its store.
     #[serde(default)]
     name: Option<String>,
+    /// In a `hello` answer: the contract of the store's backend and transport, as
+    /// `--world` settings and profiles (`["ordered-socket", "consume_reasons=true"]`),
+    /// which every command applies ([`crate::model::store::StoreFactory::contract`]).
+    #[serde(default)]
+    world: Option<Vec<String>>,
 }
 
 /// The ids of one process's conversation: requests are numbered from 1, and the answers
@@ -148,6 +153,12 @@ impl Answer {
     /// The `clock` a `hello` answer states (read before [`Answer::into_hello`]).
     pub fn clock(&self) -> Option<&str> {
         self.clock.as_deref()
+    }
+
+    /// The `world` (the declared contract) a `hello` answer states, as given (read
+    /// before [`Answer::into_hello`]); empty when it states none.
+    pub fn world(&self) -> &[String] {
+        self.world.as_deref().unwrap_or_default()
     }
 
     /// The answer to `hello`: the same protocol version back (and the features the adapter

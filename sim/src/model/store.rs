@@ -330,6 +330,16 @@ pub trait StoreFactory: Sync {
     fn file_label(&self) -> String {
         self.stated_name().unwrap_or_else(|| self.name())
     }
+
+    /// The contract of the store's backend and transport: the world options its app
+    /// fixes (one ordered socket, consume reasons always sent, …), as `--world` settings
+    /// ([`WorldPins`](crate::model::pins::WorldPins)), which every command applies
+    /// without a flag and `--world` overrides. An adapter declares it in its `hello`
+    /// (`world`); a Rust store overrides this. Empty (the default): the store runs in
+    /// every world the seeds draw. An error names a contract that does not parse.
+    fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
+        Ok(crate::model::pins::WorldPins::none())
+    }
 }
 
 #[cfg(test)]

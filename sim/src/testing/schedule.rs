@@ -218,6 +218,7 @@ pub mod strategies {
                             needs: None,
                             known_failure,
                             world_pins: Default::default(),
+                            contract: Default::default(),
                             config,
                             steps: steps
                                 .into_iter()

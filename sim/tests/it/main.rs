@@ -9,6 +9,7 @@ mod cli;
 mod cli_fuzzing;
 mod cli_scenarios;
 mod doc_examples;
+mod contract;
 mod docs;
 mod exec;
 mod exec_findings;

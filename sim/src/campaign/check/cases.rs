@@ -235,6 +235,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Worlds::default(),
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         }
     }
 

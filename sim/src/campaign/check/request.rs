@@ -86,6 +86,8 @@ pub struct CheckRequest<'a> {
     /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
     /// the fuzzed runs and, when chosen, in every scenario's replay too).
     pub worlds: Worlds,
+    /// How long settling the new classes found may take (`--settle-time`).
+    pub settle: crate::campaign::settle_budget::SettleBudget,
 }
 
 impl CheckRequest<'_> {

@@ -306,6 +306,7 @@ mod tests {
             gave_up: None,
             cause: None,
             needs: Vec::new(),
+            needs_unsearched: false,
             write_error: None,
         };
         let s = SavedScenario::of_text(&path, &text, 3, 8, None, None).unwrap();
@@ -578,6 +579,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Default::default(),
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         };
         let r = result(
             Vec::new(),

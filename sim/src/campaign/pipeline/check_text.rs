@@ -205,7 +205,11 @@ fn push_found(out: &mut String, report: &CheckReport) {
             } else {
                 " (gave up early)"
             },
-            crate::trace::assume::describe(&f.needs),
+            format!(
+                "{}{}",
+                crate::trace::assume::describe(&f.needs),
+                super::text::unsearched(f.needs_unsearched)
+            ),
             match &f.write_error {
                 Some(e) => format!("NOT SAVED: {e}"),
                 None => format!("replay: {}", replay_command_for(&f.store, &f.path)),

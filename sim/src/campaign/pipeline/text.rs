@@ -42,6 +42,7 @@ pub fn json(result: &ResultFile<FuzzResult>, out: &Path) -> serde_json::Result<s
                 "class": f.class,
                 "class_name": f.class.as_ref().map(|c| c.to_string()),
                 "needs": f.needs,
+                "needs_unsearched": f.needs_unsearched,
                 "seed": f.seed,
                 "path": path.display().to_string(),
                 "steps": f.saved.steps,
@@ -252,11 +253,27 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
             program()
         ));
     }
+    let unsearched_needs = r.scenarios.iter().filter(|f| f.needs_unsearched).count();
+    if unsearched_needs > 0 {
+        text.push_str(&format!(
+            "{} with needs not searched within the budget (an upper bound: what the witness's world has; marked in the details)\n",
+            count(unsearched_needs, "scenario"),
+        ));
+    }
     text.push_str(&format!(
         "details (every class, its shrunk scenario and replay command; --verbose prints them here): {}\n",
         details.display()
     ));
     text
+}
+
+/// What follows a needs line whose search the budget cut short.
+pub fn unsearched(needs_unsearched: bool) -> &'static str {
+    if needs_unsearched {
+        " (not searched to the end within the settle budget: an upper bound)"
+    } else {
+        ""
+    }
 }
 
 /// `1 class`, `3 classes`.
@@ -330,8 +347,15 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
-            if let Some(needs) = file.and_then(|f| f.needs.as_deref()) {
-                text.push_str(&format!("  {:>26}{}\n", "", assume::describe(needs)));
+            if let Some(f) = file {
+                if let Some(needs) = f.needs.as_deref() {
+                    text.push_str(&format!(
+                        "  {:>26}{}{}\n",
+                        "",
+                        assume::describe(needs),
+                        unsearched(f.needs_unsearched)
+                    ));
+                }
             }
             match file {
                 Some(f) if f.saved.write_error.is_some() => {

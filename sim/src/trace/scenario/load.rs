@@ -87,13 +87,15 @@ struct RawScenario<'a> {
     strategy: Option<String>,
     #[serde(default)]
     world_pins: crate::model::pins::WorldPins,
+    #[serde(default)]
+    contract: crate::model::pins::WorldPins,
     #[serde(borrow, default)]
     expect: Option<&'a RawValue>,
     #[serde(borrow, default)]
     class: Option<&'a RawValue>,
     #[serde(borrow, default)]
     masked: Option<&'a RawValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::trace::assume::deserialize_needs")]
     needs: Option<Vec<crate::trace::assume::Assumption>>,
     #[serde(default)]
     known_failure: bool,
@@ -137,6 +139,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         seed: raw.seed,
         strategy: raw.strategy,
         world_pins: raw.world_pins,
+        contract: raw.contract,
         expect,
         class: p.class(raw.class, "class")?,
         masked: p.class(raw.masked, "masked")?.unwrap_or_default(),

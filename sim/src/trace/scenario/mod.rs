@@ -109,6 +109,11 @@ pub struct Scenario {
     /// reproduce command repeats them. Informational: `config` is the concrete world.
     #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
     pub world_pins: WorldPins,
+    /// The contract the store declared of its backend and transport (an adapter's `hello`
+    /// `world`), which the run's worlds were drawn under (`world_pins` includes it, with
+    /// any `--world` override on top). Informational, like `world_pins`.
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub contract: WorldPins,
     /// The invariant expected to break when the steps are replayed on `store`, or null when
     /// the scenario is expected to pass.
     #[serde(default)]
@@ -126,7 +131,11 @@ pub struct Scenario {
     /// The features of the world this witness needs ([`crate::trace::assume`]): each one
     /// without which the same steps no longer show the failure. Absent in files written
     /// before it was recorded, and in files nobody judged (hand-written ones).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::trace::assume::deserialize_needs"
+    )]
     pub needs: Option<Vec<Assumption>>,
     /// A known failure of `store`: `check --store` replaying it on that store accepts it
     /// failing with its `class` (and counts the class as known) instead of requiring a
@@ -210,6 +219,7 @@ impl Scenario {
             .command_dir()
             .map(|d| d.to_string_lossy().into_owned());
         self.store_name = stores.stated_name();
+        self.contract = stores.contract().unwrap_or_default();
     }
 
     /// Whether this file was recorded against `stores`: the same stated name when both
@@ -244,6 +254,7 @@ impl Scenario {
             needs: None,
             known_failure: false,
             world_pins: WorldPins::default(),
+            contract: WorldPins::default(),
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
         }
