@@ -205,28 +205,36 @@ mod tests {
     #[test]
     fn an_empty_first_argument_names_the_binary_by_its_path() {
         assert_eq!(
-            name_for(None, false, "", exe("/usr/local/bin/reconcile-sim")),
+            name_for(None, None, "", exe("/usr/local/bin/reconcile-sim")),
             "/usr/local/bin/reconcile-sim"
         );
         assert_eq!(
-            name_for(None, false, "", exe("/my dir/reconcile-sim")),
+            name_for(None, None, "", exe("/my dir/reconcile-sim")),
             "'/my dir/reconcile-sim'"
         );
-        assert_eq!(name_for(None, false, "", None), "reconcile-sim");
+        assert_eq!(name_for(None, None, "", None), "reconcile-sim");
         // Started by cargo, the cargo form; an override still wins.
         assert_eq!(
-            name_for(None, true, "", exe("/r/target/checked/reconcile-sim")),
+            name_for(None, Some(None), "", exe("/r/target/checked/reconcile-sim")),
             "cargo run --profile checked --"
         );
         assert_eq!(
-            name_for(Some("npx reconcile-sim"), false, "", None),
+            name_for(Some("npx reconcile-sim"), None, "", None),
             "npx reconcile-sim"
         );
         // A profile folder cargo does not name (empty, or not a profile's name) is the path.
         assert_eq!(
-            name_for(None, true, "", exe("/r/target/my profile/reconcile-sim")),
+            name_for(
+                None,
+                Some(None),
+                "",
+                exe("/r/target/my profile/reconcile-sim")
+            ),
             "'/r/target/my profile/reconcile-sim'"
         );
-        assert_eq!(name_for(None, true, "rs", exe("/reconcile-sim")), "rs");
+        assert_eq!(
+            name_for(None, Some(None), "rs", exe("/reconcile-sim")),
+            "rs"
+        );
     }
 }

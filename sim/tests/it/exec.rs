@@ -815,7 +815,11 @@ fn cli_fuzz_through_node_prints_the_same_table_as_in_process() {
         );
         let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("fuzz --json");
         // How long the run took is the one thing two runs do not share.
-        for key in ["campaign_seconds", "settle_seconds", "settle_budget_seconds"] {
+        for key in [
+            "campaign_seconds",
+            "settle_seconds",
+            "settle_budget_seconds",
+        ] {
             v.as_object_mut().unwrap().remove(key);
         }
         (code(&o), v)
