@@ -129,12 +129,13 @@ pub struct Learned {
     pub markers: Vec<(TokenKey, u32)>,
     /// Each of the tab's own messages a delivered `message-consumed` named, with when
     /// ([`Learned::told_at`]): when the tab was told where the DB will hold it (a tool
-    /// result, trailing history, the next turn's first row). Only its own ([`Own`]).
+    /// result, trailing history, the next turn's first row). Only its own ([`Own`]), the
+    /// first time, by id.
     pub consumed: Vec<(MessageId, u32)>,
     /// The first event delivered (its `turn-start`, or content that overtook it) of each
     /// turn one of the tab's own messages started, with when, just before it
     /// ([`Learned::told_at`]): when the tab was told the turn began, so where its
-    /// initiating message sits in the DB. Only those turns ([`Own`]).
+    /// initiating message sits in the DB. Only those turns ([`Own`]), by id.
     pub turns_seen: Vec<(TurnId, u32)>,
     /// Runs begun so far.
     runs: u32,
@@ -232,7 +233,7 @@ impl Learned {
     fn turn_seen(&mut self, turn: TurnId, own: Own<'_>) {
         if self.first_of(turn, own) {
             let at = self.told_at();
-            self.turns_seen.push((turn, at));
+            first_time(&mut self.turns_seen, turn, at);
         }
     }
 
@@ -283,11 +284,22 @@ impl Learned {
             }
             Event::MessageConsumed { message_ids, .. } => {
                 let at = self.told_at();
-                let mine = message_ids.iter().filter(|m| own.message(**m));
-                self.consumed.extend(mine.map(|m| (*m, at)));
+                for m in message_ids.iter().filter(|m| own.message(**m)) {
+                    first_time(&mut self.consumed, *m, at);
+                }
             }
             _ => {}
         }
+    }
+}
+
+/// Record that the tab was told about `id` at `at`, unless it was told before (the first
+/// time is the one the oracle reads), keeping `told` sorted by id: the oracle looks an id
+/// up and never reads the order, so two schedules that told the tab the same things in
+/// another order (events overtaking one another) leave one state, not two (issue 48).
+fn first_time<K: Ord>(told: &mut Vec<(K, u32)>, id: K, at: u32) {
+    if let Err(i) = told.binary_search_by(|(k, _)| k.cmp(&id)) {
+        told.insert(i, (id, at));
     }
 }
 
