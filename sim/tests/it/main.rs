@@ -11,6 +11,7 @@ mod cli_scenarios;
 mod docs;
 mod exec;
 mod exec_findings;
+mod explore_figures;
 mod gate;
 mod laws;
 mod node_durable;
