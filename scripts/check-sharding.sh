@@ -62,6 +62,12 @@ untimed() { # untimed FILE: rewrite FILE in place
     fs.writeFileSync(f, JSON.stringify(v, null, 2) + "\n");' "$1"
 }
 
+# Printed paths are absolute (a command pasted anywhere works), and a run and the merge of
+# its shards ran in different folders: where each ran is written [DIR] before comparing.
+here() { # here FILE DIR: rewrite FILE in place
+  D="$2" perl -pi -e 's/\Q$ENV{D}\E/[DIR]/g' "$1"
+}
+
 same() { # same WHAT A B
   if cmp -s "$2" "$3"; then
     echo "ok:   $1"
@@ -95,6 +101,8 @@ t=$SECONDS
 run "$tmp/fuzz/whole" "${fuzz[@]}" --verbose --out failures >"$tmp/fuzz/whole.txt" 2>/dev/null
 run "$tmp/fuzz/whole-json" "${fuzz[@]}" --out failures --json >"$tmp/fuzz/whole.json" 2>/dev/null
 untimed "$tmp/fuzz/whole.json"
+here "$tmp/fuzz/whole.txt" "$tmp/fuzz/whole"
+here "$tmp/fuzz/whole.json" "$tmp/fuzz/whole-json"
 echo "   (both runs: $(elapsed "$t"))"
 for n in $SHARDS; do
   echo "== ${fuzz[*]}: $n shard(s), merged"
@@ -108,6 +116,8 @@ for n in $SHARDS; do
   run "$tmp/fuzz/$n/merged" merge "${results[@]}" --out failures >"$tmp/fuzz/$n/merged.txt"
   run "$tmp/fuzz/$n/merged-json" merge "$tmp/fuzz/$n" --out failures --json >"$tmp/fuzz/$n/merged.json"
   untimed "$tmp/fuzz/$n/merged.json"
+  here "$tmp/fuzz/$n/merged.txt" "$tmp/fuzz/$n/merged"
+  here "$tmp/fuzz/$n/merged.json" "$tmp/fuzz/$n/merged-json"
   same "fuzz, $n shards: table (text)" "$tmp/fuzz/whole.txt" "$tmp/fuzz/$n/merged.txt"
   same "fuzz, $n shards: JSON" "$tmp/fuzz/whole.json" "$tmp/fuzz/$n/merged.json"
   same_dir "fuzz, $n shards: shrunk scenario files" "$tmp/fuzz/whole/failures" "$tmp/fuzz/$n/merged/failures"
@@ -120,6 +130,9 @@ t=$SECONDS
 run "$tmp/check/whole" "${check[@]}" --out failures --junit check.xml >"$tmp/check/whole.txt" 2>/dev/null
 run "$tmp/check/whole-json" "${check[@]}" --out failures --json >"$tmp/check/whole.json" 2>/dev/null
 untimed "$tmp/check/whole.json"
+here "$tmp/check/whole.txt" "$tmp/check/whole"
+here "$tmp/check/whole/check.xml" "$tmp/check/whole"
+here "$tmp/check/whole.json" "$tmp/check/whole-json"
 echo "   (both runs: $(elapsed "$t"))"
 for n in $SHARDS; do
   echo "== ${check[*]}: $n shard(s), merged"
@@ -131,6 +144,9 @@ for n in $SHARDS; do
   run "$tmp/check/$n/merged" merge "${results[@]}" --out failures --junit check.xml >"$tmp/check/$n/merged.txt"
   run "$tmp/check/$n/merged-json" merge "$tmp/check/$n" --out failures --json >"$tmp/check/$n/merged.json"
   untimed "$tmp/check/$n/merged.json"
+  here "$tmp/check/$n/merged.txt" "$tmp/check/$n/merged"
+  here "$tmp/check/$n/merged/check.xml" "$tmp/check/$n/merged"
+  here "$tmp/check/$n/merged.json" "$tmp/check/$n/merged-json"
   same "check, $n shards: text" "$tmp/check/whole.txt" "$tmp/check/$n/merged.txt"
   same "check, $n shards: JSON" "$tmp/check/whole.json" "$tmp/check/$n/merged.json"
   same "check, $n shards: JUnit" "$tmp/check/whole/check.xml" "$tmp/check/$n/merged/check.xml"
