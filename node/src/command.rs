@@ -247,6 +247,7 @@ impl Command {
             result_file: None,
             details_file: false,
             partners: meeting.map(|m| m as &dyn Partners),
+            html: false,
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
@@ -274,6 +275,7 @@ impl Command {
             determinism: !self.no_check_determinism,
             allow_empty: self.allow_empty,
             worlds: self.worlds()?,
+            html: false,
         };
         // With a store under test every scenario is replayed on it; a file naming
         // another `exec:` command is not run from here.

@@ -13,5 +13,6 @@ pub mod merge;
 pub mod nightly;
 pub mod pipeline;
 pub mod recheck;
+pub mod report;
 pub mod seen_runs;
 pub mod shard;

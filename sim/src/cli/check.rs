@@ -82,6 +82,11 @@ pub struct Args {
     /// Do not run seeds again to compare them (the default for in-process stores).
     #[arg(long)]
     no_check_determinism: bool,
+    /// Also write an HTML report: `OUT/report.html` (the table, every class with its seeds
+    /// and needs, the scenarios replayed) and each new class's page beside its scenario
+    /// (the interleaving drawn step by step). Self-contained: opens from disk.
+    #[arg(long)]
+    html: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -125,6 +130,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         determinism,
         allow_empty: args.allow_empty,
         worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        html: args.html,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
@@ -142,13 +148,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         },
         args.sharding.result.as_deref(),
     )?;
+    let mut others: Vec<String> = run.result_error.into_iter().collect();
+    let mut footer = String::new();
+    if let Some(w) = &run.reports {
+        let (lines, errors) = super::report::written_lines(w);
+        footer = lines;
+        others.extend(errors);
+    }
     output(
         &run.result,
         &run.report,
         args.junit.as_deref(),
         args.json,
-        run.result_error.into_iter().collect(),
+        others,
         Some(started),
+        &footer,
     )
 }
 
@@ -156,7 +170,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 /// `result`'s with the found failures' paths where they were written (and `started`'s
 /// time taken on stderr after the text, if given). Every file that could not be written
 /// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
-/// (exit 2), after the report.
+/// (exit 2), after the report. `footer` is printed after the text (not with `--json`).
 pub(super) fn output(
     result: &ResultFile<CheckResult>,
     report: &CheckReport,
@@ -164,6 +178,7 @@ pub(super) fn output(
     json: bool,
     others: Vec<String>,
     started: Option<std::time::Instant>,
+    footer: &str,
 ) -> anyhow::Result<Verdict> {
     let mut write_errors = report.write_errors();
     write_errors.extend(others);
@@ -193,6 +208,7 @@ pub(super) fn output(
         if let Some(started) = started {
             eprintln!("(check took {:.1?})", started.elapsed());
         }
+        print!("{footer}");
     }
     if !write_errors.is_empty() {
         anyhow::bail!(

@@ -22,6 +22,7 @@ mod merge;
 mod nightly;
 mod progress;
 mod replay;
+mod report;
 mod run;
 mod sharding;
 mod shrink;
@@ -80,6 +81,10 @@ enum Command {
     /// Add up the `--result` files of the shards of one `fuzz`, `check` or `nightly` run
     /// (`--shard I/N`) into what the unsharded run prints and writes.
     Merge(merge::Args),
+    /// Write self-contained HTML pages: a scenario's interleaving drawn step by step, or a
+    /// campaign's table and classes from result files and nights, each class linked to its
+    /// scenario's page.
+    Report(report::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -109,6 +114,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Merge(args) => merge::main(args),
+        Command::Report(args) => report::main(args),
     };
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.

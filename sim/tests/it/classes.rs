@@ -365,6 +365,7 @@ fn check_known(
             determinism: false,
             allow_empty: false,
             worlds: Default::default(),
+            html: false,
         },
         &|path, sc| {
             reconcile_sim::store::recorded::resolve_recorded(

@@ -215,6 +215,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Worlds::default(),
+            html: false,
         }
     }
 

@@ -424,6 +424,7 @@ pub(crate) mod tests {
             determinism: true,
             allow_empty: true,
             worlds: Worlds::default(),
+            html: false,
         }
     }
 

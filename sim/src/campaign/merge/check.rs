@@ -572,6 +572,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Default::default(),
+            html: false,
         };
         let r = result(
             Vec::new(),

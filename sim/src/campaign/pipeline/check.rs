@@ -17,6 +17,8 @@ pub struct CheckRun {
     /// Why the result file could not be written, if it could not: the command reports it
     /// after the report and fails.
     pub result_error: Option<String>,
+    /// The HTML report written with `request.html`; `None` without it.
+    pub reports: Option<crate::campaign::report::Written>,
 }
 
 /// Run the check `request` describes (`seed`: the seed as given, from which
@@ -34,9 +36,23 @@ pub fn check(
         CheckResult::of_run(request, seed, &report, &texts)?,
     );
     let result_error = result.save_to(result_file);
+    let reports = request.html.then(|| {
+        let stores = request.under_test.clone().unwrap_or_default();
+        crate::campaign::report::write_check(
+            &result,
+            &report,
+            &request.out,
+            request.shard,
+            &crate::campaign::report::Replayers {
+                stores: &stores,
+                resolve,
+            },
+        )
+    });
     Ok(CheckRun {
         result,
         report,
         result_error,
+        reports,
     })
 }
