@@ -82,8 +82,9 @@ pub fn nights_in(nights: &Path) -> BTreeMap<String, (PathBuf, NightlySummary)> {
 }
 
 const CHART_H: i64 = 150;
-const PAD_L: i64 = 48;
-const PAD_B: i64 = 40;
+const PAD_T: i64 = 22;
+const PAD_L: i64 = 60;
+const PAD_B: i64 = 64;
 const STEP_W: i64 = 56;
 
 /// The history of `points` (oldest first): a bar chart of classes per night (new ones
@@ -93,10 +94,11 @@ pub fn history_html(points: &[NightPoint]) -> String {
     if points.is_empty() {
         return out;
     }
-    let w = PAD_L + STEP_W * points.len() as i64 + 16;
-    let h = CHART_H + PAD_B + 16;
+    let w = (PAD_L + STEP_W * points.len() as i64 + 24).max(260);
+    let h = PAD_T + CHART_H + PAD_B;
     let max_classes = points.iter().map(|p| p.classes).max().unwrap_or(0).max(1) as i64;
-    let y_of = |v: i64, max: i64| 8 + CHART_H - v * CHART_H / max.max(1);
+    let y_of = |v: i64, max: i64| PAD_T + CHART_H - v * CHART_H / max.max(1);
+    out.push_str("<div class=\"charts\">\n");
     // Classes per night.
     let _ = writeln!(
         out,
@@ -144,7 +146,7 @@ pub fn history_html(points: &[NightPoint]) -> String {
         .map(|p| p.runs_per_second)
         .fold(0.0_f64, f64::max)
         .max(1.0);
-    let rate_y = |v: f64| 8 + CHART_H - (v / max_rate * CHART_H as f64).round() as i64;
+    let rate_y = |v: f64| PAD_T + CHART_H - (v / max_rate * CHART_H as f64).round() as i64;
     let _ = writeln!(
         out,
         "<figure><svg class=\"chart\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-labelledby=\"chart-rate\"><title id=\"chart-rate\">In-process runs per second per night (the table below has the numbers)</title>"
@@ -181,7 +183,7 @@ pub fn history_html(points: &[NightPoint]) -> String {
         );
         night_label(&mut out, x, &p.night);
     }
-    out.push_str("</svg><figcaption>In-process runs per second (mean over the night's strategies).</figcaption></figure>\n");
+    out.push_str("</svg><figcaption>In-process runs per second (mean over the night's strategies).</figcaption></figure>\n</div>\n");
     // The numbers.
     out.push_str("<table class=\"history\"><caption>Every night found</caption><thead><tr><th scope=\"col\">night</th><th scope=\"col\">classes</th><th scope=\"col\">new</th><th scope=\"col\">runs/s</th><th scope=\"col\">seeds per store</th><th scope=\"col\">note</th></tr></thead><tbody>\n");
     for p in points {
@@ -202,13 +204,14 @@ pub fn history_html(points: &[NightPoint]) -> String {
 }
 
 fn axes(out: &mut String, w: i64, max: f64) {
-    let base = 8 + CHART_H;
+    let base = PAD_T + CHART_H;
     let _ = write!(
         out,
-        "<line class=\"axis\" x1=\"{PAD_L}\" y1=\"8\" x2=\"{PAD_L}\" y2=\"{base}\"/><line class=\"axis\" x1=\"{PAD_L}\" y1=\"{base}\" x2=\"{}\" y2=\"{base}\"/><line class=\"grid\" x1=\"{PAD_L}\" y1=\"8\" x2=\"{}\" y2=\"8\"/><text x=\"{}\" y=\"12\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{base}\" text-anchor=\"end\">0</text>",
+        "<line class=\"axis\" x1=\"{PAD_L}\" y1=\"{PAD_T}\" x2=\"{PAD_L}\" y2=\"{base}\"/><line class=\"axis\" x1=\"{PAD_L}\" y1=\"{base}\" x2=\"{}\" y2=\"{base}\"/><line class=\"grid\" x1=\"{PAD_L}\" y1=\"{PAD_T}\" x2=\"{}\" y2=\"{PAD_T}\"/><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text><text x=\"{}\" y=\"{base}\" text-anchor=\"end\">0</text>",
         w - 8,
         w - 8,
         PAD_L - 4,
+        PAD_T + 4,
         fixed(max, 0),
         PAD_L - 4
     );
@@ -218,8 +221,8 @@ fn night_label(out: &mut String, x: i64, night: &str) {
     let _ = write!(
         out,
         "<text x=\"{x}\" y=\"{}\" text-anchor=\"end\" transform=\"rotate(-35 {x} {})\">{}</text>",
-        8 + CHART_H + 14,
-        8 + CHART_H + 14,
+        PAD_T + CHART_H + 14,
+        PAD_T + CHART_H + 14,
         escape(night)
     );
 }

@@ -51,6 +51,15 @@ pub fn campaign_page(view: &CampaignView, links: &[Option<ClassLink>]) -> String
         }
         body.push_str("</section>\n");
     }
+    if !view.history.is_empty() {
+        let _ = writeln!(
+            body,
+            "<section aria-labelledby=\"h-history\"><h2 id=\"h-history\">Nights found ({})</h2>",
+            view.history.len()
+        );
+        body.push_str(&history_html(&view.history));
+        body.push_str("</section>\n");
+    }
     classes_html(&mut body, view, links);
     if !view.scenarios.is_empty() {
         body.push_str("<section aria-labelledby=\"h-replays\"><h2 id=\"h-replays\">Scenarios replayed</h2>\n<table class=\"replays\"><thead><tr><th scope=\"col\">file</th><th scope=\"col\">store</th><th scope=\"col\">requirement</th><th scope=\"col\">got</th><th scope=\"col\">ok</th></tr></thead><tbody>\n");
@@ -66,15 +75,6 @@ pub fn campaign_page(view: &CampaignView, links: &[Option<ClassLink>]) -> String
             );
         }
         body.push_str("</tbody></table></section>\n");
-    }
-    if !view.history.is_empty() {
-        let _ = writeln!(
-            body,
-            "<section aria-labelledby=\"h-history\"><h2 id=\"h-history\">Nights found ({})</h2>",
-            view.history.len()
-        );
-        body.push_str(&history_html(&view.history));
-        body.push_str("</section>\n");
     }
     if !view.notes.is_empty() {
         body.push_str("<section aria-labelledby=\"h-notes\"><h2 id=\"h-notes\">Notes</h2><ul>\n");
@@ -133,10 +133,23 @@ fn matrix_html(body: &mut String, m: &Matrix) {
 }
 
 fn classes_html(body: &mut String, view: &CampaignView, links: &[Option<ClassLink>]) {
+    let distinct: std::collections::BTreeSet<(&str, &str)> = view
+        .classes
+        .iter()
+        .map(|c| (c.store.as_str(), c.name.as_str()))
+        .collect();
+    let count = if distinct.len() == view.classes.len() {
+        distinct.len().to_string()
+    } else {
+        format!(
+            "{}; {} findings over the run's campaigns",
+            distinct.len(),
+            view.classes.len()
+        )
+    };
     let _ = writeln!(
         body,
-        "<section aria-labelledby=\"h-classes\"><h2 id=\"h-classes\">Classes ({})</h2>",
-        view.classes.len()
+        "<section aria-labelledby=\"h-classes\"><h2 id=\"h-classes\">Classes ({count})</h2>"
     );
     if view.classes.is_empty() {
         body.push_str("<p>No failure: no class to show.</p></section>\n");
@@ -180,7 +193,7 @@ fn classes_html(body: &mut String, view: &CampaignView, links: &[Option<ClassLin
                 }
                 let _ = write!(
                     body,
-                    "<code id=\"replay-{i}\">{}</code> <button type=\"button\" class=\"copy controls-only\" data-copy=\"replay-{i}\">Copy</button>",
+                    "<code id=\"replay-{i}\">{}</code> <button type=\"button\" class=\"copy js-only\" data-copy=\"replay-{i}\">Copy</button>",
                     escape(&l.replay)
                 );
             }

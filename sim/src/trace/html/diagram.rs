@@ -134,6 +134,9 @@ pub struct Arrow {
     pub what: String,
     /// How many older messages of its queue it overtook (its position when delivered).
     pub overtakes: usize,
+    /// It never arrived: the run ended (at the violation, or with the world quiescent)
+    /// while it was in flight. Drawn to the diagram's last row, the end of the run.
+    pub in_flight: bool,
 }
 
 /// Every arrow of `walk`, in the order their messages arrived (line by line).
@@ -146,6 +149,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
     let mut answered: BTreeMap<ClientId, VecDeque<(usize, String)>> = BTreeMap::new();
     let mut fetches: BTreeMap<(ClientId, RequestId), VecDeque<usize>> = BTreeMap::new();
     let mut served: BTreeMap<(ClientId, RequestId), VecDeque<usize>> = BTreeMap::new();
+    let mut delivered: std::collections::BTreeSet<(ClientId, u32)> = Default::default();
     for (line, record) in walk.records.iter().enumerate() {
         let Some(record) = record else { continue };
         for (id, _) in &record.broadcast {
@@ -153,6 +157,9 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
         }
         let overtakes = record.position.unwrap_or(0);
         let what = describe::what_happened(record);
+        if let Step::DeliverEvent { client, event } = record.step {
+            delivered.insert((client, event));
+        }
         match record.step {
             Step::DeliverEvent { client, event } => out.push(Arrow {
                 kind: ArrowKind::Event,
@@ -163,6 +170,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                 id: format!("e{event}"),
                 what: format!("e{event} {what}"),
                 overtakes,
+                in_flight: false,
             }),
             Step::HandlePost { client } => {
                 let message = record
@@ -178,6 +186,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                         id,
                         what: what.clone(),
                         overtakes: 0,
+                        in_flight: false,
                     });
                 }
                 answered
@@ -196,6 +205,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                         id,
                         what: what.clone(),
                         overtakes,
+                        in_flight: false,
                     });
                 }
             }
@@ -214,6 +224,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                             id: request.to_string(),
                             what: what.clone(),
                             overtakes: 0,
+                            in_flight: false,
                         });
                     }
                     served.entry((client, request)).or_default().push_back(line);
@@ -233,6 +244,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                         id: request.to_string(),
                         what: what.clone(),
                         overtakes,
+                        in_flight: false,
                     });
                 }
             }
@@ -250,6 +262,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                     id,
                     what: what.clone(),
                     overtakes: 0,
+                    in_flight: false,
                 });
             }
             Step::ScrollUp { client } | Step::ScrollDown { client } => out.push(Arrow {
@@ -265,6 +278,7 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                     "scrolls down".to_string()
                 },
                 overtakes: 0,
+                in_flight: false,
             }),
             _ => {}
         }
@@ -281,6 +295,84 @@ pub fn arrows(walk: &Walk) -> Vec<Arrow> {
                     }
                 }
             }
+        }
+    }
+    // What was still in flight when the run ended, to the end row.
+    let end = walk.records.len();
+    let in_flight = |kind, from, to, from_line, id: String, what: String| Arrow {
+        kind,
+        from,
+        to,
+        from_line: Some(from_line),
+        to_line: end,
+        id,
+        what: format!("{what} (still in flight when the run ended)"),
+        overtakes: 0,
+        in_flight: true,
+    };
+    let clients = walk.narration.report.config.clients;
+    for (&id, &line) in &events {
+        for c in (0..clients).filter(|c| !delivered.contains(&(*c, id))) {
+            out.push(in_flight(
+                ArrowKind::Event,
+                Lane::Backend,
+                Lane::Tab(c),
+                line,
+                format!("e{id}"),
+                format!("e{id} to c{c}"),
+            ));
+        }
+    }
+    for (c, queue) in posts {
+        for (line, id) in queue {
+            let what = format!("POST {id} from c{c}");
+            out.push(in_flight(
+                ArrowKind::Post,
+                Lane::Tab(c),
+                Lane::Backend,
+                line,
+                id,
+                what,
+            ));
+        }
+    }
+    for (c, queue) in answered {
+        for (line, id) in queue {
+            let what = format!("POST {id} response to c{c}");
+            out.push(in_flight(
+                ArrowKind::PostResponse,
+                Lane::Backend,
+                Lane::Tab(c),
+                line,
+                id,
+                what,
+            ));
+        }
+    }
+    for ((c, request), queue) in fetches {
+        for line in queue {
+            let what = format!("fetch {request} from c{c}");
+            out.push(in_flight(
+                ArrowKind::Fetch,
+                Lane::Tab(c),
+                Lane::Backend,
+                line,
+                request.to_string(),
+                what,
+            ));
+        }
+    }
+    for ((c, request), queue) in served {
+        for line in queue {
+            let what = format!("fetch {request} response to c{c}");
+            out.push(in_flight(
+                ArrowKind::FetchResponse,
+                Lane::Backend,
+                Lane::Tab(c),
+                line,
+                request.to_string(),
+                what,
+            ));
         }
     }
     out
@@ -336,6 +428,7 @@ impl Layout {
         self.desc_x() + DESC_CHARS as i64 * CHAR_W + 10
     }
 
+    /// Below the last step, the end row: where what was still in flight arrives.
     fn height(&self) -> i64 {
         self.row_top(self.lines) + ROW_H + 8
     }
@@ -477,6 +570,13 @@ pub fn svg(walk: &Walk, arrows: &[Arrow]) -> String {
             escape(&cut(&text, DESC_CHARS))
         );
     }
+    let end = layout.row_top(layout.lines);
+    let _ = writeln!(
+        out,
+        "<g class=\"end\"><line x1=\"0\" y1=\"{end}\" x2=\"{w}\" y2=\"{end}\"/><text x=\"{}\" y=\"{}\">end of the run: an arrow that stops here was still in flight</text></g>",
+        layout.desc_x(),
+        end + ROW_H - 7
+    );
     out.push_str("</g>\n");
     lanes_svg(&mut out, walk, &layout, &lanes);
     marks_svg(&mut out, walk, &layout);
@@ -627,7 +727,11 @@ fn arrows_svg(out: &mut String, arrows: &[Arrow], layout: &Layout) {
             (Lane::Tab(c), _) | (_, Lane::Tab(c)) => c,
             _ => 0,
         };
-        let over = if a.overtakes > 0 { " overtakes" } else { "" };
+        let over = match (a.overtakes > 0, a.in_flight) {
+            (true, _) => " overtakes",
+            (false, true) => " in-flight",
+            _ => "",
+        };
         let title = if a.overtakes > 0 {
             format!("{} (overtook {} older)", a.what, a.overtakes)
         } else {
@@ -640,7 +744,11 @@ fn arrows_svg(out: &mut String, arrows: &[Arrow], layout: &Layout) {
             a.kind.name(),
             escape(&a.id),
             a.from_line.map_or("start".to_string(), |l| l.to_string()),
-            a.to_line,
+            if a.in_flight {
+                "end".to_string()
+            } else {
+                a.to_line.to_string()
+            },
             a.overtakes,
             escape(&title)
         );

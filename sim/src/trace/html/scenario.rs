@@ -198,7 +198,7 @@ fn verdict(body: &mut String, input: &ScenarioPage<'_>, w: &Walk, own_store: boo
     }
     let _ = writeln!(
         body,
-        "<p class=\"replay\"><strong>replay:</strong> <code id=\"replay-command\">{}</code> <button type=\"button\" class=\"copy\" data-copy=\"replay-command\">Copy</button> <span class=\"copied\" role=\"status\"></span></p>",
+        "<p class=\"replay\"><strong>replay:</strong> <code id=\"replay-command\">{}</code> <button type=\"button\" class=\"copy js-only\" data-copy=\"replay-command\">Copy</button> <span class=\"copied\" role=\"status\"></span></p>",
         escape(input.replay)
     );
     if w.break_line.is_some() {
@@ -220,6 +220,7 @@ fn legend(body: &mut String) {
     body.push_str("<li>An arrow drawn heavy overtook older messages of its queue: it crosses them, and its row says <q>overtakes N older</q>.</li>\n");
     body.push_str("<li>A square on the backend lane: the agent's own step. A ring on a tab's lane: its render changed. A dashed tab lane: its user is scrolled up (reconcile deferred).</li>\n");
     body.push_str("<li>The breaking step is hatched and marked ✗; a masked class's step (the run went on) says so.</li>\n");
+    body.push_str("<li>An arrow that ends on the last row (the end of the run), drawn faint, was still in flight when the run ended.</li>\n");
     body.push_str("<li>Click a row to show that step, or use the panel's buttons, its slider, or the keys ← → Home End and b.</li>\n</ul></details>\n");
 }
 
@@ -388,7 +389,9 @@ fn panel(body: &mut String, w: &Walk, data: &serde_json::Value, initial: usize) 
     body.push_str("<div id=\"tabs\">");
     for v in step["tabs"].as_array().into_iter().flatten() {
         let i = v.as_u64().unwrap_or(0) as usize;
+        body.push_str("<div>");
         body.push_str(data["views"][i].as_str().unwrap_or(""));
+        body.push_str("</div>");
     }
     body.push_str("</div>\n<details class=\"marks-legend\" open><summary>Marks</summary><ul>");
     for m in Mark::ALL {

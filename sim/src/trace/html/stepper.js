@@ -17,6 +17,11 @@
   var current = -1;
   for (var i = 0; i < steps.length; i++) rows.push(document.getElementById("row-" + i));
 
+  // One slot per tab, refilled only when its view changes (most steps touch one tab).
+  var slots = [];
+  var shown = [];
+  var hashTimer = null;
+
   function show(i, scroll) {
     if (steps.length === 0) return;
     i = Math.max(0, Math.min(steps.length - 1, i));
@@ -25,26 +30,44 @@
     current = i;
     var step = steps[i];
     now.innerHTML = step.head;
-    var html = "";
-    for (var t = 0; t < step.tabs.length; t++) html += views[step.tabs[t]];
-    tabs.innerHTML = html;
+    if (slots.length !== step.tabs.length) {
+      tabs.textContent = "";
+      slots = [];
+      shown = [];
+      for (var s = 0; s < step.tabs.length; s++) {
+        slots.push(tabs.appendChild(document.createElement("div")));
+        shown.push(-1);
+      }
+    }
+    for (var t = 0; t < step.tabs.length; t++) {
+      if (shown[t] !== step.tabs[t]) {
+        slots[t].innerHTML = views[step.tabs[t]];
+        shown[t] = step.tabs[t];
+      }
+    }
     slider.value = String(i);
     var row = rows[i];
     if (row) {
       row.classList.add("current");
       if (scroll) keepInView(row);
     }
-    try {
-      history.replaceState(null, "", "#step-" + step.label);
-    } catch (e) {
-      // An address that cannot change (some viewers) only loses the link.
-    }
+    // The address follows once stepping pauses (browsers limit how often it may change).
+    if (hashTimer !== null) clearTimeout(hashTimer);
+    hashTimer = setTimeout(function () {
+      hashTimer = null;
+      try {
+        history.replaceState(null, "", "#step-" + steps[current].label);
+      } catch (e) {
+        // An address that cannot change (some viewers) only loses the link.
+      }
+    }, 300);
   }
 
-  // Scroll the diagram's pane (not the page) just enough to show the row.
+  // Scroll the diagram's pane (not the page) just enough to show the row; its place is
+  // read from its attributes, which needs no layout.
   function keepInView(row) {
-    var box = row.getBBox();
-    var top = box.y, bottom = box.y + box.height;
+    var bg = row.querySelector("rect");
+    var top = bg.y.baseVal.value, bottom = top + bg.height.baseVal.value;
     if (top < pane.scrollTop + 30) pane.scrollTop = Math.max(0, top - 60);
     else if (bottom > pane.scrollTop + pane.clientHeight - 10) pane.scrollTop = bottom - pane.clientHeight + 60;
   }
@@ -115,7 +138,15 @@
     for (var d = 0; d < open.length; d++) open[d].setAttribute("open", "");
   });
 
-  var m = /^#step-(.+)$/.exec(location.hash);
-  var start = m ? byLabel(decodeURIComponent(m[1])) : -1;
+  // The step the address names (#step-d3), if any.
+  function fromAddress() {
+    var m = /^#step-(.+)$/.exec(location.hash);
+    return m ? byLabel(decodeURIComponent(m[1])) : -1;
+  }
+  window.addEventListener("hashchange", function () {
+    var i = fromAddress();
+    if (i >= 0) go(i);
+  });
+  var start = fromAddress();
   show(start >= 0 ? start : data.initial, true);
 })();
