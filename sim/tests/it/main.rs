@@ -15,6 +15,7 @@ mod gate;
 mod laws;
 mod node_durable;
 mod render_policies;
+mod report;
 mod robust;
 mod scenarios;
 mod shard;

@@ -113,3 +113,93 @@ pub fn files(written: &Written) -> Vec<PathBuf> {
         .cloned()
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::merge::fuzz::tests::result_from;
+    use crate::store::by_name;
+
+    fn shipped(
+        path: &Path,
+        sc: &crate::trace::scenario::Scenario,
+    ) -> Result<Box<dyn crate::model::store::StoreFactory>, crate::store::recorded::RecordedError>
+    {
+        crate::store::recorded::resolve_recorded(&sc.store, path, None, Default::default(), false)
+    }
+
+    /// A fuzz result's page lists every class of the table with its seeds, and links each
+    /// to the page written beside its scenario, which links back; the same result gives the
+    /// same bytes.
+    #[test]
+    fn a_fuzz_report_links_every_class_both_ways() {
+        let naive = by_name("naive").unwrap();
+        let mut r = result_from(&[&naive], 0, 40, true, Shard::WHOLE);
+        let dir = tempfile::tempdir().unwrap();
+        r.result.write_saved(dir.path(), Path::new("r")).unwrap();
+        let replayers = Replayers {
+            stores: &[],
+            resolve: &shipped,
+        };
+        let w = write_fuzz(&r, dir.path(), Shard::WHOLE, &replayers);
+        assert!(w.errors.is_empty() && w.not_made.is_empty(), "{w:?}");
+        let classes = r.result.report.stores[0].classes.len();
+        assert!(classes > 0);
+        assert_eq!(w.scenario_pages.len(), classes);
+        let page = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+        for c in &r.result.report.stores[0].classes {
+            assert!(
+                page.contains(&crate::trace::html::escape(&c.name)),
+                "{}",
+                c.name
+            );
+        }
+        for p in &w.scenario_pages {
+            let name = p.file_name().unwrap().to_string_lossy();
+            assert!(page.contains(&format!("href=\"{name}\"")), "{name}");
+            let back = std::fs::read_to_string(p).unwrap();
+            assert!(back.contains("<nav><a href=\"report.html\">"));
+        }
+        let again = write_fuzz(&r, dir.path(), Shard::WHOLE, &replayers);
+        assert_eq!(again, w);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("report.html")).unwrap(),
+            page
+        );
+    }
+
+    /// A class whose scenario names a store that cannot be used here (an `exec:` command
+    /// without consent) keeps its row, says why it has no page, and the others still get
+    /// theirs; a shard's page has a name of its own.
+    #[test]
+    fn a_page_not_made_is_said_beside_its_class() {
+        let naive = by_name("naive").unwrap();
+        let r = result_from(&[&naive], 0, 40, true, Shard::WHOLE);
+        let dir = tempfile::tempdir().unwrap();
+        let mut view = fuzz_view(&r, dir.path());
+        let mut r2 = r.clone();
+        r2.result.write_saved(dir.path(), Path::new("r")).unwrap();
+        // The first class's file now names a command.
+        let first = view.classes[0].scenario.clone().unwrap();
+        let text = std::fs::read_to_string(&first).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut v = v;
+        v["store"] = "exec:node <evil>.js".into();
+        std::fs::write(&first, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+        view.classes[0].store = "exec:node <evil>.js".to_string();
+        let w = write_campaign(
+            &view,
+            &dir.path().join(page_name(Shard::new(2, 3).unwrap())),
+            &Replayers {
+                stores: &[],
+                resolve: &shipped,
+            },
+        );
+        assert_eq!(w.not_made.len(), 1, "{w:?}");
+        assert_eq!(w.scenario_pages.len(), view.classes.len() - 1);
+        let page = std::fs::read_to_string(dir.path().join("report-shard-2-of-3.html")).unwrap();
+        assert!(page.contains("no page: "));
+        assert!(page.contains("--allow-exec"));
+        assert!(page.contains("exec:node &lt;evil&gt;.js") && !page.contains("<evil>"));
+    }
+}
