@@ -115,7 +115,10 @@ pub fn report(request: &ReportRequest<'_>) -> Result<Written, CampaignError> {
             let report = r.result.report_under(&out);
             Ok(write_campaign(&check_view(&r, &report), &page, &replayers))
         }
-        Merged::Nightly(_) => unreachable!("nights are handled above"),
+        // Nights were taken above.
+        Merged::Nightly(_) => Err(CampaignError::BadInput(
+            "nights are reported apart: give nightly results and night folders alone".to_string(),
+        )),
         Merged::Explore(_) => Err(CampaignError::BadInput(
             "explore results have no report: `explore --out FILE` saves the counterexample, whose page `report FILE` writes".to_string(),
         )),
