@@ -52,7 +52,7 @@ export interface FuzzOptions extends CommonOptions {
 }
 
 export interface CheckOptions extends CommonOptions {
-  /** The scenarios replayed (default `scenarios`). */
+  /** The scenarios replayed (default `scenarios`, which may be missing: no scenarios; a folder named here must exist). */
   scenarios?: string;
   /** The baseline of known classes (`--known`). */
   known?: string;

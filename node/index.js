@@ -13,13 +13,30 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import { Host } from "reconcile-sim-adapter/host";
 
 const require = createRequire(import.meta.url);
-const { load } = require("./native.cjs");
+const { load, clone } = require("./native.cjs");
 
 let native = null;
 const engine = () => (native ??= load());
+
+/**
+ * `reconcile-sim-adapter`'s Host (which loads a mapping and answers for it), imported when
+ * first needed, so that a missing install is an error that says the command that fixes it.
+ */
+async function adapterHost() {
+  try {
+    return (await import("reconcile-sim-adapter/host")).Host;
+  } catch (e) {
+    if (e?.code !== "ERR_MODULE_NOT_FOUND" && e?.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e;
+    const root = clone();
+    const fix =
+      root === null
+        ? "install it beside reconcile-sim: it is not on the npm registry yet, so from the tarballs scripts/pack-offline.sh --pack-only DIR makes in a clone of reconcile-sim (npm i -D DIR/*.tgz)"
+        : `install the workspace: cd ${JSON.stringify(root)} && npm ci`;
+    throw new Error(`reconcile-sim: cannot load the package reconcile-sim-adapter (${e.message.split("\n")[0]}): ${fix}`);
+  }
+}
 
 /** Quote `word` for a POSIX shell, as the CLI's command lines are split. */
 function quote(word) {
@@ -147,6 +164,7 @@ function inWorker(options, command) {
 export async function runHere(options, command) {
   if (typeof options?.adapter !== "string") throw new TypeError(`${command.command}: \`adapter\` (the mapping file) is required`);
   const cwd = options.cwd ?? process.cwd();
+  const Host = await adapterHost();
   const host = await Host.load({
     load: {
       map: resolve(cwd, options.adapter),
@@ -171,6 +189,7 @@ export async function runHere(options, command) {
     depth: options.depth,
     maxShrinkIters: options.maxShrinkIters,
     maxShrinkTimeMs: options.maxShrinkTimeMs,
+    settleTime: options.settleTime,
   };
   return drive(new Engine(JSON.stringify(full)), () => host.open(), () => host.leave());
 }
@@ -180,7 +199,7 @@ export async function runHere(options, command) {
  * process. Options: `adapter` (the mapping file), `seeds`, and as the CLI's flags:
  * `seedStart`, `out`, `world` (a string or a list), `noClasses`, `invariants`, `skip`,
  * `strategy`, `depth`, `maxShrinkIters`, `maxShrinkTimeMs` (`--max-shrink-time` in
- * milliseconds); the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`, `args`;
+ * milliseconds), `settleTime` (`--settle-time`: `"campaign"`, `"90s"`, `"unbounded"`); the adapter's: `store`, `name`, `freshModule`, `deltaPrefix`, `args`;
  * `cwd` (default: the current directory; relative paths are taken from it).
  * Returns `{ settings, table, details, warnings, failed, runs, result }`: the CLI's
  * text, and its `--json` object as `result`.
@@ -196,7 +215,7 @@ export function fuzz(options) {
 
 /**
  * `reconcile-sim check --store exec:'reconcile-sim-adapter ADAPTER'`, in this process: the
- * gate. Options as `fuzz`'s, and `scenarios` (default `scenarios`), `known` (the baseline
+ * gate. Options as `fuzz`'s, and `scenarios` (default `scenarios`, which may be missing: then none), `known` (the baseline
  * of known classes), `seeds` (default 10 000), `seed` (a number or any string, hashed),
  * `allowEmpty`, `noCheckDeterminism`. Returns `{ settings, text, failed, notWritten,
  * result }`: the CLI's text and its `--json` report as `result`. `assertGate` throws when
@@ -208,6 +227,8 @@ export function check(options) {
     seeds: options?.seeds,
     seed: options?.seed === undefined ? undefined : String(options.seed),
     scenarios: at(options, options?.scenarios ?? "scenarios"),
+    // A folder named must exist; the default one may be missing (no scenarios).
+    scenariosNamed: options?.scenarios !== undefined,
     known: options?.known === undefined ? undefined : at(options, options.known),
     allowEmpty: options?.allowEmpty ?? false,
     noCheckDeterminism: options?.noCheckDeterminism ?? false,

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The engine inside Node in CI, after scripts/ci-node.sh (which installed the examples)
-# and with the CLI built ($RECONCILE_SIM, as ci-node.sh): 
+# The engine inside Node in CI, with the CLI built ($RECONCILE_SIM, as ci-node.sh):
 #
-#   1. node/ (the npm package reconcile-sim and the crate reconcile-sim-node): npm ci, the
-#      engine built (checked profile), its tests (in process against the CLI with exec:
-#      byte for byte; the gate red and green).
-#   2. Each example's `npm test`, the gate in vitest through the engine: exit 0.
+#   1. `npm ci` at the repository root (the npm workspace), then the engine built as the
+#      READMEs say, `npm run build -w node` (the crate reconcile-sim-node and the CLI, profile
+#      checked, staged in node/), and node/'s tests (in process against the CLI with exec:
+#      byte for byte; the gate red and green; baselines made by the CLI gate the engine and
+#      the other way round).
+#   2. Each example's `npm test` (svelte, production, assistant), the gate in vitest through
+#      the engine: exit 0.
 #   3. examples/production with bug A planted back: `npm test` exits 1, and a failing
 #      test names a new class with its replay command.
 set -euo pipefail
@@ -13,12 +15,14 @@ cd "$(dirname "$0")/.."
 root=$PWD
 say() { echo "== [${SECONDS}s] $*"; }
 
-say "node/: npm ci, the engine built, npm test"
-(cd node && npm ci --no-audit --no-fund && node scripts/build.mjs --profile checked && npm test)
+say "npm ci (the workspace), the engine built (npm run build -w node), npm test -w node"
+npm ci --no-audit --no-fund
+npm run build -w node
+npm test -w node
 
-for example in svelte production; do
+for example in svelte production assistant; do
   say "examples/$example: npm test (the gate in vitest, in process)"
-  (cd "examples/$example" && npm test)
+  npm test -w "examples/$example"
 done
 
 say "examples/production: bug A planted back, npm test fails naming a new class"

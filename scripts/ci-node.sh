@@ -3,9 +3,11 @@
 # `cargo build --profile checked` (it uses $RECONCILE_SIM, by default
 # ${CARGO_TARGET_DIR:-target}/checked/reconcile-sim):
 #
-#   1. adapters/js (the npm package reconcile-sim-adapter): npm ci, npm test (tsc, the
-#      one-file CLI, node --test), and the committed dist/ matches the source.
-#   2. examples/svelte (a Svelte 5 store under the harness through the package): npm ci,
+#   0. `npm ci` at the repository root: the workspace (package.json, one package-lock.json)
+#      installs every package's dependencies and links adapters/js, node and examples/*.
+#   1. adapters/js (the npm package reconcile-sim-adapter): npm test (tsc, the one-file
+#      CLI, node --test), and the committed dist/ matches the source.
+#   2. examples/svelte (a Svelte 5 store under the harness through the package):
 #      npm run typecheck, then the gate through the CLI, `npm run test:cli` and
 #      `npm run test:membership`: each must PASS (exit 0) with every known class of its
 #      baseline (known/current, known/membership) still reproduced by its witness (none
@@ -15,9 +17,14 @@
 #   4. Per-seed agreement with the built-in stores on 300 seeds (invariant and class of
 #      every seed equal), deltas appended verbatim as the store writes them.
 #   5. examples/production (a production-shaped store driven unmodified through its own
-#      fetch and WebSocket): npm ci, typecheck, its CLI gate `npm run test:cli` passes with its known
+#      fetch and WebSocket): typecheck, its CLI gate `npm run test:cli` passes with its known
 #      classes only; with bug A planted back into the store, the gate fails (exit 1) and
 #      names a new inv3-newer-turn class.
+#   6. examples/assistant (id-less sends the backend names, a module-singleton socket,
+#      grouped history, tool calls with `arguments`; its contract declared in its mapping):
+#      npm ci, typecheck, its CLI gate passes with its known classes (its three planted
+#      bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
+#      the adapter or the harness would have invented).
 #
 # (Each example's `npm test` is the same gate in vitest through the engine inside Node:
 # scripts/ci-engine.sh runs it, once the engine is built.)
@@ -40,14 +47,18 @@ export RECONCILE_SIM_EXEC_TIMEOUT="${RECONCILE_SIM_EXEC_TIMEOUT:-60s}"
 say() { echo "== [${SECONDS}s] $*"; }
 say "node $(node --version), npm $(npm --version)"
 
-say "adapters/js: npm ci, npm test"
-(cd adapters/js && npm ci --no-audit --no-fund && npm test)
+say "npm ci (the workspace: adapters/js, node, examples/*)"
+npm ci --no-audit --no-fund
+# Where the workspace links every package's executables (reconcile-sim-adapter, …).
+bins=$root/node_modules/.bin
+
+say "adapters/js: npm test"
+npm test -w adapters/js
 say "adapters/js: the committed dist/ is what the source builds to"
 git diff --exit-code --stat -- adapters/js/dist
 
-say "examples/svelte: npm ci, typecheck"
+say "examples/svelte: typecheck"
 cd examples/svelte
-npm ci --no-audit --no-fund
 npm run typecheck
 
 tmp=$(mktemp -d)
@@ -92,7 +103,7 @@ gate test:membership known/membership
 say "examples/svelte: without a baseline the note's scenarios break the store (exit 1, not 2)"
 for extra in "" " -- membership"; do
   set +e
-  PATH="$PWD/node_modules/.bin:$PATH" "$bin" check --store "exec:reconcile-sim-adapter adapter.ts$extra" \
+  PATH="$bins:$PATH" "$bin" check --store "exec:reconcile-sim-adapter adapter.ts$extra" \
     --scenarios scenarios --seeds 0 --allow-empty --out "$tmp/failures" > "$tmp/plain.txt" 2>&1
   rc=$?
   set -e
@@ -108,9 +119,8 @@ say "examples/svelte: per-seed agreement with the built-in stores (300 seeds eac
 node scripts/agreement.mjs --seeds 300 --keep current
 node scripts/agreement.mjs --seeds 300 --keep membership
 
-say "examples/production (a production-shaped store, unmodified): npm ci, typecheck"
+say "examples/production (a production-shaped store, unmodified): typecheck"
 cd "$root/examples/production"
-npm ci --no-audit --no-fund
 npm run typecheck
 gate test:cli known
 
@@ -135,4 +145,25 @@ const inv3 = r.found.filter((f) => f.invariant === "inv3-newer-turn");
 if (inv3.length === 0) fail(`no new inv3-newer-turn class (new: ${r.found.map((f) => f.path).join(", ") || "none"})`);
 console.log(`planted bug: the gate failed with ${r.found.length} new classes, ${inv3.map((f) => JSON.stringify(f.class)).join(", ")} among them`);
 EOF
+
+say "examples/assistant (three planted bugs, its contract in its mapping): npm ci, typecheck, the gate"
+cd "$root/examples/assistant"
+npm ci --no-audit --no-fund
+npm run typecheck
+gate test:cli known
+
+say "examples/assistant: with its three planted bugs fixed, 2000 seeds of its contract find nothing"
+conv=src/lib/stores/conversation.svelte.ts
+cp "$conv" "$tmp/conversation.ts"
+trap 'cp "$tmp/conversation.ts" "$root/examples/assistant/$conv"; rm -rf "$tmp"' EXIT
+sed -i -e 's/^        if (waiting) waiting.turnId = frame.data.turn_id;$/        void waiting;/' \
+  -e 's/^      if (row.role === "user") for (const id of row.message_ids) this.#saved.add(id);$/      for (const id of row.message_ids) this.#saved.add(id);/' \
+  -e 's/^    this.live = this.live.filter((m) => m.role === "user");$//' "$conv"
+if [ "$(diff "$conv" "$tmp/conversation.ts" | grep -c '^<')" -ne 3 ]; then echo "the three fixes did not all apply to $conv" >&2; exit 1; fi
+npx reconcile-sim-adapter build reconcile/adapter.ts
+PATH="$PWD/node_modules/.bin:$PATH" "$bin" fuzz --store "exec:reconcile-sim-adapter reconcile/adapter.ts" \
+  --seeds 2000 --jobs 2 --out "$tmp/fixed" > "$tmp/fixed.txt" 2>&1 || { cat "$tmp/fixed.txt"; echo "the fixed assistant store failed (exit 0 expected)" >&2; exit 1; }
+cp "$tmp/conversation.ts" "$conv"
+npx reconcile-sim-adapter build reconcile/adapter.ts
+grep -m1 "runs in" "$tmp/fixed.txt"
 echo "ci-node passed in ${SECONDS}s"

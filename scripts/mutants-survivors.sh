@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-run the mutation round of issue 36 (docs/mutation.md) and list the mutants that
+# Re-run the mutation round of issue 36 (docs/mutation-journal.md) and list the mutants that
 # survive it. Before a release: `scripts/mutants-survivors.sh` (the short list: the spots
 # the hand-planted bugs and the survivors new tests killed sit in, about 620 mutants), or
 # `scripts/mutants-survivors.sh --all` (every mutant of the files in scope, about 1 050:
@@ -39,11 +39,11 @@ short+="|fuzz.rs.*first_per_signature|drain_and_check"
 # (struct expressions with `..base`) by --re or --exclude-re: the short list also holds
 # the seven of `search_without` (findings.rs), `Limits::until` (shrink.rs) and
 # `FuzzResult::limits` (merge/fuzz.rs), judged like the rest.
-# The second round's survivors that new tests killed, by function (docs/mutation.md).
+# The second round's survivors that new tests killed, by function (docs/mutation-journal.md).
 short+="|DoesNotFail>::fmt|check_one_minimal_by|in shrink_failing|Rel::client|try_remove"
 short+="|for Class>::fmt|fate_words|binding_words|kebab|Class::bare|Class::of_violation"
 short+="|Class::key|slug|every_class|effect_of|shape_clause|event_kind"
-# The fourth round's (docs/mutation.md): model/world.rs's survivors and shrink.rs's passes.
+# The fourth round's (docs/mutation-journal.md): model/world.rs's survivors and shrink.rs's passes.
 short+="|World::push_agent_steps|World::deliveries_closed|World::push_deliveries"
 short+="|World::is_enabled|World::is_quiescent|BootFailed>::render"
 short+="|Shrinker<'_>::drop_clients|Shrinker<'_>::cut_budgets|Shrinker<'_>::renumber_clients"
@@ -51,10 +51,10 @@ short+="|group_candidates|Analysis<'_>>::on_step|event_turn -> Option<u32> with 
 short+="|SuspectKind::name|for SuspectKind>::fmt|Suspect::headline|settle -> Settled|in settle\$"
 short+="|Share::take|recheck ->|recheck_replayed|in replays\$|replay_words|suspect_file"
 short+="|effects_words|check_determinism"
-# The fifth round's (docs/mutation.md): findings.rs's survivors killed, recheck's check_seed.
+# The fifth round's (docs/mutation-journal.md): findings.rs's survivors killed, recheck's check_seed.
 short+="|replay_command|reproduce_command|FindingError::is_internal|save_shrunk|need_less"
 short+="|needs_of|search_without|out_of_time|shrink_class|check_seed"
-# The sixth round's (docs/mutation.md): findings.rs's last survivors, trace/scenario/'s.
+# The sixth round's (docs/mutation-journal.md): findings.rs's last survivors, trace/scenario/'s.
 short+="|mask_still_needed|Scenario::record_dir"
 # The seventh round's: `save`'s parent guard (310:24 → true survives, argued equivalent).
 short+="|in Scenario::save|Scenario::save ->"
@@ -70,7 +70,7 @@ short+="|known_signatures ->|in known_signatures\$|Night<'_>::in_process|Night<'
 short+="|campaign/check/(batches|cases|junit|request|mod)\\.rs:"
 # Left out: the four mutants of fuzz_batches_shard's loop that never end on a sharded batch
 # (106:21, 106:34, 106:42, 109:23 in the tenth round: a 180 s timeout each, read in
-# docs/mutation.md), by their words, which two quickly caught ones share (107:48, 126:19).
+# docs/mutation-journal.md), by their words, which two quickly caught ones share (107:48, 126:19).
 hangs="replace (<|&&|\\+|\\+=) with (<=|\\|\\||\\*|-=) in fuzz_batches_shard"
 # The tenth round's: campaign/merge/'s refusals (header, shards of one campaign, missing
 # shards), the merges of fuzz, check and nightly results

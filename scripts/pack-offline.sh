@@ -4,7 +4,11 @@
 # installed from the tarballs into a fresh project with the network off and no Rust
 # toolchain on PATH, and the production example's gate run with vitest there.
 #
-#   scripts/pack-offline.sh [--profile PROFILE] [--prebuilt ENGINE.node CLI]
+#   scripts/pack-offline.sh [--profile PROFILE] [--prebuilt ENGINE.node CLI] [--pack-only DIR]
+#
+# With --pack-only DIR it stops after step 3, the three tarballs copied into DIR: the way to
+# install the packages while they are not on the npm registry (`npm i -D DIR/*.tgz` in a
+# project; node/README.md, "Install").
 #
 #   1. Build the engine (crate reconcile-sim-node) and the CLI (crate reconcile-sim, in
 #      sim/) with cargo, profile `checked` by default; --prebuilt takes the two files
@@ -25,7 +29,7 @@
 #      in (no node_modules, no reconcile-failures; its own package.json, lock and
 #      reconcile.test.ts left out), and a vitest file that gates the store in process:
 #        import { gate } from "reconcile-sim/vitest";
-#        await gate({ adapter: "reconcile/adapter.ts", world: "ordered-socket", … seeds: 300 });
+#        await gate({ adapter: "reconcile/adapter.ts", … seeds: 300 });
 #   6. `npx vitest run` passes (exit 0); with bug A planted back into the copy's store it
 #      fails (exit 1) with a "new class" test; the replay command that failure prints runs
 #      as printed (`npx reconcile-sim replay …`, the CLI from the platform package) and
@@ -39,11 +43,19 @@ root=$PWD
 profile=checked
 engine=""
 cli=""
+pack_only=""
+usage="usage: scripts/pack-offline.sh [--profile PROFILE] [--prebuilt ENGINE.node CLI] [--pack-only DIR]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --prebuilt) engine=$(realpath "$2"); cli=$(realpath "$3"); shift 3 ;;
-    *) echo "usage: scripts/pack-offline.sh [--profile PROFILE] [--prebuilt ENGINE.node CLI]" >&2; exit 2 ;;
+    --pack-only)
+      [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+      mkdir -p "$2"
+      pack_only=$(realpath "$2")
+      shift 2
+      ;;
+    *) echo "$usage" >&2; exit 2 ;;
   esac
 done
 target=${CARGO_TARGET_DIR:-$root/target}
@@ -104,6 +116,13 @@ main_tgz=$work/tarballs/reconcile-sim-$version.tgz
 adapter_tgz=$work/tarballs/reconcile-sim-adapter-$adapter_version.tgz
 platform_tgz=$work/tarballs/reconcile-sim-$platform-$version.tgz
 for f in "$main_tgz" "$adapter_tgz" "$platform_tgz"; do [ -f "$f" ] || fail "$f was not packed"; done
+if [ -n "$pack_only" ]; then
+  cp "$main_tgz" "$adapter_tgz" "$platform_tgz" "$pack_only/"
+  echo "== the packages, in $pack_only:"
+  (cd "$pack_only" && ls -l "$(basename "$main_tgz")" "$(basename "$adapter_tgz")" "$(basename "$platform_tgz")")
+  echo "install them in a project with: npm i -D $(printf '%q' "$pack_only")/*.tgz"
+  exit 0
+fi
 # (Listings in variables: `grep -q` on a pipe would end tar early, a failure under pipefail.)
 listing=$(tar -tzf "$main_tgz")
 if grep -q '\.node$' <<<"$listing"; then fail "reconcile-sim's tarball holds an engine (.node): it must come from the platform package"; fi
@@ -143,7 +162,7 @@ EOF
 cat > "$project/reconcile.test.js" <<'EOF'
 import { gate } from "reconcile-sim/vitest";
 
-await gate({ adapter: "reconcile/adapter.ts", world: "ordered-socket", scenarios: "scenarios", known: "known", seeds: 300 });
+await gate({ adapter: "reconcile/adapter.ts", scenarios: "scenarios", known: "known", seeds: 300 });
 EOF
 
 # Step 4, online: the same package.json installed once into a scratch copy, which puts
@@ -172,7 +191,7 @@ else
 fi
 run() {
   "${nonet[@]}" env -u RECONCILE_SIM -u RECONCILE_SIM_INVOKED_AS -u CARGO_TARGET_DIR -u CARGO PATH="$nocargo" \
-    NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true "$@"
+    NO_COLOR=1 FORCE_COLOR=0 npm_config_cache="$cache" npm_config_offline=true npm_config_update_notifier=false "$@"
 }
 if run bash -c 'command -v cargo || command -v rustc' >/dev/null; then fail "cargo is still on PATH"; fi
 if [ ${#nonet[@]} -gt 0 ] && run node -e 'fetch("https://registry.npmjs.org/").then(() => process.exit(0), () => process.exit(1))'; then
@@ -218,4 +237,95 @@ rc=$?
 set -e
 tail -n 5 "$work/replay.txt"
 [ "$rc" -eq 1 ] || { cat "$work/replay.txt"; fail "the printed replay command exited $rc (1 expected: the violation reproduces)"; }
+
+# Step 7: the READMEs' snippets as written, each in a fresh project: node/README.md's gate
+# (reconcile.test.ts) and its install command; adapters/js/README.md's mapping (adapter.ts)
+# and its commands (install, build, fuzz). A snippet is a code block right after a line
+# `<!-- pack-offline: file NAME in PROJECT … -->` (written as NAME) or `<!-- pack-offline:
+# run in PROJECT[, exit N] … -->` (run with bash -e from the project, exit N expected,
+# default 0). The projects hold an example's store and nothing else of ours: node-project
+# examples/production's (no scenarios/ folder, as a new project has none), adapter-project
+# examples/svelte's. `~` is a home of their own holding the tarballs as
+# ~/reconcile-sim-tarballs, where the READMEs' `--pack-only` puts them.
+echo "== the READMEs' snippets, as written, in fresh projects (node/README.md, adapters/js/README.md)"
+readme=$work/readme
+home=$work/home
+mkdir -p "$readme" "$home/reconcile-sim-tarballs"
+cp "$main_tgz" "$adapter_tgz" "$platform_tgz" "$home/reconcile-sim-tarballs/"
+(cd "$root" && node - "$readme" node/README.md adapters/js/README.md) <<'EOF_NODE'
+const fs = require("fs");
+const path = require("path");
+const [out, ...pages] = process.argv.slice(2);
+const runs = {};
+for (const page of pages) {
+  const lines = fs.readFileSync(page, "utf8").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = /^<!-- pack-offline: (?:file (\S+)|run) in ([\w-]+)(?:, exit (\d+))?/.exec(lines[i]);
+    if (!m) continue;
+    if (!/^```\w*\s*$/.test(lines[i + 1] ?? "")) throw new Error(`${page}:${i + 1}: a pack-offline marker must be right before a code block`);
+    const end = lines.indexOf("```", i + 2);
+    if (end === -1) throw new Error(`${page}:${i + 2}: the code block does not end`);
+    const body = lines.slice(i + 2, end).join("\n") + "\n";
+    const [, file, project, exit] = m;
+    fs.mkdirSync(path.join(out, project), { recursive: true });
+    if (file) {
+      fs.writeFileSync(path.join(out, project, file), body);
+    } else {
+      const n = (runs[project] = (runs[project] ?? 0) + 1);
+      fs.writeFileSync(path.join(out, `${project}.run-${n}.exit-${exit ?? 0}.sh`), body);
+    }
+    console.log(`  ${page}:${i + 1}: ${file ? `file ${file}` : `run (exit ${exit ?? 0})`} in ${project}`);
+  }
+}
+for (const project of ["node-project", "adapter-project"]) {
+  if (!runs[project]) throw new Error(`no pack-offline run block for ${project} in ${pages.join(", ")}`);
+}
+EOF_NODE
+# What each project holds besides the snippets: an example's store, and a package.json
+# with nothing in it.
+(cd "$root/examples/production" && tar -cf - src reconcile svelte.config.js tsconfig.json known) | (cd "$readme/node-project" && tar -xf -)
+(cd "$root/examples/svelte" && tar -cf - src svelte.config.js tsconfig.json) | (cd "$readme/adapter-project" && tar -xf -)
+for project in node-project adapter-project; do
+  printf '{\n  "name": "%s",\n  "version": "0.0.0",\n  "private": true,\n  "type": "module"\n}\n' "$project" > "$readme/$project/package.json"
+done
+[ -f "$readme/node-project/reconcile.test.ts" ] || fail "node/README.md's gate snippet (reconcile.test.ts) was not found"
+[ -f "$readme/adapter-project/adapter.ts" ] || fail "adapters/js/README.md's mapping snippet (adapter.ts) was not found"
+[ ! -e "$readme/node-project/scenarios" ] || fail "node-project must have no scenarios/ folder"
+# The install lines once online, in scratch copies, so the offline runs find every
+# third-party package in the cache.
+warm_readme() {
+  local project=$1 block
+  for block in "$readme/$project".run-*.sh; do
+    grep -E '^npm (i|install) ' "$block" > "$work/warm-$project.sh" || continue
+    rm -rf "$work/warm-$project"
+    mkdir -p "$work/warm-$project"
+    cp "$readme/$project/package.json" "$work/warm-$project/"
+    (cd "$work/warm-$project" && HOME=$home npm_config_cache=$cache npm_config_audit=false npm_config_fund=false \
+      npm_config_loglevel=error npm_config_update_notifier=false bash -e "$work/warm-$project.sh")
+  done
+}
+step "warm (readme)" warm_readme node-project
+step "warm (readme)" warm_readme adapter-project
+export RECONCILE_SIM_EXEC_TIMEOUT=${RECONCILE_SIM_EXEC_TIMEOUT:-60s}
+for project in node-project adapter-project; do
+  for block in "$readme/$project".run-*.sh; do
+    want=${block##*.exit-}
+    want=${want%.sh}
+    echo "== $project: $(basename "$block") (exit $want expected), offline:"
+    sed 's/^/  $ /' "$block"
+    set +e
+    (cd "$readme/$project" && step "$(basename "$block")" into "$work/$(basename "$block").txt" run env HOME="$home" bash -e -o pipefail "$block")
+    rc=$?
+    set -e
+    tail -n 6 "$work/$(basename "$block").txt"
+    [ "$rc" -eq "$want" ] || { cat "$work/$(basename "$block").txt"; fail "$project: $(basename "$block") exited $rc ($want expected)"; }
+  done
+done
+echo "== node-project: npx vitest run (node/README.md's gate, no scenarios/ folder): green"
+set +e
+(cd "$readme/node-project" && step "readme gate" into "$work/readme-gate.txt" run npx vitest run)
+rc=$?
+set -e
+grep -E "✓|✗|×|Tests |scenarios" "$work/readme-gate.txt" | head -n 12
+[ "$rc" -eq 0 ] || { cat "$work/readme-gate.txt"; fail "node/README.md's gate exited $rc in a fresh project (0 expected)"; }
 echo "pack-offline passed in ${SECONDS}s"

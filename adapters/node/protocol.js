@@ -81,7 +81,7 @@ function sleepMs(ms) {
  * one parsed request. With `settle` (an async function), inputs are answered by a Promise:
  * the store's `handle` is awaited, then `settle()`, then `render()` is read.
  */
-function makeResponder({ name, makeStore, features = [] }, settle) {
+function makeResponder({ name, makeStore, features = [], world = [] }, settle) {
   for (const f of features) {
     if (!FEATURES.includes(f)) throw new Error(`unknown protocol feature ${JSON.stringify(f)}; known: ${FEATURES.join(", ")}`);
   }
@@ -102,6 +102,7 @@ function makeResponder({ name, makeStore, features = [] }, settle) {
       greeted = true;
       const hello = { type: "hello", protocol: PROTOCOL, name };
       if (features.length > 0) hello.features = features;
+      if (world.length > 0) hello.world = world;
       return reply(msg, hello);
     }
     if (!greeted) return reply(msg, { type: "error", message: `expected hello first, got ${msg.type}` });

@@ -5,6 +5,9 @@
 // its render policies: `durable` (in place), `durable-arrival`, `durable-db-order`.
 // Speaks docs/protocol.md on stdin/stdout; used as
 //   reconcile-sim fuzz --store exec:'node adapters/node/store.js current' --seeds 1000
+// `--world SETTING` (repeatable) declares the backend's contract in the `hello` answer
+// (`world`: `--world ordered-socket --world consume_reasons=true`), as a real app's adapter
+// declares what its backend always or never does.
 
 "use strict";
 
@@ -21,11 +24,12 @@ const VARIANTS = [...tabs.VARIANTS, ...Object.keys(DURABLE_VARIANTS)];
 // differential test runs both loops.
 const args = process.argv.slice(2);
 const useAsync = args.includes("--async");
-const variant = args.find((a) => !a.startsWith("--"));
+const world = args.flatMap((a, i) => (args[i - 1] === "--world" ? [a] : []));
+const variant = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--world");
 if (makeStore(variant) === undefined) {
   process.stderr.write(`usage: node store.js VARIANT (one of: ${VARIANTS.join(", ")}); got ${JSON.stringify(variant)}\n`);
   process.exit(2);
 }
 // `features: ["state"]`: the stores answer `state` with a digest of their whole state, so
 // `explore` merges equal states through this adapter as it does in process.
-(useAsync ? serveAsync : serve)({ name: `node:${variant}`, makeStore: () => makeStore(variant), features: ["state"] });
+(useAsync ? serveAsync : serve)({ name: `node:${variant}`, makeStore: () => makeStore(variant), features: ["state"], world });

@@ -6,7 +6,6 @@ import { gate } from "reconcile-sim/vitest";
 
 await gate({
   adapter: "reconcile/adapter.ts",
-  world: "ordered-socket",
   scenarios: "scenarios",
   known: "known",
   seeds: 1000,

@@ -35,7 +35,7 @@ function cliRun(args, cwd) {
   const r = spawnSync(cli, [...args, "--out", out], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, PATH: `${join(example, "node_modules", ".bin")}:${process.env.PATH}` },
+    env: { ...process.env, PATH: `${join(root, "node_modules", ".bin")}:${process.env.PATH}` },
   });
   const s = now() - t;
   rmSync(out, { recursive: true, force: true });

@@ -4,11 +4,13 @@
 // (or the signal that ended it) ours. The binary, first found of:
 //
 //   1. $RECONCILE_SIM (a binary built from source, say `target/release/reconcile-sim`);
-//   2. for development: `reconcile-sim` (`reconcile-sim.exe` on Windows) next to this
-//      package, else, in a clone of the repository, the newest of cargo's release, checked
-//      and debug builds ($CARGO_TARGET_DIR or target/);
+//   2. in a clone: `reconcile-sim` (`reconcile-sim.exe` on Windows) next to this package,
+//      where `npm run build -w node` stages it beside the engine, else the newest of
+//      cargo's release, checked and debug builds ($CARGO_TARGET_DIR or target/);
 //   3. the one in the platform package `reconcile-sim-<platform>`, which npm installs with
 //      this package as an optional dependency (the engine's .node is in it too).
+//
+// When there is none, the error says the command that gets one (native.cjs, `remedy`).
 //
 // Printed commands (replay, reproduce) name the program `npx reconcile-sim`, so they run
 // as pasted in the project (RECONCILE_SIM_INVOKED_AS, when set, still says otherwise).
@@ -19,7 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const { triple } = require("../native.cjs");
+const { triple, remedy } = require("../native.cjs");
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
 const platform = triple();
 const exe = process.platform === "win32" ? "reconcile-sim.exe" : "reconcile-sim";
@@ -57,10 +59,8 @@ const tried = [];
 const bin = find(tried);
 if (bin === null) {
   process.stderr.write(
-    `reconcile-sim: no CLI binary for this platform (${platform}). Install the package ` +
-      `reconcile-sim-${platform} (npm installs it with reconcile-sim unless optional dependencies ` +
-      `are off: npm i -D reconcile-sim-${platform}), or build one from source (cargo install --path sim ` +
-      `in a clone of reconcile-sim) and set RECONCILE_SIM to its path. Looked for:\n  ${tried.join("\n  ")}\n`,
+    `reconcile-sim: no CLI binary for this platform (${platform}). ${remedy(platform)}\n` +
+      `(RECONCILE_SIM, when set, names the binary to run.) Looked for:\n  ${tried.join("\n  ")}\n`,
   );
   process.exit(2);
 }

@@ -6,9 +6,10 @@
 // - `optionalDependencies`: every platform package of node/npm/*/ at this version, so npm
 //   installs the one for the user's platform (os, cpu and libc in its package.json) and
 //   skips the others. They are not in the committed package.json: until they are
-//   published, `npm ci` in node/ could not lock them.
-// - each `file:` dependency (reconcile-sim-adapter, `file:../adapters/js` here) becomes
-//   `^VERSION` of the package that path holds, as the registry has it.
+//   published, `npm ci` at the repository root could not lock them.
+// - each `file:` dependency, should there be one, becomes `^VERSION` of the package that
+//   path holds, as the registry has it. (reconcile-sim-adapter is `^VERSION` already: the
+//   npm workspace links that range to adapters/js.)
 //
 // Every platform package must be at reconcile-sim's version: a difference is an error.
 import { readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";

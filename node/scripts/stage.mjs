@@ -15,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
-const { triple } = createRequire(import.meta.url)("../native.cjs");
+const { triple, builtNames } = createRequire(import.meta.url)("../native.cjs");
 
 const usage =
   "usage: node scripts/stage.mjs [--profile PROFILE] [--target-dir DIR] [--target RUST_TRIPLE] " +
@@ -49,9 +49,7 @@ if (main.optionalDependencies?.[pkg.name] !== undefined && main.optionalDependen
 }
 
 // What cargo names the two outputs on the platform's system.
-const system = platform.split("-")[0];
-const library = { win32: "reconcile_sim_node.dll", darwin: "libreconcile_sim_node.dylib" }[system] ?? "libreconcile_sim_node.so";
-const exe = system === "win32" ? "reconcile-sim.exe" : "reconcile-sim";
+const { library, exe } = builtNames(platform);
 const profile = opts.profile ?? "release";
 const targetDir = resolve(opts["target-dir"] ?? process.env.CARGO_TARGET_DIR ?? join(here, "..", "target"));
 const built = join(targetDir, ...(opts.target ? [opts.target] : []), profile === "dev" ? "debug" : profile);

@@ -16,6 +16,7 @@ use reconcile_sim::campaign::pipeline::check_text;
 use reconcile_sim::campaign::pipeline::fuzz::{fuzz, FuzzPlan};
 use reconcile_sim::campaign::pipeline::partners::{Meeting, Partners};
 use reconcile_sim::campaign::pipeline::{text, Silent};
+use reconcile_sim::campaign::settle_budget::SettleBudget;
 use reconcile_sim::exec::{ChannelOpener, ExecFactory};
 use reconcile_sim::model::pins::WorldPins;
 use reconcile_sim::run::strategy::StrategySpec;
@@ -65,6 +66,10 @@ pub struct Command {
     /// `check --scenarios` (default `scenarios`).
     #[serde(default)]
     pub scenarios: Option<PathBuf>,
+    /// Whether `scenarios` was named by the caller (it must exist then), rather than the
+    /// default folder (which may be missing: no scenarios).
+    #[serde(default)]
+    pub scenarios_named: bool,
     /// `check --known`.
     #[serde(default)]
     pub known: Option<PathBuf>,
@@ -90,6 +95,9 @@ pub struct Command {
     /// `--max-shrink-time`, in milliseconds: time shrinking may spend on one failure.
     #[serde(default)]
     pub max_shrink_time_ms: Option<u64>,
+    /// `--settle-time`: `campaign` (the default), a duration (`90s`) or `unbounded`.
+    #[serde(default)]
+    pub settle_time: Option<String>,
     /// `--world` values.
     #[serde(default)]
     pub world: Vec<String>,
@@ -184,6 +192,12 @@ impl Command {
         Ok(reply.to_string())
     }
 
+    fn settle(&self) -> Result<SettleBudget, String> {
+        self.settle_time
+            .as_deref()
+            .map_or(Ok(SettleBudget::AsCampaign), SettleBudget::parse)
+    }
+
     fn shard(&self) -> Result<Shard, String> {
         match self.shard {
             None => Ok(Shard::WHOLE),
@@ -199,6 +213,7 @@ impl Command {
 
     fn worlds(&self) -> Result<Worlds, String> {
         Ok(Worlds {
+            contract: WorldPins::none(),
             pins: WorldPins::parse(&self.world)?,
             judged: reconcile_sim::oracle::judged::from_flags(
                 self.invariants.as_deref(),
@@ -243,12 +258,13 @@ impl Command {
                 jobs: 1,
                 coverage: false,
                 classes: !self.no_classes,
-                worlds: self.worlds()?,
+                worlds: self.worlds()?.under_contract_of(&[factory])?,
             },
             shard: self.shard()?,
             out: out.clone(),
             limits: self.limits(),
             time: None,
+            settle: self.settle()?,
             check_determinism: false,
             result_file: None,
             details_file: false,
@@ -257,7 +273,9 @@ impl Command {
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
-        fuzz_reply(&run.result, &out, run.result_error.as_deref())
+        let mut reply = fuzz_reply(&run.result, &out, run.result_error.as_deref())?;
+        reply["timing"] = run.timing.json();
+        Ok(reply)
     }
 
     /// `check --store`: the report's text, and the `--json` report as `result`.
@@ -268,6 +286,7 @@ impl Command {
                 .scenarios
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("scenarios")),
+            scenarios_named: self.scenarios_named,
             under_test: Some(vec![factory]),
             seeds: self.seeds.unwrap_or(DEFAULT_SEEDS),
             seed_start: seed_start_from(&seed),
@@ -280,8 +299,9 @@ impl Command {
             shard: self.shard()?,
             determinism: !self.no_check_determinism,
             allow_empty: self.allow_empty,
-            worlds: self.worlds()?,
             html: false,
+            worlds: self.worlds()?.under_contract_of(&[factory])?,
+            settle: self.settle()?,
         };
         // With a store under test every scenario is replayed on it; a file naming
         // another `exec:` command is not run from here.
@@ -295,7 +315,9 @@ impl Command {
             )
         };
         let run = check(&request, &seed, &resolve, None).map_err(|e| e.to_string())?;
-        check_reply(&run.result, &run.report)
+        let mut reply = check_reply(&run.result, &run.report)?;
+        reply["timing"] = run.timing.json();
+        Ok(reply)
     }
 }
 

@@ -1,7 +1,8 @@
 // The engine inside Node against the CLI with `exec:`: the same seeds give the same table
 // and byte-identical scenario files; an adapter that throws is a crash of the run; bad
-// commands are clear errors. Needs the engine built (`npm run build -- --profile checked`)
-// and the CLI ($RECONCILE_SIM, default ../target/checked/reconcile-sim).
+// commands are clear errors. Needs the workspace installed (`npm ci` at the root), the engine
+// built (`npm run build -w node`) and the CLI ($RECONCILE_SIM, default
+// ../target/checked/reconcile-sim).
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -12,7 +13,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { assertGate, drive, execStore, fuzz } from "../index.js";
+import { assertGate, check, drive, execStore, fuzz } from "../index.js";
 
 // Printed commands name the CLI alike in process and from the spawned binary.
 process.env.RECONCILE_SIM_INVOKED_AS = "reconcile-sim";
@@ -22,12 +23,16 @@ const root = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const cli = process.env.RECONCILE_SIM ?? join(root, "target", "checked", "reconcile-sim");
 const { makeResponder } = require(join(root, "adapters", "node", "protocol.js"));
 const tabs = require(join(root, "adapters", "node", "tabs.js"));
+const { makeDurable } = require(join(root, "adapters", "node", "durable.js"));
 
 const scratch = () => mkdtempSync(join(tmpdir(), "reconcile-sim-node-"));
 
-/** The reference adapter's responder for `variant`, as `adapters/node/store.js` serves it. */
-const reference = (variant) => async () => ({
-  respond: makeResponder({ name: `node:${variant}`, makeStore: () => tabs.makeStore(variant), features: ["state"] }),
+/**
+ * The reference adapter's responder for `variant`, as `adapters/node/store.js` serves it
+ * (its store named `node:<variant>`, unless `name` says otherwise).
+ */
+const reference = (variant, name = `node:${variant}`) => async () => ({
+  respond: makeResponder({ name, makeStore: () => tabs.makeStore(variant), features: ["state"] }),
 });
 
 /** Every file of `dir`, name → bytes (the CLI also writes its details file: left out). */
@@ -170,8 +175,8 @@ test("the exec: store a mapping's options name is the command line that serves i
 
 test("the Svelte example's mapping in process gives the CLI's exec: table and byte-identical scenario files", async () => {
   const example = join(root, "examples", "svelte");
-  const bin = join(example, "node_modules", ".bin");
-  assert.ok(existsSync(join(bin, "reconcile-sim-adapter")), `run npm ci in ${example} first`);
+  const bin = join(root, "node_modules", ".bin");
+  assert.ok(existsSync(join(bin, "reconcile-sim-adapter")), `run npm ci in ${root} first`);
   const inside = scratch();
   const outside = scratch();
   try {
@@ -208,12 +213,75 @@ test("the Svelte example's mapping in process gives the CLI's exec: table and by
   }
 });
 
+test("one name per exec store: a baseline the CLI made gates the engine, and one the engine made gates the CLI", async () => {
+  // The CLI started as a shell user starts it (the adapter by its path in node_modules/.bin),
+  // the engine as vitest does (`reconcile-sim-adapter adapter.ts`): two command lines, one
+  // store, which its adapter names `js:adapter.ts` in both. Before it was named by the
+  // command line, and neither baseline was one of the other's store.
+  const example = join(root, "examples", "svelte");
+  const shell = `exec:${join(root, "node_modules", ".bin", "reconcile-sim-adapter")} adapter.ts`;
+  const [empty, byCli, byEngine, out] = [scratch(), scratch(), scratch(), scratch()];
+  const cliCheck = (args) =>
+    spawnSync(cli, ["check", "--store", shell, "--scenarios", empty, "--allow-empty", "--seeds", "60", "--jobs", "1", "--no-check-determinism", "--json", ...args], {
+      cwd: example,
+      encoding: "utf8",
+    });
+  const witnesses = (dir) => readdirSync(dir).filter((f) => f.endsWith(".json"));
+  try {
+    const made = cliCheck(["--out", byCli]);
+    assert.equal(made.status, 1, made.stderr);
+    assert.ok(witnesses(byCli).length > 0, "the CLI saved the classes it found");
+    for (const f of witnesses(byCli)) {
+      assert.match(f, /^js_adapter\.ts-/, "named by the name the adapter states");
+      const sc = JSON.parse(readFileSync(join(byCli, f), "utf8"));
+      assert.equal(sc.store, shell);
+      assert.equal(sc.store_name, "js:adapter.ts");
+    }
+    const options = { adapter: "adapter.ts", cwd: example, scenarios: empty, allowEmpty: true, seeds: 60, noCheckDeterminism: true, out };
+    const engine = await check({ ...options, known: byCli });
+    assert.equal(engine.failed, false, engine.text);
+    assert.equal(engine.result.scenarios.length, witnesses(byCli).length);
+    assert.ok(engine.result.scenarios.every((s) => s.verdict === "known"), engine.text);
+
+    const found = await fuzz({ adapter: "adapter.ts", cwd: example, seeds: 60, out: byEngine });
+    assert.equal(found.failed, true);
+    assert.deepEqual(witnesses(byEngine), witnesses(byCli), "the same files, named alike");
+    const gated = cliCheck(["--known", byEngine, "--out", out]);
+    assert.equal(gated.status, 0, gated.stdout + gated.stderr);
+    const report = JSON.parse(gated.stdout);
+    assert.ok(report.scenarios.length > 0 && report.scenarios.every((s) => s.verdict === "known"), gated.stdout);
+  } finally {
+    for (const d of [empty, byCli, byEngine, out]) rmSync(d, { recursive: true, force: true });
+  }
+});
+
 const CURRENT = "exec:node adapters/node/store.js current";
 
-/** `check` through the engine on the store named `current`, served by `variant` (a bug planted when it is another). */
+test("a new project's gate needs no scenarios folder; a folder named that is not there is an error", async () => {
+  const dir = scratch();
+  try {
+    const missing = join(dir, "scenarios");
+    const command = { command: "check", store: "exec:node adapters/node/store.js durable", dir: root, scenarios: missing, seeds: 40, out: join(dir, "out") };
+    const durable = async () => ({ respond: makeResponder({ name: "node:durable", makeStore: () => makeDurable(), features: ["state"] }) });
+    const r = await drive(new Engine(JSON.stringify(command)), durable);
+    assert.equal(r.failed, false, r.text);
+    assert.ok(r.text.startsWith(`scenarios: none (no ${missing} folder here; --scenarios DIR replays a folder of them)\n`), r.text);
+    await assert.rejects(
+      async () => drive(new Engine(JSON.stringify({ ...command, scenariosNamed: true })), durable),
+      /cannot read the scenarios directory/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * `check` through the engine on the store named `current` (its command line and the name its
+ * adapter states), served by `variant` (a bug planted when it is another).
+ */
 async function gate(variant, known, out) {
   const command = { command: "check", store: CURRENT, dir: root, scenarios: known, known, seeds: 200, out };
-  return drive(new Engine(JSON.stringify(command)), reference(variant));
+  return drive(new Engine(JSON.stringify(command)), reference(variant, "node:current"));
 }
 
 test("the gate in process passes a store with only its known classes and names a new one, as the CLI does", async () => {

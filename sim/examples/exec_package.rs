@@ -3,7 +3,7 @@
 //! (adapters/node/store.js) on the same seeds, in one run:
 //!
 //! ```sh
-//! (cd examples/svelte && npm ci)        # once: the package, Svelte, esbuild
+//! npm ci                                # once, at the root: the workspace (the package, Svelte, esbuild)
 //! cargo run --release --example exec_package [-- SEEDS [ROUNDS]]   # default 1000 3
 //! ```
 //!
@@ -47,9 +47,14 @@ fn reference(keep: &str) -> String {
     )
 }
 
+/// The package's CLI, where the repository's npm workspace (`npm ci` at the root) links it.
+fn adapter_bin() -> PathBuf {
+    repo().join("node_modules/.bin/reconcile-sim-adapter")
+}
+
 fn package(keep: &str) -> String {
     let dir = repo().join("examples/svelte");
-    let bin = dir.join("node_modules/.bin/reconcile-sim-adapter");
+    let bin = adapter_bin();
     let map = dir.join("adapter.ts");
     let rule = if keep == "membership" {
         " membership"
@@ -66,7 +71,7 @@ fn package(keep: &str) -> String {
 /// The production-shaped example's store through the package, as its gate runs it.
 fn production() -> String {
     let dir = repo().join("examples/production");
-    let bin = dir.join("node_modules/.bin/reconcile-sim-adapter");
+    let bin = adapter_bin();
     let map = dir.join("reconcile/adapter.ts");
     format!(
         "exec:{} {}",
@@ -139,17 +144,13 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seeds: u64 = args.next().map_or(1000, |a| a.parse().expect("SEEDS"));
     let rounds: usize = args.next().map_or(3, |a| a.parse().expect("ROUNDS"));
-    for example in ["svelte", "production"] {
-        let bin = repo().join(format!(
-            "examples/{example}/node_modules/.bin/reconcile-sim-adapter"
-        ));
-        if !bin.exists() {
-            eprintln!(
-                "{} is missing: run `npm ci` in examples/{example} first",
-                bin.display()
-            );
-            std::process::exit(2);
-        }
+    let bin = adapter_bin();
+    if !bin.exists() {
+        eprintln!(
+            "{} is missing: run `npm ci` at the repository root first (the npm workspace)",
+            bin.display()
+        );
+        std::process::exit(2);
     }
     println!("reconcile-sim-adapter vs adapters/node/store.js · seeds 0..{seeds} · strategy random · 1 thread · {rounds} rounds");
     println!(

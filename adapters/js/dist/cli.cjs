@@ -43,14 +43,23 @@ function idCodec(spelling) {
   return spelling;
 }
 function decodeNumber(id) {
+  if (typeof id === "string") {
+    const known = DECODED2.get(id);
+    if (known !== void 0) return known;
+  }
   const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+  if (typeof id === "string" && Number.isFinite(n)) {
+    if (DECODED2.size >= 4096) DECODED2.clear();
+    DECODED2.set(id, n);
+  }
   if (!Number.isFinite(n)) throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
   return n;
 }
-var ID_FIELDS, Codec;
+var DECODED2, ID_FIELDS, Codec;
 var init_codec = __esm({
   "src/codec.ts"() {
     "use strict";
+    DECODED2 = /* @__PURE__ */ new Map();
     ID_FIELDS = /* @__PURE__ */ new Set(["turnId", "call"]);
     Codec = class {
       constructor(c = {}) {
@@ -69,29 +78,33 @@ var init_codec = __esm({
         }
         return out;
       }
+      /** The tool batch field names declared (see `AppCodec.toolBatch`). */
+      get toolBatch() {
+        return this.c.toolBatch;
+      }
       /** The socket frame (a string) for one event. */
-      frame(event) {
+      frame(event, ctx) {
         const shaped = this.shape(event);
         const typeField = this.c.fields?.type ?? "type";
         shaped[typeField] = this.c.eventNames?.[event.type] ?? event.type;
-        const frame = this.c.event !== void 0 ? this.c.event(shaped) : shaped;
+        const frame = this.c.event !== void 0 ? this.c.event(shaped, ctx) : shaped;
         return typeof frame === "string" ? frame : JSON.stringify(frame);
       }
       /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
-      history(response) {
+      history(response, ctx) {
         const calls = /* @__PURE__ */ new Map();
         const chunks = response.chunks.map((chunk) => {
           const c = { ...chunk };
           if (chunk.role === "tool-call") calls.set(chunk.turnId, (calls.get(chunk.turnId) ?? 0) + 1);
           if (chunk.role === "tool-call" || chunk.role === "tool-result") c.call = calls.get(chunk.turnId) ?? 0;
-          return this.c.chunk !== void 0 ? this.c.chunk(c, this.ids) : this.shape(c);
+          return this.c.chunk !== void 0 ? this.c.chunk(c, this.ids, ctx) : this.shape(c);
         });
         const writtenTurns = response.writtenTurns.map((t) => this.ids.encode(t));
         const body = { requestId: response.requestId, snapshotSeq: response.snapshotSeq, chunks, writtenTurns };
-        return this.c.history !== void 0 ? this.c.history(body) : body;
+        return this.c.history !== void 0 ? this.c.history(body, ctx) : body;
       }
-      postRequest(body) {
-        if (this.c.postRequest !== void 0) return this.c.postRequest(body);
+      postRequest(body, ctx) {
+        if (this.c.postRequest !== void 0) return this.c.postRequest(body, ctx);
         const b = body ?? {};
         const id = b.id ?? b.messageId ?? b.clientMessageId ?? b.clientId;
         const text = b.text ?? b.content ?? b.message;
@@ -100,16 +113,313 @@ var init_codec = __esm({
         }
         return { id: id === void 0 || id === null ? void 0 : String(id), text };
       }
-      postResponse(response, messageId) {
-        if (this.c.postResponse !== void 0) return this.c.postResponse(response, messageId, this.ids);
+      postResponse(response, messageId, ctx) {
+        if (this.c.postResponse !== void 0) return this.c.postResponse(response, messageId, this.ids, ctx);
         return response.outcome === "started" ? this.shape({ messageId, status: "started", turnId: response.turn_id }) : this.shape({ messageId, status: "queued" });
       }
     };
   }
 });
 
+// src/fetch.ts
+function normaliseMethod(method) {
+  const upper = String(method).toUpperCase();
+  return NORMALISED.has(upper) ? upper : String(method);
+}
+function abortReason(signal) {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+function routedFetch(origin, route) {
+  return (input, init) => {
+    let method;
+    let url;
+    let body;
+    let signal;
+    try {
+      const plain = typeof input === "string" || input instanceof URL;
+      const b = init?.body;
+      method = normaliseMethod(init?.method ?? "GET");
+      if (plain && (b === void 0 || b === null || typeof b === "string") && !((method === "GET" || method === "HEAD") && b != null)) {
+        url = new URL(String(input), origin);
+        body = b ?? "";
+        signal = init?.signal;
+      } else {
+        const request = new Request(plain ? new URL(String(input), origin) : input, init);
+        method = request.method;
+        url = new URL(request.url);
+        body = request.text();
+        signal = request.signal;
+      }
+    } catch (e) {
+      return Promise.reject(e instanceof TypeError ? e : new TypeError(String(e?.message ?? e)));
+    }
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const answered = typeof body === "string" ? route(method, url, body) : body.then((text) => route(method, url, text));
+    const response = answered.then((text) => new RoutedResponse(text, url.href));
+    if (signal === void 0 || signal === null) return response;
+    return new Promise((resolve2, reject) => {
+      const onAbort = () => reject(abortReason(signal));
+      signal.addEventListener("abort", onAbort, { once: true });
+      response.then(
+        (r) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve2(r);
+        },
+        (e) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        }
+      );
+    });
+  };
+}
+var NORMALISED, JSON_HEADERS, RoutedResponse;
+var init_fetch = __esm({
+  "src/fetch.ts"() {
+    "use strict";
+    NORMALISED = /* @__PURE__ */ new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+    JSON_HEADERS = { status: 200, headers: { "content-type": "application/json" } };
+    RoutedResponse = class _RoutedResponse {
+      #text;
+      #url;
+      #used = false;
+      #headers = null;
+      /** A real Response with the text as its body, made once the store asks for `body` (a stream): from then on it answers. */
+      #real = null;
+      constructor(text, url) {
+        this.#text = text;
+        this.#url = url;
+      }
+      get url() {
+        return this.#url;
+      }
+      get status() {
+        return 200;
+      }
+      get ok() {
+        return true;
+      }
+      get statusText() {
+        return "";
+      }
+      get type() {
+        return "default";
+      }
+      get redirected() {
+        return false;
+      }
+      get headers() {
+        this.#headers ??= new Response(null, JSON_HEADERS).headers;
+        return this.#headers;
+      }
+      get body() {
+        if (this.#real === null) {
+          this.#real = new Response(this.#text, JSON_HEADERS);
+          if (this.#used) void this.#real.text();
+        }
+        return this.#real.body;
+      }
+      get bodyUsed() {
+        return this.#used || (this.#real?.bodyUsed ?? false);
+      }
+      /** The text, once: a second read is the TypeError `fetch`'s bodies give. */
+      #take() {
+        if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
+        this.#used = true;
+        return this.#text;
+      }
+      text() {
+        if (this.#real !== null) return this.#real.text();
+        try {
+          return Promise.resolve(this.#take());
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
+      json() {
+        if (this.#real !== null) return this.#real.json();
+        try {
+          return Promise.resolve(JSON.parse(this.#take()));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      }
+      arrayBuffer() {
+        return this.#read((r) => r.arrayBuffer());
+      }
+      blob() {
+        return this.#read((r) => r.blob());
+      }
+      formData() {
+        return this.#read((r) => r.formData());
+      }
+      /** A read the fast path does not serve: through a real Response with the text as its body. */
+      #read(f) {
+        if (this.#real === null) {
+          if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
+          this.#real = new Response(this.#text, JSON_HEADERS);
+        }
+        return f(this.#real);
+      }
+      clone() {
+        if (this.#real !== null) return this.#real.clone();
+        if (this.#used) throw new TypeError("Response.clone: Body has already been consumed.");
+        return new _RoutedResponse(this.#text, this.#url);
+      }
+    };
+    Object.setPrototypeOf(RoutedResponse.prototype, Response.prototype);
+    Object.defineProperty(RoutedResponse.prototype, Symbol.toStringTag, { value: "Response", configurable: true });
+  }
+});
+
+// src/socket.ts
+function routedWebSocket(origin, accept) {
+  const EVENTS = ["open", "message", "error", "close"];
+  class WebSocket extends EventTarget {
+    static CONNECTING = CONNECTING;
+    static OPEN = OPEN;
+    static CLOSING = CLOSING;
+    static CLOSED = CLOSED;
+    #url;
+    #readyState = CONNECTING;
+    #handlers = {};
+    #closedListeners = [];
+    binaryType = "blob";
+    constructor(url, protocols) {
+      super();
+      let u;
+      try {
+        u = new URL(String(url), origin);
+      } catch {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL '${String(url)}' is invalid.`, "SyntaxError");
+      }
+      if (u.protocol === "http:") u.protocol = "ws:";
+      else if (u.protocol === "https:") u.protocol = "wss:";
+      if (u.protocol !== "ws:" && u.protocol !== "wss:") {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${u.protocol}' is not allowed.`, "SyntaxError");
+      }
+      if (u.hash !== "") {
+        throw new DOMException(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${u.hash}').`, "SyntaxError");
+      }
+      void protocols;
+      this.#url = u;
+      const ws = this;
+      const end = {
+        url: u,
+        send: (data) => {
+          queueMicrotask(() => {
+            if (ws.#readyState === OPEN) ws.dispatchEvent(new MessageEvent("message", { data, origin: u.origin }));
+          });
+        },
+        close: (code = 1e3, reason = "") => ws.#close(code, reason, true),
+        addEventListener: (_type, listener) => {
+          ws.#closedListeners.push(listener);
+        }
+      };
+      const accepted = accept(end);
+      queueMicrotask(() => {
+        if (this.#readyState !== CONNECTING) return;
+        if (accepted) {
+          this.#readyState = OPEN;
+          this.dispatchEvent(new Event("open"));
+        } else {
+          this.dispatchEvent(new Event("error"));
+          this.#close(1006, "", false);
+        }
+      });
+    }
+    get url() {
+      return this.#url.href;
+    }
+    get readyState() {
+      return this.#readyState;
+    }
+    get protocol() {
+      return "";
+    }
+    get extensions() {
+      return "";
+    }
+    get bufferedAmount() {
+      return 0;
+    }
+    send(data) {
+      if (this.#readyState === CONNECTING) {
+        throw new DOMException("Failed to execute 'send' on 'WebSocket': Still in CONNECTING state.", "InvalidStateError");
+      }
+      void data;
+    }
+    close(code, reason) {
+      if (code !== void 0 && code !== 1e3 && (code < 3e3 || code > 4999)) {
+        throw new DOMException(`Failed to execute 'close' on 'WebSocket': The close code must be either 1000, or between 3000 and 4999. ${code} is neither.`, "InvalidAccessError");
+      }
+      if (reason !== void 0 && new TextEncoder().encode(reason).length > 123) {
+        throw new DOMException("Failed to execute 'close' on 'WebSocket': The close reason must not be greater than 123 UTF-8 bytes.", "SyntaxError");
+      }
+      this.#close(code ?? 1e3, reason ?? "", true);
+    }
+    /** CLOSING now, CLOSED (and the close event) in a microtask, as a closing handshake ends. */
+    #close(code, reason, wasClean) {
+      if (this.#readyState === CLOSING || this.#readyState === CLOSED) return;
+      this.#readyState = CLOSING;
+      queueMicrotask(() => {
+        this.#readyState = CLOSED;
+        for (const listener of this.#closedListeners.splice(0)) listener();
+        this.dispatchEvent(new CloseEventClass("close", { code, reason, wasClean }));
+      });
+    }
+    static {
+      for (const type of EVENTS) {
+        Object.defineProperty(WebSocket.prototype, `on${type}`, {
+          configurable: true,
+          enumerable: true,
+          get() {
+            return this.#handlers[type] ?? null;
+          },
+          set(handler) {
+            const first = !(type in this.#handlers);
+            this.#handlers[type] = typeof handler === "function" ? handler : null;
+            if (first) {
+              this.addEventListener(type, (event) => {
+                const h = this.#handlers[type];
+                if (typeof h === "function") h.call(this, event);
+              });
+            }
+          }
+        });
+      }
+      for (const [name, value] of Object.entries({ CONNECTING, OPEN, CLOSING, CLOSED })) {
+        Object.defineProperty(WebSocket.prototype, name, { value, enumerable: true });
+      }
+    }
+  }
+  return WebSocket;
+}
+var CONNECTING, OPEN, CLOSING, CLOSED, CloseEventShim, CloseEventClass;
+var init_socket = __esm({
+  "src/socket.ts"() {
+    "use strict";
+    CONNECTING = 0;
+    OPEN = 1;
+    CLOSING = 2;
+    CLOSED = 3;
+    CloseEventShim = class extends Event {
+      code;
+      reason;
+      wasClean;
+      constructor(type, init = {}) {
+        super(type);
+        this.code = init.code ?? 0;
+        this.reason = init.reason ?? "";
+        this.wasClean = init.wasClean ?? false;
+      }
+    };
+    CloseEventClass = globalThis.CloseEvent ?? CloseEventShim;
+  }
+});
+
 // src/xhr.ts
-function xmlHttpRequestOver(fetch2) {
+function xmlHttpRequestOver(fetch) {
   return class XMLHttpRequest extends EventTarget {
     static UNSENT = 0;
     static OPENED = 1;
@@ -157,7 +467,7 @@ function xmlHttpRequestOver(fetch2) {
       if (this.readyState !== STATES.OPENED) throw new Error("reconcile-sim: XMLHttpRequest.send() before open()");
       const init = { method: this.method, headers: this.headers };
       if (body !== void 0 && body !== null && this.method !== "GET" && this.method !== "HEAD") init.body = body;
-      fetch2()(this.url, init).then(
+      fetch()(this.url, init).then(
         async (res) => {
           const text = await res.text();
           if (this.aborted) return;
@@ -216,2288 +526,6 @@ var init_xhr = __esm({
   }
 });
 
-// node_modules/is-node-process/lib/index.mjs
-function isNodeProcess() {
-  if (typeof navigator !== "undefined" && navigator.product === "ReactNative") {
-    return true;
-  }
-  if (typeof process !== "undefined") {
-    const type = process.type;
-    if (type === "renderer" || type === "worker") {
-      return false;
-    }
-    return !!(process.versions && process.versions.node);
-  }
-  return false;
-}
-var init_lib = __esm({
-  "node_modules/is-node-process/lib/index.mjs"() {
-  }
-});
-
-// node_modules/outvariant/lib/index.mjs
-function serializePositional(positional, flag) {
-  switch (flag) {
-    case "s":
-      return positional;
-    case "d":
-    case "i":
-      return Number(positional);
-    case "j":
-      return JSON.stringify(positional);
-    case "o": {
-      if (typeof positional === "string") {
-        return positional;
-      }
-      const json = JSON.stringify(positional);
-      if (json === "{}" || json === "[]" || /^\[object .+?\]$/.test(json)) {
-        return positional;
-      }
-      return json;
-    }
-  }
-}
-function format(message, ...positionals) {
-  if (positionals.length === 0) {
-    return message;
-  }
-  let positionalIndex = 0;
-  let formattedMessage = message.replace(
-    POSITIONALS_EXP,
-    (match2, isEscaped, _, flag) => {
-      const positional = positionals[positionalIndex];
-      const value = serializePositional(positional, flag);
-      if (!isEscaped) {
-        positionalIndex++;
-        return value;
-      }
-      return match2;
-    }
-  );
-  if (positionalIndex < positionals.length) {
-    formattedMessage += ` ${positionals.slice(positionalIndex).join(" ")}`;
-  }
-  formattedMessage = formattedMessage.replace(/%{2,2}/g, "%");
-  return formattedMessage;
-}
-function cleanErrorStack(error2) {
-  if (!error2.stack) {
-    return;
-  }
-  const nextStack = error2.stack.split("\n");
-  nextStack.splice(1, STACK_FRAMES_TO_IGNORE);
-  error2.stack = nextStack.join("\n");
-}
-var POSITIONALS_EXP, STACK_FRAMES_TO_IGNORE, InvariantError, invariant;
-var init_lib2 = __esm({
-  "node_modules/outvariant/lib/index.mjs"() {
-    POSITIONALS_EXP = /(%?)(%([sdijo]))/g;
-    STACK_FRAMES_TO_IGNORE = 2;
-    InvariantError = class extends Error {
-      constructor(message, ...positionals) {
-        super(message);
-        this.message = message;
-        this.name = "Invariant Violation";
-        this.message = format(message, ...positionals);
-        cleanErrorStack(this);
-      }
-    };
-    invariant = (predicate, message, ...positionals) => {
-      if (!predicate) {
-        throw new InvariantError(message, ...positionals);
-      }
-    };
-    invariant.as = (ErrorConstructor, predicate, message, ...positionals) => {
-      if (!predicate) {
-        const formatMessage = positionals.length === 0 ? message : format(message, ...positionals);
-        let error2;
-        try {
-          error2 = Reflect.construct(ErrorConstructor, [
-            formatMessage
-          ]);
-        } catch (err) {
-          error2 = ErrorConstructor(formatMessage);
-        }
-        throw error2;
-      }
-    };
-  }
-});
-
-// node_modules/@open-draft/logger/lib/index.mjs
-function yellow(text) {
-  return `\x1B[33m${text}\x1B[0m`;
-}
-function blue(text) {
-  return `\x1B[34m${text}\x1B[0m`;
-}
-function gray(text) {
-  return `\x1B[90m${text}\x1B[0m`;
-}
-function red(text) {
-  return `\x1B[31m${text}\x1B[0m`;
-}
-function green(text) {
-  return `\x1B[32m${text}\x1B[0m`;
-}
-function log(message, ...positionals) {
-  if (IS_NODE) {
-    process.stdout.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.log(message, ...positionals);
-}
-function warn(message, ...positionals) {
-  if (IS_NODE) {
-    process.stderr.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.warn(message, ...positionals);
-}
-function error(message, ...positionals) {
-  if (IS_NODE) {
-    process.stderr.write(format(message, ...positionals) + "\n");
-    return;
-  }
-  console.error(message, ...positionals);
-}
-function getVariable(variableName) {
-  if (IS_NODE) {
-    return process.env[variableName];
-  }
-  return globalThis[variableName]?.toString();
-}
-function isDefinedAndNotEquals(value, expected) {
-  return value !== void 0 && value !== expected;
-}
-function serializeInput(message) {
-  if (typeof message === "undefined") {
-    return "undefined";
-  }
-  if (message === null) {
-    return "null";
-  }
-  if (typeof message === "string") {
-    return message;
-  }
-  if (typeof message === "object") {
-    return JSON.stringify(message);
-  }
-  return message.toString();
-}
-var __defProp2, __export2, colors_exports, IS_NODE, Logger, PerformanceEntry, noop;
-var init_lib3 = __esm({
-  "node_modules/@open-draft/logger/lib/index.mjs"() {
-    init_lib();
-    init_lib2();
-    __defProp2 = Object.defineProperty;
-    __export2 = (target, all) => {
-      for (var name in all)
-        __defProp2(target, name, { get: all[name], enumerable: true });
-    };
-    colors_exports = {};
-    __export2(colors_exports, {
-      blue: () => blue,
-      gray: () => gray,
-      green: () => green,
-      red: () => red,
-      yellow: () => yellow
-    });
-    IS_NODE = isNodeProcess();
-    Logger = class {
-      constructor(name) {
-        this.name = name;
-        this.prefix = `[${this.name}]`;
-        const LOGGER_NAME = getVariable("DEBUG");
-        const LOGGER_LEVEL = getVariable("LOG_LEVEL");
-        const isLoggingEnabled = LOGGER_NAME === "1" || LOGGER_NAME === "true" || typeof LOGGER_NAME !== "undefined" && this.name.startsWith(LOGGER_NAME);
-        if (isLoggingEnabled) {
-          this.debug = isDefinedAndNotEquals(LOGGER_LEVEL, "debug") ? noop : this.debug;
-          this.info = isDefinedAndNotEquals(LOGGER_LEVEL, "info") ? noop : this.info;
-          this.success = isDefinedAndNotEquals(LOGGER_LEVEL, "success") ? noop : this.success;
-          this.warning = isDefinedAndNotEquals(LOGGER_LEVEL, "warning") ? noop : this.warning;
-          this.error = isDefinedAndNotEquals(LOGGER_LEVEL, "error") ? noop : this.error;
-        } else {
-          this.info = noop;
-          this.success = noop;
-          this.warning = noop;
-          this.error = noop;
-          this.only = noop;
-        }
-      }
-      prefix;
-      extend(domain) {
-        return new Logger(`${this.name}:${domain}`);
-      }
-      /**
-       * Print a debug message.
-       * @example
-       * logger.debug('no duplicates found, creating a document...')
-       */
-      debug(message, ...positionals) {
-        this.logEntry({
-          level: "debug",
-          message: gray(message),
-          positionals,
-          prefix: this.prefix,
-          colors: {
-            prefix: "gray"
-          }
-        });
-      }
-      /**
-       * Print an info message.
-       * @example
-       * logger.info('start parsing...')
-       */
-      info(message, ...positionals) {
-        this.logEntry({
-          level: "info",
-          message,
-          positionals,
-          prefix: this.prefix,
-          colors: {
-            prefix: "blue"
-          }
-        });
-        const performance2 = new PerformanceEntry();
-        return (message2, ...positionals2) => {
-          performance2.measure();
-          this.logEntry({
-            level: "info",
-            message: `${message2} ${gray(`${performance2.deltaTime}ms`)}`,
-            positionals: positionals2,
-            prefix: this.prefix,
-            colors: {
-              prefix: "blue"
-            }
-          });
-        };
-      }
-      /**
-       * Print a success message.
-       * @example
-       * logger.success('successfully created document')
-       */
-      success(message, ...positionals) {
-        this.logEntry({
-          level: "info",
-          message,
-          positionals,
-          prefix: `\u2714 ${this.prefix}`,
-          colors: {
-            timestamp: "green",
-            prefix: "green"
-          }
-        });
-      }
-      /**
-       * Print a warning.
-       * @example
-       * logger.warning('found legacy document format')
-       */
-      warning(message, ...positionals) {
-        this.logEntry({
-          level: "warning",
-          message,
-          positionals,
-          prefix: `\u26A0 ${this.prefix}`,
-          colors: {
-            timestamp: "yellow",
-            prefix: "yellow"
-          }
-        });
-      }
-      /**
-       * Print an error message.
-       * @example
-       * logger.error('something went wrong')
-       */
-      error(message, ...positionals) {
-        this.logEntry({
-          level: "error",
-          message,
-          positionals,
-          prefix: `\u2716 ${this.prefix}`,
-          colors: {
-            timestamp: "red",
-            prefix: "red"
-          }
-        });
-      }
-      /**
-       * Execute the given callback only when the logging is enabled.
-       * This is skipped in its entirety and has no runtime cost otherwise.
-       * This executes regardless of the log level.
-       * @example
-       * logger.only(() => {
-       *   logger.info('additional info')
-       * })
-       */
-      only(callback) {
-        callback();
-      }
-      createEntry(level, message) {
-        return {
-          timestamp: /* @__PURE__ */ new Date(),
-          level,
-          message
-        };
-      }
-      logEntry(args) {
-        const {
-          level,
-          message,
-          prefix,
-          colors: customColors,
-          positionals = []
-        } = args;
-        const entry = this.createEntry(level, message);
-        const timestampColor = customColors?.timestamp || "gray";
-        const prefixColor = customColors?.prefix || "gray";
-        const colorize = {
-          timestamp: colors_exports[timestampColor],
-          prefix: colors_exports[prefixColor]
-        };
-        const write2 = this.getWriter(level);
-        write2(
-          [colorize.timestamp(this.formatTimestamp(entry.timestamp))].concat(prefix != null ? colorize.prefix(prefix) : []).concat(serializeInput(message)).join(" "),
-          ...positionals.map(serializeInput)
-        );
-      }
-      formatTimestamp(timestamp) {
-        return `${timestamp.toLocaleTimeString(
-          "en-GB"
-        )}:${timestamp.getMilliseconds()}`;
-      }
-      getWriter(level) {
-        switch (level) {
-          case "debug":
-          case "success":
-          case "info": {
-            return log;
-          }
-          case "warning": {
-            return warn;
-          }
-          case "error": {
-            return error;
-          }
-        }
-      }
-    };
-    PerformanceEntry = class {
-      startTime;
-      endTime;
-      deltaTime;
-      constructor() {
-        this.startTime = performance.now();
-      }
-      measure() {
-        this.endTime = performance.now();
-        const deltaTime = this.endTime - this.startTime;
-        this.deltaTime = deltaTime.toFixed(2);
-      }
-    };
-    noop = () => void 0;
-  }
-});
-
-// node_modules/strict-event-emitter/lib/index.mjs
-var MemoryLeakError, _Emitter, Emitter;
-var init_lib4 = __esm({
-  "node_modules/strict-event-emitter/lib/index.mjs"() {
-    MemoryLeakError = class extends Error {
-      constructor(emitter, type, count) {
-        super(
-          `Possible EventEmitter memory leak detected. ${count} ${type.toString()} listeners added. Use emitter.setMaxListeners() to increase limit`
-        );
-        this.emitter = emitter;
-        this.type = type;
-        this.count = count;
-        this.name = "MaxListenersExceededWarning";
-      }
-    };
-    _Emitter = class {
-      static listenerCount(emitter, eventName) {
-        return emitter.listenerCount(eventName);
-      }
-      constructor() {
-        this.events = /* @__PURE__ */ new Map();
-        this.maxListeners = _Emitter.defaultMaxListeners;
-        this.hasWarnedAboutPotentialMemoryLeak = false;
-      }
-      _emitInternalEvent(internalEventName, eventName, listener) {
-        this.emit(
-          internalEventName,
-          ...[eventName, listener]
-        );
-      }
-      _getListeners(eventName) {
-        return Array.prototype.concat.apply([], this.events.get(eventName)) || [];
-      }
-      _removeListener(listeners, listener) {
-        const index = listeners.indexOf(listener);
-        if (index > -1) {
-          listeners.splice(index, 1);
-        }
-        return [];
-      }
-      _wrapOnceListener(eventName, listener) {
-        const onceListener = (...data) => {
-          this.removeListener(eventName, onceListener);
-          return listener.apply(this, data);
-        };
-        Object.defineProperty(onceListener, "name", { value: listener.name });
-        return onceListener;
-      }
-      setMaxListeners(maxListeners) {
-        this.maxListeners = maxListeners;
-        return this;
-      }
-      /**
-       * Returns the current max listener value for the `Emitter` which is
-       * either set by `emitter.setMaxListeners(n)` or defaults to
-       * `Emitter.defaultMaxListeners`.
-       */
-      getMaxListeners() {
-        return this.maxListeners;
-      }
-      /**
-       * Returns an array listing the events for which the emitter has registered listeners.
-       * The values in the array will be strings or Symbols.
-       */
-      eventNames() {
-        return Array.from(this.events.keys());
-      }
-      /**
-       * Synchronously calls each of the listeners registered for the event named `eventName`,
-       * in the order they were registered, passing the supplied arguments to each.
-       * Returns `true` if the event has listeners, `false` otherwise.
-       *
-       * @example
-       * const emitter = new Emitter<{ hello: [string] }>()
-       * emitter.emit('hello', 'John')
-       */
-      emit(eventName, ...data) {
-        const listeners = this._getListeners(eventName);
-        listeners.forEach((listener) => {
-          listener.apply(this, data);
-        });
-        return listeners.length > 0;
-      }
-      addListener(eventName, listener) {
-        this._emitInternalEvent("newListener", eventName, listener);
-        const nextListeners = this._getListeners(eventName).concat(listener);
-        this.events.set(eventName, nextListeners);
-        if (this.maxListeners > 0 && this.listenerCount(eventName) > this.maxListeners && !this.hasWarnedAboutPotentialMemoryLeak) {
-          this.hasWarnedAboutPotentialMemoryLeak = true;
-          const memoryLeakWarning = new MemoryLeakError(
-            this,
-            eventName,
-            this.listenerCount(eventName)
-          );
-          console.warn(memoryLeakWarning);
-        }
-        return this;
-      }
-      on(eventName, listener) {
-        return this.addListener(eventName, listener);
-      }
-      once(eventName, listener) {
-        return this.addListener(
-          eventName,
-          this._wrapOnceListener(eventName, listener)
-        );
-      }
-      prependListener(eventName, listener) {
-        const listeners = this._getListeners(eventName);
-        if (listeners.length > 0) {
-          const nextListeners = [listener].concat(listeners);
-          this.events.set(eventName, nextListeners);
-        } else {
-          this.events.set(eventName, listeners.concat(listener));
-        }
-        return this;
-      }
-      prependOnceListener(eventName, listener) {
-        return this.prependListener(
-          eventName,
-          this._wrapOnceListener(eventName, listener)
-        );
-      }
-      removeListener(eventName, listener) {
-        const listeners = this._getListeners(eventName);
-        if (listeners.length > 0) {
-          this._removeListener(listeners, listener);
-          this.events.set(eventName, listeners);
-          this._emitInternalEvent("removeListener", eventName, listener);
-        }
-        return this;
-      }
-      /**
-       * Alias for `emitter.removeListener()`.
-       *
-       * @example
-       * emitter.off('hello', listener)
-       */
-      off(eventName, listener) {
-        return this.removeListener(eventName, listener);
-      }
-      removeAllListeners(eventName) {
-        if (eventName) {
-          this.events.delete(eventName);
-        } else {
-          this.events.clear();
-        }
-        return this;
-      }
-      /**
-       * Returns a copy of the array of listeners for the event named `eventName`.
-       */
-      listeners(eventName) {
-        return Array.from(this._getListeners(eventName));
-      }
-      /**
-       * Returns the number of listeners listening to the event named `eventName`.
-       */
-      listenerCount(eventName) {
-        return this._getListeners(eventName).length;
-      }
-      rawListeners(eventName) {
-        return this.listeners(eventName);
-      }
-    };
-    Emitter = _Emitter;
-    Emitter.defaultMaxListeners = 10;
-  }
-});
-
-// node_modules/@open-draft/deferred-promise/build/index.mjs
-function createDeferredExecutor() {
-  const executor = (resolve2, reject) => {
-    executor.state = "pending";
-    executor.resolve = (data) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      executor.result = data;
-      const onFulfilled = (value) => {
-        executor.state = "fulfilled";
-        return value;
-      };
-      return resolve2(
-        data instanceof Promise ? data : Promise.resolve(data).then(onFulfilled)
-      );
-    };
-    executor.reject = (reason) => {
-      if (executor.state !== "pending") {
-        return;
-      }
-      queueMicrotask(() => {
-        executor.state = "rejected";
-      });
-      return reject(executor.rejectionReason = reason);
-    };
-  };
-  return executor;
-}
-var DeferredPromise;
-var init_build = __esm({
-  "node_modules/@open-draft/deferred-promise/build/index.mjs"() {
-    DeferredPromise = class extends Promise {
-      #executor;
-      resolve;
-      reject;
-      constructor(executor = null) {
-        const deferredExecutor = createDeferredExecutor();
-        super((originalResolve, originalReject) => {
-          deferredExecutor(originalResolve, originalReject);
-          executor?.(deferredExecutor.resolve, deferredExecutor.reject);
-        });
-        this.#executor = deferredExecutor;
-        this.resolve = this.#executor.resolve;
-        this.reject = this.#executor.reject;
-      }
-      get state() {
-        return this.#executor.state;
-      }
-      get rejectionReason() {
-        return this.#executor.rejectionReason;
-      }
-      then(onFulfilled, onRejected) {
-        return this.#decorate(super.then(onFulfilled, onRejected));
-      }
-      catch(onRejected) {
-        return this.#decorate(super.catch(onRejected));
-      }
-      finally(onfinally) {
-        return this.#decorate(super.finally(onfinally));
-      }
-      #decorate(promise) {
-        return Object.defineProperties(promise, {
-          resolve: { configurable: true, value: this.resolve },
-          reject: { configurable: true, value: this.reject }
-        });
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs
-function getGlobalSymbol(symbol) {
-  return globalThis[symbol] || void 0;
-}
-function setGlobalSymbol(symbol, value) {
-  globalThis[symbol] = value;
-}
-function deleteGlobalSymbol(symbol) {
-  delete globalThis[symbol];
-}
-function createRequestId() {
-  return Math.random().toString(16).slice(2);
-}
-function canParseUrl(url) {
-  try {
-    new URL(url);
-    return true;
-  } catch (_error) {
-    return false;
-  }
-}
-function getValueBySymbol(symbolName, source) {
-  const symbol = Object.getOwnPropertySymbols(source).find((symbol$1) => {
-    return symbol$1.description === symbolName;
-  });
-  if (symbol) return Reflect.get(source, symbol);
-}
-var InterceptorReadyState, Interceptor, InterceptorError, RequestController, FetchRequest, kStatus, kUrl, FetchResponse;
-var init_fetchUtils_BKJ1XmiO = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetchUtils-BKJ1XmiO.mjs"() {
-    init_lib3();
-    init_lib4();
-    init_build();
-    init_lib2();
-    InterceptorReadyState = /* @__PURE__ */ (function(InterceptorReadyState$1) {
-      InterceptorReadyState$1["INACTIVE"] = "INACTIVE";
-      InterceptorReadyState$1["APPLYING"] = "APPLYING";
-      InterceptorReadyState$1["APPLIED"] = "APPLIED";
-      InterceptorReadyState$1["DISPOSING"] = "DISPOSING";
-      InterceptorReadyState$1["DISPOSED"] = "DISPOSED";
-      return InterceptorReadyState$1;
-    })({});
-    Interceptor = class {
-      constructor(symbol) {
-        this.symbol = symbol;
-        this.readyState = InterceptorReadyState.INACTIVE;
-        this.emitter = new Emitter();
-        this.subscriptions = [];
-        this.logger = new Logger(symbol.description);
-        this.emitter.setMaxListeners(0);
-        this.logger.info("constructing the interceptor...");
-      }
-      /**
-      * Determine if this interceptor can be applied
-      * in the current environment.
-      */
-      checkEnvironment() {
-        return true;
-      }
-      /**
-      * Apply this interceptor to the current process.
-      * Returns an already running interceptor instance if it's present.
-      */
-      apply() {
-        const logger = this.logger.extend("apply");
-        logger.info("applying the interceptor...");
-        if (this.readyState === InterceptorReadyState.APPLIED) {
-          logger.info("intercepted already applied!");
-          return;
-        }
-        if (!this.checkEnvironment()) {
-          logger.info("the interceptor cannot be applied in this environment!");
-          return;
-        }
-        this.readyState = InterceptorReadyState.APPLYING;
-        const runningInstance = this.getInstance();
-        if (runningInstance) {
-          logger.info("found a running instance, reusing...");
-          this.on = (event, listener) => {
-            logger.info('proxying the "%s" listener', event);
-            runningInstance.emitter.addListener(event, listener);
-            this.subscriptions.push(() => {
-              runningInstance.emitter.removeListener(event, listener);
-              logger.info('removed proxied "%s" listener!', event);
-            });
-            return this;
-          };
-          this.readyState = InterceptorReadyState.APPLIED;
-          return;
-        }
-        logger.info("no running instance found, setting up a new instance...");
-        this.setup();
-        this.setInstance();
-        this.readyState = InterceptorReadyState.APPLIED;
-      }
-      /**
-      * Setup the module augments and stubs necessary for this interceptor.
-      * This method is not run if there's a running interceptor instance
-      * to prevent instantiating an interceptor multiple times.
-      */
-      setup() {
-      }
-      /**
-      * Listen to the interceptor's public events.
-      */
-      on(event, listener) {
-        const logger = this.logger.extend("on");
-        if (this.readyState === InterceptorReadyState.DISPOSING || this.readyState === InterceptorReadyState.DISPOSED) {
-          logger.info("cannot listen to events, already disposed!");
-          return this;
-        }
-        logger.info('adding "%s" event listener:', event, listener);
-        this.emitter.on(event, listener);
-        return this;
-      }
-      once(event, listener) {
-        this.emitter.once(event, listener);
-        return this;
-      }
-      off(event, listener) {
-        this.emitter.off(event, listener);
-        return this;
-      }
-      removeAllListeners(event) {
-        this.emitter.removeAllListeners(event);
-        return this;
-      }
-      /**
-      * Disposes of any side-effects this interceptor has introduced.
-      */
-      dispose() {
-        const logger = this.logger.extend("dispose");
-        if (this.readyState === InterceptorReadyState.DISPOSED) {
-          logger.info("cannot dispose, already disposed!");
-          return;
-        }
-        logger.info("disposing the interceptor...");
-        this.readyState = InterceptorReadyState.DISPOSING;
-        if (!this.getInstance()) {
-          logger.info("no interceptors running, skipping dispose...");
-          return;
-        }
-        this.clearInstance();
-        logger.info("global symbol deleted:", getGlobalSymbol(this.symbol));
-        if (this.subscriptions.length > 0) {
-          logger.info("disposing of %d subscriptions...", this.subscriptions.length);
-          for (const dispose of this.subscriptions) dispose();
-          this.subscriptions = [];
-          logger.info("disposed of all subscriptions!", this.subscriptions.length);
-        }
-        this.emitter.removeAllListeners();
-        logger.info("destroyed the listener!");
-        this.readyState = InterceptorReadyState.DISPOSED;
-      }
-      getInstance() {
-        const instance = getGlobalSymbol(this.symbol);
-        this.logger.info("retrieved global instance:", instance?.constructor?.name);
-        return instance;
-      }
-      setInstance() {
-        setGlobalSymbol(this.symbol, this);
-        this.logger.info("set global instance!", this.symbol.description);
-      }
-      clearInstance() {
-        deleteGlobalSymbol(this.symbol);
-        this.logger.info("cleared global instance!", this.symbol.description);
-      }
-    };
-    InterceptorError = class InterceptorError2 extends Error {
-      constructor(message) {
-        super(message);
-        this.name = "InterceptorError";
-        Object.setPrototypeOf(this, InterceptorError2.prototype);
-      }
-    };
-    RequestController = class RequestController2 {
-      static {
-        this.PENDING = 0;
-      }
-      static {
-        this.PASSTHROUGH = 1;
-      }
-      static {
-        this.RESPONSE = 2;
-      }
-      static {
-        this.ERROR = 3;
-      }
-      constructor(request, source) {
-        this.request = request;
-        this.source = source;
-        this.readyState = RequestController2.PENDING;
-        this.handled = new DeferredPromise();
-      }
-      get #handled() {
-        return this.handled;
-      }
-      /**
-      * Perform this request as-is.
-      */
-      async passthrough() {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to passthrough the "%s %s" request: the request has already been handled', this.request.method, this.request.url);
-        this.readyState = RequestController2.PASSTHROUGH;
-        await this.source.passthrough();
-        this.#handled.resolve();
-      }
-      /**
-      * Respond to this request with the given `Response` instance.
-      *
-      * @example
-      * controller.respondWith(new Response())
-      * controller.respondWith(Response.json({ id }))
-      * controller.respondWith(Response.error())
-      */
-      respondWith(response) {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to respond to the "%s %s" request with "%d %s": the request has already been handled (%d)', this.request.method, this.request.url, response.status, response.statusText || "OK", this.readyState);
-        this.readyState = RequestController2.RESPONSE;
-        this.#handled.resolve();
-        this.source.respondWith(response);
-      }
-      /**
-      * Error this request with the given reason.
-      *
-      * @example
-      * controller.errorWith()
-      * controller.errorWith(new Error('Oops!'))
-      * controller.errorWith({ message: 'Oops!'})
-      */
-      errorWith(reason) {
-        invariant.as(InterceptorError, this.readyState === RequestController2.PENDING, 'Failed to error the "%s %s" request with "%s": the request has already been handled (%d)', this.request.method, this.request.url, reason?.toString(), this.readyState);
-        this.readyState = RequestController2.ERROR;
-        this.source.errorWith(reason);
-        this.#handled.resolve();
-      }
-    };
-    FetchRequest = class FetchRequest2 extends Request {
-      static #resolveProperty(input, init = {}, key) {
-        return init[key] ?? (input instanceof Request ? input[key] : void 0);
-      }
-      /**
-      * Check if the given request method is configurable.
-      * @see https://fetch.spec.whatwg.org/#methods
-      */
-      static isConfigurableMethod(method) {
-        return method !== "CONNECT" && method !== "TRACE" && method !== "TRACK";
-      }
-      static isMethodWithBody(method) {
-        return method !== "HEAD" && method !== "GET" && FetchRequest2.isConfigurableMethod(method);
-      }
-      /**
-      * Check if the given request `mode` is configurable.
-      * @see https://fetch.spec.whatwg.org/#concept-request-mode
-      */
-      static isConfigurableMode(mode) {
-        return mode !== "navigate" && mode !== "websocket" && mode !== "webtransport";
-      }
-      constructor(input, init) {
-        const method = FetchRequest2.#resolveProperty(input, init, "method") || "GET";
-        const safeMethod = FetchRequest2.isConfigurableMethod(method) ? method : "GET";
-        const hasExplicitBody = init != null && "body" in init;
-        const bodyInit = !FetchRequest2.isMethodWithBody(method) ? { body: void 0 } : hasExplicitBody ? { body: init.body } : {};
-        const mode = FetchRequest2.#resolveProperty(input, init, "mode") ?? void 0;
-        const safeMode = FetchRequest2.isConfigurableMode(mode) ? mode : void 0;
-        super(input, {
-          ...init || {},
-          method: safeMethod,
-          mode: safeMode,
-          duplex: init?.duplex ?? (FetchRequest2.isMethodWithBody(method) ? "half" : void 0),
-          ...bodyInit
-        });
-        if (method !== safeMethod) this.#setInternalProperty("method", method);
-        if (method === "CONNECT") {
-          const url = new URL(input instanceof Request ? input.url : input);
-          let authority;
-          if (url.protocol === "localhost:") authority = url.href;
-          else authority = url.pathname.replace(/^\/+/, "");
-          Object.defineProperty(this, "url", {
-            get: () => authority,
-            enumerable: true,
-            configurable: true
-          });
-        }
-        if (mode != null && mode !== safeMode) this.#setInternalProperty("mode", mode);
-      }
-      #setInternalProperty(key, value) {
-        const internalState = getValueBySymbol("state", this);
-        if (internalState) Reflect.set(internalState, key, value);
-        else Object.defineProperty(this, key, {
-          value,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-      }
-    };
-    kStatus = /* @__PURE__ */ Symbol("kStatus");
-    kUrl = /* @__PURE__ */ Symbol("kUrl");
-    FetchResponse = class FetchResponse2 extends Response {
-      static {
-        this.STATUS_CODES_WITHOUT_BODY = [
-          101,
-          103,
-          204,
-          205,
-          304
-        ];
-      }
-      static {
-        this.STATUS_CODES_WITH_REDIRECT = [
-          301,
-          302,
-          303,
-          307,
-          308
-        ];
-      }
-      static isConfigurableStatusCode(status) {
-        return status >= 200 && status <= 599;
-      }
-      static isRedirectResponse(status) {
-        return FetchResponse2.STATUS_CODES_WITH_REDIRECT.includes(status);
-      }
-      /**
-      * Returns a boolean indicating whether the given response status
-      * code represents a response that can have a body.
-      */
-      static isResponseWithBody(status) {
-        return !FetchResponse2.STATUS_CODES_WITHOUT_BODY.includes(status);
-      }
-      static setStatus(status, response) {
-        const internalState = getValueBySymbol("state", response);
-        if (internalState) internalState.status = status;
-        else Object.defineProperty(response, "status", {
-          value: status,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-        Object.defineProperty(response, kStatus, {
-          value: status,
-          enumerable: false
-        });
-      }
-      static setUrl(url, response) {
-        if (!url || url === "about:" || !canParseUrl(url)) return;
-        const state = getValueBySymbol("state", response);
-        if (state) state.urlList.push(new URL(url));
-        else Object.defineProperty(response, "url", {
-          value: url,
-          enumerable: true,
-          configurable: true,
-          writable: false
-        });
-        Object.defineProperty(response, kUrl, {
-          value: url,
-          enumerable: false
-        });
-      }
-      /**
-      * Parses the given raw HTTP headers into a Fetch API `Headers` instance.
-      */
-      static parseRawHeaders(rawHeaders) {
-        const headers = new Headers();
-        for (let line = 0; line < rawHeaders.length; line += 2) headers.append(rawHeaders[line], rawHeaders[line + 1]);
-        return headers;
-      }
-      /**
-      * Safely clones the given `Response`.
-      * Coerces response clone exceptions into 500 mocked responses.
-      * Handy in the environments that introduce arbitrary response
-      * cloning restrictions, like "101 Switching Protocols" cloning
-      * in "miniflare".
-      */
-      static clone(response) {
-        try {
-          return response.clone();
-        } catch (error2) {
-          return Response.json(error2 instanceof Error ? {
-            name: error2.name,
-            message: error2.message,
-            stack: error2.stack
-          } : {}, {
-            status: 500,
-            statusText: "Unclonable Response"
-          });
-        }
-      }
-      constructor(body, init = {}) {
-        const status = init.status ?? 200;
-        const safeStatus = FetchResponse2.isConfigurableStatusCode(status) ? status : 200;
-        const finalBody = FetchResponse2.isResponseWithBody(status) ? body : null;
-        super(finalBody, {
-          status: safeStatus,
-          statusText: init.statusText,
-          headers: init.headers
-        });
-        if (status !== safeStatus) FetchResponse2.setStatus(status, this);
-        FetchResponse2.setUrl(init.url, this);
-      }
-      clone() {
-        const clonedResponse = super.clone();
-        const customStatus = Reflect.get(this, kStatus);
-        if (customStatus) FetchResponse2.setStatus(customStatus, clonedResponse);
-        const customUrl = Reflect.get(this, kUrl);
-        if (customUrl) FetchResponse2.setUrl(customUrl, clonedResponse);
-        return clonedResponse;
-      }
-    };
-  }
-});
-
-// node_modules/@open-draft/until/lib/index.mjs
-var until;
-var init_lib5 = __esm({
-  "node_modules/@open-draft/until/lib/index.mjs"() {
-    until = async (promise) => {
-      try {
-        const data = await promise().catch((error2) => {
-          throw error2;
-        });
-        return { error: null, data };
-      } catch (error2) {
-        return { error: error2, data: null };
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs
-function isPropertyAccessible(obj, key) {
-  try {
-    obj[key];
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function emitAsync(emitter, eventName, ...data) {
-  const listeners = emitter.listeners(eventName);
-  if (listeners.length === 0) return;
-  for (const listener of listeners) await listener.apply(emitter, data);
-}
-function isObject(value, loose = false) {
-  return loose ? Object.prototype.toString.call(value).startsWith("[object ") : Object.prototype.toString.call(value) === "[object Object]";
-}
-function createServerErrorResponse(body) {
-  return new Response(JSON.stringify(body instanceof Error ? {
-    name: body.name,
-    message: body.message,
-    stack: body.stack
-  } : body), {
-    status: 500,
-    statusText: "Unhandled Exception",
-    headers: { "Content-Type": "application/json" }
-  });
-}
-function isResponseError(response) {
-  return response != null && response instanceof Response && isPropertyAccessible(response, "type") && response.type === "error";
-}
-function isResponseLike(value) {
-  return isObject(value, true) && isPropertyAccessible(value, "status") && isPropertyAccessible(value, "statusText") && isPropertyAccessible(value, "bodyUsed");
-}
-function isNodeLikeError(error2) {
-  if (error2 == null) return false;
-  if (!(error2 instanceof Error)) return false;
-  return "code" in error2 && "errno" in error2;
-}
-async function handleRequest(options) {
-  const handleResponse = async (response) => {
-    if (response instanceof Error) {
-      await options.controller.errorWith(response);
-      return true;
-    }
-    if (isResponseError(response)) {
-      await options.controller.respondWith(response);
-      return true;
-    }
-    if (isResponseLike(response)) {
-      await options.controller.respondWith(response);
-      return true;
-    }
-    if (isObject(response)) {
-      await options.controller.errorWith(response);
-      return true;
-    }
-    return false;
-  };
-  const handleResponseError = async (error2) => {
-    if (error2 instanceof InterceptorError) throw result.error;
-    if (isNodeLikeError(error2)) {
-      await options.controller.errorWith(error2);
-      return true;
-    }
-    if (error2 instanceof Response) return await handleResponse(error2);
-    return false;
-  };
-  const requestAbortPromise = new DeferredPromise();
-  const onAbort = () => {
-    requestAbortPromise.reject(options.request.signal?.reason);
-  };
-  if (options.request.signal) {
-    if (options.request.signal.aborted) {
-      await options.controller.errorWith(options.request.signal.reason);
-      return;
-    }
-    options.request.signal.addEventListener("abort", onAbort, { once: true });
-  }
-  const result = await until(async () => {
-    const requestListenersPromise = emitAsync(options.emitter, "request", {
-      requestId: options.requestId,
-      request: options.request,
-      controller: options.controller
-    });
-    await Promise.race([
-      requestAbortPromise,
-      requestListenersPromise,
-      options.controller.handled
-    ]);
-  });
-  options.request.signal?.removeEventListener("abort", onAbort);
-  if (requestAbortPromise.state === "rejected") {
-    await options.controller.errorWith(requestAbortPromise.rejectionReason);
-    return;
-  }
-  if (result.error) {
-    if (await handleResponseError(result.error)) return;
-    if (options.emitter.listenerCount("unhandledException") > 0) {
-      const unhandledExceptionController = new RequestController(options.request, {
-        passthrough() {
-        },
-        async respondWith(response) {
-          await handleResponse(response);
-        },
-        async errorWith(reason) {
-          await options.controller.errorWith(reason);
-        }
-      });
-      await emitAsync(options.emitter, "unhandledException", {
-        error: result.error,
-        request: options.request,
-        requestId: options.requestId,
-        controller: unhandledExceptionController
-      });
-      if (unhandledExceptionController.readyState !== RequestController.PENDING) return;
-    }
-    await options.controller.respondWith(createServerErrorResponse(result.error));
-    return;
-  }
-  if (options.controller.readyState === RequestController.PENDING) return await options.controller.passthrough();
-  return options.controller.handled;
-}
-var init_handleRequest_FIQv5pwH = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/handleRequest-FIQv5pwH.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_build();
-    init_lib5();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs
-function getDeepPropertyDescriptor(owner, key) {
-  let currentOwner = owner;
-  let descriptor;
-  while (currentOwner) {
-    descriptor = Object.getOwnPropertyDescriptor(currentOwner, key);
-    if (descriptor) return {
-      owner: currentOwner,
-      descriptor
-    };
-    currentOwner = Object.getPrototypeOf(currentOwner);
-  }
-}
-function hasConfigurableGlobal(propertyName) {
-  const match2 = getDeepPropertyDescriptor(globalThis, propertyName);
-  if (typeof match2 === "undefined") return false;
-  const { descriptor } = match2;
-  if (typeof descriptor.get === "function" && typeof descriptor.get() === "undefined") return false;
-  if (typeof descriptor.get === "undefined" && descriptor.value == null) return false;
-  if (typeof descriptor.set === "undefined" && !descriptor.configurable) {
-    console.error(`[MSW] Failed to apply interceptor: the global \`${propertyName}\` property is non-configurable. This is likely an issue with your environment. If you are using a framework, please open an issue about this in their repository.`);
-    return false;
-  }
-  return true;
-}
-var PatchesRegistry, patchesRegistry;
-var init_hasConfigurableGlobal_BiTmog1u = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/hasConfigurableGlobal-BiTmog1u.mjs"() {
-    init_lib2();
-    PatchesRegistry = class {
-      #replacements = /* @__PURE__ */ new Map();
-      applyPatch(owner, key, getNextValue) {
-        const ownerReplacements = this.#replacements.get(owner);
-        invariant(!ownerReplacements?.has(key), `Failed to replace a global value at "${String(key)}": already replaced.`);
-        const match2 = getDeepPropertyDescriptor(owner, key);
-        if (typeof match2 === "undefined") {
-          console.warn(`Failed to replace a global value at "${String(key)}": not a global value.`);
-          return () => {
-          };
-        }
-        if (match2.descriptor.configurable) Object.defineProperty(owner, key, {
-          value: getNextValue(owner[key]),
-          enumerable: true,
-          configurable: true
-        });
-        else if (match2.descriptor.writable) owner[key] = getNextValue(owner[key]);
-        else throw new Error(`Failed to patch a non-configurable non-writable property "${key.toString()}"`);
-        const restorePatch = () => {
-          const currentReplacements = this.#replacements.get(owner);
-          if (!currentReplacements?.has(key)) return;
-          if (match2.owner === owner)
-            Object.defineProperty(match2.owner, key, match2.descriptor);
-          else
-            Reflect.deleteProperty(owner, key);
-          currentReplacements.delete(key);
-          if (currentReplacements.size === 0) this.#replacements.delete(owner);
-        };
-        if (ownerReplacements) ownerReplacements.set(key, restorePatch);
-        else this.#replacements.set(owner, /* @__PURE__ */ new Map([[key, restorePatch]]));
-        return restorePatch;
-      }
-      restoreAllPatches() {
-        const errors = [];
-        for (const [, ownerReplacements] of this.#replacements) for (const [, restorePatch] of ownerReplacements) try {
-          restorePatch();
-        } catch (error2) {
-          if (error2 instanceof Error) errors.push(error2);
-          else throw error2;
-        }
-        if (errors.length > 0) throw new AggregateError(errors, "FOO!");
-      }
-    };
-    patchesRegistry = new PatchesRegistry();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs
-function setRawRequest(request, rawRequest) {
-  Reflect.set(request, kRawRequest, rawRequest);
-}
-var kRawRequest;
-var init_getRawRequest_C2_1urzA = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/getRawRequest-C2-1urzA.mjs"() {
-    kRawRequest = /* @__PURE__ */ Symbol("kRawRequest");
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs
-function createNetworkError(cause) {
-  return Object.assign(/* @__PURE__ */ new TypeError("Failed to fetch"), { cause });
-}
-async function followFetchRedirect(request, response) {
-  if (response.status !== 303 && request.body != null) return Promise.reject(createNetworkError());
-  const requestUrl = new URL(request.url);
-  let locationUrl;
-  try {
-    locationUrl = new URL(response.headers.get("location"), request.url);
-  } catch (error2) {
-    return Promise.reject(createNetworkError(error2));
-  }
-  if (!(locationUrl.protocol === "http:" || locationUrl.protocol === "https:")) return Promise.reject(createNetworkError("URL scheme must be a HTTP(S) scheme"));
-  if (Reflect.get(request, kRedirectCount) > 20) return Promise.reject(createNetworkError("redirect count exceeded"));
-  Object.defineProperty(request, kRedirectCount, { value: (Reflect.get(request, kRedirectCount) || 0) + 1 });
-  if (request.mode === "cors" && (locationUrl.username || locationUrl.password) && !sameOrigin(requestUrl, locationUrl)) return Promise.reject(createNetworkError('cross origin not allowed for request mode "cors"'));
-  const requestInit = {};
-  if ([301, 302].includes(response.status) && request.method === "POST" || response.status === 303 && !["HEAD", "GET"].includes(request.method)) {
-    requestInit.method = "GET";
-    requestInit.body = null;
-    REQUEST_BODY_HEADERS.forEach((headerName) => {
-      request.headers.delete(headerName);
-    });
-  }
-  if (!sameOrigin(requestUrl, locationUrl)) {
-    request.headers.delete("authorization");
-    request.headers.delete("proxy-authorization");
-    request.headers.delete("cookie");
-    request.headers.delete("host");
-  }
-  requestInit.headers = request.headers;
-  const finalResponse = await fetch(new Request(locationUrl, requestInit));
-  Object.defineProperty(finalResponse, "redirected", {
-    value: true,
-    configurable: true
-  });
-  return finalResponse;
-}
-function sameOrigin(left, right) {
-  if (left.origin === right.origin && left.origin === "null") return true;
-  if (left.protocol === right.protocol && left.hostname === right.hostname && left.port === right.port) return true;
-  return false;
-}
-function parseContentEncoding(contentEncoding) {
-  return contentEncoding.toLowerCase().split(",").map((coding) => coding.trim());
-}
-function createDecompressionStream(contentEncoding) {
-  if (contentEncoding === "") return null;
-  const codings = parseContentEncoding(contentEncoding);
-  if (codings.length === 0) return null;
-  return new PipelineStream(codings.reduceRight((transformers, coding) => {
-    if (coding === "gzip" || coding === "x-gzip") return transformers.concat(new DecompressionStream("gzip"));
-    else if (coding === "deflate") return transformers.concat(new DecompressionStream("deflate"));
-    else if (coding === "br") return transformers.concat(new BrotliDecompressionStream());
-    else transformers.length = 0;
-    return transformers;
-  }, []));
-}
-function decompressResponse(response) {
-  if (response.body === null) return null;
-  const decompressionStream = createDecompressionStream(response.headers.get("content-encoding") || "");
-  if (!decompressionStream) return null;
-  response.body.pipeTo(decompressionStream.writable);
-  return decompressionStream.readable;
-}
-var import_node_zlib, REQUEST_BODY_HEADERS, kRedirectCount, BrotliDecompressionStream, PipelineStream, FetchInterceptor;
-var init_fetch_CaC3rGEu = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/fetch-CaC3rGEu.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_getRawRequest_C2_1urzA();
-    init_handleRequest_FIQv5pwH();
-    init_hasConfigurableGlobal_BiTmog1u();
-    init_build();
-    init_lib5();
-    import_node_zlib = __toESM(require("node:zlib"), 1);
-    REQUEST_BODY_HEADERS = [
-      "content-encoding",
-      "content-language",
-      "content-location",
-      "content-type",
-      "content-length"
-    ];
-    kRedirectCount = /* @__PURE__ */ Symbol("kRedirectCount");
-    BrotliDecompressionStream = class extends TransformStream {
-      constructor() {
-        const decompress = import_node_zlib.default.createBrotliDecompress({
-          flush: import_node_zlib.default.constants.BROTLI_OPERATION_FLUSH,
-          finishFlush: import_node_zlib.default.constants.BROTLI_OPERATION_FLUSH
-        });
-        super({ async transform(chunk, controller) {
-          const buffer = Buffer.from(chunk);
-          const decompressed = await new Promise((resolve2, reject) => {
-            decompress.write(buffer, (error2) => {
-              if (error2) reject(error2);
-            });
-            decompress.flush();
-            decompress.once("data", (data) => resolve2(data));
-            decompress.once("error", (error2) => reject(error2));
-            decompress.once("end", () => controller.terminate());
-          }).catch((error2) => {
-            controller.error(error2);
-          });
-          controller.enqueue(decompressed);
-        } });
-      }
-    };
-    PipelineStream = class extends TransformStream {
-      constructor(transformStreams, ...strategies) {
-        super({}, ...strategies);
-        const readable = [super.readable, ...transformStreams].reduce((readable$1, transform) => readable$1.pipeThrough(transform));
-        Object.defineProperty(this, "readable", { get() {
-          return readable;
-        } });
-      }
-    };
-    FetchInterceptor = class FetchInterceptor2 extends Interceptor {
-      static {
-        this.symbol = /* @__PURE__ */ Symbol.for("fetch-interceptor");
-      }
-      constructor() {
-        super(FetchInterceptor2.symbol);
-      }
-      checkEnvironment() {
-        return hasConfigurableGlobal("fetch");
-      }
-      async setup() {
-        const logger = this.logger.extend("setup");
-        const pureFetch = globalThis.fetch;
-        const fetchProxy = async (input, init) => {
-          const requestId = createRequestId();
-          const request = new FetchRequest(typeof input === "string" && typeof location !== "undefined" && !canParseUrl(input) ? new URL(input, location.href) : input, init);
-          if (input instanceof Request) setRawRequest(request, input);
-          const responsePromise = new DeferredPromise();
-          const controller = new RequestController(request, {
-            passthrough: async () => {
-              this.logger.info("request has not been handled, passthrough...");
-              const requestCloneForResponseEvent = request.clone();
-              const { error: responseError, data: originalResponse } = await until(() => pureFetch(request));
-              if (responseError) return responsePromise.reject(responseError);
-              this.logger.info("original fetch performed", originalResponse);
-              if (this.emitter.listenerCount("response") > 0) {
-                this.logger.info('emitting the "response" event...');
-                const responseClone = FetchResponse.clone(originalResponse);
-                await emitAsync(this.emitter, "response", {
-                  response: responseClone,
-                  isMockedResponse: false,
-                  request: requestCloneForResponseEvent,
-                  requestId
-                });
-              }
-              responsePromise.resolve(originalResponse);
-            },
-            respondWith: async (rawResponse) => {
-              if (isResponseError(rawResponse)) {
-                this.logger.info("request has errored!", { response: rawResponse });
-                responsePromise.reject(createNetworkError(rawResponse));
-                return;
-              }
-              this.logger.info("received mocked response!", { rawResponse });
-              const response = new FetchResponse(decompressResponse(rawResponse) || rawResponse.body, {
-                url: request.url,
-                status: rawResponse.status,
-                statusText: rawResponse.statusText,
-                headers: rawResponse.headers
-              });
-              if (FetchResponse.isRedirectResponse(response.status)) {
-                if (request.redirect === "error") {
-                  responsePromise.reject(createNetworkError("unexpected redirect"));
-                  return;
-                }
-                if (request.redirect === "follow") {
-                  followFetchRedirect(request, response).then((response$1) => {
-                    responsePromise.resolve(response$1);
-                  }, (reason) => {
-                    responsePromise.reject(reason);
-                  });
-                  return;
-                }
-              }
-              if (this.emitter.listenerCount("response") > 0) {
-                this.logger.info('emitting the "response" event...');
-                await emitAsync(this.emitter, "response", {
-                  response: FetchResponse.clone(response),
-                  isMockedResponse: true,
-                  request,
-                  requestId
-                });
-              }
-              responsePromise.resolve(response);
-            },
-            errorWith: (reason) => {
-              this.logger.info("request has been aborted!", { reason });
-              responsePromise.reject(reason);
-            }
-          });
-          this.logger.info("[%s] %s", request.method, request.url);
-          this.logger.info("awaiting for the mocked response...");
-          this.logger.info('emitting the "request" event for %s listener(s)...', this.emitter.listenerCount("request"));
-          await handleRequest({
-            request,
-            requestId,
-            emitter: this.emitter,
-            controller
-          });
-          return responsePromise;
-        };
-        logger.info("patching global fetch...");
-        this.subscriptions.push(patchesRegistry.applyPatch(globalThis, "fetch", () => fetchProxy));
-        logger.info("global fetch patched!", globalThis.fetch.name);
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs
-var fetch_exports = {};
-__export(fetch_exports, {
-  FetchInterceptor: () => FetchInterceptor
-});
-var init_fetch = __esm({
-  "node_modules/@mswjs/interceptors/lib/node/interceptors/fetch/index.mjs"() {
-    init_fetchUtils_BKJ1XmiO();
-    init_handleRequest_FIQv5pwH();
-    init_hasConfigurableGlobal_BiTmog1u();
-    init_fetch_CaC3rGEu();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs
-function getGlobalSymbol2(symbol) {
-  return globalThis[symbol] || void 0;
-}
-function setGlobalSymbol2(symbol, value) {
-  globalThis[symbol] = value;
-}
-function deleteGlobalSymbol2(symbol) {
-  delete globalThis[symbol];
-}
-function createRequestId2() {
-  return Math.random().toString(16).slice(2);
-}
-var InterceptorReadyState2, Interceptor2;
-var init_createRequestId_DYCsFHOi = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/createRequestId-DYCsFHOi.mjs"() {
-    init_lib3();
-    init_lib4();
-    InterceptorReadyState2 = /* @__PURE__ */ (function(InterceptorReadyState$1) {
-      InterceptorReadyState$1["INACTIVE"] = "INACTIVE";
-      InterceptorReadyState$1["APPLYING"] = "APPLYING";
-      InterceptorReadyState$1["APPLIED"] = "APPLIED";
-      InterceptorReadyState$1["DISPOSING"] = "DISPOSING";
-      InterceptorReadyState$1["DISPOSED"] = "DISPOSED";
-      return InterceptorReadyState$1;
-    })({});
-    Interceptor2 = class {
-      constructor(symbol) {
-        this.symbol = symbol;
-        this.readyState = InterceptorReadyState2.INACTIVE;
-        this.emitter = new Emitter();
-        this.subscriptions = [];
-        this.logger = new Logger(symbol.description);
-        this.emitter.setMaxListeners(0);
-        this.logger.info("constructing the interceptor...");
-      }
-      /**
-      * Determine if this interceptor can be applied
-      * in the current environment.
-      */
-      checkEnvironment() {
-        return true;
-      }
-      /**
-      * Apply this interceptor to the current process.
-      * Returns an already running interceptor instance if it's present.
-      */
-      apply() {
-        const logger = this.logger.extend("apply");
-        logger.info("applying the interceptor...");
-        if (this.readyState === InterceptorReadyState2.APPLIED) {
-          logger.info("intercepted already applied!");
-          return;
-        }
-        if (!this.checkEnvironment()) {
-          logger.info("the interceptor cannot be applied in this environment!");
-          return;
-        }
-        this.readyState = InterceptorReadyState2.APPLYING;
-        const runningInstance = this.getInstance();
-        if (runningInstance) {
-          logger.info("found a running instance, reusing...");
-          this.on = (event, listener) => {
-            logger.info('proxying the "%s" listener', event);
-            runningInstance.emitter.addListener(event, listener);
-            this.subscriptions.push(() => {
-              runningInstance.emitter.removeListener(event, listener);
-              logger.info('removed proxied "%s" listener!', event);
-            });
-            return this;
-          };
-          this.readyState = InterceptorReadyState2.APPLIED;
-          return;
-        }
-        logger.info("no running instance found, setting up a new instance...");
-        this.setup();
-        this.setInstance();
-        this.readyState = InterceptorReadyState2.APPLIED;
-      }
-      /**
-      * Setup the module augments and stubs necessary for this interceptor.
-      * This method is not run if there's a running interceptor instance
-      * to prevent instantiating an interceptor multiple times.
-      */
-      setup() {
-      }
-      /**
-      * Listen to the interceptor's public events.
-      */
-      on(event, listener) {
-        const logger = this.logger.extend("on");
-        if (this.readyState === InterceptorReadyState2.DISPOSING || this.readyState === InterceptorReadyState2.DISPOSED) {
-          logger.info("cannot listen to events, already disposed!");
-          return this;
-        }
-        logger.info('adding "%s" event listener:', event, listener);
-        this.emitter.on(event, listener);
-        return this;
-      }
-      once(event, listener) {
-        this.emitter.once(event, listener);
-        return this;
-      }
-      off(event, listener) {
-        this.emitter.off(event, listener);
-        return this;
-      }
-      removeAllListeners(event) {
-        this.emitter.removeAllListeners(event);
-        return this;
-      }
-      /**
-      * Disposes of any side-effects this interceptor has introduced.
-      */
-      dispose() {
-        const logger = this.logger.extend("dispose");
-        if (this.readyState === InterceptorReadyState2.DISPOSED) {
-          logger.info("cannot dispose, already disposed!");
-          return;
-        }
-        logger.info("disposing the interceptor...");
-        this.readyState = InterceptorReadyState2.DISPOSING;
-        if (!this.getInstance()) {
-          logger.info("no interceptors running, skipping dispose...");
-          return;
-        }
-        this.clearInstance();
-        logger.info("global symbol deleted:", getGlobalSymbol2(this.symbol));
-        if (this.subscriptions.length > 0) {
-          logger.info("disposing of %d subscriptions...", this.subscriptions.length);
-          for (const dispose of this.subscriptions) dispose();
-          this.subscriptions = [];
-          logger.info("disposed of all subscriptions!", this.subscriptions.length);
-        }
-        this.emitter.removeAllListeners();
-        logger.info("destroyed the listener!");
-        this.readyState = InterceptorReadyState2.DISPOSED;
-      }
-      getInstance() {
-        const instance = getGlobalSymbol2(this.symbol);
-        this.logger.info("retrieved global instance:", instance?.constructor?.name);
-        return instance;
-      }
-      setInstance() {
-        setGlobalSymbol2(this.symbol, this);
-        this.logger.info("set global instance!", this.symbol.description);
-      }
-      clearInstance() {
-        deleteGlobalSymbol2(this.symbol);
-        this.logger.info("cleared global instance!", this.symbol.description);
-      }
-    };
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs
-function resolveWebSocketUrl(url) {
-  if (typeof url === "string") return resolveWebSocketUrl(new URL(url, typeof location !== "undefined" ? location.href : void 0));
-  if (url.protocol === "http:") url.protocol = "ws:";
-  else if (url.protocol === "https:") url.protocol = "wss:";
-  if (url.protocol !== "ws:" && url.protocol !== "wss:")
-    throw new SyntaxError(`Failed to construct 'WebSocket': The URL's scheme must be either 'http', 'https', 'ws', or 'wss'. '${url.protocol}' is not allowed.`);
-  if (url.hash !== "") throw new SyntaxError(`Failed to construct 'WebSocket': The URL contains a fragment identifier ('${url.hash}'). Fragment identifiers are not allowed in WebSocket URLs.`);
-  return url.href;
-}
-var init_resolveWebSocketUrl_C83_x9iE = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/resolveWebSocketUrl-C83-x9iE.mjs"() {
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs
-async function emitAsync2(emitter, eventName, ...data) {
-  const listeners = emitter.listeners(eventName);
-  if (listeners.length === 0) return;
-  for (const listener of listeners) await listener.apply(emitter, data);
-}
-function getDeepPropertyDescriptor2(owner, key) {
-  let currentOwner = owner;
-  let descriptor;
-  while (currentOwner) {
-    descriptor = Object.getOwnPropertyDescriptor(currentOwner, key);
-    if (descriptor) return {
-      owner: currentOwner,
-      descriptor
-    };
-    currentOwner = Object.getPrototypeOf(currentOwner);
-  }
-}
-function hasConfigurableGlobal2(propertyName) {
-  const match2 = getDeepPropertyDescriptor2(globalThis, propertyName);
-  if (typeof match2 === "undefined") return false;
-  const { descriptor } = match2;
-  if (typeof descriptor.get === "function" && typeof descriptor.get() === "undefined") return false;
-  if (typeof descriptor.get === "undefined" && descriptor.value == null) return false;
-  if (typeof descriptor.set === "undefined" && !descriptor.configurable) {
-    console.error(`[MSW] Failed to apply interceptor: the global \`${propertyName}\` property is non-configurable. This is likely an issue with your environment. If you are using a framework, please open an issue about this in their repository.`);
-    return false;
-  }
-  return true;
-}
-var PatchesRegistry2, patchesRegistry2;
-var init_hasConfigurableGlobal_C8zq1MCg = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/hasConfigurableGlobal-C8zq1MCg.mjs"() {
-    init_lib2();
-    PatchesRegistry2 = class {
-      #replacements = /* @__PURE__ */ new Map();
-      applyPatch(owner, key, getNextValue) {
-        const ownerReplacements = this.#replacements.get(owner);
-        invariant(!ownerReplacements?.has(key), `Failed to replace a global value at "${String(key)}": already replaced.`);
-        const match2 = getDeepPropertyDescriptor2(owner, key);
-        if (typeof match2 === "undefined") {
-          console.warn(`Failed to replace a global value at "${String(key)}": not a global value.`);
-          return () => {
-          };
-        }
-        if (match2.descriptor.configurable) Object.defineProperty(owner, key, {
-          value: getNextValue(owner[key]),
-          enumerable: true,
-          configurable: true
-        });
-        else if (match2.descriptor.writable) owner[key] = getNextValue(owner[key]);
-        else throw new Error(`Failed to patch a non-configurable non-writable property "${key.toString()}"`);
-        const restorePatch = () => {
-          const currentReplacements = this.#replacements.get(owner);
-          if (!currentReplacements?.has(key)) return;
-          if (match2.owner === owner)
-            Object.defineProperty(match2.owner, key, match2.descriptor);
-          else
-            Reflect.deleteProperty(owner, key);
-          currentReplacements.delete(key);
-          if (currentReplacements.size === 0) this.#replacements.delete(owner);
-        };
-        if (ownerReplacements) ownerReplacements.set(key, restorePatch);
-        else this.#replacements.set(owner, /* @__PURE__ */ new Map([[key, restorePatch]]));
-        return restorePatch;
-      }
-      restoreAllPatches() {
-        const errors = [];
-        for (const [, ownerReplacements] of this.#replacements) for (const [, restorePatch] of ownerReplacements) try {
-          restorePatch();
-        } catch (error2) {
-          if (error2 instanceof Error) errors.push(error2);
-          else throw error2;
-        }
-        if (errors.length > 0) throw new AggregateError(errors, "FOO!");
-      }
-    };
-    patchesRegistry2 = new PatchesRegistry2();
-  }
-});
-
-// node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs
-var WebSocket_exports = {};
-__export(WebSocket_exports, {
-  CancelableCloseEvent: () => CancelableCloseEvent,
-  CancelableMessageEvent: () => CancelableMessageEvent,
-  CloseEvent: () => CloseEvent,
-  WebSocketClientConnection: () => WebSocketClientConnection,
-  WebSocketClientConnectionProtocol: () => WebSocketClientConnectionProtocol,
-  WebSocketInterceptor: () => WebSocketInterceptor,
-  WebSocketServerConnection: () => WebSocketServerConnection,
-  WebSocketServerConnectionProtocol: () => WebSocketServerConnectionProtocol
-});
-function bindEvent(target, event) {
-  Object.defineProperties(event, {
-    target: {
-      value: target,
-      enumerable: true,
-      writable: true
-    },
-    currentTarget: {
-      value: target,
-      enumerable: true,
-      writable: true
-    }
-  });
-  return event;
-}
-function getDataSize(data) {
-  if (typeof data === "string") return data.length;
-  if (data instanceof Blob) return data.size;
-  return data.byteLength;
-}
-var kCancelable, kDefaultPrevented, CancelableMessageEvent, CloseEvent, CancelableCloseEvent, kEmitter$1, kBoundListener$1, WebSocketClientConnectionProtocol, WebSocketClientConnection, WEBSOCKET_CLOSE_CODE_RANGE_ERROR, kPassthroughPromise, kOnSend, kClose, WebSocketOverride, kEmitter, kBoundListener, kSend, WebSocketServerConnectionProtocol, WebSocketServerConnection, WebSocketClassTransport, WebSocketInterceptor;
-var init_WebSocket = __esm({
-  "node_modules/@mswjs/interceptors/lib/browser/interceptors/WebSocket/index.mjs"() {
-    init_createRequestId_DYCsFHOi();
-    init_resolveWebSocketUrl_C83_x9iE();
-    init_hasConfigurableGlobal_C8zq1MCg();
-    init_build();
-    init_lib2();
-    kCancelable = /* @__PURE__ */ Symbol("kCancelable");
-    kDefaultPrevented = /* @__PURE__ */ Symbol("kDefaultPrevented");
-    CancelableMessageEvent = class extends MessageEvent {
-      constructor(type, init) {
-        super(type, init);
-        this[kCancelable] = !!init.cancelable;
-        this[kDefaultPrevented] = false;
-      }
-      get cancelable() {
-        return this[kCancelable];
-      }
-      set cancelable(nextCancelable) {
-        this[kCancelable] = nextCancelable;
-      }
-      get defaultPrevented() {
-        return this[kDefaultPrevented];
-      }
-      set defaultPrevented(nextDefaultPrevented) {
-        this[kDefaultPrevented] = nextDefaultPrevented;
-      }
-      preventDefault() {
-        if (this.cancelable && !this[kDefaultPrevented]) this[kDefaultPrevented] = true;
-      }
-    };
-    CloseEvent = class extends Event {
-      constructor(type, init = {}) {
-        super(type, init);
-        this.code = init.code === void 0 ? 0 : init.code;
-        this.reason = init.reason === void 0 ? "" : init.reason;
-        this.wasClean = init.wasClean === void 0 ? false : init.wasClean;
-      }
-    };
-    CancelableCloseEvent = class extends CloseEvent {
-      constructor(type, init = {}) {
-        super(type, init);
-        this[kCancelable] = !!init.cancelable;
-        this[kDefaultPrevented] = false;
-      }
-      get cancelable() {
-        return this[kCancelable];
-      }
-      set cancelable(nextCancelable) {
-        this[kCancelable] = nextCancelable;
-      }
-      get defaultPrevented() {
-        return this[kDefaultPrevented];
-      }
-      set defaultPrevented(nextDefaultPrevented) {
-        this[kDefaultPrevented] = nextDefaultPrevented;
-      }
-      preventDefault() {
-        if (this.cancelable && !this[kDefaultPrevented]) this[kDefaultPrevented] = true;
-      }
-    };
-    kEmitter$1 = /* @__PURE__ */ Symbol("kEmitter");
-    kBoundListener$1 = /* @__PURE__ */ Symbol("kBoundListener");
-    WebSocketClientConnectionProtocol = class {
-    };
-    WebSocketClientConnection = class {
-      constructor(socket, transport) {
-        this.socket = socket;
-        this.transport = transport;
-        this.id = createRequestId2();
-        this.url = new URL(socket.url);
-        this[kEmitter$1] = new EventTarget();
-        this.transport.addEventListener("outgoing", (event) => {
-          const message = bindEvent(this.socket, new CancelableMessageEvent("message", {
-            data: event.data,
-            origin: event.origin,
-            cancelable: true
-          }));
-          this[kEmitter$1].dispatchEvent(message);
-          if (message.defaultPrevented) event.preventDefault();
-        });
-        this.transport.addEventListener("close", (event) => {
-          this[kEmitter$1].dispatchEvent(bindEvent(this.socket, new CloseEvent("close", event)));
-        });
-      }
-      /**
-      * Listen for the outgoing events from the connected WebSocket client.
-      */
-      addEventListener(type, listener, options) {
-        if (!Reflect.has(listener, kBoundListener$1)) {
-          const boundListener = listener.bind(this.socket);
-          Object.defineProperty(listener, kBoundListener$1, {
-            value: boundListener,
-            enumerable: false,
-            configurable: false
-          });
-        }
-        this[kEmitter$1].addEventListener(type, Reflect.get(listener, kBoundListener$1), options);
-      }
-      /**
-      * Removes the listener for the given event.
-      */
-      removeEventListener(event, listener, options) {
-        this[kEmitter$1].removeEventListener(event, Reflect.get(listener, kBoundListener$1), options);
-      }
-      /**
-      * Send data to the connected client.
-      */
-      send(data) {
-        this.transport.send(data);
-      }
-      /**
-      * Close the WebSocket connection.
-      * @param {number} code A status code (see https://www.rfc-editor.org/rfc/rfc6455#section-7.4.1).
-      * @param {string} reason A custom connection close reason.
-      */
-      close(code, reason) {
-        this.transport.close(code, reason);
-      }
-    };
-    WEBSOCKET_CLOSE_CODE_RANGE_ERROR = "InvalidAccessError: close code out of user configurable range";
-    kPassthroughPromise = /* @__PURE__ */ Symbol("kPassthroughPromise");
-    kOnSend = /* @__PURE__ */ Symbol("kOnSend");
-    kClose = /* @__PURE__ */ Symbol("kClose");
-    WebSocketOverride = class extends EventTarget {
-      static {
-        this.CONNECTING = 0;
-      }
-      static {
-        this.OPEN = 1;
-      }
-      static {
-        this.CLOSING = 2;
-      }
-      static {
-        this.CLOSED = 3;
-      }
-      constructor(url, protocols) {
-        super();
-        this.CONNECTING = 0;
-        this.OPEN = 1;
-        this.CLOSING = 2;
-        this.CLOSED = 3;
-        this._onopen = null;
-        this._onmessage = null;
-        this._onerror = null;
-        this._onclose = null;
-        this.url = resolveWebSocketUrl(url);
-        this.protocol = "";
-        this.extensions = "";
-        this.binaryType = "blob";
-        this.readyState = this.CONNECTING;
-        this.bufferedAmount = 0;
-        this[kPassthroughPromise] = new DeferredPromise();
-        queueMicrotask(async () => {
-          if (await this[kPassthroughPromise]) return;
-          this.protocol = typeof protocols === "string" ? protocols : Array.isArray(protocols) && protocols.length > 0 ? protocols[0] : "";
-          if (this.readyState === this.CONNECTING) {
-            this.readyState = this.OPEN;
-            this.dispatchEvent(bindEvent(this, new Event("open")));
-          }
-        });
-      }
-      set onopen(listener) {
-        this.removeEventListener("open", this._onopen);
-        this._onopen = listener;
-        if (listener !== null) this.addEventListener("open", listener);
-      }
-      get onopen() {
-        return this._onopen;
-      }
-      set onmessage(listener) {
-        this.removeEventListener("message", this._onmessage);
-        this._onmessage = listener;
-        if (listener !== null) this.addEventListener("message", listener);
-      }
-      get onmessage() {
-        return this._onmessage;
-      }
-      set onerror(listener) {
-        this.removeEventListener("error", this._onerror);
-        this._onerror = listener;
-        if (listener !== null) this.addEventListener("error", listener);
-      }
-      get onerror() {
-        return this._onerror;
-      }
-      set onclose(listener) {
-        this.removeEventListener("close", this._onclose);
-        this._onclose = listener;
-        if (listener !== null) this.addEventListener("close", listener);
-      }
-      get onclose() {
-        return this._onclose;
-      }
-      /**
-      * @see https://websockets.spec.whatwg.org/#ref-for-dom-websocket-send%E2%91%A0
-      */
-      send(data) {
-        if (this.readyState === this.CONNECTING) {
-          this.close();
-          throw new DOMException("InvalidStateError");
-        }
-        if (this.readyState === this.CLOSING || this.readyState === this.CLOSED) return;
-        this.bufferedAmount += getDataSize(data);
-        queueMicrotask(() => {
-          this.bufferedAmount = 0;
-          this[kOnSend]?.(data);
-        });
-      }
-      close(code = 1e3, reason) {
-        invariant(code, WEBSOCKET_CLOSE_CODE_RANGE_ERROR);
-        invariant(code === 1e3 || code >= 3e3 && code <= 4999, WEBSOCKET_CLOSE_CODE_RANGE_ERROR);
-        this[kClose](code, reason);
-      }
-      [kClose](code = 1e3, reason, wasClean = true) {
-        if (this.readyState === this.CLOSING || this.readyState === this.CLOSED) return;
-        this.readyState = this.CLOSING;
-        queueMicrotask(() => {
-          this.readyState = this.CLOSED;
-          this.dispatchEvent(bindEvent(this, new CloseEvent("close", {
-            code,
-            reason,
-            wasClean
-          })));
-          this._onopen = null;
-          this._onmessage = null;
-          this._onerror = null;
-          this._onclose = null;
-        });
-      }
-      addEventListener(type, listener, options) {
-        return super.addEventListener(type, listener, options);
-      }
-      removeEventListener(type, callback, options) {
-        return super.removeEventListener(type, callback, options);
-      }
-    };
-    kEmitter = /* @__PURE__ */ Symbol("kEmitter");
-    kBoundListener = /* @__PURE__ */ Symbol("kBoundListener");
-    kSend = /* @__PURE__ */ Symbol("kSend");
-    WebSocketServerConnectionProtocol = class {
-    };
-    WebSocketServerConnection = class {
-      constructor(client, transport, createConnection) {
-        this.client = client;
-        this.transport = transport;
-        this.createConnection = createConnection;
-        this[kEmitter] = new EventTarget();
-        this.mockCloseController = new AbortController();
-        this.realCloseController = new AbortController();
-        this.transport.addEventListener("outgoing", (event) => {
-          if (typeof this.realWebSocket === "undefined") return;
-          queueMicrotask(() => {
-            if (!event.defaultPrevented)
-              this[kSend](event.data);
-          });
-        });
-        this.transport.addEventListener("incoming", this.handleIncomingMessage.bind(this));
-      }
-      /**
-      * The `WebSocket` instance connected to the original server.
-      * Accessing this before calling `server.connect()` will throw.
-      */
-      get socket() {
-        invariant(this.realWebSocket, 'Cannot access "socket" on the original WebSocket server object: the connection is not open. Did you forget to call `server.connect()`?');
-        return this.realWebSocket;
-      }
-      /**
-      * Open connection to the original WebSocket server.
-      */
-      connect() {
-        invariant(!this.realWebSocket || this.realWebSocket.readyState !== WebSocket.OPEN, 'Failed to call "connect()" on the original WebSocket instance: the connection already open');
-        const realWebSocket = this.createConnection();
-        realWebSocket.binaryType = this.client.binaryType;
-        realWebSocket.addEventListener("open", (event) => {
-          this[kEmitter].dispatchEvent(bindEvent(this.realWebSocket, new Event("open", event)));
-        }, { once: true });
-        realWebSocket.addEventListener("message", (event) => {
-          this.transport.dispatchEvent(bindEvent(this.realWebSocket, new MessageEvent("incoming", {
-            data: event.data,
-            origin: event.origin
-          })));
-        });
-        this.client.addEventListener("close", (event) => {
-          this.handleMockClose(event);
-        }, { signal: this.mockCloseController.signal });
-        realWebSocket.addEventListener("close", (event) => {
-          this.handleRealClose(event);
-        }, { signal: this.realCloseController.signal });
-        realWebSocket.addEventListener("error", () => {
-          const errorEvent = bindEvent(realWebSocket, new Event("error", { cancelable: true }));
-          this[kEmitter].dispatchEvent(errorEvent);
-          if (!errorEvent.defaultPrevented) this.client.dispatchEvent(bindEvent(this.client, new Event("error")));
-        });
-        this.realWebSocket = realWebSocket;
-      }
-      /**
-      * Listen for the incoming events from the original WebSocket server.
-      */
-      addEventListener(event, listener, options) {
-        if (!Reflect.has(listener, kBoundListener)) {
-          const boundListener = listener.bind(this.client);
-          Object.defineProperty(listener, kBoundListener, {
-            value: boundListener,
-            enumerable: false
-          });
-        }
-        this[kEmitter].addEventListener(event, Reflect.get(listener, kBoundListener), options);
-      }
-      /**
-      * Remove the listener for the given event.
-      */
-      removeEventListener(event, listener, options) {
-        this[kEmitter].removeEventListener(event, Reflect.get(listener, kBoundListener), options);
-      }
-      /**
-      * Send data to the original WebSocket server.
-      * @example
-      * server.send('hello')
-      * server.send(new Blob(['hello']))
-      * server.send(new TextEncoder().encode('hello'))
-      */
-      send(data) {
-        this[kSend](data);
-      }
-      [kSend](data) {
-        const { realWebSocket } = this;
-        invariant(realWebSocket, 'Failed to call "server.send()" for "%s": the connection is not open. Did you forget to call "server.connect()"?', this.client.url);
-        if (realWebSocket.readyState === WebSocket.CLOSING || realWebSocket.readyState === WebSocket.CLOSED) return;
-        if (realWebSocket.readyState === WebSocket.CONNECTING) {
-          realWebSocket.addEventListener("open", () => {
-            realWebSocket.send(data);
-          }, { once: true });
-          return;
-        }
-        realWebSocket.send(data);
-      }
-      /**
-      * Close the actual server connection.
-      */
-      close() {
-        const { realWebSocket } = this;
-        invariant(realWebSocket, 'Failed to close server connection for "%s": the connection is not open. Did you forget to call "server.connect()"?', this.client.url);
-        this.realCloseController.abort();
-        if (realWebSocket.readyState === WebSocket.CLOSING || realWebSocket.readyState === WebSocket.CLOSED) return;
-        realWebSocket.close();
-        queueMicrotask(() => {
-          this[kEmitter].dispatchEvent(bindEvent(this.realWebSocket, new CancelableCloseEvent("close", {
-            code: 1e3,
-            cancelable: true
-          })));
-        });
-      }
-      handleIncomingMessage(event) {
-        const messageEvent = bindEvent(event.target, new CancelableMessageEvent("message", {
-          data: event.data,
-          origin: event.origin,
-          cancelable: true
-        }));
-        this[kEmitter].dispatchEvent(messageEvent);
-        if (!messageEvent.defaultPrevented) this.client.dispatchEvent(bindEvent(
-          /**
-          * @note Bind the forwarded original server events
-          * to the mock WebSocket instance so it would
-          * dispatch them straight away.
-          */
-          this.client,
-          new MessageEvent("message", {
-            data: event.data,
-            origin: event.origin
-          })
-        ));
-      }
-      handleMockClose(_event) {
-        if (this.realWebSocket) this.realWebSocket.close();
-      }
-      handleRealClose(event) {
-        this.mockCloseController.abort();
-        const closeEvent = bindEvent(this.realWebSocket, new CancelableCloseEvent("close", {
-          code: event.code,
-          reason: event.reason,
-          wasClean: event.wasClean,
-          cancelable: true
-        }));
-        this[kEmitter].dispatchEvent(closeEvent);
-        if (!closeEvent.defaultPrevented) this.client[kClose](event.code, event.reason);
-      }
-    };
-    WebSocketClassTransport = class extends EventTarget {
-      constructor(socket) {
-        super();
-        this.socket = socket;
-        this.socket.addEventListener("close", (event) => {
-          this.dispatchEvent(bindEvent(this.socket, new CloseEvent("close", event)));
-        });
-        this.socket[kOnSend] = (data) => {
-          this.dispatchEvent(bindEvent(this.socket, new CancelableMessageEvent("outgoing", {
-            data,
-            origin: this.socket.url,
-            cancelable: true
-          })));
-        };
-      }
-      addEventListener(type, callback, options) {
-        return super.addEventListener(type, callback, options);
-      }
-      dispatchEvent(event) {
-        return super.dispatchEvent(event);
-      }
-      send(data) {
-        queueMicrotask(() => {
-          if (this.socket.readyState === this.socket.CLOSING || this.socket.readyState === this.socket.CLOSED) return;
-          const dispatchEvent = () => {
-            this.socket.dispatchEvent(bindEvent(
-              /**
-              * @note Setting this event's "target" to the
-              * WebSocket override instance is important.
-              * This way it can tell apart original incoming events
-              * (must be forwarded to the transport) from the
-              * mocked message events like the one below
-              * (must be dispatched on the client instance).
-              */
-              this.socket,
-              new MessageEvent("message", {
-                data,
-                origin: this.socket.url
-              })
-            ));
-          };
-          if (this.socket.readyState === this.socket.CONNECTING) this.socket.addEventListener("open", () => {
-            dispatchEvent();
-          }, { once: true });
-          else dispatchEvent();
-        });
-      }
-      close(code, reason) {
-        this.socket[kClose](code, reason);
-      }
-    };
-    WebSocketInterceptor = class WebSocketInterceptor2 extends Interceptor2 {
-      static {
-        this.symbol = /* @__PURE__ */ Symbol.for("websocket-interceptor");
-      }
-      constructor() {
-        super(WebSocketInterceptor2.symbol);
-      }
-      checkEnvironment() {
-        return hasConfigurableGlobal2("WebSocket");
-      }
-      setup() {
-        const logger = this.logger.extend("setup");
-        const WebSocketProxy = new Proxy(globalThis.WebSocket, { construct: (target, args, newTarget) => {
-          const [url, protocols] = args;
-          const createConnection = () => {
-            return Reflect.construct(target, args, newTarget);
-          };
-          const socket = new WebSocketOverride(url, protocols);
-          const transport = new WebSocketClassTransport(socket);
-          queueMicrotask(async () => {
-            try {
-              const server = new WebSocketServerConnection(socket, transport, createConnection);
-              const hasConnectionListeners = this.emitter.listenerCount("connection") > 0;
-              await emitAsync2(this.emitter, "connection", {
-                client: new WebSocketClientConnection(socket, transport),
-                server,
-                info: { protocols }
-              });
-              if (hasConnectionListeners) socket[kPassthroughPromise].resolve(false);
-              else {
-                socket[kPassthroughPromise].resolve(true);
-                server.connect();
-                server.addEventListener("open", () => {
-                  socket.dispatchEvent(bindEvent(socket, new Event("open")));
-                  if (server["realWebSocket"]) socket.protocol = server["realWebSocket"].protocol;
-                });
-              }
-            } catch (error2) {
-              if (error2 instanceof Error) {
-                socket.dispatchEvent(new Event("error"));
-                if (socket.readyState !== WebSocket.CLOSING && socket.readyState !== WebSocket.CLOSED) socket[kClose](1011, error2.message, false);
-                console.error(error2);
-              }
-            }
-          });
-          return socket;
-        } });
-        logger.info("patching global WebSocket...");
-        this.subscriptions.push(patchesRegistry2.applyPatch(globalThis, "WebSocket", () => WebSocketProxy));
-        logger.info("global WebSocket patched!", globalThis.WebSocket.name);
-      }
-    };
-  }
-});
-
 // src/network.ts
 var network_exports = {};
 __export(network_exports, {
@@ -2511,9 +539,8 @@ function compileRoutes(routes) {
     return { method: m[1].toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name], name };
   });
 }
-function match(route, method, url) {
+function match(route, method, parts) {
   if (route.method !== method) return null;
-  const parts = url.pathname.split("/").filter((s) => s !== "");
   if (parts.length !== route.segments.length) return null;
   const params = {};
   for (let i = 0; i < parts.length; i++) {
@@ -2537,6 +564,8 @@ var init_network = __esm({
   "src/network.ts"() {
     "use strict";
     init_codec();
+    init_fetch();
+    init_socket();
     init_xhr();
     Network = class {
       constructor(options, run) {
@@ -2556,78 +585,79 @@ var init_network = __esm({
         return this.sockets.length > 0;
       }
       /**
-       * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-       * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+       * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+       * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+       * `fetch` (Node has none).
        */
       async install() {
         const g = globalThis;
-        if (g.WebSocket === void 0) {
-          Object.defineProperty(g, "WebSocket", { value: class WebSocket {
-          }, configurable: true, writable: true });
-        }
-        const [{ FetchInterceptor: FetchInterceptor3 }, { WebSocketInterceptor: WebSocketInterceptor3 }] = await Promise.all([
-          Promise.resolve().then(() => (init_fetch(), fetch_exports)),
-          Promise.resolve().then(() => (init_WebSocket(), WebSocket_exports))
-        ]);
-        const http = new FetchInterceptor3();
-        http.on("request", (args) => this.request(args));
-        http.apply();
-        const ws = new WebSocketInterceptor3();
-        ws.on("connection", ({ client }) => this.connection(client));
-        ws.apply();
-        const intercepted = g.fetch;
-        g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        Object.defineProperty(g, "WebSocket", {
+          value: routedWebSocket(this.origin, (end) => this.connection(end)),
+          configurable: true,
+          writable: true
+        });
+        g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         if (g.XMLHttpRequest === void 0) {
           const routed = () => g.fetch;
           Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
         }
       }
-      async request({ request, controller }) {
+      /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+      async request(method, url, text) {
         const run = this.run();
-        if (run === null || !run.current(`a ${request.method} request`)) {
-          controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-          return;
+        if (run === null || !run.current(`a ${method} request`)) {
+          throw new TypeError("reconcile-sim: request from a store of an earlier run");
         }
-        const url = new URL(request.url);
-        const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-        if (found === void 0) {
+        const parts = url.pathname.split("/").filter((s) => s !== "");
+        let route;
+        let params = null;
+        for (const r of this.routes) {
+          params = match(r, method, parts);
+          if (params !== null) {
+            route = r;
+            break;
+          }
+        }
+        if (route === void 0 || params === null) {
           const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-          run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-          controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-          return;
+          run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+          throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
         }
         try {
-          const text = await request.text();
           const body = text === "" ? void 0 : JSON.parse(text);
-          const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body });
-          controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+          run.noteParams(params);
+          const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+          return JSON.stringify(answer) ?? "";
         } catch (e) {
-          run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
-          controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+          run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${e?.message ?? String(e)}`));
+          throw new TypeError(`reconcile-sim: route ${route.name} failed`);
         }
       }
       async answer(run, route, request) {
-        if (route.route === "fetch") return this.codec.history(await run.fetch());
+        if (route.route === "fetch") return this.codec.history(await run.fetch(), run.context);
         if (route.route === "post") {
-          const { id, text } = this.codec.postRequest(request.body);
+          const { id, text } = this.codec.postRequest(request.body, run.context);
           if (id === void 0) {
             const { response, storeId } = await run.postWithoutId(text);
-            return this.codec.postResponse(response, storeId);
+            return this.codec.postResponse(response, storeId, run.context);
           }
-          return this.codec.postResponse(await run.post(id, text), id);
+          return this.codec.postResponse(await run.post(id, text), id, run.context);
         }
         return route.route(request);
       }
+      /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
       connection(client) {
         const run = this.run();
-        if (run === null || !run.current("a WebSocket connection")) return;
+        if (run === null || !run.current("a WebSocket connection")) return false;
         if (!this.sockets.some((s) => sameSocket(s, client.url))) {
           const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
           run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-          return;
+          return false;
         }
         run.sockets.add(client);
+        run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
+        return true;
       }
       /** One harness event to every open socket of the run, as the app's frame. */
       deliver(run, event) {
@@ -2635,7 +665,7 @@ var init_network = __esm({
           run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
           return;
         }
-        const frame = this.codec.frame(event);
+        const frame = this.codec.frame(event, run.context);
         for (const client of run.sockets) client.send(frame);
       }
     };
@@ -2730,14 +760,14 @@ async function bundle(options) {
     const code = fromCache(p);
     if (code !== null) return { file: p.file, code, cached: true, ms: performance.now() - started, inputs: -1 };
   }
-  const log2 = options.log ?? ((line) => process.stderr.write(`${line}
+  const log = options.log ?? ((line) => process.stderr.write(`${line}
 `));
   (0, import_node_fs.mkdirSync)(p.cacheDir, { recursive: true });
   const lock = `${p.file}.lock`;
   const locked = await acquire(lock, () => options.noCache ? null : fromCache(p));
   if (typeof locked === "string") return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
   try {
-    const { code, inputs } = await build(p, log2);
+    const { code, inputs } = await build(p, log);
     writeAtomic(p.file, code);
     const watch = [...new Set(inputs.map(watched))].sort();
     const manifest = { key: p.key, inputs: watch.map((f) => [f, ...stat(f) ?? [-1, -1]]) };
@@ -2791,7 +821,7 @@ async function importPath(path, probe) {
   const mod = await import((0, import_node_url.pathToFileURL)(path).href);
   return typeof mod[probe] === "function" ? mod : mod.default;
 }
-async function kitAliases(root, log2) {
+async function kitAliases(root, log) {
   let lib = "src/lib";
   const aliases = [];
   let config = null;
@@ -2805,14 +835,14 @@ async function kitAliases(root, log2) {
       if (kit?.files?.lib !== void 0) lib = kit.files.lib;
       for (const [k, v] of Object.entries(kit?.alias ?? {})) aliases.push([k, (0, import_node_path.resolve)(root, v), false]);
     } catch (e) {
-      log2(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
+      log(`reconcile-sim-adapter: could not load ${name} (${e.message.split("\n")[0]}); using $lib = src/lib`);
     }
     break;
   }
   aliases.push(["$lib", (0, import_node_path.resolve)(root, lib), config === null]);
   return { aliases, config };
 }
-async function build(p, log2) {
+async function build(p, log) {
   const esbuild = await importPath(resolveFrom(p.root, "esbuild"), "build");
   let svelteDir = null;
   const findSvelte = () => svelteDir ??= (0, import_node_path.dirname)(resolveFrom(p.root, "svelte/package.json"));
@@ -2821,10 +851,10 @@ async function build(p, log2) {
     compiler ??= await importPath((0, import_node_module.createRequire)((0, import_node_path.join)(findSvelte(), "package.json")).resolve("svelte/compiler"), "compileModule");
     return compiler;
   };
-  const { aliases, config } = await kitAliases(p.root, log2);
+  const { aliases, config } = await kitAliases(p.root, log);
   const extra = /* @__PURE__ */ new Set();
   if (config !== null) extra.add(config);
-  const warn2 = (w) => log2(`svelte: ${w.filename ?? ""}: ${w.message}`);
+  const warn = (w) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
   const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
   const plugin = {
     name: "reconcile-sim-svelte",
@@ -2858,7 +888,7 @@ async function build(p, log2) {
           source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
         }
         const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
-        out.warnings.forEach(warn2);
+        out.warnings.forEach(warn);
         return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
       b.onLoad({ filter: /\.svelte$/ }, async (args) => {
@@ -2868,7 +898,7 @@ async function build(p, log2) {
           dev: false,
           css: "injected"
         });
-        out.warnings.forEach(warn2);
+        out.warnings.forEach(warn);
         return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
     }
@@ -2904,7 +934,7 @@ async function build(p, log2) {
   });
   for (const w of result.warnings) {
     if (w.text.includes('"import.meta" is not available')) continue;
-    log2(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
+    log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
   }
   await esbuild.stop?.();
   const code = result.outputFiles[0].text;
@@ -3196,6 +1226,48 @@ var DeterministicWorld = class {
   }
 };
 
+// src/contract.ts
+var WORLD_VALUE = /^[^\s=]+(=\S+)?$/;
+var OPTION_NAME = /^[a-z][a-z0-9_]*$/;
+function normaliseWorld(world) {
+  if (world === void 0) return [];
+  const fail = (why) => {
+    throw new Error(`world: ${why} (each entry is a --world value: "ordered-socket", "consume_reasons=true", "sends_per_client=1..=2"; or an object { profile?, <option>: value })`);
+  };
+  if (Array.isArray(world)) {
+    return world.map((v, i) => {
+      if (typeof v !== "string") return fail(`entry ${i} is ${JSON.stringify(v)}, not a string`);
+      const s = v.trim();
+      if (!WORLD_VALUE.test(s)) return fail(`entry ${i} ${JSON.stringify(v)} is not one --world value`);
+      return s;
+    });
+  }
+  if (world === null || typeof world !== "object") return fail(`expected an array of strings or an object, got ${JSON.stringify(world)}`);
+  const out = [];
+  const object = world;
+  if (object.profile !== void 0) {
+    if (typeof object.profile !== "string" || !WORLD_VALUE.test(object.profile) || object.profile.includes("=")) {
+      return fail(`profile must be a profile's name, got ${JSON.stringify(object.profile)}`);
+    }
+    out.push(object.profile);
+  }
+  for (const name of Object.keys(object)) {
+    if (name === "profile") continue;
+    const value = object[name];
+    if (value === void 0) continue;
+    if (!OPTION_NAME.test(name)) return fail(`${JSON.stringify(name)} is not an option name`);
+    let text;
+    if (typeof value === "boolean") text = String(value);
+    else if (typeof value === "number") {
+      if (!Number.isInteger(value) || value < 0) return fail(`${name} must be a whole number >= 0, got ${value}`);
+      text = String(value);
+    } else if (typeof value === "string" && /^\S+$/.test(value)) text = value;
+    else return fail(`${name} has the value ${JSON.stringify(value)}: expected true/false, a whole number, or a string such as "1..=2"`);
+    out.push(`${name}=${text}`);
+  }
+  return out;
+}
+
 // src/digest.ts
 var import_node_module3 = require("node:module");
 var crypto = null;
@@ -3290,23 +1362,61 @@ var textOf = (x) => {
   return text !== void 0 ? text : x.content ?? "";
 };
 var asText = (v) => typeof v === "string" ? v : v === void 0 || v === null ? "" : JSON.stringify(v);
-function expandToolBatch(part) {
-  const calls = part.calls;
+var DEFAULT_INPUT = ["input", "args", "text"];
+var DEFAULT_OUTPUT = ["output", "result"];
+function field(call, fields) {
+  const c = call;
+  if (typeof fields === "string") return c[fields];
+  for (const f of fields) {
+    const v = c[f];
+    if (v !== void 0 && v !== null) return v;
+  }
+  return void 0;
+}
+function expandToolBatch(part, fields = {}) {
+  const calls = fields.calls === void 0 ? part.calls : part[fields.calls];
   if (!Array.isArray(calls)) return [part];
+  const input = fields.input ?? DEFAULT_INPUT;
+  const output = fields.output ?? DEFAULT_OUTPUT;
   const out = [];
   for (const c of calls) {
     const turnId = part.turnId;
-    out.push({ kind: "tool-call", text: asText(c.input ?? c.args ?? c.text), turnId });
-    const result = c.output ?? c.result;
+    out.push({ kind: "tool-call", text: asText(field(c, input)), turnId });
+    const result = field(c, output);
     if (result !== void 0 && result !== null) out.push({ kind: "tool-result", text: asText(result), turnId });
   }
   return out;
 }
+function expandBatches(parts, fields, callsField) {
+  const n = parts.length;
+  for (let i = 0; i < n; i++) {
+    if (Array.isArray(parts[i][callsField])) {
+      const out = [];
+      for (let j = 0; j < n; j++) {
+        const p = parts[j];
+        if (j < i || !Array.isArray(p[callsField])) out.push(p);
+        else for (const q of expandToolBatch(p, fields)) out.push(q);
+      }
+      return out;
+    }
+  }
+  return parts;
+}
+var DECODED = /* @__PURE__ */ new Map();
+var DECODED_MAX = 4096;
 function turnNumber(id, decode) {
   if (id === void 0 || id === null) return void 0;
   if (typeof id === "number") return id;
   if (decode !== void 0) return decode(id);
-  if (typeof id === "string" && /^-?\d+$/.test(id)) return Number(id);
+  if (typeof id === "string") {
+    const known = DECODED.get(id);
+    if (known !== void 0) return known;
+    if (/^-?\d+$/.test(id)) {
+      if (DECODED.size >= DECODED_MAX) DECODED.clear();
+      DECODED.set(id, Number(id));
+      return Number(id);
+    }
+  }
   throw new Error(`cannot read the turn id ${JSON.stringify(id)}: pass decodeTurnId (or declare network.codec.ids)`);
 }
 function allSeqs(parts) {
@@ -3316,17 +1426,24 @@ function allSeqs(parts) {
 }
 function flattenMessages(messages, options = {}) {
   const rows = [];
-  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, expand = expandToolBatch } = options;
+  const { isSealed, parts: partsOf, turnId: turnIdOf, id: idOf, toolBatch, expand } = options;
+  const callsField = toolBatch?.calls ?? "calls";
+  const taken = /* @__PURE__ */ new Set();
   for (const m of messages) {
     const own = partsOf !== void 0 ? partsOf(m) : m.parts;
-    const parts = own === void 0 ? void 0 : own.flatMap((p) => expand(p));
+    const parts = own === void 0 ? void 0 : expand !== void 0 ? own.flatMap((p) => expand(p)) : expandBatches(own, toolBatch, callsField);
     const t = turnIdOf !== void 0 ? turnIdOf(m) : m.turnId;
     const turnId = turnNumber(t, options.decodeTurnId);
     const seq = isSealed === void 0 ? m.seq : void 0;
     const role = m.role;
     if (isSealed !== void 0 ? isSealed(m) : typeof seq === "number" || allSeqs(parts)) {
       const sealedParts = parts !== void 0 && parts.length > 0 ? parts : [m];
-      for (const p of sealedParts) rows.push(sealedRow(m, p, turnId, options));
+      const several = sealedParts.length > 1;
+      for (const p of sealedParts) {
+        const row = sealedRow(m, p, turnId, several, taken, options);
+        taken.add(row.seq);
+        rows.push(row);
+      }
       continue;
     }
     const id = idOf !== void 0 ? idOf(m) : m.id;
@@ -3343,15 +1460,16 @@ function flattenMessages(messages, options = {}) {
   }
   return rows;
 }
-function sealedRow(m, p, turnId, options) {
+function sealedRow(m, p, turnId, several, taken, options) {
   const pt = p.turnId === void 0 || p.turnId === null ? turnId : turnNumber(p.turnId, options.decodeTurnId);
   const role = partRole(p, m.role, m.id);
   const text = textOf(p);
   if (typeof pt !== "number") throw new Error(`a sealed part of message ${JSON.stringify(m.id)} has no numeric turn id: ${JSON.stringify(p)}`);
-  let seq = p.seq ?? m.seq;
-  if (typeof seq !== "number" && options.seqOf !== void 0) seq = options.seqOf(pt, role, text);
+  let seq = p.seq;
+  if (typeof seq !== "number" && !several) seq = m.seq;
+  if (typeof seq !== "number" && options.seqOf !== void 0) seq = options.seqOf(pt, role, text, taken);
   if (typeof seq !== "number") {
-    const why = options.seqOf === void 0 ? "has no seq" : "matches no chunk row the store was given (turn, role and text)";
+    const why = options.seqOf !== void 0 ? "matches no chunk row the store was given (turn, role and text)" : several && typeof m.seq === "number" ? `has no seq of its own, and its message's seq (${m.seq}) stands for one of its rows only (use harness.flatten, which finds each part's row)` : "has no seq";
     throw new Error(`cannot place a sealed part of message ${JSON.stringify(m.id)}: turn ${pt} ${role} ${JSON.stringify(text)} ${why}`);
   }
   return { from: "sealed", seq, role, turn_id: pt, text };
@@ -3394,11 +1512,21 @@ var Run = class {
       toStore: (n) => this.byHarness.get(n) ?? `m${n}`,
       toHarness: (s) => this.byStore.get(s)
     };
+    const run = this;
+    this.context = {
+      ids: this.ids,
+      params: this.params,
+      get socket() {
+        return run.socketUrl;
+      },
+      values: {}
+    };
     this.harness = {
       post: (storeId, text) => this.post(storeId, text),
       fetch: () => this.fetch(),
       ids: this.ids,
       args,
+      context: this.context,
       flatten: (messages, options) => flattenMessages(messages, this.flattenOptions(options))
     };
   }
@@ -3414,7 +1542,11 @@ var Run = class {
   postsWithoutId = [];
   /** The open connections of the store's own WebSocket (with `network.socket`). */
   sockets = /* @__PURE__ */ new Set();
-  /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+  /**
+   * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+   * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+   * text first: no key string is built per lookup).
+   */
   seqs = /* @__PURE__ */ new Map();
   fetches = /* @__PURE__ */ new Map();
   nextRequest = 1;
@@ -3427,6 +1559,16 @@ var Run = class {
   origin = BOOT;
   ids;
   harness;
+  /** The route params the store's requests carried this run (`RunContext.params`). */
+  params = {};
+  /** The run's context, handed to the codec's hooks and to the mapping (`harness.context`). */
+  context;
+  /** The latest connection to the declared socket (`RunContext.socket`). */
+  socketUrl = void 0;
+  /** A routed request's `:name` segments, for `RunContext.params`. */
+  noteParams(params) {
+    Object.assign(this.params, params);
+  }
   current(what) {
     if (this.runtime.run === this) return true;
     process.stderr.write(`reconcile-sim-adapter: ignored ${what} from a store of an earlier run
@@ -3473,14 +1615,20 @@ var Run = class {
     if (i < 0) i = 0;
     return this.pendingSends.splice(i, 1)[0];
   }
-  fail(error2) {
-    this.errors.push(error2);
+  fail(error) {
+    this.errors.push(error);
   }
-  /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+  /**
+   * A minted id's response: resolve the oldest id-less POST with the id, spelled as every
+   * event and chunk row before and after this response spells it (`m902`, what
+   * `ids.toStore` gives a message this store never named): a store must be able to match
+   * the `message-queued` it got before its POST was answered with the `message-consumed`
+   * it gets after.
+   */
   resolveWithoutId(serverId, response) {
     const pending = this.postsWithoutId.shift();
     if (pending === void 0) return false;
-    const storeId = String(serverId);
+    const storeId = this.ids.toStore(serverId);
     this.byHarness.set(serverId, storeId);
     this.byStore.set(storeId, serverId);
     this.translated.clear();
@@ -3538,12 +1686,12 @@ var Run = class {
   }
   appFetch(r) {
     for (const c of r.chunks) {
-      const key = seqKey(c.turn_id, c.role, c.text);
-      const seqs = this.seqs.get(key);
-      if (seqs === void 0) this.seqs.set(key, [c.seq]);
-      else if (!seqs.includes(c.seq)) {
-        seqs.push(c.seq);
-        seqs.sort((a, b) => a - b);
+      const rows = this.seqs.get(c.text);
+      const row = { turn: c.turn_id, role: c.role, seq: c.seq };
+      if (rows === void 0) this.seqs.set(c.text, [row]);
+      else if (!rows.some((x) => x.seq === c.seq)) {
+        rows.push(row);
+        rows.sort((a, b) => a.seq - b.seq);
       }
     }
     return {
@@ -3558,23 +1706,30 @@ var Run = class {
     };
   }
   /**
-   * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
-   * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
-   * ids read with the codec's spelling.
+   * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (a part
+   * of one turn, role and text gets the oldest such row not yet placed in this render),
+   * turn ids read with the codec's spelling, tool batches with its field names.
    */
   flattenOptions(options) {
-    const used = /* @__PURE__ */ new Map();
-    const decode = this.runtime.network?.codec.ids.decode;
+    const codec = this.runtime.network?.codec;
+    const decode = codec?.ids.decode;
+    const toolBatch = codec?.toolBatch;
     return {
-      seqOf: (turnId, role, text) => {
-        const key = seqKey(turnId, role, text);
-        const seqs = this.seqs.get(key);
-        if (seqs === void 0) return void 0;
-        const n = used.get(key) ?? 0;
-        used.set(key, n + 1);
-        return seqs[Math.min(n, seqs.length - 1)];
+      // The oldest row of that turn, role and text this render has not placed yet (a store
+      // showing one row twice shows the last twice: its own duplicate, not ours).
+      seqOf: (turnId, role, text, taken) => {
+        const rows = this.seqs.get(text);
+        if (rows === void 0) return void 0;
+        let last;
+        for (const row of rows) {
+          if (row.turn !== turnId || row.role !== role) continue;
+          if (!taken.has(row.seq)) return row.seq;
+          last = row.seq;
+        }
+        return last;
       },
       ...decode === void 0 ? {} : { decodeTurnId: decode },
+      ...toolBatch === void 0 ? {} : { toolBatch },
       ...options
     };
   }
@@ -3609,7 +1764,6 @@ var Run = class {
     return out;
   }
 };
-var seqKey = (turnId, role, text) => `${turnId}\0${role}\0${text}`;
 var camelCache = /* @__PURE__ */ new Map();
 function camel(k) {
   let c = camelCache.get(k);
@@ -3661,12 +1815,13 @@ var AdapterRuntime = class {
   /**
    * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
    * evaluated and before the first store is made: the name, the virtual clock, and the
-   * network (whose interceptors are installed now).
+   * network (whose fetch and WebSocket are installed now).
    */
   async configure(options, name) {
     if (name !== void 0) this.options.name = name;
     if (options.translateIds === false) this.options.translateIds = false;
     if (options.clock !== void 0) this.options.clock = checkClock(options.clock);
+    if (options.world !== void 0) this.options.world = normaliseWorld(options.world);
     if (options.network !== void 0 && this.options.network == null) {
       if (sharedNetwork === null) {
         const { Network: Network2 } = await Promise.resolve().then(() => (init_network(), network_exports));
@@ -3690,7 +1845,7 @@ var AdapterRuntime = class {
     if (hooked) return;
     hooked = true;
     process.on("unhandledRejection", (reason) => activeRuntime?.recordError(reason));
-    process.on("uncaughtException", (error2) => activeRuntime?.recordError(error2));
+    process.on("uncaughtException", (error) => activeRuntime?.recordError(error));
   }
   /** Make this the runtime (and its world) that the process-wide hooks and globals reach. */
   activate() {
@@ -3757,7 +1912,16 @@ var AdapterRuntime = class {
     if (answer.type === "reset" && (run.mapping?.boot !== void 0 || (answer.effects?.length ?? 0) > 0)) features.push("boot");
     if (answer.type === "reset" && run.mapping?.snapshot !== void 0) features.push("state");
     const clock = this.clockSetting();
-    return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...features.length > 0 ? { features } : {}, clock, id };
+    const world = this.options.world ?? [];
+    return {
+      type: "hello",
+      protocol: PROTOCOL,
+      name: this.options.name,
+      ...features.length > 0 ? { features } : {},
+      clock,
+      ...world.length > 0 ? { world } : {},
+      id
+    };
   }
   async reset(id) {
     const prepared = this.prepared;
@@ -3766,6 +1930,8 @@ var AdapterRuntime = class {
       this.run = prepared.run;
       return { ...prepared.answer, id };
     }
+    const ended = await this.teardown();
+    if (ended !== null) return { type: "error", message: ended, id };
     this.lastDigest = null;
     this.world.reset();
     const run = new Run(this, this.options.args ?? []);
@@ -3786,6 +1952,34 @@ var AdapterRuntime = class {
       run.mapping = null;
       return { type: "error", message: describe(e), id };
     }
+  }
+  /**
+   * End the current run, as a page going away ends a tab: its mapping's `teardown()`
+   * (clearing a store kept in a module singleton, unsubscribing from a shared client),
+   * then the server closes each of the run's socket connections (1001, going away), so a
+   * socket client kept in a module singleton sees its connection close and the next
+   * store's `connect()` opens a new one in the new run. What that causes runs to the end
+   * while the run is still current. Returns why `teardown()` failed, if it did: the next
+   * store cannot be trusted to start fresh, so the reset is answered with that error.
+   */
+  async teardown() {
+    const run = this.run;
+    this.run = null;
+    if (run === null || run.mapping === null || run.mapping.teardown === void 0 && run.sockets.size === 0) return null;
+    this.run = run;
+    run.effects = [];
+    try {
+      if (run.mapping.teardown !== void 0) run.call(run.mapping.teardown());
+      await this.settle(run);
+      for (const client of [...run.sockets]) client.close(1001, "reconcile-sim: the run ended");
+      await this.settle(run);
+    } catch (e) {
+      run.errors.push(e);
+    }
+    this.run = null;
+    if (run.errors.length === 0) return null;
+    return `the previous run's teardown() failed, so this store may not start fresh:
+${run.errors.map(describe).join("\n--- and then:\n")}`;
   }
   async input(run, input, id) {
     run.effects = [];
@@ -3920,6 +2114,9 @@ ${canonicalJson(input)}`)}`;
       posts: [...run.posts].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
       fetches: [...run.fetches].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
       nextRequest: run.nextRequest,
+      // What the codec's hooks read of the run (RunContext): the params and socket seen so far.
+      params: Object.entries(run.context.params).sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
+      socket: run.socketUrl?.href ?? null,
       uuids: w.uuids,
       rng: w.rng,
       clock: w.now - EPOCH,

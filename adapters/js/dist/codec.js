@@ -12,8 +12,20 @@ export function idCodec(spelling) {
         return { encode: (n) => String(n), decode: (id) => decodeNumber(id) };
     return spelling;
 }
+/** Turn ids spelled as strings, read once each (a render reads every row's on every answer). */
+const DECODED = new Map();
 function decodeNumber(id) {
+    if (typeof id === "string") {
+        const known = DECODED.get(id);
+        if (known !== undefined)
+            return known;
+    }
     const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+    if (typeof id === "string" && Number.isFinite(n)) {
+        if (DECODED.size >= 4096)
+            DECODED.clear();
+        DECODED.set(id, n);
+    }
     if (!Number.isFinite(n))
         throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
     return n;
@@ -37,16 +49,20 @@ export class Codec {
         }
         return out;
     }
+    /** The tool batch field names declared (see `AppCodec.toolBatch`). */
+    get toolBatch() {
+        return this.c.toolBatch;
+    }
     /** The socket frame (a string) for one event. */
-    frame(event) {
+    frame(event, ctx) {
         const shaped = this.shape(event);
         const typeField = this.c.fields?.type ?? "type";
         shaped[typeField] = this.c.eventNames?.[event.type] ?? event.type;
-        const frame = this.c.event !== undefined ? this.c.event(shaped) : shaped;
+        const frame = this.c.event !== undefined ? this.c.event(shaped, ctx) : shaped;
         return typeof frame === "string" ? frame : JSON.stringify(frame);
     }
     /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
-    history(response) {
+    history(response, ctx) {
         const calls = new Map();
         const chunks = response.chunks.map((chunk) => {
             const c = { ...chunk };
@@ -54,15 +70,15 @@ export class Codec {
                 calls.set(chunk.turnId, (calls.get(chunk.turnId) ?? 0) + 1);
             if (chunk.role === "tool-call" || chunk.role === "tool-result")
                 c.call = calls.get(chunk.turnId) ?? 0;
-            return this.c.chunk !== undefined ? this.c.chunk(c, this.ids) : this.shape(c);
+            return this.c.chunk !== undefined ? this.c.chunk(c, this.ids, ctx) : this.shape(c);
         });
         const writtenTurns = response.writtenTurns.map((t) => this.ids.encode(t));
         const body = { requestId: response.requestId, snapshotSeq: response.snapshotSeq, chunks, writtenTurns };
-        return this.c.history !== undefined ? this.c.history(body) : body;
+        return this.c.history !== undefined ? this.c.history(body, ctx) : body;
     }
-    postRequest(body) {
+    postRequest(body, ctx) {
         if (this.c.postRequest !== undefined)
-            return this.c.postRequest(body);
+            return this.c.postRequest(body, ctx);
         const b = (body ?? {});
         const id = b.id ?? b.messageId ?? b.clientMessageId ?? b.clientId;
         const text = b.text ?? b.content ?? b.message;
@@ -71,9 +87,9 @@ export class Codec {
         }
         return { id: id === undefined || id === null ? undefined : String(id), text };
     }
-    postResponse(response, messageId) {
+    postResponse(response, messageId, ctx) {
         if (this.c.postResponse !== undefined)
-            return this.c.postResponse(response, messageId, this.ids);
+            return this.c.postResponse(response, messageId, this.ids, ctx);
         return response.outcome === "started"
             ? this.shape({ messageId, status: "started", turnId: response.turn_id })
             : this.shape({ messageId, status: "queued" });

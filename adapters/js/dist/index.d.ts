@@ -2,6 +2,7 @@ import type { AdapterFactory, AdapterOptions } from "./app.js";
 export type { Adapter, AdapterFactory, AdapterOptions, AppChunk, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping, } from "./app.js";
 export { defineAdapter } from "./app.js";
 export { expandToolBatch, flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike, type ToolCallLike } from "./render.js";
+export { normaliseWorld, type WorldDeclaration, type WorldObject } from "./contract.js";
 export type { AppCodec, CodecChunk, IdCodec, IdSpelling, PostRequest } from "./codec.js";
 export type { NetworkOptions, Route, RouteRequest } from "./network.js";
 export { canonicalJson } from "./digest.js";

@@ -8,6 +8,7 @@ import { AdapterRuntime } from "./runtime.js";
 import { redirectConsole, serveStdio } from "./serve.js";
 export { defineAdapter } from "./app.js";
 export { expandToolBatch, flattenMessages, sealedRows } from "./render.js";
+export { normaliseWorld } from "./contract.js";
 export { canonicalJson } from "./digest.js";
 export { AdapterRuntime } from "./runtime.js";
 export { PROTOCOL } from "./wire.js";

@@ -1,7 +1,7 @@
-// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
-// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
-// the global `fetch` for its REST routes and talks to the backend through its own socket
-// client runs unmodified.
+// The store's own network calls, routed to the harness: the global `fetch` is replaced by
+// one that routes each request (fetch.ts) and `WebSocket` by a class whose server is the
+// harness (socket.ts), so a store that calls the global `fetch` for its REST routes and
+// talks to the backend through its own socket client runs unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -13,8 +13,10 @@
 //   naming it (the request is answered with a network error, so nothing hangs).
 // - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
-// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+// Loaded only when the mapping declares a network.
 import { Codec } from "./codec.js";
+import { routedFetch } from "./fetch.js";
+import { routedWebSocket } from "./socket.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 function compileRoutes(routes) {
     return Object.keys(routes).map((name) => {
@@ -25,10 +27,9 @@ function compileRoutes(routes) {
         return { method: m[1].toUpperCase(), segments: path.split("/").filter((s) => s !== ""), route: routes[name], name };
     });
 }
-function match(route, method, url) {
+function match(route, method, parts) {
     if (route.method !== method)
         return null;
-    const parts = url.pathname.split("/").filter((s) => s !== "");
     if (parts.length !== route.segments.length)
         return null;
     const params = {};
@@ -41,7 +42,7 @@ function match(route, method, url) {
     }
     return params;
 }
-/** One per process: the interceptors are installed once, and route to whatever run is current. */
+/** One per process: the routed fetch and WebSocket are installed once, and route to whatever run is current. */
 export class Network {
     run;
     codec;
@@ -60,83 +61,84 @@ export class Network {
         return this.sockets.length > 0;
     }
     /**
-     * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-     * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+     * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+     * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+     * `fetch` (Node has none).
      */
     async install() {
         const g = globalThis;
-        if (g.WebSocket === undefined) {
-            Object.defineProperty(g, "WebSocket", { value: class WebSocket {
-                }, configurable: true, writable: true });
-        }
-        const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
-            import("@mswjs/interceptors/fetch"),
-            import("@mswjs/interceptors/WebSocket"),
-        ]);
-        const http = new FetchInterceptor();
-        http.on("request", (args) => this.request(args));
-        http.apply();
-        const ws = new WebSocketInterceptor();
-        ws.on("connection", ({ client }) => this.connection(client));
-        ws.apply();
-        // Browser code fetches relative URLs; Node's fetch needs absolute ones.
-        const intercepted = g.fetch;
-        g.fetch = (input, init) => intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+        Object.defineProperty(g, "WebSocket", {
+            value: routedWebSocket(this.origin, (end) => this.connection(end)),
+            configurable: true,
+            writable: true,
+        });
+        // Relative URLs (browser code fetches them) resolve against the declared origin.
+        g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
         // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
         if (g.XMLHttpRequest === undefined) {
             const routed = () => g.fetch;
             Object.defineProperty(g, "XMLHttpRequest", { value: xmlHttpRequestOver(routed), configurable: true, writable: true });
         }
     }
-    async request({ request, controller }) {
+    /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+    async request(method, url, text) {
         const run = this.run();
-        if (run === null || !run.current(`a ${request.method} request`)) {
-            controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-            return;
+        if (run === null || !run.current(`a ${method} request`)) {
+            throw new TypeError("reconcile-sim: request from a store of an earlier run");
         }
-        const url = new URL(request.url);
-        const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-        if (found === undefined) {
+        const parts = url.pathname.split("/").filter((s) => s !== "");
+        let route;
+        let params = null;
+        for (const r of this.routes) {
+            params = match(r, method, parts);
+            if (params !== null) {
+                route = r;
+                break;
+            }
+        }
+        if (route === undefined || params === null) {
             const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-            run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-            controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-            return;
+            run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+            throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
         }
         try {
-            const text = await request.text();
             const body = text === "" ? undefined : JSON.parse(text);
-            const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params, body });
-            controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+            run.noteParams(params);
+            const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+            return JSON.stringify(answer) ?? "";
         }
         catch (e) {
-            run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${e?.message ?? String(e)}`));
-            controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+            run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${e?.message ?? String(e)}`));
+            throw new TypeError(`reconcile-sim: route ${route.name} failed`);
         }
     }
     async answer(run, route, request) {
         if (route.route === "fetch")
-            return this.codec.history(await run.fetch());
+            return this.codec.history(await run.fetch(), run.context);
         if (route.route === "post") {
-            const { id, text } = this.codec.postRequest(request.body);
+            const { id, text } = this.codec.postRequest(request.body, run.context);
             if (id === undefined) {
                 const { response, storeId } = await run.postWithoutId(text);
-                return this.codec.postResponse(response, storeId);
+                return this.codec.postResponse(response, storeId, run.context);
             }
-            return this.codec.postResponse(await run.post(id, text), id);
+            return this.codec.postResponse(await run.post(id, text), id, run.context);
         }
         return route.route(request);
     }
+    /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
     connection(client) {
         const run = this.run();
         if (run === null || !run.current("a WebSocket connection"))
-            return;
+            return false;
         if (!this.sockets.some((s) => sameSocket(s, client.url))) {
             const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
             run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-            return;
+            return false;
         }
         run.sockets.add(client);
+        run.socketUrl = client.url;
         client.addEventListener("close", () => run.sockets.delete(client));
+        return true;
     }
     /** One harness event to every open socket of the run, as the app's frame. */
     deliver(run, event) {
@@ -144,7 +146,7 @@ export class Network {
             run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
             return;
         }
-        const frame = this.codec.frame(event);
+        const frame = this.codec.frame(event, run.context);
         for (const client of run.sockets)
             client.send(frame);
     }

@@ -12,13 +12,25 @@ export interface PartLike {
     /** A tool batch: each call is a tool-call row and, when it has an output, a tool-result row. */
     calls?: readonly ToolCallLike[];
 }
-/** One call of a tool batch. The call's text is `input` (or `args`, `text`), the result's `output` (or `result`). */
+/** One call of a tool batch. By default the call's text is `input` (or `args`, `text`), the result's `output` (or `result`). */
 export interface ToolCallLike {
     input?: unknown;
     args?: unknown;
     text?: string;
     output?: unknown;
     result?: unknown;
+}
+/**
+ * Where a tool batch keeps things, for apps whose names differ from the defaults
+ * (`{ input: "arguments" }` for OpenAI-style calls). A list names fields tried in order.
+ */
+export interface ToolBatchFields {
+    /** The part's field holding the calls (default `calls`). */
+    calls?: string;
+    /** The call's field holding its text (default `input`, then `args`, then `text`). */
+    input?: string | readonly string[];
+    /** The call's field holding its result; absent or null: no result yet (default `output`, then `result`). */
+    output?: string | readonly string[];
 }
 export interface MessageLike {
     id?: string;
@@ -38,15 +50,21 @@ export interface FlattenOptions<M> {
     turnId?(message: M): number | null | undefined;
     /** The row id of a live message (default `message.id`). */
     id?(message: M): string;
-    /** One part as the parts it shows (default: a tool batch's calls and results; other parts as they are). */
+    /** One part as the parts it shows (default: a tool batch's calls and results, read with `toolBatch`; other parts as they are). */
     expand?(part: PartLike): readonly PartLike[];
-    /** The seq of a sealed part that carries none: the chunk row with this turn, role and text (undefined: none). */
-    seqOf?(turnId: number, role: Role, text: string): number | undefined;
+    /** The field names of a tool batch (default `calls`, `input`/`args`/`text`, `output`/`result`). */
+    toolBatch?: ToolBatchFields;
+    /**
+     * The seq of a sealed part that carries none (or whose message's one `seq` stands for
+     * several rows): the chunk row with this turn, role and text that this render has not
+     * placed yet (`taken`: the seqs placed so far); undefined: none.
+     */
+    seqOf?(turnId: number, role: Role, text: string, taken: ReadonlySet<number>): number | undefined;
     /** Reads a turn id the app spells otherwise (default: numbers, and strings of digits). */
     decodeTurnId?(id: unknown): number;
 }
-/** The default `expand`: a tool batch's calls as tool-call and tool-result parts. */
-export declare function expandToolBatch(part: PartLike): readonly PartLike[];
+/** The default `expand`: a tool batch's calls as tool-call and tool-result parts (field names from `fields`). */
+export declare function expandToolBatch(part: PartLike, fields?: ToolBatchFields): readonly PartLike[];
 /**
  * `groupRowsToMessages(chunks) ++ live`, as protocol render rows. Each field of a message
  * is read once (live messages are usually `$state` proxies, where every read costs).

@@ -1,6 +1,6 @@
-import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping } from "./app.js";
+import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping, RunContext } from "./app.js";
 import { DeterministicWorld } from "./determinism.js";
-import type { Network, NetworkRun, SocketClient } from "./network.js";
+import type { Network, NetworkRun } from "./network.js";
 import type { Answer, Effect, Input, PostResponse, RenderRow, WireEvent, WireFetchResponse } from "./wire.js";
 export interface RuntimeOptions {
     /** The name in the `hello` answer. */
@@ -17,6 +17,8 @@ export interface RuntimeOptions {
     network?: Network | null;
     /** The virtual clock (see `ClockOptions`). */
     clock?: ClockOptions;
+    /** The backend's contract as `--world` values (see `AdapterOptions.world`), sent in the `hello` answer. */
+    world?: string[];
     /**
      * Prepended to every `text-delta` text before the store sees it. A compatibility switch
      * for harness builds whose oracle finds content only between whitespace (set " "); the
@@ -47,8 +49,12 @@ declare class Run implements NetworkRun {
         storeId: string;
     }>[];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
-    readonly sockets: Set<SocketClient>;
-    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+    readonly sockets: Set<import("./socket.js").ServerEnd>;
+    /**
+     * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+     * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+     * text first: no key string is built per lookup).
+     */
     private seqs;
     fetches: Map<number, Pending<AppFetchResponse>>;
     nextRequest: number;
@@ -61,7 +67,15 @@ declare class Run implements NetworkRun {
     origin: string;
     readonly ids: IdBridge;
     readonly harness: Harness;
+    /** The route params the store's requests carried this run (`RunContext.params`). */
+    private readonly params;
+    /** The run's context, handed to the codec's hooks and to the mapping (`harness.context`). */
+    readonly context: RunContext;
     constructor(runtime: AdapterRuntime, args: readonly string[]);
+    /** The latest connection to the declared socket (`RunContext.socket`). */
+    socketUrl: URL | undefined;
+    /** A routed request's `:name` segments, for `RunContext.params`. */
+    noteParams(params: Record<string, string>): void;
     current(what: string): boolean;
     post(storeId: string, text: string): Promise<PostResponse>;
     /** A POST without an id (`--world server_ids=true`): the `post` effect carries none, and the response the id the backend minted. */
@@ -72,7 +86,13 @@ declare class Run implements NetworkRun {
     /** The pending user-send a POST of `text` answers: the oldest with that text, else the oldest. */
     private takeSend;
     fail(error: Error): void;
-    /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+    /**
+     * A minted id's response: resolve the oldest id-less POST with the id, spelled as every
+     * event and chunk row before and after this response spells it (`m902`, what
+     * `ids.toStore` gives a message this store never named): a store must be able to match
+     * the `message-queued` it got before its POST was answered with the `message-consumed`
+     * it gets after.
+     */
     resolveWithoutId(serverId: number, response: PostResponse): boolean;
     fetch(): Promise<AppFetchResponse>;
     /** Keep a hook's result: a rejected promise is a crash of the store. */
@@ -82,9 +102,9 @@ declare class Run implements NetworkRun {
     private otherEvent;
     appFetch(r: WireFetchResponse): AppFetchResponse;
     /**
-     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
-     * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
-     * ids read with the codec's spelling.
+     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (a part
+     * of one turn, role and text gets the oldest such row not yet placed in this render),
+     * turn ids read with the codec's spelling, tool batches with its field names.
      */
     private flattenOptions;
     /** Live row ids holding a store message id (whole, or as a suffix: `queued-<id>`) get the harness's `m<n>`. */
@@ -115,7 +135,7 @@ export declare class AdapterRuntime {
     /**
      * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
      * evaluated and before the first store is made: the name, the virtual clock, and the
-     * network (whose interceptors are installed now).
+     * network (whose fetch and WebSocket are installed now).
      */
     configure(options: AdapterOptions, name?: string): Promise<void>;
     /** The clock's choice as the `hello` answer states it. */
@@ -143,6 +163,16 @@ export declare class AdapterRuntime {
      */
     private hello;
     private reset;
+    /**
+     * End the current run, as a page going away ends a tab: its mapping's `teardown()`
+     * (clearing a store kept in a module singleton, unsubscribing from a shared client),
+     * then the server closes each of the run's socket connections (1001, going away), so a
+     * socket client kept in a module singleton sees its connection close and the next
+     * store's `connect()` opens a new one in the new run. What that causes runs to the end
+     * while the run is still current. Returns why `teardown()` failed, if it did: the next
+     * store cannot be trusted to start fresh, so the reset is answered with that error.
+     */
+    private teardown;
     private input;
     private beginInput;
     private route;

@@ -3,6 +3,7 @@
 // calls turned into effects and their promises resolved by the matching responses, every
 // pending microtask and fake timer run before an answer is read.
 import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate, replaceGlobals, restoreGlobals } from "./determinism.js";
+import { normaliseWorld } from "./contract.js";
 import { canonicalJson, sha256 } from "./digest.js";
 import { flattenMessages, renderProblem } from "./render.js";
 import { PROTOCOL } from "./wire.js";
@@ -30,7 +31,11 @@ class Run {
     postsWithoutId = [];
     /** The open connections of the store's own WebSocket (with `network.socket`). */
     sockets = new Set();
-    /** The seqs of every chunk row handed to the store, by turn, role and text, ascending (for `Harness.flatten`). */
+    /**
+     * Every chunk row handed to the store, by text (then turn and role), ascending seq: for
+     * `Harness.flatten`, which looks up each sealed part it renders on every answer (by
+     * text first: no key string is built per lookup).
+     */
     seqs = new Map();
     fetches = new Map();
     nextRequest = 1;
@@ -43,19 +48,39 @@ class Run {
     origin = BOOT;
     ids;
     harness;
+    /** The route params the store's requests carried this run (`RunContext.params`). */
+    params = {};
+    /** The run's context, handed to the codec's hooks and to the mapping (`harness.context`). */
+    context;
     constructor(runtime, args) {
         this.runtime = runtime;
         this.ids = {
             toStore: (n) => this.byHarness.get(n) ?? `m${n}`,
             toHarness: (s) => this.byStore.get(s),
         };
+        const run = this;
+        this.context = {
+            ids: this.ids,
+            params: this.params,
+            get socket() {
+                return run.socketUrl;
+            },
+            values: {},
+        };
         this.harness = {
             post: (storeId, text) => this.post(storeId, text),
             fetch: () => this.fetch(),
             ids: this.ids,
             args,
+            context: this.context,
             flatten: (messages, options) => flattenMessages(messages, this.flattenOptions(options)),
         };
+    }
+    /** The latest connection to the declared socket (`RunContext.socket`). */
+    socketUrl = undefined;
+    /** A routed request's `:name` segments, for `RunContext.params`. */
+    noteParams(params) {
+        Object.assign(this.params, params);
     }
     current(what) {
         if (this.runtime.run === this)
@@ -104,12 +129,18 @@ class Run {
     fail(error) {
         this.errors.push(error);
     }
-    /** A minted id's response: bind the id (the store's spelling: its decimal string) and resolve the oldest id-less POST. */
+    /**
+     * A minted id's response: resolve the oldest id-less POST with the id, spelled as every
+     * event and chunk row before and after this response spells it (`m902`, what
+     * `ids.toStore` gives a message this store never named): a store must be able to match
+     * the `message-queued` it got before its POST was answered with the `message-consumed`
+     * it gets after.
+     */
     resolveWithoutId(serverId, response) {
         const pending = this.postsWithoutId.shift();
         if (pending === undefined)
             return false;
-        const storeId = String(serverId);
+        const storeId = this.ids.toStore(serverId);
         this.byHarness.set(serverId, storeId);
         this.byStore.set(storeId, serverId);
         this.translated.clear();
@@ -171,13 +202,13 @@ class Run {
     }
     appFetch(r) {
         for (const c of r.chunks) {
-            const key = seqKey(c.turn_id, c.role, c.text);
-            const seqs = this.seqs.get(key);
-            if (seqs === undefined)
-                this.seqs.set(key, [c.seq]);
-            else if (!seqs.includes(c.seq)) {
-                seqs.push(c.seq);
-                seqs.sort((a, b) => a - b);
+            const rows = this.seqs.get(c.text);
+            const row = { turn: c.turn_id, role: c.role, seq: c.seq };
+            if (rows === undefined)
+                this.seqs.set(c.text, [row]);
+            else if (!rows.some((x) => x.seq === c.seq)) {
+                rows.push(row);
+                rows.sort((a, b) => a.seq - b.seq);
             }
         }
         return {
@@ -193,24 +224,33 @@ class Run {
         };
     }
     /**
-     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (the
-     * n-th part of one turn, role and text in a render gets the n-th such row's seq), turn
-     * ids read with the codec's spelling.
+     * The options of `Harness.flatten`: seqs recovered from the chunk rows handed out (a part
+     * of one turn, role and text gets the oldest such row not yet placed in this render),
+     * turn ids read with the codec's spelling, tool batches with its field names.
      */
     flattenOptions(options) {
-        const used = new Map();
-        const decode = this.runtime.network?.codec.ids.decode;
+        const codec = this.runtime.network?.codec;
+        const decode = codec?.ids.decode;
+        const toolBatch = codec?.toolBatch;
         return {
-            seqOf: (turnId, role, text) => {
-                const key = seqKey(turnId, role, text);
-                const seqs = this.seqs.get(key);
-                if (seqs === undefined)
+            // The oldest row of that turn, role and text this render has not placed yet (a store
+            // showing one row twice shows the last twice: its own duplicate, not ours).
+            seqOf: (turnId, role, text, taken) => {
+                const rows = this.seqs.get(text);
+                if (rows === undefined)
                     return undefined;
-                const n = used.get(key) ?? 0;
-                used.set(key, n + 1);
-                return seqs[Math.min(n, seqs.length - 1)];
+                let last;
+                for (const row of rows) {
+                    if (row.turn !== turnId || row.role !== role)
+                        continue;
+                    if (!taken.has(row.seq))
+                        return row.seq;
+                    last = row.seq;
+                }
+                return last;
             },
             ...(decode === undefined ? {} : { decodeTurnId: decode }),
+            ...(toolBatch === undefined ? {} : { toolBatch }),
             ...options,
         };
     }
@@ -249,7 +289,6 @@ class Run {
         return out;
     }
 }
-const seqKey = (turnId, role, text) => `${turnId}\u0000${role}\u0000${text}`;
 const camelCache = new Map();
 function camel(k) {
     let c = camelCache.get(k);
@@ -272,7 +311,7 @@ function describe(e) {
 /**
  * The runtime answering now. An adapter process has one; in process (the engine inside
  * Node) there is one per adapter, and each makes itself active before it answers, so the
- * process-wide hooks (errors, the network's interceptors) and the deterministic globals
+ * process-wide hooks (errors, the routed fetch and WebSocket) and the deterministic globals
  * reach the store whose code is running.
  */
 let activeRuntime = null;
@@ -311,7 +350,7 @@ export class AdapterRuntime {
     /**
      * Take a mapping's options (`defineAdapter(factory, options)`), after its module was
      * evaluated and before the first store is made: the name, the virtual clock, and the
-     * network (whose interceptors are installed now).
+     * network (whose fetch and WebSocket are installed now).
      */
     async configure(options, name) {
         if (name !== undefined)
@@ -320,6 +359,8 @@ export class AdapterRuntime {
             this.options.translateIds = false;
         if (options.clock !== undefined)
             this.options.clock = checkClock(options.clock);
+        if (options.world !== undefined)
+            this.options.world = normaliseWorld(options.world);
         if (options.network !== undefined && this.options.network == null) {
             if (sharedNetwork === null) {
                 const { Network } = await import("./network.js");
@@ -421,7 +462,16 @@ export class AdapterRuntime {
         if (answer.type === "reset" && run.mapping?.snapshot !== undefined)
             features.push("state");
         const clock = this.clockSetting();
-        return { type: "hello", protocol: PROTOCOL, name: this.options.name, ...(features.length > 0 ? { features } : {}), clock, id };
+        const world = this.options.world ?? [];
+        return {
+            type: "hello",
+            protocol: PROTOCOL,
+            name: this.options.name,
+            ...(features.length > 0 ? { features } : {}),
+            clock,
+            ...(world.length > 0 ? { world } : {}),
+            id,
+        };
     }
     async reset(id) {
         const prepared = this.prepared;
@@ -430,6 +480,9 @@ export class AdapterRuntime {
             this.run = prepared.run;
             return { ...prepared.answer, id };
         }
+        const ended = await this.teardown();
+        if (ended !== null)
+            return { type: "error", message: ended, id };
         this.lastDigest = null;
         this.world.reset();
         const run = new Run(this, this.options.args ?? []);
@@ -457,6 +510,38 @@ export class AdapterRuntime {
             run.mapping = null;
             return { type: "error", message: describe(e), id };
         }
+    }
+    /**
+     * End the current run, as a page going away ends a tab: its mapping's `teardown()`
+     * (clearing a store kept in a module singleton, unsubscribing from a shared client),
+     * then the server closes each of the run's socket connections (1001, going away), so a
+     * socket client kept in a module singleton sees its connection close and the next
+     * store's `connect()` opens a new one in the new run. What that causes runs to the end
+     * while the run is still current. Returns why `teardown()` failed, if it did: the next
+     * store cannot be trusted to start fresh, so the reset is answered with that error.
+     */
+    async teardown() {
+        const run = this.run;
+        this.run = null;
+        if (run === null || run.mapping === null || (run.mapping.teardown === undefined && run.sockets.size === 0))
+            return null;
+        this.run = run;
+        run.effects = [];
+        try {
+            if (run.mapping.teardown !== undefined)
+                run.call(run.mapping.teardown());
+            await this.settle(run);
+            for (const client of [...run.sockets])
+                client.close(1001, "reconcile-sim: the run ended");
+            await this.settle(run);
+        }
+        catch (e) {
+            run.errors.push(e);
+        }
+        this.run = null;
+        if (run.errors.length === 0)
+            return null;
+        return `the previous run's teardown() failed, so this store may not start fresh:\n${run.errors.map(describe).join("\n--- and then:\n")}`;
     }
     async input(run, input, id) {
         run.effects = [];
@@ -608,6 +693,9 @@ export class AdapterRuntime {
             posts: [...run.posts].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
             fetches: [...run.fetches].sort((a, b) => a[0] - b[0]).map(([n, p]) => [n, origin(p.origin)]),
             nextRequest: run.nextRequest,
+            // What the codec's hooks read of the run (RunContext): the params and socket seen so far.
+            params: Object.entries(run.context.params).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)),
+            socket: run.socketUrl?.href ?? null,
             uuids: w.uuids,
             rng: w.rng,
             clock: w.now - EPOCH,

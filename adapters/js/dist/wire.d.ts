@@ -123,13 +123,17 @@ export type Request = {
     id: number;
 };
 export type Answer = 
-/** `clock`: the adapter's virtual-clock setting, in words (results state it). */
+/**
+ * `clock`: the adapter's virtual-clock setting, in words (results state it). `world`: the
+ * backend's contract, as `--world` values the harness pins (absent when none is declared).
+ */
 {
     type: "hello";
     protocol: number;
     name?: string;
     features?: string[];
     clock?: string;
+    world?: string[];
     id: number | null;
 } | {
     type: "reset";

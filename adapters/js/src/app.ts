@@ -2,6 +2,7 @@
 // hooks it implements. Values here are in the app's shape (camelCase fields, the store's
 // own message ids), converted from the wire by the runtime.
 
+import { normaliseWorld, type WorldDeclaration } from "./contract.js";
 import type { NetworkOptions } from "./network.js";
 import type { FlattenOptions, MessageLike } from "./render.js";
 import type { AgentStatus, ConsumeReason, Input, PostResponse, RenderRow, Role, WireEvent } from "./wire.js";
@@ -46,6 +47,30 @@ export interface IdBridge {
   toHarness(storeId: string): number | undefined;
 }
 
+/**
+ * What this run has learned of the values the store made up itself, for codec hooks and
+ * routes (they receive it as their last argument) and the mapping (`harness.context`):
+ * one object per run, so no mapping needs a module variable to carry them.
+ */
+export interface RunContext {
+  /** The message id bridge: the store's own ids (minted by the store, or by the backend for an id-less POST) and the harness's. */
+  readonly ids: IdBridge;
+  /**
+   * Every `:name` segment of a route the store requested this run, the latest value of
+   * each (`params.tab` after `GET /api/tabs/:tab/rows`): e.g. the tab id the store minted
+   * at boot and put in its URLs.
+   */
+  readonly params: Readonly<Record<string, string>>;
+  /** The URL of the store's latest connection to the declared socket (its query often names the tab), if any. */
+  readonly socket: URL | undefined;
+  /**
+   * Anything the mapping puts here (`harness.context.values.tabId = store.tabId`), for the
+   * codec's hooks. Empty at each reset. Not part of the `state` digest (`params` and
+   * `socket` are): keep here only what the store's `snapshot()` already determines.
+   */
+  readonly values: Record<string, unknown>;
+}
+
 /** The harness, seen from the store: inject these into the store's API object. */
 export interface Harness {
   /**
@@ -60,6 +85,8 @@ export interface Harness {
   readonly ids: IdBridge;
   /** Arguments after `--` on the adapter's command line. */
   readonly args: readonly string[];
+  /** This run's context: what the codec's hooks receive as their last argument. */
+  readonly context: RunContext;
   /**
    * {@link flattenMessages} for this run: a sealed part without a `seq` of its own gets the
    * seq of the chunk row the store was given with the same turn, role and text (a part that
@@ -93,6 +120,12 @@ export interface Mapping {
   flush?(): void;
   /** Optional: called for inputs not routed above (`post-response`/`fetch-response` are routed to the promises first). */
   input?(input: Input): unknown;
+  /**
+   * Optional: called when the run ends (before the next `reset` makes a new store, and when
+   * the adapter exits), e.g. to close a socket client or clear a store kept in a module
+   * singleton when modules are shared between runs (`modules: "shared"`).
+   */
+  teardown?(): unknown;
 }
 
 /**
@@ -125,6 +158,13 @@ export interface AdapterOptions {
   network?: NetworkOptions;
   /** The virtual clock (the choice is stated in the `hello` answer's `clock`). */
   clock?: ClockOptions;
+  /**
+   * The backend's contract: what the app's transport and backend always or never do, in
+   * `--world` syntax (`["ordered-socket", "consume_reasons=true"]`) or as an object
+   * (`{ profile: "ordered-socket", consume_reasons: true }`). Sent in the `hello` answer
+   * (`world`); the harness pins it on every command, and `--world` overrides it.
+   */
+  world?: WorldDeclaration;
 }
 
 /** A factory with its options attached, as {@link defineAdapter} returns it. */
@@ -136,6 +176,7 @@ export type Adapter<S = unknown> = AdapterFactory<S> & { options?: AdapterOption
  * With `--store`, type the module: `defineAdapter<typeof import("./src/lib/stores/tabs.svelte")>((h, tabs) => …)`.
  */
 export function defineAdapter<S = unknown>(factory: AdapterFactory<S>, options?: AdapterOptions): Adapter<S> {
+  normaliseWorld(options?.world); // a malformed contract fails where it is written
   const adapter: Adapter<S> = (harness, store) => factory(harness, store);
   if (options !== undefined) adapter.options = options;
   return adapter;

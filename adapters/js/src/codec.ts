@@ -6,7 +6,8 @@
 // store's own strings) into what the app's code reads off the network, and reads back the
 // little the harness needs from what the app sends (a POST's message id and text).
 
-import type { AppChunk, AppEvent, AppFetchResponse } from "./app.js";
+import type { AppChunk, AppEvent, AppFetchResponse, RunContext } from "./app.js";
+import type { ToolBatchFields } from "./render.js";
 import type { PostResponse } from "./wire.js";
 
 /** How the app spells turn ids (and tool-call ids): numbers, strings, or a pair of functions. */
@@ -23,6 +24,11 @@ export interface PostRequest {
   text: string;
 }
 
+/**
+ * The app's wire format. Every hook receives the run's context last (`ctx`: the ids the
+ * store minted, the route params its requests carried, such as the tab id it minted at
+ * boot, and whatever the mapping put in `ctx.values`), so a codec needs no module variable.
+ */
 export interface AppCodec {
   /** Turn and call ids as the app spells them (default `"number"`). */
   ids?: IdSpelling;
@@ -30,16 +36,27 @@ export interface AppCodec {
   eventNames?: Partial<Record<AppEvent["type"], string>>;
   /** Field names the app uses instead of the defaults, in events and rows (`{ turnId: "turn_id" }`). */
   fields?: Record<string, string>;
+  /**
+   * Where a tool batch part (a message part holding several tool calls and their results)
+   * keeps its calls, and each call its text and its result: `{ input: "arguments" }`.
+   * `Harness.flatten` splits such parts into call and result rows with these names.
+   */
+  toolBatch?: ToolBatchFields;
   /** The whole socket frame for an event, after names, fields and ids were applied (default: the event itself). */
-  event?(event: Record<string, unknown>): unknown;
+  event?(event: Record<string, unknown>, ctx: RunContext): unknown;
   /** A chunk row in the app's schema (default: `AppChunk` with ids spelled, fields renamed). */
-  chunk?(chunk: CodecChunk, ids: IdCodec): unknown;
+  chunk?(chunk: CodecChunk, ids: IdCodec, ctx: RunContext): unknown;
   /** The body answering the history GET (default `{ chunks, snapshotSeq, writtenTurns }`). */
-  history?(response: { requestId: number; snapshotSeq: number; chunks: unknown[]; writtenTurns: unknown[] }): unknown;
+  history?(response: { requestId: number; snapshotSeq: number; chunks: unknown[]; writtenTurns: unknown[] }, ctx: RunContext): unknown;
   /** Reads the app's POST body (default: `id` / `messageId` / `clientMessageId` / `clientId`, and `text` / `content`). */
-  postRequest?(body: unknown): PostRequest;
-  /** The body answering the POST (default `{ messageId, status, turnId? }`, `status` being `started` or `queued`). */
-  postResponse?(response: PostResponse, messageId: string, ids: IdCodec): unknown;
+  postRequest?(body: unknown, ctx: RunContext): PostRequest;
+  /**
+   * The body answering the POST (default `{ messageId, status, turnId? }`, `status` being
+   * `started` or `queued`). `messageId` is the store's id for the message: the one its
+   * POST carried, or for an id-less POST the id the backend minted, spelled as every
+   * event and chunk row spells it (`m902`).
+   */
+  postResponse?(response: PostResponse, messageId: string, ids: IdCodec, ctx: RunContext): unknown;
 }
 
 /** Turn-id spelling, both ways. */
@@ -54,8 +71,19 @@ export function idCodec(spelling: IdSpelling | undefined): IdCodec {
   return spelling;
 }
 
+/** Turn ids spelled as strings, read once each (a render reads every row's on every answer). */
+const DECODED = new Map<string, number>();
+
 function decodeNumber(id: unknown): number {
+  if (typeof id === "string") {
+    const known = DECODED.get(id);
+    if (known !== undefined) return known;
+  }
   const n = typeof id === "number" ? id : typeof id === "string" && /^-?\d+$/.test(id) ? Number(id) : NaN;
+  if (typeof id === "string" && Number.isFinite(n)) {
+    if (DECODED.size >= 4096) DECODED.clear();
+    DECODED.set(id, n);
+  }
   if (!Number.isFinite(n)) throw new Error(`cannot read a turn id from ${JSON.stringify(id)}: declare codec.ids with a decode()`);
   return n;
 }
@@ -81,31 +109,36 @@ export class Codec {
     return out;
   }
 
+  /** The tool batch field names declared (see `AppCodec.toolBatch`). */
+  get toolBatch(): ToolBatchFields | undefined {
+    return this.c.toolBatch;
+  }
+
   /** The socket frame (a string) for one event. */
-  frame(event: AppEvent): string {
+  frame(event: AppEvent, ctx: RunContext): string {
     const shaped = this.shape(event as unknown as Record<string, unknown>);
     const typeField = this.c.fields?.type ?? "type";
     shaped[typeField] = this.c.eventNames?.[event.type] ?? event.type;
-    const frame = this.c.event !== undefined ? this.c.event(shaped) : shaped;
+    const frame = this.c.event !== undefined ? this.c.event(shaped, ctx) : shaped;
     return typeof frame === "string" ? frame : JSON.stringify(frame);
   }
 
   /** The history GET's body. Tool rows get their call's number (a result answers the call before it). */
-  history(response: AppFetchResponse): unknown {
+  history(response: AppFetchResponse, ctx: RunContext): unknown {
     const calls = new Map<number, number>();
     const chunks = response.chunks.map((chunk) => {
       const c: CodecChunk = { ...chunk };
       if (chunk.role === "tool-call") calls.set(chunk.turnId, (calls.get(chunk.turnId) ?? 0) + 1);
       if (chunk.role === "tool-call" || chunk.role === "tool-result") c.call = calls.get(chunk.turnId) ?? 0;
-      return this.c.chunk !== undefined ? this.c.chunk(c, this.ids) : this.shape(c as unknown as Record<string, unknown>);
+      return this.c.chunk !== undefined ? this.c.chunk(c, this.ids, ctx) : this.shape(c as unknown as Record<string, unknown>);
     });
     const writtenTurns = response.writtenTurns.map((t) => this.ids.encode(t));
     const body = { requestId: response.requestId, snapshotSeq: response.snapshotSeq, chunks, writtenTurns };
-    return this.c.history !== undefined ? this.c.history(body) : body;
+    return this.c.history !== undefined ? this.c.history(body, ctx) : body;
   }
 
-  postRequest(body: unknown): PostRequest {
-    if (this.c.postRequest !== undefined) return this.c.postRequest(body);
+  postRequest(body: unknown, ctx: RunContext): PostRequest {
+    if (this.c.postRequest !== undefined) return this.c.postRequest(body, ctx);
     const b = (body ?? {}) as Record<string, unknown>;
     const id = b.id ?? b.messageId ?? b.clientMessageId ?? b.clientId;
     const text = b.text ?? b.content ?? b.message;
@@ -115,8 +148,8 @@ export class Codec {
     return { id: id === undefined || id === null ? undefined : String(id), text };
   }
 
-  postResponse(response: PostResponse, messageId: string): unknown {
-    if (this.c.postResponse !== undefined) return this.c.postResponse(response, messageId, this.ids);
+  postResponse(response: PostResponse, messageId: string, ctx: RunContext): unknown {
+    if (this.c.postResponse !== undefined) return this.c.postResponse(response, messageId, this.ids, ctx);
     return response.outcome === "started"
       ? this.shape({ messageId, status: "started", turnId: response.turn_id })
       : this.shape({ messageId, status: "queued" });

@@ -23,6 +23,7 @@ export type {
 } from "./app.js";
 export { defineAdapter } from "./app.js";
 export { expandToolBatch, flattenMessages, sealedRows, type FlattenOptions, type MessageLike, type PartLike, type ToolCallLike } from "./render.js";
+export { normaliseWorld, type WorldDeclaration, type WorldObject } from "./contract.js";
 export type { AppCodec, CodecChunk, IdCodec, IdSpelling, PostRequest } from "./codec.js";
 export type { NetworkOptions, Route, RouteRequest } from "./network.js";
 export { canonicalJson } from "./digest.js";

@@ -1,7 +1,7 @@
-// The store's own network calls, routed to the harness: `fetch` and `new WebSocket(url)`
-// are intercepted with @mswjs/interceptors (the library under MSW), so a store that calls
-// the global `fetch` for its REST routes and talks to the backend through its own socket
-// client runs unmodified.
+// The store's own network calls, routed to the harness: the global `fetch` is replaced by
+// one that routes each request (fetch.ts) and `WebSocket` by a class whose server is the
+// harness (socket.ts), so a store that calls the global `fetch` for its REST routes and
+// talks to the backend through its own socket client runs unmodified.
 //
 // - A route (`"GET /api/tabs/:tab/chunks": "fetch"`, `"POST /api/chat": "post"`) answers
 //   from the harness: a history GET emits a `fetch` effect and is answered by the matching
@@ -13,10 +13,12 @@
 //   naming it (the request is answered with a network error, so nothing hangs).
 // - `XMLHttpRequest` (Node has none) is given, built on the routed `fetch` (xhr.ts).
 //
-// Loaded only when the mapping declares a network (start-up cost: the library and undici).
+// Loaded only when the mapping declares a network.
 
-import type { AppEvent, AppFetchResponse } from "./app.js";
+import type { AppEvent, AppFetchResponse, RunContext } from "./app.js";
 import { Codec, type AppCodec } from "./codec.js";
+import { routedFetch } from "./fetch.js";
+import { routedWebSocket, type ServerEnd } from "./socket.js";
 import type { PostResponse } from "./wire.js";
 import { xmlHttpRequestOver } from "./xhr.js";
 
@@ -30,6 +32,8 @@ export interface RouteRequest {
   params: Record<string, string>;
   /** The body parsed as JSON (undefined when there is none). */
   body: unknown;
+  /** The run's context (the ids the store minted, the route params its requests carried). */
+  context: RunContext;
 }
 
 export interface NetworkOptions {
@@ -54,23 +58,16 @@ export interface NetworkRun {
   /** A problem of the adapter's set-up or of the store's use of the network: ends the input with an error. */
   fail(error: Error): void;
   readonly sockets: Set<SocketClient>;
+  /** The run's context, for the codec's hooks. */
+  readonly context: RunContext;
+  /** Record a routed request's `:name` segments (`RunContext.params`). */
+  noteParams(params: Record<string, string>): void;
+  /** The latest connection to the declared socket (`RunContext.socket`). */
+  socketUrl: URL | undefined;
 }
 
-/** The server end of one intercepted WebSocket connection. */
-export interface SocketClient {
-  url: URL;
-  send(data: string): void;
-  addEventListener(type: "close", listener: () => void): void;
-}
-
-interface Interceptor {
-  on(event: string, listener: (args: never) => unknown): unknown;
-  apply(): void;
-}
-interface RequestArgs {
-  request: Request;
-  controller: { respondWith(response: Response): void; errorWith(reason?: unknown): void };
-}
+/** The server end of one WebSocket connection of the store (socket.ts). */
+export type SocketClient = ServerEnd;
 
 interface CompiledRoute {
   method: string;
@@ -88,9 +85,8 @@ function compileRoutes(routes: Record<string, Route>): CompiledRoute[] {
   });
 }
 
-function match(route: CompiledRoute, method: string, url: URL): Record<string, string> | null {
+function match(route: CompiledRoute, method: string, parts: readonly string[]): Record<string, string> | null {
   if (route.method !== method) return null;
-  const parts = url.pathname.split("/").filter((s) => s !== "");
   if (parts.length !== route.segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
@@ -101,7 +97,7 @@ function match(route: CompiledRoute, method: string, url: URL): Record<string, s
   return params;
 }
 
-/** One per process: the interceptors are installed once, and route to whatever run is current. */
+/** One per process: the routed fetch and WebSocket are installed once, and route to whatever run is current. */
 export class Network {
   readonly codec: Codec;
   private readonly origin: URL;
@@ -124,28 +120,19 @@ export class Network {
   }
 
   /**
-   * Patch `fetch` and `WebSocket` (Node 20 has no global WebSocket: the interceptor's class
-   * becomes it), and give the store an `XMLHttpRequest` on the patched `fetch` (Node has none).
+   * Replace `fetch` by the routed one (fetch.ts) and `WebSocket` by the routed one
+   * (socket.ts; Node 20 has none), and give the store an `XMLHttpRequest` on the routed
+   * `fetch` (Node has none).
    */
   async install(): Promise<void> {
     const g = globalThis as Record<string, unknown>;
-    if (g.WebSocket === undefined) {
-      Object.defineProperty(g, "WebSocket", { value: class WebSocket {}, configurable: true, writable: true });
-    }
-    const [{ FetchInterceptor }, { WebSocketInterceptor }] = await Promise.all([
-      import("@mswjs/interceptors/fetch"),
-      import("@mswjs/interceptors/WebSocket"),
-    ]);
-    const http = new FetchInterceptor() as unknown as Interceptor;
-    http.on("request", (args: RequestArgs) => this.request(args));
-    http.apply();
-    const ws = new WebSocketInterceptor() as unknown as Interceptor;
-    ws.on("connection", ({ client }: { client: SocketClient }) => this.connection(client));
-    ws.apply();
-    // Browser code fetches relative URLs; Node's fetch needs absolute ones.
-    const intercepted = g.fetch as (input: unknown, init?: unknown) => Promise<Response>;
-    g.fetch = (input: unknown, init?: unknown) =>
-      intercepted(typeof input === "string" || input instanceof URL ? new URL(String(input), this.origin).href : input, init);
+    Object.defineProperty(g, "WebSocket", {
+      value: routedWebSocket(this.origin, (end) => this.connection(end)),
+      configurable: true,
+      writable: true,
+    });
+    // Relative URLs (browser code fetches them) resolve against the declared origin.
+    g.fetch = routedFetch(this.origin, (method, url, body) => this.request(method, url, body));
     // Node has no XMLHttpRequest: one on the routed fetch, for stores that use it.
     if (g.XMLHttpRequest === undefined) {
       const routed = () => g.fetch as (input: string, init: RequestInit) => Promise<Response>;
@@ -153,54 +140,64 @@ export class Network {
     }
   }
 
-  private async request({ request, controller }: RequestArgs): Promise<void> {
+  /** One request of the store: the answer's JSON text, or a rejection (a TypeError, as a network error is). */
+  private async request(method: string, url: URL, text: string): Promise<string> {
     const run = this.run();
-    if (run === null || !run.current(`a ${request.method} request`)) {
-      controller.errorWith(new TypeError("reconcile-sim: request from a store of an earlier run"));
-      return;
+    if (run === null || !run.current(`a ${method} request`)) {
+      throw new TypeError("reconcile-sim: request from a store of an earlier run");
     }
-    const url = new URL(request.url);
-    const found = this.routes.map((r) => ({ r, params: match(r, request.method, url) })).find((x) => x.params !== null);
-    if (found === undefined) {
+    const parts = url.pathname.split("/").filter((s) => s !== "");
+    let route: CompiledRoute | undefined;
+    let params: Record<string, string> | null = null;
+    for (const r of this.routes) {
+      params = match(r, method, parts);
+      if (params !== null) {
+        route = r;
+        break;
+      }
+    }
+    if (route === undefined || params === null) {
       const routes = this.routes.map((r) => r.name).join(", ") || "none declared";
-      run.fail(new Error(`the store requested ${request.method} ${url.href}, which no route handles (routes: ${routes})`));
-      controller.errorWith(new TypeError(`reconcile-sim: no route for ${request.method} ${url.pathname}`));
-      return;
+      run.fail(new Error(`the store requested ${method} ${url.href}, which no route handles (routes: ${routes})`));
+      throw new TypeError(`reconcile-sim: no route for ${method} ${url.pathname}`);
     }
     try {
-      const text = await request.text();
       const body = text === "" ? undefined : JSON.parse(text);
-      const answer = await this.answer(run, found.r, { method: request.method, url, params: found.params!, body });
-      controller.respondWith(new Response(JSON.stringify(answer), { status: 200, headers: { "content-type": "application/json" } }));
+      run.noteParams(params);
+      const answer = await this.answer(run, route, { method, url, params, body, context: run.context });
+      return JSON.stringify(answer) ?? "";
     } catch (e) {
-      run.fail(new Error(`route ${found.r.name} (${request.method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
-      controller.errorWith(new TypeError(`reconcile-sim: route ${found.r.name} failed`));
+      run.fail(new Error(`route ${route.name} (${method} ${url.href}): ${(e as Error)?.message ?? String(e)}`));
+      throw new TypeError(`reconcile-sim: route ${route.name} failed`);
     }
   }
 
   private async answer(run: NetworkRun, route: CompiledRoute, request: RouteRequest): Promise<unknown> {
-    if (route.route === "fetch") return this.codec.history(await run.fetch());
+    if (route.route === "fetch") return this.codec.history(await run.fetch(), run.context);
     if (route.route === "post") {
-      const { id, text } = this.codec.postRequest(request.body);
+      const { id, text } = this.codec.postRequest(request.body, run.context);
       if (id === undefined) {
         const { response, storeId } = await run.postWithoutId(text);
-        return this.codec.postResponse(response, storeId);
+        return this.codec.postResponse(response, storeId, run.context);
       }
-      return this.codec.postResponse(await run.post(id, text), id);
+      return this.codec.postResponse(await run.post(id, text), id, run.context);
     }
     return route.route(request);
   }
 
-  private connection(client: SocketClient): void {
+  /** A connection the store opens: the run's if it is to the declared socket (true), else refused. */
+  private connection(client: SocketClient): boolean {
     const run = this.run();
-    if (run === null || !run.current("a WebSocket connection")) return;
+    if (run === null || !run.current("a WebSocket connection")) return false;
     if (!this.sockets.some((s) => sameSocket(s, client.url))) {
       const declared = this.sockets.map((s) => s.href).join(", ") || "none declared";
       run.fail(new Error(`the store opened a WebSocket to ${client.url.href}, which is not the declared socket (network.socket: ${declared})`));
-      return;
+      return false;
     }
     run.sockets.add(client);
+    run.socketUrl = client.url;
     client.addEventListener("close", () => run.sockets.delete(client));
+    return true;
   }
 
   /** One harness event to every open socket of the run, as the app's frame. */
@@ -209,7 +206,7 @@ export class Network {
       run.fail(new Error(`the backend sent ${event.type} but the store has no open WebSocket to ${this.sockets.map((s) => s.href).join(" or ")}`));
       return;
     }
-    const frame = this.codec.frame(event);
+    const frame = this.codec.frame(event, run.context);
     for (const client of run.sockets) client.send(frame);
   }
 }

@@ -68,8 +68,11 @@ export type Request =
   | { type: "state"; id: number };
 
 export type Answer =
-  /** `clock`: the adapter's virtual-clock setting, in words (results state it). */
-  | { type: "hello"; protocol: number; name?: string; features?: string[]; clock?: string; id: number | null }
+  /**
+   * `clock`: the adapter's virtual-clock setting, in words (results state it). `world`: the
+   * backend's contract, as `--world` values the harness pins (absent when none is declared).
+   */
+  | { type: "hello"; protocol: number; name?: string; features?: string[]; clock?: string; world?: string[]; id: number | null }
   | { type: "reset"; effects?: Effect[]; render?: RenderRow[]; id: number | null }
   | { type: "output"; effects: Effect[]; render: RenderRow[]; id: number | null }
   | { type: "state"; digest: string; id: number | null }

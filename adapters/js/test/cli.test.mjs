@@ -4,9 +4,14 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { Adapter, CLI, fixture, here } from "./helpers.mjs";
+
+// Svelte's folder as npm installed it for this package (in the repository's workspace, the
+// root's node_modules).
+const svelte = dirname(createRequire(join(here, "..", "package.json")).resolve("svelte/package.json"));
 
 let project;
 
@@ -16,7 +21,7 @@ before(() => {
   cpSync(fixture("svelte-app"), project, { recursive: true, filter: (src) => !src.includes("node_modules") });
   mkdirSync(join(project, "node_modules"));
   symlinkSync(join(here, ".."), join(project, "node_modules", "reconcile-sim-adapter"));
-  symlinkSync(join(here, "..", "node_modules", "svelte"), join(project, "node_modules", "svelte"));
+  symlinkSync(svelte, join(project, "node_modules", "svelte"));
 });
 
 after(() => rmSync(project, { recursive: true, force: true }));
@@ -92,7 +97,7 @@ test("without svelte.config.js, $lib comes from tsconfig.json paths", async () =
     cpSync(fixture("ts-paths-app"), other, { recursive: true });
     mkdirSync(join(other, "node_modules"));
     symlinkSync(join(here, ".."), join(other, "node_modules", "reconcile-sim-adapter"));
-    symlinkSync(join(here, "..", "node_modules", "svelte"), join(other, "node_modules", "svelte"));
+    symlinkSync(svelte, join(other, "node_modules", "svelte"));
     const a = new Adapter([CLI, "adapter.ts"], { cwd: other });
     await a.hello();
     await a.reset();

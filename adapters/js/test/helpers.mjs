@@ -1,5 +1,6 @@
 // Drive an adapter process over the exec protocol, as the harness does.
 import { spawn } from "node:child_process";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
@@ -7,10 +8,17 @@ export const here = dirname(fileURLToPath(import.meta.url));
 export const fixture = (...p) => join(here, "fixtures", ...p);
 export const CLI = join(here, "..", "dist", "cli.cjs");
 
+/** Every adapter process started, so that a test failing before its close() does not keep the run waiting. */
+const started = new Set();
+after(() => {
+  for (const proc of started) if (proc.exitCode === null && proc.signalCode === null) proc.kill();
+});
+
 export class Adapter {
   /** Start `node ARGS…`; answers are matched to requests by order. */
   constructor(args, { cwd, env } = {}) {
     this.proc = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+    started.add(this.proc);
     this.stdout = "";
     this.stderr = "";
     this.lines = [];

@@ -48,11 +48,47 @@ test("a POST without an id: the post effect carries none, and the store learns t
   const sent = await a.input(userSend(1));
   assert.deepEqual(sent.effects, [{ effect: "post", text: "msg:m1" }], a.stderr);
   const answered = await a.input({ input: "post-response", response: { outcome: "queued" }, server_id: 901 });
-  assert.deepEqual(debug(answered, "posts"), [{ messageId: "901", status: "queued" }]);
-  // Events then name the message by the minted id, in the store's spelling.
-  await a.event({ type: "message-queued", message_id: 901 });
+  assert.deepEqual(debug(answered, "posts"), [{ messageId: "m901", status: "queued" }]);
+  await a.close();
+});
+
+test("a minted id has one spelling in every event, response and row, before and after the POST response binds it", async () => {
+  const a = await jsAdapter("network.mjs", ["no-id"]);
+  await a.reset();
+  await a.input(userSend(1));
+  // The backend queued the message and said so on the socket before the POST's answer came back.
+  const queued = await a.event({ type: "message-queued", message_id: 901 });
+  const before = debug(queued, "frames").at(-1).messageId;
+  const answered = await a.input({ input: "post-response", response: { outcome: "queued" }, server_id: 901 });
+  const response = debug(answered, "posts")[0].messageId;
   const consumed = await a.event({ type: "message-consumed", message_ids: [901] });
-  assert.deepEqual(debug(consumed, "frames").at(-1), { kind: "message-consumed", messageIds: ["901"], tabId: "tab-1" });
+  const after = debug(consumed, "frames").at(-1).messageIds[0];
+  await a.input({ input: "event", event: { type: "turn-sealed", turn_id: 1 } });
+  await a.close();
+  // The store can match the message-queued it got before its POST was answered with the
+  // message-consumed it gets after, and with its POST's answer.
+  assert.deepEqual([before, response, after], ["m901", "m901", "m901"]);
+});
+
+test("harness.flatten: each part of a grouped message gets its own row's seq; tool batches are read with the codec's field names", async () => {
+  const a = await jsAdapter("network.mjs", ["grouped"]);
+  await a.reset();
+  const chunks = [
+    { seq: 1, turn_id: 1, role: "user", text: "msg:m1", message_ids: [1] },
+    { seq: 2, turn_id: 1, role: "assistant", text: "txt:t1.1" },
+    { seq: 3, turn_id: 1, role: "tool-call", text: "call:a" },
+    { seq: 4, turn_id: 1, role: "tool-result", text: "result:a" },
+    { seq: 5, turn_id: 1, role: "tool-call", text: "call:b" },
+    { seq: 6, turn_id: 1, role: "tool-result", text: "result:b" },
+    { seq: 7, turn_id: 1, role: "assistant", text: "txt:t1.1" },
+  ];
+  const out = await a.input(fetchResponse(1, chunks, [1]));
+  assert.equal(out.type, "output", JSON.stringify(out));
+  // One message (seq 2) holds rows 2-7; the same text twice in one turn is two rows.
+  assert.deepEqual(
+    out.render.filter((r) => r.from === "sealed"),
+    chunks.map((c) => ({ from: "sealed", seq: c.seq, role: c.role, turn_id: 1, text: c.text })),
+  );
   await a.close();
 });
 
@@ -115,5 +151,41 @@ test("the virtual clock: a timer waits for its time; the declared step per input
   const fired = [];
   for (let i = 0; i < 4; i++) fired.push(debug(await a.input({ input: "scroll", at_bottom: true }), "fired"));
   assert.deepEqual(fired, [false, false, true, true]); // set at 0 ms for 3000 ms: due at the third input
+  await a.close();
+});
+
+test("a socket client kept in a module singleton: each run's store gets its events (the run's connections close at reset)", async () => {
+  const a = await jsAdapter("singleton.mjs");
+  for (let run = 1; run <= 3; run++) {
+    const boot = await a.reset();
+    assert.equal(boot.type, "reset", `run ${run}: ${JSON.stringify(boot)}\n${a.stderr}`);
+    const started = await a.event({ type: "turn-start", turn_id: 1 });
+    assert.equal(started.type, "output", `run ${run}: ${JSON.stringify(started)}`);
+    // The frame reached the new store, addressed by the codec to the tab the store minted.
+    assert.deepEqual(debug(started, "frames"), [{ type: "turn-start", turnId: 1, tab: debug(started, "tab") }]);
+    assert.equal(debug(started, "connects"), run); // the singleton saw its connection close, and connected again
+  }
+  await a.close();
+});
+
+test("teardown(): the mapping lets go of what outlives a reset; one that throws fails the next reset, saying why", async () => {
+  const listeners = async (args) => {
+    const a = await jsAdapter("singleton.mjs", args);
+    const seen = [];
+    for (let run = 1; run <= 3; run++) {
+      await a.reset();
+      seen.push(debug(await a.event({ type: "status", status: "idle" }), "listeners"));
+    }
+    await a.close();
+    return seen;
+  };
+  assert.deepEqual(await listeners([]), [1, 2, 3]); // every earlier store still subscribed to the singleton
+  assert.deepEqual(await listeners(["teardown"]), [1, 1, 1]);
+
+  const a = await jsAdapter("singleton.mjs", ["throw-teardown"]);
+  assert.equal((await a.reset()).type, "reset");
+  const again = await a.reset();
+  assert.equal(again.type, "error");
+  assert.match(again.message, /the previous run's teardown\(\) failed, so this store may not start fresh:\nError: teardown failed on purpose/);
   await a.close();
 });

@@ -2,6 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Adapter, fixture, jsAdapter, userSend } from "./helpers.mjs";
+import { defineAdapter, normaliseWorld } from "../dist/index.js";
 
 test("hello answers the protocol and the mapping's name; a wrong version is an error", async () => {
   const a = new Adapter([fixture("chat.mjs")]);
@@ -147,4 +148,35 @@ test("the adapter exits when stdin closes", async () => {
   const a = await jsAdapter("chat.mjs");
   await a.reset();
   assert.equal(await a.close(), 0);
+});
+
+test("hello carries the backend's contract the mapping declares, as --world values; none declared, no field", async () => {
+  const world = async (args) => {
+    const a = new Adapter([fixture("chat.mjs"), ...args]);
+    const hello = await a.request({ type: "hello", protocol: 1, id: 1 });
+    await a.close();
+    return hello.world;
+  };
+  assert.equal(await world([]), undefined);
+  assert.deepEqual(await world(["world-list"]), ["ordered-socket", "consume_reasons=true", "sends_per_client=1..=2"]);
+  // The object form, normalised to the same strings: the profile first, then each option as written.
+  assert.deepEqual(await world(["world-object"]), [
+    "ordered-socket",
+    "consume_reasons=true",
+    "queued_texts=false",
+    "sends_per_client=1..=2",
+    "ws_reorder_window=1",
+  ]);
+});
+
+test("a malformed contract fails where it is written, naming the entry", async () => {
+  assert.throws(() => normaliseWorld(["ordered socket"]), /world: entry 0 "ordered socket" is not one --world value/);
+  assert.throws(() => normaliseWorld([42]), /world: entry 0 is 42, not a string/);
+  assert.throws(() => normaliseWorld({ sends_per_client: 1.5 }), /sends_per_client must be a whole number >= 0, got 1.5/);
+  assert.throws(() => normaliseWorld({ turn_failures: null }), /turn_failures has the value null/);
+  assert.throws(() => normaliseWorld({ profile: "a=b" }), /profile must be a profile's name/);
+  assert.throws(() => defineAdapter(() => ({}), { world: "ordered-socket" }), /expected an array of strings or an object/);
+  const a = new Adapter([fixture("chat.mjs"), "world-bad"]);
+  assert.notEqual(await a.exited, 0);
+  assert.match(a.stderr, /world: entry 0 "ordered socket" is not one --world value/);
 });

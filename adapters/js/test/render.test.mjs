@@ -1,7 +1,7 @@
 // flattenMessages: a render of messages with parts (sealed only implicitly) to protocol rows.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { flattenMessages, sealedRows } from "../dist/index.js";
+import { expandToolBatch, flattenMessages, sealedRows } from "../dist/index.js";
 
 test("sealed messages (every part has a seq) become one sealed row per part, tool parts keep their role", () => {
   const rows = flattenMessages([
@@ -96,4 +96,54 @@ test("real shapes: a tool batch is a call and a result each; sealed parts withou
     () => flattenMessages(stray, { isSealed: () => true, seqOf: () => undefined }),
     /cannot place a sealed part of message "msg-9": turn 1 assistant "txt:never" matches no chunk row the store was given/,
   );
+});
+
+test("a message's one seq stands for one row: several parts find their own rows (seqOf), never one seq for all", () => {
+  const grouped = [
+    {
+      id: "msg-2",
+      seq: 2,
+      role: "assistant",
+      turnId: 1,
+      parts: [
+        { type: "text", text: "txt:t1.1" },
+        { type: "tool_calls", calls: [{ id: "c1", name: "search", arguments: "call:a", result: "result:a" }] },
+        { type: "text", text: "txt:t1.1" },
+      ],
+    },
+  ];
+  const rows = [
+    [2, "assistant", "txt:t1.1"],
+    [3, "tool-call", "call:a"],
+    [4, "tool-result", "result:a"],
+    [5, "assistant", "txt:t1.1"],
+  ];
+  const seqOf = (t, role, text, taken) => rows.find(([seq, r, x]) => r === role && x === text && !taken.has(seq))?.[0];
+  assert.deepEqual(flattenMessages(grouped, { seqOf, toolBatch: { input: "arguments" } }), [
+    { from: "sealed", seq: 2, role: "assistant", turn_id: 1, text: "txt:t1.1" },
+    { from: "sealed", seq: 3, role: "tool-call", turn_id: 1, text: "call:a" },
+    { from: "sealed", seq: 4, role: "tool-result", turn_id: 1, text: "result:a" },
+    { from: "sealed", seq: 5, role: "assistant", turn_id: 1, text: "txt:t1.1" },
+  ]);
+  // Without a way to find each part's row, one seq shown for four rows would be a render
+  // the store never made: an error saying what to do.
+  assert.throws(
+    () => flattenMessages(grouped, { toolBatch: { input: "arguments" } }),
+    /cannot place a sealed part of message "msg-2": turn 1 assistant "txt:t1.1" has no seq of its own, and its message's seq \(2\) stands for one of its rows only \(use harness.flatten/,
+  );
+  // A message of one row keeps its seq.
+  assert.deepEqual(flattenMessages([{ id: "u", seq: 9, role: "user", turnId: 2, parts: [{ type: "text", text: "msg:m1" }] }]), [
+    { from: "sealed", seq: 9, role: "user", turn_id: 2, text: "msg:m1" },
+  ]);
+});
+
+test("tool batch field names: a call's text and result read from the declared fields (a list is tried in order)", () => {
+  const part = { kind: "batch", toolCalls: [{ arguments: { q: "x" }, output: null, result: "r" }, { arguments: "call:b" }] };
+  assert.deepEqual(expandToolBatch(part, { calls: "toolCalls", input: "arguments", output: ["output", "result"] }), [
+    { kind: "tool-call", text: '{"q":"x"}', turnId: undefined },
+    { kind: "tool-result", text: "r", turnId: undefined },
+    { kind: "tool-call", text: "call:b", turnId: undefined },
+  ]);
+  // The defaults do not know `arguments`: the part is not a batch without `calls`, and a call's text is input/args/text.
+  assert.deepEqual(expandToolBatch({ calls: [{ arguments: "a", input: "i" }] }), [{ kind: "tool-call", text: "i", turnId: undefined }]);
 });

@@ -23,6 +23,9 @@ export default defineAdapter(
   },
   {
     name: "production:chat",
+    // The backend's contract: one ordered socket per tab; its queue events carry ids only
+    // (no text, no reason). Every command takes it from here (`--world` overrides it).
+    world: ["ordered-socket", "consume_reasons=false", "queued_texts=false"],
     network: {
       origin: "https://chat.example.com",
       socket: "wss://chat.example.com/ws",

@@ -19,9 +19,9 @@
 // --history: the scenarios name the built-in store's request ids, which a boot fetch would
 // shift by one. Exit 0 when every seed agrees, 1 when some differ (listed), 2 when broken.
 import { execFile, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 
 const argv = process.argv.slice(2);
@@ -85,7 +85,7 @@ try {
 
   const extra = [...(keep === "membership" ? ["membership"] : []), ...(history ? [] : ["no-history"])];
   const store = `exec:reconcile-sim-adapter adapter.ts${extra.length > 0 ? ` -- ${extra.join(" ")}` : ""}`;
-  const env = { ...process.env, PATH: `${join(process.cwd(), "node_modules", ".bin")}:${process.env.PATH}` };
+  const env = { ...process.env, PATH: `${binDir()}:${process.env.PATH}` };
   if (spaced) env.RECONCILE_SIM_ADAPTER_DELTA_PREFIX = " ";
   else delete env.RECONCILE_SIM_ADAPTER_DELTA_PREFIX;
   const builtIn = replay(keep, dir, out, process.env);
@@ -120,4 +120,13 @@ try {
 } finally {
   rmSync(dir, { recursive: true, force: true });
   rmSync(out, { recursive: true, force: true });
+}
+
+/** The nearest `node_modules/.bin` above this directory holding reconcile-sim-adapter (the workspace root's, in the repository). */
+function binDir() {
+  for (let dir = process.cwd(); ; dir = dirname(dir)) {
+    const bin = join(dir, "node_modules", ".bin");
+    if (existsSync(join(bin, "reconcile-sim-adapter"))) return bin;
+    if (dirname(dir) === dir) throw new Error("reconcile-sim-adapter is not installed: run npm ci at the repository root");
+  }
 }

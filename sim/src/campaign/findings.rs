@@ -19,7 +19,9 @@ use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, Class, Classified, HasClass};
 use crate::trace::scenario::{failure_file_name, Scenario};
-use crate::trace::shrink::{shrink, shrink_failing, DoesNotFail, GaveUp, Limits, Reduced, Shrunk};
+use crate::trace::shrink::{
+    shrink_failing, shrink_with, DoesNotFail, Failing, GaveUp, Limits, Reduced, Shrunk,
+};
 
 /// A failing run, as found: everything needed to shrink it and name the result.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,6 +111,9 @@ pub struct Finding {
     pub class: Option<Class>,
     /// The world features the saved witness needs ([`crate::trace::assume`]).
     pub needs: Vec<Assumption>,
+    /// The needs were not searched to the end (the settle budget or Ctrl-C stopped it):
+    /// `needs` is an upper bound, what the witness's world has beyond what was ruled out.
+    pub needs_unsearched: bool,
     /// For a `crash`: why the store crashed in the run that found it, with the adapter's
     /// stderr tail.
     pub cause: Option<CrashCause>,
@@ -129,26 +134,35 @@ impl Finding {
     }
 }
 
-/// `reconcile-sim replay PATH`, quoted for a shell, the program named as it was started
-/// ([`crate::util::program`]).
+/// `reconcile-sim replay /abs/PATH`, quoted for a shell, the program named as it was
+/// started ([`crate::util::program`]) and the path absolute, so that it runs when pasted in
+/// any directory (issue 48: relative paths worked only where the run happened).
 pub fn replay_command(path: &Path) -> String {
     format!(
         "{} replay {}",
         crate::util::program::program(),
-        shell_words::quote(&path.display().to_string())
+        shell_words::quote(&crate::util::program::absolute(path).display().to_string())
     )
 }
 
 /// `reconcile-sim run --store STORE --seed SEED` with the flags that choose `strategy` and
 /// `worlds`: the command that reproduces a seed's run, the program named as it was started.
+/// An `exec:` store's command runs in the current directory (its paths are relative to
+/// it), so its reproduce command starts with a `cd` there, to run when pasted anywhere.
 pub fn reproduce_command(
     store: &str,
     seed: u64,
     strategy: StrategySpec,
     worlds: &Worlds,
 ) -> String {
+    let cd = match std::env::current_dir() {
+        Ok(dir) if store.starts_with(crate::exec::SPEC_PREFIX) => {
+            format!("cd {} && ", shell_words::quote(&dir.display().to_string()))
+        }
+        _ => String::new(),
+    };
     format!(
-        "{} run --store {} --seed {seed}{}{}",
+        "{cd}{} run --store {} --seed {seed}{}{}",
         crate::util::program::program(),
         shell_words::quote(store),
         strategy.flags(),
@@ -160,6 +174,21 @@ pub fn reproduce_command(
 /// is a command (replay runs a file's command only when asked).
 pub fn replay_command_for(store: &str, path: &Path) -> String {
     let mut command = replay_command(path);
+    if store.starts_with(crate::exec::SPEC_PREFIX) {
+        command.push_str(" --allow-exec");
+    }
+    command
+}
+
+/// `reconcile-sim shrink /abs/PATH` (with `--allow-exec` for a store that is a command):
+/// the command that shrinks a saved scenario further (it writes beside the file, under a
+/// new name), printed for every scenario not shrunk to 1-minimal, ready to paste anywhere.
+pub fn shrink_command_for(store: &str, path: &Path) -> String {
+    let mut command = format!(
+        "{} shrink {}",
+        crate::util::program::program(),
+        shell_words::quote(&crate::util::program::absolute(path).display().to_string())
+    );
     if store.starts_with(crate::exec::SPEC_PREFIX) {
         command.push_str(" --allow-exec");
     }
@@ -182,33 +211,66 @@ impl FindingError {
     }
 }
 
-/// Where [`shrink_and_save`] writes `failure` under `out_dir`:
-/// `<store>-<invariant>-seed<N>.json` (or `…-<strategy>.json` without a seed).
-pub fn file_for(out_dir: &Path, failure: &Failure) -> PathBuf {
-    if let Some(class) = &failure.class {
-        let store = safe_name(&failure.store);
+/// Where [`shrink_and_save`] writes `failure` (of `store`) under `out_dir`:
+/// `<store>-<class key or invariant>-seed<N>.json` (or `…-<strategy>.json` without a
+/// seed), the store named by its [`StoreFactory::file_label`] (an `exec:` store by the name
+/// it states, so that its files are named alike whatever command line runs it), plus what
+/// else chose the run ([`variant_suffix`]), so that one seed run again with another
+/// strategy, other `--world` pins or other `--invariants` writes a file of its own instead
+/// of silently replacing the first (issue 48).
+pub fn file_for(out_dir: &Path, store: &dyn StoreFactory, failure: &Failure) -> PathBuf {
+    let label = store.file_label();
+    let name = if let Some(class) = &failure.class {
+        let store = safe_name(&label);
         let key = class.key();
-        return out_dir.join(match failure.seed {
-            Some(seed) => format!("{store}-{key}-seed{seed}.json"),
+        match failure.seed {
+            Some(seed) => format!("{store}-{key}-seed{seed}"),
             None => format!(
-                "{store}-{key}-{}.json",
+                "{store}-{key}-{}",
                 failure.strategy.as_deref().unwrap_or("found")
             ),
-        });
+        }
+    } else {
+        match failure.seed {
+            Some(_) => failure_file_name(&label, failure.invariant, failure.seed)
+                .trim_end_matches(".json")
+                .to_string(),
+            None => format!(
+                "{}-{}-{}",
+                safe_name(&label),
+                failure.invariant,
+                failure.strategy.as_deref().unwrap_or("found")
+            ),
+        }
+    };
+    let contract = store.contract().unwrap_or_default();
+    out_dir.join(format!("{name}{}.json", variant_suffix(failure, &contract)))
+}
+
+/// What tells runs of one seed apart beyond the store and seed, for [`file_for`]: empty
+/// for the default (the `random` strategy, nothing pinned, every invariant judged, so the
+/// names of the default runs stay as they were); `-<strategy>` for a seeded run of another
+/// strategy; `-w<hash>` (8 hex digits of the `--world` and `--invariants` flags) when
+/// something is pinned or skipped. The scenario file records all of it.
+/// The store's declared contract (`contract`) is the store's, not the run's: pins it
+/// declares add nothing to the name.
+fn variant_suffix(failure: &Failure, contract: &WorldPins) -> String {
+    use crate::oracle::judged::JudgedExt;
+    let mut suffix = String::new();
+    if failure.seed.is_some() {
+        if let Some(s) = failure.strategy.as_deref().filter(|s| *s != "random") {
+            suffix.push('-');
+            suffix.push_str(&safe_name(s));
+        }
     }
-    match failure.seed {
-        Some(_) => out_dir.join(failure_file_name(
-            &failure.store,
-            failure.invariant,
-            failure.seed,
-        )),
-        None => out_dir.join(format!(
-            "{}-{}-{}.json",
-            failure.store,
-            failure.invariant,
-            failure.strategy.as_deref().unwrap_or("found")
-        )),
+    let judged = failure.config.judged;
+    let pins = failure.pins.beyond(contract);
+    if !pins.is_empty() || !judged.is_all() {
+        let flags = format!("{}{}", pins.flags(), judged.flags());
+        let hash = xxhash_rust::xxh3::xxh3_64(flags.as_bytes());
+        suffix.push_str(&format!("-w{:08x}", hash >> 32));
     }
+    suffix
 }
 
 /// `store` with anything but letters, digits, `-`, `_` and `.` made `_`.
@@ -292,14 +354,17 @@ pub fn save_shrunk(
 ) -> Finding {
     let Minimal { shrunk, masked } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
+    let needs_unsearched = out_of_time(limits);
     let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs), seen);
+    // Out of time during the searches: some feature may not have been tried without.
+    let needs_unsearched = needs_unsearched || out_of_time(limits);
     let mut scenario = Scenario::unannotated(
         store.name(),
         shrunk.config.clone(),
         &shrunk.steps,
         Some(shrunk.invariant),
     );
-    scenario.record_dir(store);
+    scenario.record_store(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
@@ -323,6 +388,7 @@ pub fn save_shrunk(
         shrunk,
         class: failure.class.clone(),
         needs,
+        needs_unsearched,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
@@ -350,6 +416,11 @@ fn need_less(
     let mut tried = Vec::new();
     while let Some(a) = needs.iter().copied().find(|a| !tried.contains(a)) {
         tried.push(a);
+        // A feature the pins (the store's contract, `--world`) fix is in every world the
+        // team's app meets, or in none: a witness without it is moot.
+        if failure.pins.fixes(a.option()) {
+            continue;
+        }
         if out_of_time(limits) {
             break;
         }
@@ -390,17 +461,51 @@ fn shrink_failure(
     Ok(match &failure.class {
         Some(class) => shrink_class(store, failure, class, limits, replayed)?,
         None => (
-            shrink(
+            shrink_with(
                 store,
                 failure.config.clone(),
                 &failure.steps,
                 Some(failure.invariant),
                 limits,
+                &|config, _| failure.pins.allows(config),
             )
             .map_err(FindingError::DoesNotReplay)?,
             Vec::new(),
         ),
     })
+}
+
+/// A property kept only in worlds the pins allow (the store's contract and `--world`): the
+/// shrinker cuts world options to simplify a witness, and a witness in a world the team's
+/// app never meets (consume reasons cut from an app whose backend always sends them) would
+/// be no witness of theirs.
+struct WithinPins<'a, F> {
+    inner: F,
+    pins: &'a WorldPins,
+}
+
+impl<F: Failing> Failing for WithinPins<'_, F> {
+    fn stores(&self) -> &dyn StoreFactory {
+        self.inner.stores()
+    }
+    fn run(
+        &self,
+        config: &WorldConfig,
+        next: &mut dyn FnMut(&crate::model::world::World, &[Step], usize) -> crate::run::Next,
+    ) -> (Vec<Step>, bool) {
+        if !self.pins.allows(config) {
+            return (Vec::new(), false);
+        }
+        self.inner.run(config, next)
+    }
+    fn replay(
+        &self,
+        config: &WorldConfig,
+        steps: &[Step],
+        observer: &mut dyn crate::run::Observer,
+    ) {
+        self.inner.replay(config, steps, observer);
+    }
 }
 
 /// The world features the shrunk witness needs, each checked by one replay without it;
@@ -534,7 +639,7 @@ pub fn save_unshrunk(
         &failure.steps,
         Some(failure.invariant),
     );
-    scenario.record_dir(store);
+    scenario.record_store(store);
     scenario.seed = failure.seed;
     scenario.strategy = failure.strategy.clone();
     scenario.class = failure.class.clone();
@@ -560,6 +665,8 @@ pub fn save_unshrunk(
         },
         class: failure.class.clone(),
         needs,
+        // Unshrunk: not searched at all.
+        needs_unsearched: true,
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
@@ -585,10 +692,13 @@ fn shrink_class(
             got: first.report.outcome.invariant(),
         }));
     }
-    let keeps = HasClass {
-        stores: store,
-        class,
-        mask: &failure.mask,
+    let keeps = WithinPins {
+        inner: HasClass {
+            stores: store,
+            class,
+            mask: &failure.mask,
+        },
+        pins: &failure.pins,
     };
     let r = shrink_failing(
         &keeps,
@@ -754,14 +864,18 @@ mod tests {
             .collect()
     }
 
-    /// The commands a user is told: `replay` of the file, quoted for a shell, with
-    /// `--allow-exec` for a store that is a command; `run` of the seed with the flags of
-    /// its strategy and worlds.
+    /// The commands a user is told: `replay` of the file by its absolute path, quoted for a
+    /// shell, with `--allow-exec` for a store that is a command; `run` of the seed with the
+    /// flags of its strategy and worlds, from the current directory for a command.
     #[test]
     fn the_commands_a_finding_is_named_by_replay_its_file_or_rerun_its_seed() {
         let program = crate::util::program::program();
         let path = Path::new("out dir/naive-inv1-no-loss-seed3.json");
-        let replay = format!("{program} replay 'out dir/naive-inv1-no-loss-seed3.json'");
+        let cwd = std::env::current_dir().unwrap();
+        let replay = format!(
+            "{program} replay {}",
+            shell_words::quote(&cwd.join(path).display().to_string())
+        );
         assert_eq!(replay_command(path), replay);
         assert_eq!(replay_command_for("naive", path), replay);
         let exec = "exec:node adapter.js";
@@ -794,13 +908,71 @@ mod tests {
         assert_eq!(
             reproduce_command(exec, 7, StrategySpec::Swarm, &worlds),
             format!(
-                "{program} run --store 'exec:node adapter.js' --seed 7 --strategy swarm --world ws_reorder_window=1"
+                "cd {} && {program} run --store 'exec:node adapter.js' --seed 7 --strategy swarm --world ws_reorder_window=1",
+                shell_words::quote(&cwd.display().to_string())
             )
         );
         assert_eq!(
             reproduce_command("naive", 0, StrategySpec::Random, &Worlds::default()),
             format!("{program} run --store naive --seed 0")
         );
+    }
+
+    /// Regression (issue 48): one seed run again with other `--world` pins, other
+    /// `--invariants` or another strategy wrote the same file name, silently replacing the
+    /// first run's scenario. Each now has a name of its own; the default run's is as it was.
+    #[test]
+    fn one_seed_under_other_pins_invariants_or_strategies_gets_a_file_of_its_own() {
+        let naive = by_name("naive").unwrap();
+        let f = failures_of(&naive, 10).remove(0);
+        let seed = f.seed.unwrap();
+        let dir = Path::new("out");
+        let name = |f: &Failure| file_for(dir, &naive, f).display().to_string();
+        let default = name(&f);
+        assert_eq!(
+            default,
+            format!("out/naive-{}-seed{seed}.json", f.invariant),
+            "the default run's name is unchanged"
+        );
+        let pinned = |pins: &[&str]| Failure {
+            pins: WorldPins::parse(pins).unwrap(),
+            ..f.clone()
+        };
+        let skipping = |skip: &str| {
+            let mut g = f.clone();
+            g.config.judged = crate::oracle::judged::from_flags(None, Some(skip)).unwrap();
+            g
+        };
+        let by = |strategy: &str| Failure {
+            strategy: Some(strategy.into()),
+            ..f.clone()
+        };
+        let names = [
+            default.clone(),
+            name(&pinned(&["ws_reorder_window=1"])),
+            name(&pinned(&["ws_reorder_window=2"])),
+            name(&pinned(&["turn_failures=false"])),
+            name(&skipping("inv5")),
+            name(&skipping("inv4")),
+            name(&by("pct")),
+            name(&by("pct:5")),
+            name(&by("swarm")),
+        ];
+        let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:#?}");
+        // The same pins give the same name, run after run.
+        assert_eq!(names[1], name(&pinned(&["ws_reorder_window=1"])));
+        assert!(names[7].ends_with("-pct_5.json"), "{}", names[7]);
+        // A class's file too.
+        let class = Failure {
+            class: Some(Class::bare(f.invariant)),
+            ..f.clone()
+        };
+        let classed = Failure {
+            pins: WorldPins::parse(&["ws_reorder_window=1"]).unwrap(),
+            ..class.clone()
+        };
+        assert_ne!(name(&class), name(&classed));
     }
 
     /// A recorded failure that does not replay is the harness's fault (exit 3), not bad

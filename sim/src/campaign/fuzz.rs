@@ -86,9 +86,13 @@ pub struct StoreSummary {
     pub store: String,
     /// Seeds run.
     pub runs: u64,
-    /// Seeds failing each invariant (a run stops at its first violation).
+    /// Seeds failing each invariant. A run stops at its first violation; with classes,
+    /// a seed also counts under the invariant of every class it showed once the classes
+    /// before it were masked, so a column is never 0 beside a class its invariant noticed
+    /// (issue 48: `inv5-render-shape 0/42547` beside a new inv5 class). A seed may then
+    /// count in several columns of its row.
     pub failing: BTreeMap<Invariant, u64>,
-    /// The smallest failing seed for each invariant.
+    /// The smallest seed whose run broke each invariant first (unmasked).
     pub first_failing_seed: BTreeMap<Invariant, u64>,
     /// With classes on, every root-cause class found, by first seed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -259,7 +263,23 @@ impl StoreTally {
         }
     }
 
-    fn add_classes(&mut self, seed: u64, found: Vec<(Class, Vec<Class>, RunReport)>) {
+    /// Add the classes `seed` showed; `counted` is the invariant [`StoreTally::add_run`]
+    /// counted it under (its unmasked run's), and the seed is counted once more under
+    /// each other invariant a class of it was noticed by (see [`StoreSummary::failing`]).
+    fn add_classes(
+        &mut self,
+        seed: u64,
+        counted: Option<Invariant>,
+        found: Vec<(Class, Vec<Class>, RunReport)>,
+    ) {
+        let noticed: std::collections::BTreeSet<Invariant> = found
+            .iter()
+            .filter_map(|(_, _, run)| run.outcome.invariant())
+            .filter(|inv| Some(*inv) != counted)
+            .collect();
+        for inv in noticed {
+            *self.failing.entry(inv).or_default() += 1;
+        }
         for (class, mask, run) in found {
             match self.classes.get_mut(&class) {
                 Some(t) => {
@@ -465,10 +485,10 @@ fn run_seed(
         let (found, report) =
             every_class_of_schedule(store, config.clone(), campaign.strategy, seed);
         seen.remember(store.name(), config, campaign.strategy, seed, &found);
-        let failed = report.outcome.invariant().is_some();
+        let counted = report.outcome.invariant();
         tally.add_run(seed, report, None);
-        tally.add_classes(seed, found);
-        return failed;
+        tally.add_classes(seed, counted, found);
+        return counted.is_some();
     }
     let (report, coverage) = if campaign.coverage {
         let mut observer = CoverageObserver::default();
@@ -492,16 +512,16 @@ fn run_seed(
         (crate::run::Outcome::Fail(v), true) => Some((Class::of_violation(v), report.clone())),
         _ => None,
     };
-    let failed = report.outcome.invariant().is_some();
+    let counted = report.outcome.invariant();
     tally.add_run(seed, report, coverage);
     if let Some((class, run)) = fallback {
         let mut found = classes_of_seed_in(store, campaign.strategy, &campaign.worlds, seed);
         if found.is_empty() {
             found.push((class, Vec::new(), run));
         }
-        tally.add_classes(seed, found);
+        tally.add_classes(seed, counted, found);
     }
-    failed
+    counted.is_some()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -633,7 +653,7 @@ fn invariant_failure(
     run: RunReport,
 ) -> Failure {
     let strategy = Some(campaign.strategy.to_string());
-    let pins = campaign.worlds.pins.clone();
+    let pins = campaign.worlds.effective();
     Failure::of_run(store.name(), invariant, Some(seed), strategy, run, pins)
 }
 
@@ -761,6 +781,49 @@ mod tests {
             assert_eq!(run.outcome.invariant(), Some(f.invariant));
         }
         assert!(!three.first_failures.is_empty());
+    }
+
+    /// Regression (issue 48): the table counted a seed only under its first violation,
+    /// so a column could say 0 beside a class its invariant noticed once earlier classes
+    /// were masked. Now each column counts every seed with a class of its invariant, seed
+    /// by seed as the classes say, on any number of threads; and in these seeds some class
+    /// is noticed only after masking (so the columns differ from the unmasked counts).
+    #[test]
+    fn a_column_counts_every_seed_with_a_class_its_invariant_noticed() {
+        let current = by_name("current").unwrap();
+        let seeds = 2 * CHUNK_SEEDS + 5;
+        let mut expected: BTreeMap<Invariant, u64> = BTreeMap::new();
+        let mut unmasked: BTreeMap<Invariant, u64> = BTreeMap::new();
+        for seed in 3..3 + seeds {
+            let world = WorldConfig::from_seed(seed);
+            let (found, run) = every_class_of_schedule(&current, world, StrategySpec::Random, seed);
+            let noticed: std::collections::BTreeSet<Invariant> = found
+                .iter()
+                .filter_map(|(_, _, r)| r.outcome.invariant())
+                .collect();
+            for inv in noticed {
+                *expected.entry(inv).or_default() += 1;
+            }
+            if let Some(inv) = run.outcome.invariant() {
+                *unmasked.entry(inv).or_default() += 1;
+            }
+        }
+        assert_ne!(
+            expected, unmasked,
+            "no class was noticed only after masking"
+        );
+        for jobs in [1, 2] {
+            let mut c = campaign(vec![&current], seeds, jobs);
+            c.classes = true;
+            let got = run_campaign(&c, &|_| {}, &AtomicBool::new(false));
+            assert_eq!(got.report.stores[0].failing, expected, "jobs {jobs}");
+            // The first failing seeds stay those of the unmasked runs.
+            let firsts = &got.report.stores[0].first_failing_seed;
+            assert!(
+                firsts.keys().all(|inv| unmasked.contains_key(inv)),
+                "{firsts:?}"
+            );
+        }
     }
 
     /// Each class's witness without a feature is the first seed of the first seed's chunk

@@ -142,6 +142,7 @@ mod tests {
     #[test]
     fn pins_apply_to_the_decoded_world() {
         let worlds = Worlds {
+            contract: Default::default(),
             pins: crate::model::pins::WorldPins::parse(&["ws_reorder_window=1", "clients=2"])
                 .unwrap(),
             judged: crate::oracle::judged::from_flags(None, Some("inv5")).unwrap(),

@@ -300,7 +300,7 @@ pub fn artifact_failure(
         mask: Vec::new(),
         cause: v.cause.clone(),
         without: Vec::new(),
-        pins: worlds.pins.clone(),
+        pins: worlds.effective(),
     };
     Some((run.store, failure))
 }

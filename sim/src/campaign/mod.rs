@@ -15,4 +15,5 @@ pub mod pipeline;
 pub mod recheck;
 pub mod report;
 pub mod seen_runs;
+pub mod settle_budget;
 pub mod shard;

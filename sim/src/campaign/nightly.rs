@@ -478,7 +478,7 @@ fn record_finding(
     };
     let mut write_error = None;
     if finding.new {
-        let file = file_for(scenarios_dir, failure);
+        let file = file_for(scenarios_dir, store, failure);
         let saved = if cancelled {
             // Ctrl-C: saved as found, at once.
             save_unshrunk(store, failure, &file, GaveUp::Interrupted(0))

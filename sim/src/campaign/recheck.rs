@@ -196,7 +196,7 @@ pub fn settle_remembering(
     let first = map_in_order(failures, jobs, |i, failure| {
         progress(i, failure);
         let store = store_of(failure);
-        let file = file_for(out_dir, failure);
+        let file = file_for(out_dir, store, failure);
         recheck_and_shrink(store, failure, file, share.take(limits), out_dir)
     });
     let shrunk = first
@@ -436,7 +436,7 @@ fn save_suspect(
             .as_ref()
             .map_or(String::new(), |d| format!("; {d}"))
     ));
-    let path = suspect_file(out_dir, kind, &failure.store, failure.seed, failure);
+    let path = suspect_file(out_dir, kind, &store.file_label(), failure.seed, failure);
     let write_error = scenario
         .save(&path)
         .err()
@@ -720,7 +720,7 @@ pub fn check_determinism(
                 Some(seed),
                 Some(strategy.to_string()),
                 *report,
-                worlds.pins.clone(),
+                worlds.effective(),
             );
             let suspect = save_suspect(*store, &failure, got, (kind, why), out_dir);
             suspects.push(suspect);

@@ -30,15 +30,16 @@ pub struct Args {
     /// the store it names and must reproduce its `expect`, and nothing is fuzzed.
     #[arg(long)]
     store: Option<String>,
-    /// Where the scenarios are (searched recursively for `*.json`).
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// Where the scenarios are (searched recursively for `*.json`; default `scenarios`). A
+    /// folder named here must exist; without the flag a missing `scenarios` means none.
+    #[arg(long, value_name = "DIR")]
+    scenarios: Option<PathBuf>,
     /// Seeds to fuzz per store under test (0 skips fuzzing, and with `--store` needs
     /// `--allow-empty`: a gate whose fuzzing a mistyped variable turned off must not pass).
     #[arg(long, default_value_t = DEFAULT_SEEDS)]
     seeds: u64,
-    /// Where the seeds start: a number, or any string (a commit hash), hashed.
-    #[arg(long, default_value = "0")]
+    /// Where the seeds start: a number, or any non-empty string (a commit hash), hashed.
+    #[arg(long, default_value = "0", value_parser = non_empty_seed)]
     seed: String,
     #[command(flatten)]
     strategy: StrategyFlags,
@@ -67,6 +68,8 @@ pub struct Args {
     out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    settle: super::flags::SettleFlag,
     #[command(flatten)]
     sharding: ShardFlags,
     #[command(flatten)]
@@ -114,8 +117,18 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
                 .as_deref()
                 .is_some_and(|s| s.starts_with(reconcile_sim::exec::SPEC_PREFIX))
     };
+    let tested: Vec<&dyn StoreFactory> = under_test
+        .iter()
+        .flatten()
+        .map(|b| b.as_ref() as &dyn StoreFactory)
+        .collect();
+    let worlds = super::flags::worlds_under(&args.world, &args.invariants, &tested)?;
     let request = CheckRequest {
-        scenarios_dir: args.scenarios.clone(),
+        scenarios_dir: args
+            .scenarios
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("scenarios")),
+        scenarios_named: args.scenarios.is_some(),
         under_test: under_test
             .as_ref()
             .map(|v| v.iter().map(|b| b.as_ref() as &dyn StoreFactory).collect()),
@@ -129,7 +142,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         shard: args.sharding.shard(),
         determinism,
         allow_empty: args.allow_empty,
-        worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        worlds,
+        settle: args.settle.settle_time,
         html: args.html,
     };
     let started = std::time::Instant::now();
@@ -161,14 +175,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.junit.as_deref(),
         args.json,
         others,
-        Some(started),
+        Some((started, &run.timing)),
         &footer,
     )
 }
 
 /// Write the JUnit file, if asked, and print the JSON or the text of `report`, which is
-/// `result`'s with the found failures' paths where they were written (and `started`'s
-/// time taken on stderr after the text, if given). Every file that could not be written
+/// `result`'s with the found failures' paths where they were written (and, if given, the
+/// time taken since it started on stderr after the text, and how long the campaign and
+/// settling took, in the text and the JSON). Every file that could not be written
 /// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
 /// (exit 2), after the report. `footer` is printed after the text (not with `--json`).
 pub(super) fn output(
@@ -177,7 +192,10 @@ pub(super) fn output(
     junit: Option<&Path>,
     json: bool,
     others: Vec<String>,
-    started: Option<std::time::Instant>,
+    timing: Option<(
+        std::time::Instant,
+        &reconcile_sim::campaign::settle_budget::Timing,
+    )>,
     footer: &str,
 ) -> anyhow::Result<Verdict> {
     let mut write_errors = report.write_errors();
@@ -194,6 +212,11 @@ pub(super) fn output(
         if !result.shards.complete() {
             value["shards"] = serde_json::to_value(&result.shards)?;
         }
+        if let (Some((_, t)), serde_json::Value::Object(v)) = (timing, &mut value) {
+            if let serde_json::Value::Object(t) = t.json() {
+                v.extend(t);
+            }
+        }
         println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         print!(
@@ -205,8 +228,9 @@ pub(super) fn output(
                 super::interrupt::first_name()
             )
         );
-        if let Some(started) = started {
+        if let Some((started, t)) = timing {
             eprintln!("(check took {:.1?})", started.elapsed());
+            eprintln!("{}", t.line());
         }
         print!("{footer}");
     }
@@ -221,4 +245,9 @@ pub(super) fn output(
     } else {
         Verdict::Violation
     })
+}
+
+/// `--seed`, refused when empty ([`reconcile_sim::campaign::check::seed_start_checked`]).
+fn non_empty_seed(s: &str) -> Result<String, String> {
+    reconcile_sim::campaign::check::seed_start_checked(s).map(|_| s.to_string())
 }

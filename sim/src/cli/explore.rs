@@ -16,6 +16,7 @@ use reconcile_sim::trace::timeline::trace_lines;
 
 use super::flags::resolve_store;
 use super::verdict::Verdict;
+use reconcile_sim::model::pins::WorldPins;
 
 /// `--message-texts`.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -32,11 +33,19 @@ persistent sets (the judged tab first, else the backend first) over 64-bit finge
 reductions and their soundness\"). --breadth-first searches on every core instead, with \
 the same verdict and counterexample, keeping every state of a level as a world in memory.
 
-Exit status: 0 verified (every schedule within the bound searched, no violation), \
-1 a violation (the shortest counterexample is printed), 2 bad input, 4 a limit hit \
-(--max-states, --max-memory, --time: inconclusive, nothing is verified; the message names \
-the flag, and what was covered is printed). A search cut at --depth-max prints no \
-verification and exits 0.")]
+Exit codes:
+  0    verified: every schedule within the bound searched, no violation (a search cut at \
+--depth-max prints no verification and exits 0)
+  1    a violation: the shortest counterexample is printed
+  2    bad usage or input: a flag, a store, a world explore cannot search soundly, or a \
+file that could not be written
+  3    a bug in reconcile-sim, not in the store under test (please report it)
+  4    inconclusive: --max-states, --max-memory or --time hit before anything was \
+verified or refuted (the message names the flag; what was covered is printed)
+  130  Ctrl-C, 143 SIGTERM, 129 SIGHUP (128 + the signal): the search stops and prints \
+what it covered
+  141  stdout's reader went away (`| head`)
+")]
 pub struct Args {
     /// The store under test.
     #[arg(long)]
@@ -157,7 +166,8 @@ pub struct Args {
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = resolve_store(&args.store)?;
     let store = store.as_ref();
-    let bound = bound(&args)?;
+    let contract = store.contract().map_err(anyhow::Error::msg)?;
+    let bound = bound(&args, &contract)?;
     let started = std::time::Instant::now();
     let report = explore_with_progress(store, &bound);
     let elapsed = started.elapsed();
@@ -288,9 +298,9 @@ fn parse_size(text: &str) -> Result<u64, String> {
 /// The bound the flags describe: the world ([`world`]), then the reductions, limits and
 /// parallelism, refused in the words of the flags when the engines do not search them
 /// ([`ExploreBound::validate`]).
-fn bound(args: &Args) -> anyhow::Result<ExploreBound> {
+fn bound(args: &Args, contract: &WorldPins) -> anyhow::Result<ExploreBound> {
     let mut bound = ExploreBound::small(args.clients, args.sends);
-    bound.world = world(args)?;
+    bound.world = world(args, contract)?;
     bound.depth_max = args.depth_max;
     bound.shortest = !args.first;
     // `--plain` and `--no-cache` are the baselines: the search the reductions are measured
@@ -343,8 +353,9 @@ fn refusal(refused: Refused) -> String {
     }
 }
 
-/// The world the flags and `--world` pins describe, refused when explore cannot search it.
-fn world(args: &Args) -> anyhow::Result<WorldConfig> {
+/// The world the flags describe, under the store's declared contract and then the `--world`
+/// pins, refused when explore cannot search it.
+fn world(args: &Args, contract: &WorldPins) -> anyhow::Result<WorldConfig> {
     if args.clients < 2 {
         anyhow::bail!("--clients must be at least 2");
     }
@@ -374,7 +385,9 @@ fn world(args: &Args) -> anyhow::Result<WorldConfig> {
         Texts::Tokens => MessageTexts::Tokens,
         Texts::Colliding => MessageTexts::Colliding,
     };
-    let pins = args.world.pins()?;
+    let pins = contract
+        .then(&args.world.pins()?)
+        .map_err(|e| anyhow::anyhow!("the store's contract ({contract}) under --world: {e}"))?;
     if let Some(range) = pins.settings().into_iter().find(|s| s.contains("..")) {
         anyhow::bail!(
             "--world {range}: explore searches one world, not a range of them (pin one value, or run it once per value)"
@@ -448,6 +461,11 @@ fn print_text(
     elapsed: std::time::Duration,
 ) -> anyhow::Result<()> {
     println!("explore {} · {}", store.name(), report.bound);
+    if let Ok(contract) = store.contract() {
+        if !contract.is_empty() {
+            println!("contract (declared by the store): {contract}");
+        }
+    }
     println!("scope: {}", report.scope);
     if let (Some(shard), Some(c)) = (bound.parallelism.shard, &report.covered) {
         let units: usize = c.units.iter().map(Vec::len).sum();

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use reconcile_sim::campaign::settle_budget::SettleBudget;
 use reconcile_sim::exec::ExecOptions;
 use reconcile_sim::exec::{PIN_ENV, STARTUP_TIMEOUT_ENV, TIMEOUT_ENV};
 use reconcile_sim::model::store::StoreFactory;
@@ -103,6 +104,17 @@ impl LimitFlags {
             deadline: None,
         }
     }
+}
+
+/// `--settle-time`: how long settling what a campaign found may take (`fuzz`, `check`).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct SettleFlag {
+    /// How long the recheck, shrinking and needs searches after the campaign may take:
+    /// `campaign` (the default: as long as the campaign took, at least 30 s), a duration
+    /// (`90s`, `5m`) or `unbounded`. Every class is shrunk before any needs search; what
+    /// the budget does not reach is listed as unfinished.
+    #[arg(long = "settle-time", value_name = "campaign|DURATION|unbounded", value_parser = SettleBudget::parse, default_value = "campaign")]
+    pub settle_time: SettleBudget,
 }
 
 /// `--out DIR` for the failures a command finds.
@@ -248,6 +260,19 @@ impl InvariantFlags {
     }
 }
 
+/// The worlds `--world` and `--invariants` / `--skip` choose, under the contract the
+/// stores under test declare (`--world` overrides it; stores declaring different ones are
+/// an error).
+pub fn worlds_under(
+    world: &WorldFlag,
+    invariants: &InvariantFlags,
+    stores: &[&dyn StoreFactory],
+) -> anyhow::Result<reconcile_sim::run::worlds::Worlds> {
+    worlds(world, invariants)?
+        .under_contract_of(stores)
+        .map_err(anyhow::Error::msg)
+}
+
 /// The worlds `--world` and `--invariants` / `--skip` choose.
 pub fn worlds(
     world: &WorldFlag,
@@ -256,5 +281,6 @@ pub fn worlds(
     Ok(reconcile_sim::run::worlds::Worlds {
         pins: world.pins()?,
         judged: invariants.judged()?,
+        contract: Default::default(),
     })
 }

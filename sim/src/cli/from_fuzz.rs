@@ -65,6 +65,8 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         } else {
             given.judged
         },
+        // The cargo-fuzz targets run the shipped stores, which declare no contract.
+        contract: Default::default(),
     };
     let Some((store, failure)) = artifact_failure(&bytes, fixed, description, &worlds) else {
         let run = run_bytes_in(&bytes, fixed, &worlds);

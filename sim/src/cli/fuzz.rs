@@ -51,6 +51,8 @@ pub struct Args {
     out: OutFlag,
     #[command(flatten)]
     limits: LimitFlags,
+    #[command(flatten)]
+    settle: super::flags::SettleFlag,
     /// Also report, per store, which interesting orderings the campaign reached (counted
     /// during the runs).
     #[arg(long)]
@@ -93,6 +95,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     if !args.json {
         print!("{}", super::flags::settings_lines(&owned));
     }
+    let worlds = super::flags::worlds_under(&args.world, &args.invariants, &stores)?;
     let limits = args.limits.limits();
     let budget = budget(&args, limits)?;
     let shard = args.sharding.shard();
@@ -105,12 +108,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
             jobs: args.jobs.jobs()?,
             coverage: args.coverage,
             classes: !args.no_classes,
-            worlds: super::flags::worlds(&args.world, &args.invariants)?,
+            worlds,
         },
         shard,
         out: args.out.out.clone(),
         limits,
         time: args.time,
+        settle: args.settle.settle_time,
         check_determinism: args.check_determinism,
         result_file: args.sharding.result.clone(),
         details_file: !args.json && !args.verbose,
@@ -130,10 +134,13 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     progress.finish();
     let out = &plan.out;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&text::json(&run.result, out)?)?
-        );
+        let mut value = text::json(&run.result, out)?;
+        if let (serde_json::Value::Object(v), serde_json::Value::Object(t)) =
+            (&mut value, run.timing.json())
+        {
+            v.extend(t);
+        }
+        println!("{}", serde_json::to_string_pretty(&value)?);
     } else {
         let details = match &run.details {
             Some(Ok(path)) if !args.verbose => Some(path.as_path()),
@@ -209,6 +216,7 @@ fn print_text(
         run.runs,
         if jobs == 1 { "" } else { "s" }
     );
+    eprintln!("{}", run.timing.line());
     match details_at {
         Some(path) => print!("{}", text::summary(&run.result, path)),
         None => {

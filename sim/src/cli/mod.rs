@@ -31,6 +31,25 @@ mod verdict;
 
 pub use verdict::Verdict;
 
+/// A subcommand's `--help` epilogue listing its exit codes, one a line: each is a
+/// literal or one of the shared lines below (`BAD_INPUT`, `INTERNAL`, `SIGNALS`,
+/// `QUITS_AT_A_SIGNAL`, `CLOSED_STDOUT`). Every subcommand has one (a test checks it).
+macro_rules! exit_codes {
+    ($($line:tt),+ $(,)?) => {
+        concat!("Exit codes:\n", $("  ", exit_codes!(@line $line), "\n"),+)
+    };
+    (@line BAD_INPUT) => {
+        "2    bad usage or input: a flag, a file or a store that cannot be used, or an output file that could not be written (the results are printed first)"
+    };
+    (@line INTERNAL) => { "3    a bug in reconcile-sim, not in the store under test (please report it)" };
+    (@line SIGNALS) => {
+        "130  Ctrl-C, 143 SIGTERM, 129 SIGHUP (128 + the signal): the runs in progress finished, what was found saved and printed"
+    };
+    (@line QUITS_AT_A_SIGNAL) => { "130  Ctrl-C, 143 SIGTERM, 129 SIGHUP: stopped at once (128 + the signal)" };
+    (@line CLOSED_STDOUT) => { "141  stdout's reader went away (`| head`)" };
+    (@line $line:literal) => { $line };
+}
+
 #[derive(Parser)]
 #[command(
     name = "reconcile-sim",
@@ -49,41 +68,100 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// List the shipped stores and the bug each one carries.
+    #[command(after_help = exit_codes!("0    listed", BAD_INPUT, QUITS_AT_A_SIGNAL, CLOSED_STDOUT))]
     Stores(stores::Args),
     /// Run one seed against one store; print the options, the verdict and, on a
     /// violation, the trace and a command that reproduces it.
+    #[command(after_help = exit_codes!(
+        "0    the run broke nothing",
+        "1    an invariant broke (the failure is shrunk and saved, with its replay command)",
+        BAD_INPUT, INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     Run(run::Args),
     /// Run many seeds against one store or all, in parallel, and print the
     /// store × invariant table.
+    #[command(after_help = exit_codes!(
+        "0    no seed broke anything",
+        "1    an invariant broke (each class's first failure is shrunk and saved)",
+        BAD_INPUT, INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     Fuzz(fuzz::Args),
     /// Replay a scenario file and show it as a timeline (or a mermaid diagram).
+    #[command(after_help = exit_codes!(
+        "0    the scenario broke nothing on the store",
+        "1    it broke an invariant (whether or not the file expects it: the output says)",
+        BAD_INPUT, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Replay(replay::Args),
     /// Shrink a failing scenario to a 1-minimal one with the same signature.
+    #[command(after_help = exit_codes!(
+        "0    shrunk and written (the file still fails as FILE does: that is the point)",
+        "1    nothing to shrink: FILE does not fail on the store as it expects; nothing written",
+        BAD_INPUT, INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     Shrink(shrink::Args),
     /// The CI gate: replay every scenario in a directory, then fuzz a bounded budget.
+    #[command(after_help = exit_codes!(
+        "0    everything passed (with --known: only known classes failed)",
+        "1    something broke: a scenario did not reproduce its expect, or a (new) class failed",
+        "2    bad usage or input (a scenario, a flag, a store, an empty --seed, a folder with no scenario file, --seeds 0 with --store unless --allow-empty), or a file that could not be written (the results are printed first)",
+        INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     Check(check::Args),
     /// Drive two stores in lockstep over seeds and scenarios; report the first step where
     /// their effects or renders differ, shrunk to a scenario.
+    #[command(after_help = exit_codes!(
+        "0    the stores agree on every step",
+        "1    they differ (the first divergence is shrunk and saved)",
+        BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Diff(diff::Args),
     /// Turn a libFuzzer artifact of the `interleavings` target into a shrunk scenario.
+    #[command(after_help = exit_codes!(
+        "0    the artifact breaks nothing on its store: nothing to convert, nothing written",
+        "1    it breaks an invariant: shrunk and written as a scenario",
+        BAD_INPUT, INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     FromFuzz(from_fuzz::Args),
     /// Regenerate the committed fuzz corpus (`corpus/`) from the scenarios.
+    #[command(after_help = exit_codes!(
+        "0    written", BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Corpus(corpus::Args),
     /// The nightly run: every store and strategy in-process, then each cargo-fuzz target;
     /// new failures shrunk into a dated folder with JSON and Markdown summaries.
+    #[command(after_help = exit_codes!(
+        "0    nothing new: every failure's class is in the scenarios (scenarios/known/) or an earlier night",
+        "1    a new class (shrunk into tonight's folder), or a problem (a target that did not build)",
+        BAD_INPUT, INTERNAL, SIGNALS, CLOSED_STDOUT
+    ))]
     Nightly(nightly::Args),
     /// Search every schedule of a small world (sleep-set reduction); print the shortest
     /// counterexample or "verified".
     Explore(explore::Args),
     /// Measure harness throughput, time to first failure per (store, strategy), and
     /// explore's reduction; print Markdown tables (or JSON).
+    #[command(after_help = exit_codes!(
+        "0    measured", BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Bench(bench::Args),
     /// Add up the `--result` files of the shards of one `fuzz`, `check` or `nightly` run
     /// (`--shard I/N`) into what the unsharded run prints and writes.
+    #[command(after_help = exit_codes!(
+        "0    the merged run broke nothing (explore: verified)",
+        "1    the merged run broke an invariant (explore: a counterexample)",
+        "2    bad usage or input: results of different configurations or versions, a shard twice or missing (without --allow-partial), or a file that could not be written",
+        INTERNAL, "4    explore shards: inconclusive (a shard hit its limit)",
+        QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Merge(merge::Args),
     /// Write self-contained HTML pages: a scenario's interleaving drawn step by step, or a
     /// campaign's table and classes from result files and nights, each class linked to its
     /// scenario's page.
+    #[command(after_help = exit_codes!(
+        "0    the pages written (a scenario's verdict does not change it)",
+        BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
     Report(report::Args),
 }
 
@@ -212,4 +290,45 @@ fn quiet_on_a_closed_stdout() {
         }
         default(info)
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Regression (issue 48): no `--help` said what the exit codes mean, so a script could
+    /// not tell `shrink`'s success (then exit 1) from a failure. Every subcommand's help
+    /// ends with its exit codes: what 0 means for it, bad input (2) and, for those that
+    /// install the signal handling, the signal codes.
+    #[test]
+    fn every_subcommands_help_lists_its_exit_codes() {
+        let mut cli = super::Cli::command();
+        let mut names = Vec::new();
+        for sub in cli.get_subcommands_mut() {
+            let name = sub.get_name().to_string();
+            let help = sub.render_help().to_string();
+            let codes = help
+                .split_once("Exit codes:\n")
+                .unwrap_or_else(|| panic!("`{name} --help` lists no exit codes:\n{help}"))
+                .1;
+            for code in ["0", "2", "130", "141"] {
+                assert!(
+                    codes
+                        .lines()
+                        .any(|l| l.trim_start().starts_with(&format!("{code} "))),
+                    "`{name} --help` does not say what exit {code} means:\n{codes}"
+                );
+            }
+            names.push(name);
+        }
+        assert!(names.len() >= 13, "{names:?}");
+        // `shrink`'s success is 0, nothing to shrink 1.
+        let shrink = cli
+            .find_subcommand_mut("shrink")
+            .unwrap()
+            .render_help()
+            .to_string();
+        assert!(shrink.contains("0    shrunk and written"), "{shrink}");
+        assert!(shrink.contains("1    nothing to shrink"), "{shrink}");
+    }
 }

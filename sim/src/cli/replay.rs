@@ -57,12 +57,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         args.allow,
     )?;
     let store = store.as_ref();
+    let contract = store.contract().map_err(anyhow::Error::msg)?;
     let steps = sc.steps();
     let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);
-    // `expect` (and `class`) speak about the store the file names; on another store no
-    // violation is expected.
-    let own_store = store.name() == sc.store;
+    // `expect` (and `class`) speak about the store the file names (through any command
+    // line that states its name); on another store no violation is expected.
+    let own_store = sc.is_of(store);
     let replayed = Replayed {
+        outside_contract: contract.unmet_by(&sc.config),
+        contract,
         store: store.name(),
         expect: if own_store { sc.expect } else { None },
         expect_class: if own_store { sc.class.clone() } else { None },
@@ -87,6 +90,11 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 /// One replay: what the file expects of the store replayed, and what happened.
 struct Replayed {
     store: String,
+    /// The contract the store replayed declares.
+    contract: reconcile_sim::model::pins::WorldPins,
+    /// The contract's settings the scenario's world is outside of: a world the store's app
+    /// never meets (a finding there is not the app's).
+    outside_contract: Vec<String>,
     n: Narration,
     /// The file's `expect`, on the store it names (no violation is expected on another).
     expect: Option<Invariant>,
@@ -106,6 +114,8 @@ impl Replayed {
             expect,
             class,
             expect_class,
+            contract,
+            outside_contract,
         } = self;
         let skipped: Vec<_> = n
             .lines
@@ -130,6 +140,8 @@ impl Replayed {
             "steps": n.report.steps.len(),
             "drain_steps": n.report.drain.len(),
             "skipped": skipped,
+            "contract": contract,
+            "outside_contract": outside_contract,
         })
     }
 
@@ -143,6 +155,8 @@ impl Replayed {
             expect,
             class,
             expect_class,
+            contract,
+            outside_contract,
         } = self;
         println!(
             "scenario {} · store {}",
@@ -154,6 +168,15 @@ impl Replayed {
         }
         if !sc.world_pins.is_empty() {
             println!("world pins (of the run it came from): {}", sc.world_pins);
+        }
+        if !contract.is_empty() {
+            println!("contract (declared by the store): {contract}");
+        }
+        if !outside_contract.is_empty() {
+            println!(
+                "outside the contract: this scenario's world is not {} (the store's app never meets it: what breaks here is not the app's)",
+                outside_contract.join(", ")
+            );
         }
         if !sc.config.judged.is_all() {
             use reconcile_sim::oracle::judged::JudgedExt;

@@ -46,7 +46,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         store: store.as_ref(),
         seed: args.seed,
         strategy: args.strategy.spec()?,
-        worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        worlds: super::flags::worlds_under(&args.world, &args.invariants, &[store.as_ref()])?,
         out: args.out.out.clone(),
         limits: args.limits.limits(),
     };

@@ -107,6 +107,10 @@ pub(super) struct Conn {
     features: Features,
     /// The virtual-clock setting the adapter stated in its `hello`, if any.
     clock: Option<String>,
+    /// The name the adapter gave its store in its `hello`, if any.
+    name: Option<String>,
+    /// The contract the adapter declared in its `hello` (`world`), as given.
+    world: Vec<String>,
     /// Bytes read from stdout, not yet handed out as answer lines.
     lines: LineBuffer,
     /// Scratch for the request being written.
@@ -148,6 +152,8 @@ impl Conn {
             pin_on_start: false,
             features: Features::default(),
             clock: None,
+            name: None,
+            world: Vec::new(),
             lines: LineBuffer::with_capacity(1 << 16),
             wbuf: Vec::with_capacity(1 << 12),
             ids: Ids::new(),
@@ -172,6 +178,17 @@ impl Conn {
     /// The virtual-clock setting the adapter stated in its `hello`.
     pub fn clock(&self) -> Option<&str> {
         self.clock.as_deref()
+    }
+
+    /// The name the adapter gave its store in its `hello`.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The contract the adapter declared in its `hello` (`world`), as given: `--world`
+    /// settings and profiles.
+    pub fn world(&self) -> &[String] {
+        &self.world
     }
 
     /// Start-up is over (the first `reset` was answered).
@@ -203,6 +220,8 @@ impl Conn {
         let line = self.read_line()?;
         let answer = self.ids.answer(&line)?;
         self.clock = answer.clock().map(str::to_string);
+        self.name = answer.name().map(str::to_string);
+        self.world = answer.world().to_vec();
         self.features = answer.into_hello()?;
         Ok(())
     }

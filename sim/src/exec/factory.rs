@@ -100,6 +100,11 @@ pub struct ExecFactory {
     pool: Pool,
     /// What the probed process's `hello` stated about its settings (its virtual clock).
     settings: std::sync::OnceLock<String>,
+    /// The name the probed process's `hello` gave its store, with the command's words
+    /// after `--` ([`stated_name`]).
+    stated: std::sync::OnceLock<String>,
+    /// The contract the probed process's `hello` declared (`world`), as given.
+    world: std::sync::OnceLock<Vec<String>>,
     /// Adapters in this process instead of processes ([`ExecFactory::in_process`]).
     opener: Option<Arc<dyn ChannelOpener>>,
 }
@@ -131,6 +136,8 @@ impl ExecFactory {
             isolate: false,
             pool: Pool::default(),
             settings: std::sync::OnceLock::new(),
+            stated: std::sync::OnceLock::new(),
+            world: std::sync::OnceLock::new(),
             opener: None,
         })
     }
@@ -220,6 +227,10 @@ impl ExecFactory {
         if let Some(clock) = conn.clock() {
             let _ = self.settings.set(format!("clock: {clock}"));
         }
+        if let Some(name) = conn.name() {
+            let _ = self.stated.set(stated_name(name, &self.argv));
+        }
+        let _ = self.world.set(conn.world().to_vec());
         match started {
             Ok(()) if !self.isolate => self.pool.give_back(conn),
             Ok(()) => {}
@@ -294,6 +305,20 @@ impl ExecFactory {
     }
 }
 
+/// The name a store run by `argv` states, its adapter having named it `hello` in its
+/// handshake: that name, followed by the command's words after `--`, where an adapter takes
+/// the arguments it picks a store variant by (`reconcile-sim-adapter adapter.ts --
+/// membership`: `js:adapter.ts -- membership`). Not the program or its path, which differ
+/// with how it is started, and not the other words, which say how to serve the store.
+pub fn stated_name(hello: &str, argv: &[String]) -> String {
+    match argv.iter().position(|w| w == "--") {
+        Some(i) if i + 1 < argv.len() => {
+            format!("{hello} -- {}", shell_words::join(&argv[i + 1..]))
+        }
+        _ => hello.to_string(),
+    }
+}
+
 impl StoreFactory for ExecFactory {
     fn name(&self) -> String {
         self.spec.clone()
@@ -301,6 +326,17 @@ impl StoreFactory for ExecFactory {
 
     fn settings(&self) -> Option<String> {
         self.settings.get().cloned()
+    }
+
+    fn stated_name(&self) -> Option<String> {
+        self.stated.get().cloned()
+    }
+
+    /// What the probed adapter declared in its `hello` (`world`); none before a probe.
+    fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
+        let world = self.world.get().map_or(&[][..], Vec::as_slice);
+        crate::model::pins::WorldPins::contract(world)
+            .map_err(|e| format!("exec store '{}': {e}", self.spec))
     }
 
     /// The same command, settings and directory, isolated: a new process for every store
@@ -318,6 +354,8 @@ impl StoreFactory for ExecFactory {
             isolate: true,
             pool: Pool::default(),
             settings: self.settings.clone(),
+            stated: self.stated.clone(),
+            world: self.world.clone(),
             opener: self.opener.clone(),
         }))
     }
@@ -378,6 +416,32 @@ impl ExecOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The name an exec store states: its adapter's `hello` name, with the command's words
+    /// after `--` (a mapping's variant), never the program or its other arguments, which
+    /// differ with how it is started.
+    #[test]
+    fn an_exec_store_states_its_hello_name_and_the_arguments_after_dashes() {
+        let words = |line: &str| shell_words::split(line).unwrap();
+        for (line, want) in [
+            ("reconcile-sim-adapter adapter.ts", "js:adapter.ts"),
+            (
+                "node_modules/.bin/reconcile-sim-adapter adapter.ts",
+                "js:adapter.ts",
+            ),
+            (
+                "reconcile-sim-adapter adapter.ts -- membership",
+                "js:adapter.ts -- membership",
+            ),
+            (
+                "/abs/bin/reconcile-sim-adapter adapter.ts --fresh-module -- 'a b' no-history",
+                "js:adapter.ts -- 'a b' no-history",
+            ),
+            ("reconcile-sim-adapter adapter.ts --", "js:adapter.ts"),
+        ] {
+            assert_eq!(stated_name("js:adapter.ts", &words(line)), want, "{line}");
+        }
+    }
 
     #[test]
     fn spec_is_split_like_a_shell_and_rejects_nonsense() {

@@ -74,6 +74,14 @@ pub(super) struct Answer {
     /// In a `hello` answer: the adapter's virtual-clock setting, in words (reports state it).
     #[serde(default)]
     clock: Option<String>,
+    /// In a `hello` answer: the name the adapter gives its store.
+    #[serde(default)]
+    name: Option<String>,
+    /// In a `hello` answer: the contract of the store's backend and transport, as
+    /// `--world` settings and profiles (`["ordered-socket", "consume_reasons=true"]`),
+    /// which every command applies ([`crate::model::store::StoreFactory::contract`]).
+    #[serde(default)]
+    world: Option<Vec<String>>,
 }
 
 /// The ids of one process's conversation: requests are numbered from 1, and the answers
@@ -136,9 +144,21 @@ pub(super) fn parse_answer(line: &str, expected: u64) -> Result<Answer, Fault> {
 }
 
 impl Answer {
+    /// The `name` a `hello` answer gives the store, unless empty (read before
+    /// [`Answer::into_hello`]).
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref().filter(|n| !n.trim().is_empty())
+    }
+
     /// The `clock` a `hello` answer states (read before [`Answer::into_hello`]).
     pub fn clock(&self) -> Option<&str> {
         self.clock.as_deref()
+    }
+
+    /// The `world` (the declared contract) a `hello` answer states, as given (read
+    /// before [`Answer::into_hello`]); empty when it states none.
+    pub fn world(&self) -> &[String] {
+        self.world.as_deref().unwrap_or_default()
     }
 
     /// The answer to `hello`: the same protocol version back (and the features the adapter
@@ -346,6 +366,17 @@ mod tests {
             check(r#"{"type":"hello","protocol":1,"name":"x","id":1}"#),
             Ok(Features::default())
         );
+        // The name the adapter gives its store (an empty one is none).
+        let name = |line: &str| parse_answer(line, 1).unwrap().name().map(str::to_string);
+        assert_eq!(
+            name(r#"{"type":"hello","protocol":1,"name":"x","id":1}"#).as_deref(),
+            Some("x")
+        );
+        assert_eq!(
+            name(r#"{"type":"hello","protocol":1,"name":" ","id":1}"#),
+            None
+        );
+        assert_eq!(name(r#"{"type":"hello","protocol":1,"id":1}"#), None);
         assert_eq!(
             check(r#"{"type":"hello","protocol":1,"features":["state","teleport"],"id":1}"#),
             Ok(Features {

@@ -164,7 +164,7 @@ impl ExploreBound {
                 continuation_drains: false,
                 consume_reasons: false,
                 queued_texts: false,
-                server_ids: false,
+                retired_server_ids: crate::model::config::Retired,
                 deltas_without_turn_ids: false,
                 judged: crate::model::judged::Judged::ALL,
                 steps_max: 0,

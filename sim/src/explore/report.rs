@@ -242,3 +242,218 @@ pub struct Covered {
     /// searched (the tabs in order).
     pub units: Vec<Vec<usize>>,
 }
+
+#[cfg(test)]
+mod tests {
+    //! What a report of several searches (two tabs, two threads) claims: every count added,
+    //! the shorter counterexample, and a limit any one of them hit, so that a search a
+    //! limit stopped is never reported complete.
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::explore::{explore, Limits, TimeLimit};
+    use crate::oracle::Invariant;
+    use crate::store::by_name;
+
+    fn violation(step_index: usize) -> Violation {
+        Violation {
+            invariant: Invariant::NoLoss,
+            client: Some(0),
+            step_index,
+            messages: vec!["msg:m1".to_string()],
+            expected: "own message(s) msg:m1 visible".to_string(),
+            seen: Vec::new(),
+            cause: None,
+        }
+    }
+
+    /// A report of one tab's search with every count its own (`k`, `k + 1`, …).
+    fn counted(k: u64) -> ExploreReport {
+        let mut r = ExploreReport::empty(&ExploreBound::small(2, 1), StateCache::On);
+        r.schedules = k;
+        r.truncated = k + 1;
+        r.sleep_blocked = k + 2;
+        r.steps_applied = k + 3;
+        r.distinct_states = k + 4;
+        r.states_cached = k + 5;
+        r.distinct_full_states = k + 6;
+        r.revisits_pruned = k + 7;
+        r.revisits_partial = k + 8;
+        r.state_key_bytes = k + 9;
+        r.visited_bytes = k + 10;
+        r.revisits = k + 11;
+        r
+    }
+
+    #[test]
+    fn two_searches_add_their_counts_and_keep_the_larger_visited_set() {
+        let sum = counted(100).add(counted(1000));
+        let counts = |r: &ExploreReport| {
+            [
+                r.schedules,
+                r.truncated,
+                r.sleep_blocked,
+                r.steps_applied,
+                r.distinct_states,
+                r.states_cached,
+                r.distinct_full_states,
+                r.revisits_pruned,
+                r.revisits_partial,
+                r.state_key_bytes,
+                r.revisits,
+            ]
+        };
+        assert_eq!(
+            counts(&sum),
+            [1100, 1102, 1104, 1106, 1108, 1110, 1112, 1114, 1116, 1118, 1122]
+        );
+        // The visited set is the largest one held at once, not a sum.
+        assert_eq!(sum.visited_bytes, 1010);
+        assert_eq!(counted(1000).add(counted(100)).visited_bytes, 1010);
+    }
+
+    /// The bug this pins: the second tab's search stopped at `--time` (or `--max-memory`,
+    /// `--max-states`, a signal) and the added report said nothing of it, so `explore`
+    /// printed a verification and exited 0.
+    #[test]
+    fn a_limit_either_search_hit_stops_the_sum_from_being_a_verification() {
+        let hit = |what: &str| {
+            let mut r = counted(0);
+            r.truncated = 0;
+            r.limit_hit = Some(what.to_string());
+            r
+        };
+        let clean = || {
+            let mut r = counted(0);
+            r.truncated = 0;
+            r
+        };
+        assert!(clean().add(clean()).verified());
+        for (a, b) in [(clean(), hit("second")), (hit("first"), clean())] {
+            let sum = a.add(b);
+            assert!(!sum.verified(), "{:?}", sum.limit_hit);
+            assert!(sum.limit_hit.is_some());
+        }
+        // Both hit one: the first search's is the one named.
+        assert_eq!(
+            hit("first").add(hit("second")).limit_hit.as_deref(),
+            Some("first")
+        );
+        // A counterexample or a truncated schedule in either is not a verification either.
+        let mut cut = clean();
+        cut.truncated = 1;
+        assert!(!clean().add(cut).verified());
+        let mut found = clean();
+        found.record(vec![Step::AgentDelta], violation(0));
+        assert!(!clean().add(found).verified());
+    }
+
+    #[test]
+    fn the_sum_keeps_the_shorter_counterexample_the_first_on_a_tie_and_every_refusal() {
+        let with = |len: usize, at: usize| {
+            let mut r = counted(0);
+            r.record(vec![Step::AgentDelta; len], violation(at));
+            r
+        };
+        let sum = with(5, 50).add(with(3, 30));
+        assert_eq!(sum.counterexample.as_ref().map(|c| c.steps.len()), Some(3));
+        assert_eq!(sum.counterexample.unwrap().violation.step_index, 30);
+        let sum = with(3, 30).add(with(5, 50));
+        assert_eq!(sum.counterexample.unwrap().violation.step_index, 30);
+        let tie = with(4, 1).add(with(4, 2));
+        assert_eq!(tie.counterexample.unwrap().violation.step_index, 1);
+        assert_eq!(
+            counted(0).add(with(2, 7)).counterexample.unwrap().violation,
+            violation(7)
+        );
+        // A tab's convergence violation: the earliest of either.
+        let at = |l: Option<usize>| {
+            let mut r = counted(0);
+            if let Some(l) = l {
+                r.note_tab_convergence(l);
+            }
+            r
+        };
+        assert_eq!(at(Some(9)).add(at(Some(4))).tab_convergence_at, Some(4));
+        assert_eq!(at(Some(4)).add(at(Some(9))).tab_convergence_at, Some(4));
+        assert_eq!(at(None).add(at(Some(6))).tab_convergence_at, Some(6));
+        assert_eq!(at(Some(6)).add(at(None)).tab_convergence_at, Some(6));
+        // A later search's H2 refusal is kept, and makes the sum refused.
+        let mut refused = counted(0);
+        refused.post_responses_refused = Some("c1 read a POST response".to_string());
+        let sum = counted(0).add(refused);
+        assert!(sum.refused());
+        assert_eq!(
+            sum.post_responses_refused.as_deref(),
+            Some("c1 read a POST response")
+        );
+        assert!(!counted(0).add(counted(0)).refused());
+        let mut per_tab = counted(0);
+        per_tab.per_tab_refused = Some("H".to_string());
+        assert!(per_tab.refused());
+        // Shards' covered units: the second's tabs follow the first's.
+        let covered = |units: Vec<Vec<usize>>| {
+            let mut r = counted(0);
+            r.covered = Some(Covered {
+                prefix_depth: 2,
+                units_total: 8,
+                units,
+            });
+            r
+        };
+        let sum = covered(vec![vec![0, 3]]).add(covered(vec![vec![5]]));
+        assert_eq!(sum.covered.unwrap().units, [vec![0, 3], vec![5]]);
+    }
+
+    /// `explore` itself, per tab, two tabs that are not interchangeable by symmetry: the
+    /// first tab's search ends well within `--time 2s`; the second's passes the deadline
+    /// (its progress callback waits until then), so the report is inconclusive, names the
+    /// limit and says which tab it stopped. (Before: a verification, exit 0.)
+    #[test]
+    fn a_time_limit_the_second_tabs_search_hits_makes_explore_inconclusive() {
+        let store = by_name("durable").unwrap();
+        let mut b = ExploreBound::small(2, 1);
+        b.reductions.state_cache = true;
+        b.reductions.per_tab = true;
+        b.reductions.symmetry = false;
+        let budget = Duration::from_secs(2);
+        let time = TimeLimit::from_now(budget);
+        b.limits = Limits {
+            time: Some(time),
+            ..Limits::default()
+        };
+        let mut first_tab_done_in_time = None;
+        let r = explore(&store, &b, &mut |p| {
+            if p.tab == Some(1) {
+                first_tab_done_in_time.get_or_insert(Instant::now() < time.deadline);
+                while Instant::now() < time.deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        });
+        assert_eq!(
+            first_tab_done_in_time,
+            Some(true),
+            "the premise: c0's search ends before the deadline, c1's reports progress"
+        );
+        assert!(!r.verified(), "{r:?}");
+        assert!(r.counterexample.is_none());
+        assert!(
+            r.limit_hit
+                .as_deref()
+                .is_some_and(|l| l.starts_with("--time 2s reached")),
+            "{:?}",
+            r.limit_hit
+        );
+        assert!(
+            r.scope
+                .starts_with("per tab: c0, c1 (stopped by the limit)"),
+            "{}",
+            r.scope
+        );
+        // The same search without the wait is a verification: the limit made the difference.
+        let mut free = b.clone();
+        free.limits = Limits::default();
+        assert!(explore(&store, &free, &mut |_| {}).verified());
+    }
+}

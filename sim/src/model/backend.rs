@@ -63,7 +63,7 @@ pub struct Backend {
     pub(super) next_seq: u32,
     pub(super) next_turn: u32,
     /// The ids the backend minted, by the world's id of the message (a POST that carried
-    /// no id, in a world with `server_ids`). Events and the DB keep the
+    /// no id, which every world takes, as real backends do). Events and the DB keep the
     /// world's ids (the facts every observer reads); a store is told the minted ones
     /// ([`Backend::wire_event`], [`Backend::wire_chunks`]), as a real backend would name
     /// them.

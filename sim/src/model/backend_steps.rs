@@ -34,8 +34,8 @@ impl World {
 
     /// `HandlePost`: start a turn if the agent is idle (persisting the one user row and
     /// emitting `turn-start`, `status running`), otherwise queue the message. The backend
-    /// mints the message an id when the POST carried none (only a world with
-    /// `server_ids` lets a POST carry none: [`Client::route`](crate::model::client)).
+    /// mints the message an id when the POST carried none (every world takes such a POST,
+    /// as real backends do: [`Client::route`](crate::model::client)).
     pub(super) fn handle_post(&mut self, client: ClientId, rec: &mut impl Record) {
         let post = self.clients[client as usize]
             .posts

@@ -432,12 +432,9 @@ impl Client {
 
 impl Client {
     /// Queue what the store asked for: a POST for the backend, a fetch for this tab's
-    /// fetch server. A POST without a message id is a protocol fault unless the backend
-    /// mints ids (`mints`, the world's `server_ids`).
-    pub(super) fn route(&mut self, effects: Vec<Effect>, mints: bool) -> Result<(), CrashCause> {
-        if let Some(cause) = post_fault(&effects, mints) {
-            return Err(cause);
-        }
+    /// fetch server. A POST without a message id is taken as real backends take it: the
+    /// backend mints the id ([`Backend`](crate::model::backend::Backend)'s `minted`).
+    pub(super) fn route(&mut self, effects: Vec<Effect>) {
         for effect in effects {
             match effect {
                 Effect::Post { message_id, text } => {
@@ -452,7 +449,6 @@ impl Client {
                 Effect::Fetch { request_id } => self.fetch_requests.push_back(request_id),
             }
         }
-        Ok(())
     }
 
     /// The message a POST without an id stands for: the oldest the user sent that the
@@ -466,24 +462,6 @@ impl Client {
             .find(|m| !self.posted.contains(m))
             .unwrap_or(UNKNOWN_MESSAGE)
     }
-}
-
-/// Why `effects` break the protocol, if they do: a POST without a message id in a world
-/// whose backend does not mint ids (`mints`: the world's `server_ids`).
-pub(super) fn post_fault(effects: &[Effect], mints: bool) -> Option<CrashCause> {
-    let idless = effects.iter().any(|e| {
-        matches!(
-            e,
-            Effect::Post {
-                message_id: None,
-                ..
-            }
-        )
-    });
-    (idless && !mints).then(|| CrashCause::Protocol {
-        why: "a POST without a message id: this world's backend takes the id the client generates (the note: \"the queue id is the message id\"); if your backend mints ids, run with --world server_ids=true".to_string(),
-        stderr_tail: String::new(),
-    })
 }
 
 /// The world's id for a POST without an id that stands for no message the user sent.

@@ -191,9 +191,7 @@ impl World {
             }
         };
         rec.fed(input, Some(&effects));
-        if let Err(cause) = c.route(effects, self.config.server_ids) {
-            return Err(StoreCrash { client, cause });
-        }
+        c.route(effects);
         Ok(())
     }
 }

@@ -23,6 +23,17 @@ pub const CONFIG_STREAM: u64 = 0;
 /// drawn before them as it was for every seed.
 pub const BACKEND_STREAM: u64 = 2;
 
+/// The value of a retired option: read from older files (any value) and ignored, never
+/// written. A unit, so every world compares equal on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Retired;
+
+impl<'de> Deserialize<'de> for Retired {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d).map(|_| Retired)
+    }
+}
+
 /// Whether a flag is off (the note's world), so that it is left out of files: older files
 /// and the note's bug scenarios keep their bytes.
 fn is_false(flag: &bool) -> bool {
@@ -84,14 +95,12 @@ pub struct WorldConfig {
     /// another tab's pending message. Absent in older files: false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub queued_texts: bool,
-    /// Beyond the note (real backends do this): a POST may carry no message id; the
-    /// backend then mints one, and the POST response, `message-queued`,
-    /// `message-consumed` and chunk rows name the message by it. Without it (the note's
-    /// world: the client generates the id, "the queue id is the message id") a POST
-    /// without an id breaks the protocol: a store fault naming this option. Absent in
-    /// older files: false.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub server_ids: bool,
+    /// Retired (was `server_ids`): every world's backend now mints an id for a POST that
+    /// carries none, as real backends do (`docs/protocol.md`, "What the world accepts").
+    /// Read and ignored, so files written before keep loading; never written.
+    #[serde(default, rename = "server_ids", skip_serializing)]
+    #[schemars(skip)]
+    pub retired_server_ids: Retired,
     /// Beyond the note: `text-delta` carries no turn id (the store attributes it to the
     /// turn it believes is streaming). Only with in-order delivery (`ws_reorder_window`
     /// 1): a backend that leaves the turn out relies on its one socket's order. Absent in
@@ -141,7 +150,7 @@ impl WorldConfig {
             continuation_drains: false,
             consume_reasons: false,
             queued_texts: false,
-            server_ids: false,
+            retired_server_ids: Retired,
             deltas_without_turn_ids: false,
             judged: Judged::ALL,
             steps_max: STEPS_MAX_DEFAULT,
@@ -159,7 +168,9 @@ impl WorldConfig {
         self.continuation_drains = rng.random_bool(0.25);
         self.consume_reasons = rng.random_bool(0.5);
         self.queued_texts = rng.random_bool(0.25);
-        self.server_ids = rng.random_bool(0.25);
+        // Once `server_ids`, retired (every backend mints ids now): still drawn, so every
+        // option drawn after it keeps its value for every seed.
+        let _retired_server_ids = rng.random_bool(0.25);
         // Drawn always (one draw per option, whatever the world), kept only where it is
         // coherent: a backend that leaves the turn out of deltas relies on in-order delivery.
         let without_turn_ids = rng.random_bool(0.25);
@@ -279,7 +290,7 @@ impl WorldConfig {
     /// nor is `ws_overtakes_max`, a bound of exhaustive search that narrows what the
     /// unbounded default allows.) A test checks it names every field, so a new option
     /// added without a row fails.
-    pub const OPTIONS: [WorldOption; 15] = [
+    pub const OPTIONS: [WorldOption; 14] = [
         option!(clients: u8, 1..=3, (Cut::Never, 0)),
         option!(passive_observer: bool, (Cut::Never, 0)),
         option!(sends_per_client: u8, 0..=3, (Cut::Down, 0)),
@@ -293,7 +304,6 @@ impl WorldConfig {
         option!(continuation_drains: bool, (Cut::Down, 7)),
         option!(consume_reasons: bool, (Cut::Down, 8)),
         option!(queued_texts: bool, (Cut::Down, 9)),
-        option!(server_ids: bool, (Cut::Down, 10)),
         option!(deltas_without_turn_ids: bool, (Cut::Down, 11)),
     ];
 
@@ -325,7 +335,7 @@ impl WorldConfig {
             continuation_drains: false,
             consume_reasons: false,
             queued_texts: false,
-            server_ids: false,
+            retired_server_ids: Retired,
             deltas_without_turn_ids: false,
             judged: Judged::ALL,
             steps_max: STEPS_MAX_DEFAULT,
@@ -371,7 +381,6 @@ mod tests {
         config.continuation_drains = true;
         config.consume_reasons = true;
         config.queued_texts = true;
-        config.server_ids = true;
         config.deltas_without_turn_ids = true;
         assert_eq!(config.ws_overtakes_max, None, "no seed bounds overtaking");
         let value = serde_json::to_value(config).unwrap();

@@ -48,6 +48,10 @@ pub const PROFILES: [(&str, &str, &[&str]); 2] = [
     ),
 ];
 
+/// Options retired since files recorded pins of them: `--world` refuses them with the
+/// reason, and files written before are read without them.
+const RETIRED: [&str; 1] = ["server_ids"];
+
 /// What a pin does to one option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Setting {
@@ -223,8 +227,69 @@ impl WorldPins {
         }
     }
 
+    /// The pins a store declares as its backend's contract (the `world` of an adapter's
+    /// `hello`, a Rust store's [`crate::model::store::StoreFactory::contract`]): the same
+    /// grammar as `--world`, but no files (a contract travels with the store, a path would
+    /// mean something else wherever the store runs).
+    pub fn contract<S: AsRef<str>>(values: &[S]) -> Result<WorldPins, String> {
+        if let Some(file) = values
+            .iter()
+            .map(|v| v.as_ref().trim())
+            .find(|v| !v.contains('=') && !PROFILES.iter().any(|p| p.0 == *v))
+        {
+            return Err(format!(
+                "the declared contract names '{file}': a contract is NAME=VALUE settings and profiles only; {}",
+                valid_names()
+            ));
+        }
+        WorldPins::parse(values).map_err(|e| format!("the declared contract: {e}"))
+    }
+
+    /// These pins with `later`'s on top (a later setting of an option replaces this one's),
+    /// refused when no world satisfies the two together: a store's contract under the
+    /// command's `--world`.
+    pub fn then(&self, later: &WorldPins) -> Result<WorldPins, String> {
+        let mut merged = self.clone();
+        merged
+            .settings
+            .extend(later.settings.iter().map(|(&i, &s)| (i, s)));
+        merged.check()?;
+        Ok(merged)
+    }
+
+    /// The settings of `later` that replace a different setting of these pins, each
+    /// written `NAME=NEW (was OLD)`: what `--world` overrode of a contract.
+    pub fn overridden_by(&self, later: &WorldPins) -> Vec<String> {
+        let one = |i: usize, s: Setting| {
+            WorldPins {
+                settings: BTreeMap::from([(i, s)]),
+            }
+            .settings()
+            .remove(0)
+        };
+        later
+            .settings
+            .iter()
+            .filter_map(|(&i, &s)| {
+                let old = *self.settings.get(&i)?;
+                (old != s).then(|| {
+                    let new = one(i, s);
+                    let was = one(i, old);
+                    let was = was.split_once('=').map_or(was.as_str(), |(_, v)| v);
+                    format!("{new} (was {was})")
+                })
+            })
+            .collect()
+    }
+
     fn add(&mut self, value: &str) -> Result<(), String> {
         if let Some((name, setting)) = value.split_once('=') {
+            if RETIRED.contains(&name.trim()) {
+                return Err(format!(
+                    "--world {value}: `{}` is retired: every world's backend now mints an id for a POST that carries none, as real backends do; drop this pin",
+                    name.trim()
+                ));
+            }
             let (i, option) = option_named(name.trim())?;
             self.settings
                 .insert(i, parse_setting(&option, setting.trim())?);
@@ -377,6 +442,43 @@ impl WorldPins {
             .collect()
     }
 
+    /// These pins but the settings `other` has too (the same option, the same setting):
+    /// what a command's pins add to a store's contract.
+    pub fn beyond(&self, other: &WorldPins) -> WorldPins {
+        WorldPins {
+            settings: self
+                .settings
+                .iter()
+                .filter(|(i, s)| other.settings.get(i) != Some(s))
+                .map(|(&i, &s)| (i, s))
+                .collect(),
+        }
+    }
+
+    /// Whether option `name` is pinned to one value (not left free, nor to a range): every
+    /// world drawn under these pins has that value, so a search for a witness in a world
+    /// with another is moot.
+    pub fn fixes(&self, name: &str) -> bool {
+        matches!(self.setting(name), Some(Setting::Pin(_)))
+    }
+
+    /// The settings `config` is outside of, canonical (`ws_reorder_window=1`): none when
+    /// these pins allow it. What a replay says of a scenario whose world the store's
+    /// contract rules out.
+    pub fn unmet_by(&self, config: &WorldConfig) -> Vec<String> {
+        self.settings
+            .iter()
+            .filter(|(&i, &s)| !s.allows((WorldConfig::OPTIONS[i].get)(config)))
+            .map(|(&i, &s)| {
+                WorldPins {
+                    settings: BTreeMap::from([(i, s)]),
+                }
+                .settings()
+                .remove(0)
+            })
+            .collect()
+    }
+
     /// Whether `config` is a world these pins allow (a scenario replayed under pins).
     pub fn allows(&self, config: &WorldConfig) -> bool {
         self.settings
@@ -403,7 +505,11 @@ impl Serialize for WorldPins {
 
 impl<'de> Deserialize<'de> for WorldPins {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let values = Vec::<String>::deserialize(d)?;
+        let mut values = Vec::<String>::deserialize(d)?;
+        values.retain(|v| {
+            v.split_once('=')
+                .is_none_or(|(name, _)| !RETIRED.contains(&name.trim()))
+        });
         if values
             .iter()
             .any(|v| !v.contains('=') || v.ends_with(".json"))
@@ -441,6 +547,68 @@ mod tests {
         }
         assert_eq!(pins.flags(), "");
         assert_eq!(pins.to_string(), "none");
+    }
+
+    #[test]
+    fn a_retired_option_is_refused_with_its_reason_and_dropped_from_files() {
+        let err = WorldPins::parse(&["server_ids=true"]).unwrap_err();
+        assert!(err.contains("retired") && err.contains("mints"), "{err}");
+        let read: WorldPins =
+            serde_json::from_str(r#"["server_ids=true","ws_reorder_window=1"]"#).unwrap();
+        assert_eq!(read.settings(), ["ws_reorder_window=1"]);
+    }
+
+    #[test]
+    fn a_contract_takes_settings_and_profiles_and_the_command_s_pins_override_it() {
+        let contract = WorldPins::contract(&[
+            "ordered-socket",
+            "consume_reasons=true",
+            "turn_failures=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            contract.settings(),
+            [
+                "turn_failures=false",
+                "ws_reorder_window=1",
+                "consume_reasons=true"
+            ]
+        );
+        let err = WorldPins::contract(&["my-world.json"]).unwrap_err();
+        assert!(
+            err.contains("my-world.json") && err.contains("contract"),
+            "{err}"
+        );
+        assert!(WorldPins::contract(&["consume_reasons=maybe"]).is_err());
+        // --world on top: a later setting replaces the contract's, the rest stays.
+        let cli = WorldPins::parse(&["turn_failures=true", "clients=2"]).unwrap();
+        let merged = contract.then(&cli).unwrap();
+        assert_eq!(
+            merged.settings(),
+            [
+                "clients=2",
+                "turn_failures=true",
+                "ws_reorder_window=1",
+                "consume_reasons=true"
+            ]
+        );
+        assert_eq!(
+            contract.overridden_by(&cli),
+            ["turn_failures=true (was false)"]
+        );
+        assert!(
+            contract.overridden_by(&contract).is_empty(),
+            "the same value overrides nothing"
+        );
+        for seed in 0..100 {
+            let c = merged.draw(seed);
+            assert!(c.turn_failures && c.consume_reasons && c.ws_reorder_window == 1);
+        }
+        // Incoherent together: refused, naming why.
+        let no_ids = WorldPins::contract(&["deltas_without_turn_ids=true"]).unwrap();
+        let reorder = WorldPins::parse(&["ws_reorder_window=2"]).unwrap();
+        let err = no_ids.then(&reorder).unwrap_err();
+        assert!(err.contains("incoherent"), "{err}");
     }
 
     #[test]
@@ -585,5 +753,106 @@ mod tests {
         assert_eq!(serde_json::from_str::<WorldPins>(&json).unwrap(), pins);
         assert!(serde_json::from_str::<WorldPins>(r#"["ordered-socket"]"#).is_err());
         assert!(pins.allows(&pins.draw(3)));
+    }
+    /// The documented formula for a drawn value outside a range, `A + (drawn - minimum) %
+    /// width`, on the two options whose minimum is not 0 (`ws_reorder_window`, 1..=3, and
+    /// `clients`, 1..=3): a seed that draws an ordered socket (window 1) gets window 2 under
+    /// `ws_reorder_window=2..=3`, the very world `ws_reorder_window=2` gives it, and a seed
+    /// that draws three tabs gets one under `clients=1..=2`. (Reading the drawn value as an
+    /// offset from 0 instead gives window 3 and two tabs: another world, another run.)
+    #[test]
+    fn a_range_maps_a_drawn_value_by_its_offset_from_the_options_minimum() {
+        let window = WorldPins::parse(&["ws_reorder_window=2..=3"]).unwrap();
+        let two = WorldPins::parse(&["ws_reorder_window=2"]).unwrap();
+        let clients = WorldPins::parse(&["clients=1..=2"]).unwrap();
+        let (mut ordered, mut three) = (0, 0);
+        for seed in 0..300 {
+            let drawn = WorldConfig::from_seed(seed);
+            let c = window.draw(seed);
+            match drawn.ws_reorder_window {
+                1 => {
+                    ordered += 1;
+                    assert_eq!(c.ws_reorder_window, 2, "seed {seed}: 2 + (1 - 1) % 2");
+                    assert_eq!(c, two.draw(seed), "seed {seed}: the world of window 2");
+                }
+                w => assert_eq!(c.ws_reorder_window, w, "seed {seed}: in range, kept"),
+            }
+            let c = clients.draw(seed);
+            match drawn.clients {
+                3 => {
+                    three += 1;
+                    assert_eq!(c.clients, 1, "seed {seed}: 1 + (3 - 1) % 2");
+                }
+                n => assert_eq!(c.clients, n, "seed {seed}: in range, kept"),
+            }
+        }
+        assert!(
+            ordered > 100 && three > 50,
+            "{ordered} ordered, {three} of three tabs"
+        );
+        // Every option whose values are numbers, every range inside it: the formula.
+        for o in WorldConfig::OPTIONS.iter().filter(|o| kind(o) == Kind::Int) {
+            for lo in o.min..=o.max {
+                for hi in lo + 1..=o.max {
+                    let pins = WorldPins::parse(&[format!("{}={lo}..={hi}", o.name)]).unwrap();
+                    for seed in 0..40 {
+                        let drawn = (o.get)(&WorldConfig::from_seed(seed));
+                        let want = if (lo..=hi).contains(&drawn) {
+                            drawn
+                        } else {
+                            lo + (drawn - o.min) % (hi - lo + 1)
+                        };
+                        let got = (o.get)(&pins.draw(seed));
+                        assert_eq!(got, want, "{}={lo}..={hi} seed {seed}", o.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `deltas_without_turn_ids=true` needs an ordered socket: with a window pin or range
+    /// that allows 1 (`1`, `1..=2`, `1..=3`) the pins are coherent and every world has
+    /// window 1; with one that does not (`2`, `3`, `2..=3`, `2..3`) they are refused up
+    /// front, in either order, naming the reason. Without the turnless deltas every window
+    /// is coherent.
+    #[test]
+    fn turnless_deltas_cohere_with_a_window_that_allows_one_and_with_no_other() {
+        for window in ["1", "1..=2", "1..=3", "1..3", "1..2"] {
+            let w = format!("ws_reorder_window={window}");
+            for values in [
+                [w.as_str(), "deltas_without_turn_ids=true"],
+                ["deltas_without_turn_ids=true", w.as_str()],
+            ] {
+                let pins = WorldPins::parse(&values)
+                    .unwrap_or_else(|e| panic!("{values:?} is coherent: {e}"));
+                for seed in 0..100 {
+                    let c = pins.draw(seed);
+                    assert!(c.deltas_without_turn_ids, "{values:?} seed {seed}");
+                    assert_eq!(c.ws_reorder_window, 1, "{values:?} seed {seed}");
+                    assert!(c.incoherence().is_none(), "{values:?} seed {seed}");
+                }
+            }
+        }
+        for window in ["2", "3", "2..=3", "2..4", "3..=3"] {
+            let w = format!("ws_reorder_window={window}");
+            for values in [
+                [w.as_str(), "deltas_without_turn_ids=true"],
+                ["deltas_without_turn_ids=true", w.as_str()],
+            ] {
+                let e = WorldPins::parse(&values).unwrap_err();
+                assert!(
+                    e.starts_with("--world: incoherent pins: deltas_without_turn_ids = true needs ws_reorder_window = 1"),
+                    "{values:?}: {e}"
+                );
+            }
+            let pins = WorldPins::parse(&[w.as_str(), "deltas_without_turn_ids=false"])
+                .unwrap_or_else(|e| panic!("{w} without turnless deltas: {e}"));
+            assert!((0..50).all(|s| pins.draw(s).ws_reorder_window > 1), "{w}");
+        }
+        // A pin on the window alone turns free turnless deltas off; the pin on the deltas
+        // alone turns the free window to 1 (`a_pin_wins_over_a_free_option_it_makes_incoherent`).
+        let free = WorldPins::parse(&["ws_reorder_window=2..=3"]).unwrap();
+        assert!((0..100).any(|s| WorldConfig::from_seed(s).deltas_without_turn_ids));
+        assert!((0..100).all(|s| !free.draw(s).deltas_without_turn_ids));
     }
 }

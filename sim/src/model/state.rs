@@ -46,7 +46,7 @@ impl World {
             next_message,
         )
             .hash(h);
-        // Empty unless a POST carried no id or the world has `server_ids`: left out then,
+        // Empty unless a store POSTed without an id: left out then,
         // so the keys of every other search stay as they were.
         if !minted.is_empty() {
             minted.hash(h);

@@ -315,6 +315,31 @@ pub trait StoreFactory: Sync {
     fn settings(&self) -> Option<String> {
         None
     }
+    /// The name the store states for itself, when it states one: an `exec:` adapter's
+    /// `hello` name, followed by the command's words after `--` (the arguments a mapping
+    /// picks a store variant by). One store run through two command lines (`npm run`'s
+    /// `reconcile-sim-adapter adapter.ts`, the shell's `node_modules/.bin/…`, the engine
+    /// inside Node) states one name, so its saved files are named alike and a baseline
+    /// made through one gates the others ([`crate::trace::scenario::Scenario::is_of`]).
+    /// `None` (the default) for an in-process store, whose `--store` name is its name.
+    fn stated_name(&self) -> Option<String> {
+        None
+    }
+    /// What names this store in saved files' names: the name it states, else its
+    /// `--store` name.
+    fn file_label(&self) -> String {
+        self.stated_name().unwrap_or_else(|| self.name())
+    }
+
+    /// The contract of the store's backend and transport: the world options its app
+    /// fixes (one ordered socket, consume reasons always sent, …), as `--world` settings
+    /// ([`WorldPins`](crate::model::pins::WorldPins)), which every command applies
+    /// without a flag and `--world` overrides. An adapter declares it in its `hello`
+    /// (`world`); a Rust store overrides this. Empty (the default): the store runs in
+    /// every world the seeds draw. An error names a contract that does not parse.
+    fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
+        Ok(crate::model::pins::WorldPins::none())
+    }
 }
 
 #[cfg(test)]

@@ -236,7 +236,7 @@ pub enum Input {
         /// answers.
         response: PostOutcome,
         /// The id the backend minted for the message, when it minted one (a POST with no
-        /// id, or a world with `server_ids`): the id events and chunk rows name it by.
+        /// id, which every world mints): the id events and chunk rows name it by.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         server_id: Option<MessageId>,
     },

@@ -37,7 +37,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::model::backend::{Backend, TurnPhase};
-use crate::model::client::{answer_or_cause, post_fault, Client};
+use crate::model::client::{answer_or_cause, Client};
 use crate::model::config::WorldConfig;
 use crate::model::record::{Record, StepRecord, StoreCrash};
 use crate::model::step::{Actor, Step};
@@ -111,12 +111,7 @@ impl World {
                 } else {
                     0
                 };
-                // What a boot asks for is routed as an input's effects are: a fault there is
-                // the store's boot failing.
-                let boot = boot.and_then(|effects| match post_fault(&effects, config.server_ids) {
-                    Some(cause) => Err(cause),
-                    None => Ok(effects),
-                });
+                // What a boot asks for is routed as an input's effects are.
                 let (store, effects) = match boot {
                     Ok(effects) => (store, effects),
                     Err(cause) => {
@@ -128,7 +123,7 @@ impl World {
                     }
                 };
                 let mut c = Client::new(store, sends, config.scrolls_per_client);
-                c.route(effects, config.server_ids).expect("checked above");
+                c.route(effects);
                 c
             })
             .collect();
@@ -926,18 +921,20 @@ mod tests {
     }
 
     /// A tab whose boot failed still shows what its store renders (an adapter can render
-    /// restored rows at boot and ask for something the world refuses, here a POST without
-    /// an id), until its first input reports the boot's failure as the crash.
+    /// restored rows at boot and then fail, here by reporting a fault), until its first
+    /// input reports the boot's failure as the crash.
     #[test]
     fn a_tab_whose_boot_failed_shows_its_store_s_rows_until_its_first_input_crashes() {
         use crate::model::wire::Origin;
         struct Restored(Vec<RenderRow>);
         impl Store for Restored {
             fn boot(&mut self) -> Answer {
-                Ok(vec![Effect::Post {
-                    message_id: None,
-                    text: "resent".into(),
-                }])
+                Err(StoreFault {
+                    cause: CrashCause::Protocol {
+                        why: "the restored draft could not be resent".into(),
+                        stderr_tail: String::new(),
+                    },
+                })
             }
             fn handle(&mut self, _input: &Input) -> Answer {
                 Ok(Vec::new())
@@ -953,7 +950,6 @@ mod tests {
             text: "restored".into(),
         };
         let config = crate::testing::script::scripted_config();
-        assert!(!config.server_ids);
         let rows = vec![row];
         let mut world = World::with_stores(config, |_| Box::new(Restored(rows.clone())));
         assert_eq!(world.client(0).render(), rows);

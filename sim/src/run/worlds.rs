@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::config::WorldConfig;
 use crate::model::judged::Judged;
 use crate::model::pins::{WorldPins, WORLD_ENV};
+use crate::model::store::StoreFactory;
 use crate::oracle::judged::JudgedExt;
 
 /// The environment variable the cargo-fuzz targets read the judged invariants from (a
@@ -20,26 +21,69 @@ pub const INVARIANTS_ENV: &str = "RECONCILE_SIM_INVARIANTS";
 /// and compared when shards are merged (shards of one run must agree).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Worlds {
-    /// What `--world` pinned.
+    /// What `--world` pinned: on top of the contract, so it overrides it.
     #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
     pub pins: WorldPins,
+    /// What the store under test declared of its backend and transport (an adapter's
+    /// `hello` `world`, [`crate::model::store::StoreFactory::contract`]): the worlds that
+    /// store's app can meet. Every command applies it without a flag.
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub contract: WorldPins,
     /// The invariants judged.
     #[serde(default, skip_serializing_if = "Judged::is_all")]
     pub judged: Judged,
 }
 
 impl Worlds {
+    /// These worlds under the contract the stores under test declared
+    /// ([`StoreFactory::contract`]): one contract, which `--world` then overrides; an
+    /// error when the stores declare different ones (each store's runs would draw other
+    /// worlds: run them one at a time), or when the contract and the pins together are
+    /// incoherent.
+    pub fn under_contract_of(mut self, stores: &[&dyn StoreFactory]) -> Result<Worlds, String> {
+        let mut declared: Option<(String, WorldPins)> = None;
+        for store in stores {
+            let contract = store.contract()?;
+            match &declared {
+                Some((first, theirs)) if *theirs != contract => {
+                    return Err(format!(
+                        "the stores declare different contracts ({first}: {theirs}; {}: {contract}): run them one at a time",
+                        store.name()
+                    ))
+                }
+                Some(_) => {}
+                None => declared = Some((store.name(), contract)),
+            }
+        }
+        self.contract = declared.map(|(_, c)| c).unwrap_or_default();
+        self.contract.then(&self.pins).map_err(|e| {
+            format!(
+                "the store's contract ({}) under --world: {e}",
+                self.contract
+            )
+        })?;
+        Ok(self)
+    }
+
+    /// The pins every world of these is drawn under: the contract, then `--world`.
+    pub fn effective(&self) -> WorldPins {
+        if self.contract.is_empty() {
+            return self.pins.clone();
+        }
+        self.contract
+            .then(&self.pins)
+            .expect("checked when the contract was taken")
+    }
+
     /// The world of `seed`.
     pub fn draw(&self, seed: u64) -> WorldConfig {
-        let mut c = self.pins.apply(WorldConfig::from_seed(seed));
-        c.judged = self.judged;
-        c
+        self.apply(WorldConfig::from_seed(seed))
     }
 
     /// `config` (a scenario's, a fuzz input's) with these pins and this choice of
     /// invariants applied.
     pub fn apply(&self, config: WorldConfig) -> WorldConfig {
-        let mut c = self.pins.apply(config);
+        let mut c = self.effective().apply(config);
         c.judged = self.judged;
         c
     }
@@ -53,15 +97,20 @@ impl Worlds {
                 .map_err(|e| format!("{INVARIANTS_ENV}: {e}"))?,
             Err(_) => Judged::ALL,
         };
-        Ok(Worlds { pins, judged })
+        Ok(Worlds {
+            pins,
+            judged,
+            contract: WorldPins::none(),
+        })
     }
 
     /// The environment that makes a cargo-fuzz target draw these worlds (empty for the
     /// default).
     pub fn env(&self) -> Vec<(&'static str, String)> {
         let mut env = Vec::new();
-        if !self.pins.is_empty() {
-            env.push((WORLD_ENV, self.pins.settings().join(" ")));
+        let pins = self.effective();
+        if !pins.is_empty() {
+            env.push((WORLD_ENV, pins.settings().join(" ")));
         }
         if !self.judged.is_all() {
             env.push((INVARIANTS_ENV, self.judged.list()));
@@ -69,20 +118,31 @@ impl Worlds {
         env
     }
 
-    /// Whether nothing is pinned and everything judged.
+    /// Whether nothing is pinned or declared and everything judged.
     pub fn is_default(&self) -> bool {
-        self.pins.is_empty() && self.judged.is_all()
+        self.pins.is_empty() && self.contract.is_empty() && self.judged.is_all()
     }
 
-    /// The flags that choose these worlds again (empty for the default).
+    /// The flags that choose these worlds again (empty for the default). The contract is
+    /// not repeated: the store declares it again wherever it runs.
     pub fn flags(&self) -> String {
         format!("{}{}", self.pins.flags(), self.judged.flags())
     }
 
-    /// One line for a header: `world: ws_reorder_window=1 · invariants: …`, empty for the
-    /// default.
+    /// One line for a header: `contract: … · world pins: ws_reorder_window=1 · invariants:
+    /// …`, empty for the default. What `--world` overrode of the contract is named.
     pub fn header(&self) -> String {
         let mut parts = Vec::new();
+        if !self.contract.is_empty() {
+            parts.push(format!(
+                "contract (declared by the store): {}",
+                self.contract
+            ));
+            let overridden = self.contract.overridden_by(&self.pins);
+            if !overridden.is_empty() {
+                parts.push(format!("--world overrides: {}", overridden.join(", ")));
+            }
+        }
         if !self.pins.is_empty() {
             parts.push(format!("world pins: {}", self.pins));
         }
@@ -113,6 +173,7 @@ mod tests {
     #[test]
     fn pins_and_invariants_show_in_flags_header_env_and_draws() {
         let w = Worlds {
+            contract: Default::default(),
             pins: WorldPins::parse(&["ordered-socket"]).unwrap(),
             judged: crate::oracle::judged::from_flags(None, Some("inv5")).unwrap(),
         };

@@ -9,9 +9,10 @@
 //!   drops a row only when a snapshot holds its id, and passes. With `consume_reasons` the
 //!   event says `continuation`, the one signal that the message is not the streaming
 //!   turn's; `current` ignores it. Committed as `scenarios/paths/continuation.json`.
-//! - **Server-minted ids** (`server_ids`): a store that POSTs without an id must learn the
-//!   id the backend minted from the POST response; one that does not keeps its row
-//!   beside the sealed one ([`IdlessPosts`]).
+//! - **Server-minted ids** (every world: a POST without an id gets one, as real backends
+//!   give it): a store that POSTs without an id must learn the id the backend minted from
+//!   the POST response; one that does not keeps its row beside the sealed one
+//!   ([`IdlessPosts`]).
 //! - **Deltas without a turn id** (`deltas_without_turn_ids`): a store that ignores such a
 //!   delta loses streamed text ([`DropsDeltasWithoutTurn`]).
 //! - **Queued texts** (`queued_texts`): a store may show another tab's pending message
@@ -374,12 +375,10 @@ pub fn shows_others_queued(follows: bool) -> Box<dyn StoreFactory> {
     }
 }
 
-/// With `server_ids`: c0 sends (the store POSTs no id) and its message starts t1; t1
-/// streams and seals; c0 reconciles before the POST response arrives (`early`) or after.
+/// c0 sends (the store POSTs no id, so the backend mints one) and its message starts t1;
+/// t1 streams and seals; c0 reconciles before the POST response arrives (`early`) or after.
 pub fn server_ids_script(stores: &dyn StoreFactory, early: bool) -> Script<'_> {
-    let mut config = scripted_config();
-    config.server_ids = true;
-    let mut s = Script::new(config, stores);
+    let mut s = Script::new(scripted_config(), stores);
     s.deliver_all(0).deliver_all(1);
     s.send(0).post(0);
     if !early {
@@ -460,16 +459,17 @@ mod tests {
                 "early {early}"
             );
         }
-        // Without `server_ids` the backend takes no POST without an id: a store fault.
+        // In every world (once only those with `server_ids`) the backend takes a POST
+        // without an id: no store fault, in the note's own scripted world too.
         let learning = idless_posts(true);
-        let mut note = scripted_config();
-        note.server_ids = false;
-        let r = replay(
-            learning.as_ref(),
-            note,
-            &[Step::Send { client: 0 }, Step::HandlePost { client: 0 }],
-        );
-        assert_eq!(r.outcome.invariant(), Some(Invariant::Crash));
+        for seed in 0..64 {
+            let r = replay(
+                learning.as_ref(),
+                WorldConfig::from_seed(seed),
+                &[Step::Send { client: 0 }, Step::HandlePost { client: 0 }],
+            );
+            assert_eq!(r.outcome, Outcome::Pass, "seed {seed}");
+        }
     }
 
     #[test]
@@ -477,8 +477,7 @@ mod tests {
         let learning = idless_posts(true);
         let mut raced = 0;
         for seed in 0..600 {
-            let mut config = WorldConfig::from_seed(seed);
-            config.server_ids = true;
+            let config = WorldConfig::from_seed(seed);
             let mut strategy = StrategySpec::Random.build(seed);
             let mut coverage = CoverageObserver::default();
             let r = crate::run::execute_observed(
@@ -549,5 +548,86 @@ mod tests {
             .map(|r| r.text.as_str())
             .collect();
         assert!(texts.contains(&"msg:m10"), "{texts:?}");
+    }
+
+    /// `durable` asking for what a backend accepts but a careful store would not: its
+    /// effects rewritten by `rewrite`.
+    struct Odd(fn(Vec<Effect>) -> Vec<Effect>);
+
+    impl Wrapper for Odd {
+        fn inputs(&mut self, input: &Input) -> Vec<Input> {
+            vec![input.clone()]
+        }
+        fn effects(&mut self, effects: Vec<Effect>) -> Vec<Effect> {
+            (self.0)(effects)
+        }
+    }
+
+    /// Each row of `docs/protocol.md`'s "What every world accepts": a store doing it meets
+    /// no protocol fault in any world (the oracle still judges what its user sees).
+    #[test]
+    fn what_every_world_accepts_is_never_a_crash() {
+        let cases: [(&'static str, fn() -> Odd); 5] = [
+            ("durable-posting-without-ids", || {
+                Odd(|effects| {
+                    effects
+                        .into_iter()
+                        .map(|e| match e {
+                            Effect::Post { text, .. } => Effect::Post {
+                                message_id: None,
+                                text,
+                            },
+                            other => other,
+                        })
+                        .collect()
+                })
+            }),
+            ("durable-posting-an-extra-id-less-post", || {
+                Odd(|mut effects| {
+                    if effects.iter().any(|e| matches!(e, Effect::Post { .. })) {
+                        effects.push(Effect::Post {
+                            message_id: None,
+                            text: "again".into(),
+                        });
+                    }
+                    effects
+                })
+            }),
+            ("durable-posting-twice", || {
+                Odd(|effects| {
+                    effects
+                        .into_iter()
+                        .flat_map(|e| match e {
+                            Effect::Post { .. } => vec![e.clone(), e],
+                            other => vec![other],
+                        })
+                        .collect()
+                })
+            }),
+            ("durable-fetching-twice-with-one-id", || {
+                Odd(|effects| {
+                    effects
+                        .into_iter()
+                        .flat_map(|e| match e {
+                            Effect::Fetch { .. } => vec![e.clone(), e],
+                            other => vec![other],
+                        })
+                        .collect()
+                })
+            }),
+            ("durable-asking-for-nothing", || Odd(|_| Vec::new())),
+        ];
+        for (name, make) in cases {
+            let store = WrappedKind { name, make };
+            for seed in 0..150 {
+                let r = crate::campaign::fuzz::run_one(&store, StrategySpec::Random, seed);
+                assert_ne!(
+                    r.outcome.invariant(),
+                    Some(Invariant::Crash),
+                    "{name} seed {seed}: {:?}",
+                    r.outcome
+                );
+            }
+        }
     }
 }

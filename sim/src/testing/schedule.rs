@@ -205,6 +205,10 @@ pub mod strategies {
                             description,
                             // An exec store's recorded directory, relative to the file.
                             store_dir: store.starts_with("exec:").then(|| "..".to_string()),
+                            // And the name its adapter states.
+                            store_name: store
+                                .starts_with("exec:")
+                                .then(|| "node:current".to_string()),
                             store,
                             seed,
                             strategy: seed.map(|_| "random".to_string()),
@@ -214,6 +218,7 @@ pub mod strategies {
                             needs: None,
                             known_failure,
                             world_pins: Default::default(),
+                            contract: Default::default(),
                             config,
                             steps: steps
                                 .into_iter()

@@ -30,7 +30,7 @@ pub fn scripted_config() -> WorldConfig {
         continuation_drains: false,
         consume_reasons: false,
         queued_texts: false,
-        server_ids: false,
+        retired_server_ids: crate::model::config::Retired,
         deltas_without_turn_ids: false,
         judged: crate::model::judged::Judged::ALL,
         steps_max: 200,

@@ -48,15 +48,13 @@ pub enum Assumption {
     ConsumeReasons,
     /// `message-queued` carries the text (`queued_texts`).
     QueuedTexts,
-    /// The backend mints ids for id-less POSTs (`server_ids`).
-    ServerIds,
     /// `text-delta` without a turn id (`deltas_without_turn_ids`).
     DeltasWithoutTurnIds,
 }
 
 impl Assumption {
     /// Every assumption, in report order.
-    pub const ALL: [Assumption; 9] = [
+    pub const ALL: [Assumption; 8] = [
         Assumption::WsReordering,
         Assumption::FailedTurn,
         Assumption::AnotherTab,
@@ -64,7 +62,6 @@ impl Assumption {
         Assumption::ContinuationDrains,
         Assumption::ConsumeReasons,
         Assumption::QueuedTexts,
-        Assumption::ServerIds,
         Assumption::DeltasWithoutTurnIds,
     ];
 
@@ -78,7 +75,6 @@ impl Assumption {
             Assumption::ContinuationDrains => "continuation drains",
             Assumption::ConsumeReasons => "consume reasons",
             Assumption::QueuedTexts => "queued texts",
-            Assumption::ServerIds => "server-minted ids",
             Assumption::DeltasWithoutTurnIds => "deltas without turn ids",
         }
     }
@@ -93,9 +89,13 @@ impl Assumption {
             Assumption::ContinuationDrains => "continuation_drains=false",
             Assumption::ConsumeReasons => "consume_reasons=false",
             Assumption::QueuedTexts => "queued_texts=false",
-            Assumption::ServerIds => "server_ids=false",
             Assumption::DeltasWithoutTurnIds => "deltas_without_turn_ids=false",
         }
+    }
+
+    /// The world option it is a value of (`ws_reorder_window`): the name in [`Self::without`].
+    pub fn option(self) -> &'static str {
+        self.without().split_once('=').map_or("", |(name, _)| name)
     }
 
     /// Whether `config`'s world has it.
@@ -108,7 +108,6 @@ impl Assumption {
             Assumption::ContinuationDrains => config.continuation_drains,
             Assumption::ConsumeReasons => config.consume_reasons,
             Assumption::QueuedTexts => config.queued_texts,
-            Assumption::ServerIds => config.server_ids,
             Assumption::DeltasWithoutTurnIds => config.deltas_without_turn_ids,
         }
     }
@@ -128,7 +127,6 @@ impl Assumption {
             Assumption::ContinuationDrains => c.continuation_drains = false,
             Assumption::ConsumeReasons => c.consume_reasons = false,
             Assumption::QueuedTexts => c.queued_texts = false,
-            Assumption::ServerIds => c.server_ids = false,
             Assumption::DeltasWithoutTurnIds => c.deltas_without_turn_ids = false,
         }
         Some(c)
@@ -194,6 +192,31 @@ pub fn needed(
         .collect()
 }
 
+/// The names of assumptions retired since files recorded them: read and dropped, so
+/// those files keep loading (`server-ids`: every world mints ids for id-less POSTs now).
+const RETIRED: [&str; 1] = ["server-ids"];
+
+/// Read a list of needs as files write it, dropping [`RETIRED`] names: `needs` of a
+/// scenario file (`#[serde(deserialize_with)]`).
+pub fn deserialize_needs<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<Assumption>>, D::Error> {
+    let Some(names) = Option::<Vec<String>>::deserialize(d)? else {
+        return Ok(None);
+    };
+    names
+        .into_iter()
+        .filter(|n| !RETIRED.contains(&n.as_str()))
+        .map(|n| {
+            Assumption::deserialize(serde::de::value::StrDeserializer::<serde_json::Error>::new(
+                &n,
+            ))
+            .map_err(serde::de::Error::custom)
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Some)
+}
+
 /// "needs WebSocket reordering, another tab", or "needs nothing beyond the note's
 /// basics" when empty: how reports print a finding's assumptions.
 pub fn describe(needs: &[Assumption]) -> String {
@@ -219,20 +242,38 @@ mod tests {
         config.continuation_drains = true;
         config.consume_reasons = true;
         config.queued_texts = true;
-        config.server_ids = true;
         config.deltas_without_turn_ids = false;
         let has = present(&config);
-        assert_eq!(has.len(), 8, "{has:?}");
+        assert_eq!(has.len(), 7, "{has:?}");
         for a in has {
             match a.lifted(&config) {
                 None => assert_eq!(a, Assumption::AnotherTab),
                 Some(c) => {
                     assert!(!a.holds(&c), "{a:?} still holds once lifted");
                     let others: Vec<_> = present(&c);
-                    assert_eq!(others.len(), 7, "lifting {a:?} lifted more: {others:?}");
+                    assert_eq!(others.len(), 6, "lifting {a:?} lifted more: {others:?}");
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_retired_need_is_read_and_dropped_and_an_unknown_one_refused() {
+        #[derive(Deserialize)]
+        struct Needs {
+            #[serde(deserialize_with = "deserialize_needs")]
+            needs: Option<Vec<Assumption>>,
+        }
+        let read = |text: &str| serde_json::from_str::<Needs>(text).map(|n| n.needs);
+        assert_eq!(
+            read(r#"{"needs":["server-ids","another-tab"]}"#).unwrap(),
+            Some(vec![Assumption::AnotherTab])
+        );
+        assert_eq!(read(r#"{"needs":null}"#).unwrap(), None);
+        let err = read(r#"{"needs":["teleporting"]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("teleporting"), "{err}");
     }
 
     #[test]
@@ -245,7 +286,6 @@ mod tests {
         config.continuation_drains = false;
         config.consume_reasons = false;
         config.queued_texts = false;
-        config.server_ids = false;
         config.deltas_without_turn_ids = false;
         // A failure that happens only with reordering, whatever turn failures do.
         let needs = needed(&config, |c| c.ws_reorder_window > 1);

@@ -1,9 +1,11 @@
-//! How a printed command names this program, so that it runs when pasted into a shell:
-//! `reconcile-sim` only when that is how it was started (found on `PATH`), the
-//! `cargo run --release --` form when cargo started it, else the binary's absolute path.
-//! `RECONCILE_SIM_INVOKED_AS` overrides all three: a wrapper (an npm script, `npx`) says
-//! how a person should start it, and the tests pin it to `reconcile-sim` so that what
-//! they compare does not depend on where the binary was built.
+//! How a printed command names this program, so that it runs when pasted into a shell, in
+//! any directory: `reconcile-sim` only when that is how it was started (found on `PATH`),
+//! `cargo run --manifest-path /abs/sim/Cargo.toml --release --` when cargo started it (the
+//! manifest named, as cargo finds none from another directory), else the binary's
+//! absolute path. `RECONCILE_SIM_INVOKED_AS` overrides all three: a wrapper (an npm
+//! script, `npx`) says how a person should start it, and the tests pin it to
+//! `reconcile-sim` so that what they compare does not depend on where the binary was
+//! built. The paths in printed commands are absolute too ([`absolute`]).
 
 use std::path::Path;
 use std::sync::OnceLock;
@@ -19,7 +21,7 @@ static PROGRAM: OnceLock<String> = OnceLock::new();
 /// binary (the engine inside Node, where the first argument is `node`).
 pub fn name_as(name: &str) {
     let invoked_as = std::env::var(INVOKED_AS_VAR).ok();
-    let _ = PROGRAM.set(name_for(invoked_as.as_deref(), false, name, None));
+    let _ = PROGRAM.set(name_for(invoked_as.as_deref(), None, name, None));
 }
 
 /// The program's name in printed commands (already quoted for a shell where needed),
@@ -27,22 +29,32 @@ pub fn name_as(name: &str) {
 pub fn program() -> &'static str {
     PROGRAM.get_or_init(|| {
         let invoked_as = std::env::var(INVOKED_AS_VAR).ok();
-        let by_cargo = std::env::var_os("CARGO").is_some();
+        // Cargo sets `CARGO` for what it runs, and `CARGO_MANIFEST_DIR` for `cargo run`.
+        let by_cargo = std::env::var_os("CARGO").map(|_| {
+            std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(|dir| Path::new(&dir).join("Cargo.toml"))
+                .filter(|m| m.is_absolute() && m.is_file())
+        });
         let argv0 = std::env::args_os()
             .next()
             .map(|a| a.to_string_lossy().into_owned())
             .unwrap_or_default();
         let exe = std::env::current_exe().ok();
-        name_for(invoked_as.as_deref(), by_cargo, &argv0, exe.as_deref())
+        name_for(
+            invoked_as.as_deref(),
+            by_cargo.as_ref().map(|m| m.as_deref()),
+            &argv0,
+            exe.as_deref(),
+        )
     })
 }
 
-/// [`program`], as a function of how the process was started: the override, whether cargo
-/// started it (cargo sets `CARGO` for what it runs), the first argument as given, and the
-/// binary's path.
+/// [`program`], as a function of how the process was started: the override; whether cargo
+/// started it (`Some`), with the manifest of the package it ran when known; the first
+/// argument as given; and the binary's path.
 pub fn name_for(
     invoked_as: Option<&str>,
-    by_cargo: bool,
+    by_cargo: Option<Option<&Path>>,
     argv0: &str,
     exe: Option<&Path>,
 ) -> String {
@@ -53,18 +65,31 @@ pub fn name_for(
         .and_then(Path::parent)
         .and_then(Path::file_name)
         .and_then(|p| p.to_str());
-    if by_cargo {
-        match profile {
-            Some("release") => return "cargo run --release --".to_string(),
-            Some("debug") => return "cargo run --".to_string(),
+    if let Some(manifest) = by_cargo {
+        let flag = match profile {
+            Some("release") => Some("--release".to_string()),
+            Some("debug") => Some(String::new()),
             Some(p)
                 if !p.is_empty()
                     && p.chars()
                         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
             {
-                return format!("cargo run --profile {p} --")
+                Some(format!("--profile {p}"))
             }
-            _ => {}
+            _ => None,
+        };
+        if let Some(flag) = flag {
+            let mut command = "cargo run".to_string();
+            if let Some(m) = manifest {
+                command.push_str(" --manifest-path ");
+                command.push_str(&shell_words::quote(&m.display().to_string()));
+            }
+            if !flag.is_empty() {
+                command.push(' ');
+                command.push_str(&flag);
+            }
+            command.push_str(" --");
+            return command;
         }
     }
     if !argv0.is_empty() && !argv0.contains('/') {
@@ -74,6 +99,14 @@ pub fn name_for(
         Some(path) => shell_words::quote(&path.display().to_string()).into_owned(),
         None => "reconcile-sim".to_string(),
     }
+}
+
+/// `path` made absolute against the current directory (without touching the file system,
+/// so a file not written yet, or a symbolic link, keeps its name): what printed commands
+/// name, so that they run when pasted in another directory. Unchanged when it is absolute
+/// already or the current directory cannot be read.
+pub fn absolute(path: &Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 #[cfg(test)]
@@ -88,30 +121,54 @@ mod tests {
     fn the_override_wins() {
         let name = name_for(
             Some("npx reconcile-sim"),
-            true,
+            Some(None),
             "x",
             exe("/r/target/release/reconcile-sim"),
         );
         assert_eq!(name, "npx reconcile-sim");
         // An empty override is no override.
         assert_eq!(
-            name_for(Some(" "), false, "reconcile-sim", None),
+            name_for(Some(" "), None, "reconcile-sim", None),
             "reconcile-sim"
         );
     }
 
     #[test]
-    fn started_by_cargo_the_command_is_cargo_run_with_the_profile() {
-        let at = |p| name_for(None, true, "/r/target/x/reconcile-sim", exe(p));
+    fn started_by_cargo_the_command_is_cargo_run_with_the_manifest_and_the_profile() {
+        let manifest = Path::new("/my repo/sim/Cargo.toml");
+        let at = |p| {
+            name_for(
+                None,
+                Some(Some(manifest)),
+                "/r/target/x/reconcile-sim",
+                exe(p),
+            )
+        };
         assert_eq!(
             at("/r/target/release/reconcile-sim"),
-            "cargo run --release --"
+            "cargo run --manifest-path '/my repo/sim/Cargo.toml' --release --"
         );
-        assert_eq!(at("/r/target/debug/reconcile-sim"), "cargo run --");
+        assert_eq!(
+            at("/r/target/debug/reconcile-sim"),
+            "cargo run --manifest-path '/my repo/sim/Cargo.toml' --"
+        );
+        assert_eq!(
+            at("/r/target/checked/reconcile-sim"),
+            "cargo run --manifest-path '/my repo/sim/Cargo.toml' --profile checked --"
+        );
+        // Without the manifest (cargo ran it some other way), the profile alone.
+        let at = |p| name_for(None, Some(None), "/r/target/x/reconcile-sim", exe(p));
         assert_eq!(
             at("/r/target/checked/reconcile-sim"),
             "cargo run --profile checked --"
         );
+    }
+
+    #[test]
+    fn printed_paths_are_absolute() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(absolute(Path::new("out/x.json")), cwd.join("out/x.json"));
+        assert_eq!(absolute(Path::new("/a/b.json")), Path::new("/a/b.json"));
     }
 
     #[test]
@@ -120,7 +177,7 @@ mod tests {
         assert_eq!(
             name_for(
                 None,
-                false,
+                None,
                 "reconcile-sim",
                 exe("/usr/local/bin/reconcile-sim")
             ),
@@ -130,16 +187,54 @@ mod tests {
         assert_eq!(
             name_for(
                 None,
-                false,
+                None,
                 "./target/release/reconcile-sim",
                 exe("/r/target/release/reconcile-sim")
             ),
             "/r/target/release/reconcile-sim"
         );
         assert_eq!(
-            name_for(None, false, "./rs", exe("/my dir/reconcile-sim")),
+            name_for(None, None, "./rs", exe("/my dir/reconcile-sim")),
             "'/my dir/reconcile-sim'"
         );
-        assert_eq!(name_for(None, false, "./rs", None), "reconcile-sim");
+        assert_eq!(name_for(None, None, "./rs", None), "reconcile-sim");
+    }
+    /// A process may be started with an empty `argv[0]` (`execve` allows it; some
+    /// launchers do it): the printed commands then name the binary by its absolute path,
+    /// never by nothing (a reproduce line that started with ` run --store …`).
+    #[test]
+    fn an_empty_first_argument_names_the_binary_by_its_path() {
+        assert_eq!(
+            name_for(None, None, "", exe("/usr/local/bin/reconcile-sim")),
+            "/usr/local/bin/reconcile-sim"
+        );
+        assert_eq!(
+            name_for(None, None, "", exe("/my dir/reconcile-sim")),
+            "'/my dir/reconcile-sim'"
+        );
+        assert_eq!(name_for(None, None, "", None), "reconcile-sim");
+        // Started by cargo, the cargo form; an override still wins.
+        assert_eq!(
+            name_for(None, Some(None), "", exe("/r/target/checked/reconcile-sim")),
+            "cargo run --profile checked --"
+        );
+        assert_eq!(
+            name_for(Some("npx reconcile-sim"), None, "", None),
+            "npx reconcile-sim"
+        );
+        // A profile folder cargo does not name (empty, or not a profile's name) is the path.
+        assert_eq!(
+            name_for(
+                None,
+                Some(None),
+                "",
+                exe("/r/target/my profile/reconcile-sim")
+            ),
+            "'/r/target/my profile/reconcile-sim'"
+        );
+        assert_eq!(
+            name_for(None, Some(None), "rs", exe("/reconcile-sim")),
+            "rs"
+        );
     }
 }

@@ -153,7 +153,8 @@ fn shrink_writes_a_one_minimal_scenario_that_still_fails() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    // Exit 0: shrunk and written (issue 48: it was 1, a success that read as a failure).
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("(1-minimal)"), "{}", stdout(&o));
     assert!(stdout(&o).contains(&format!("replay: reconcile-sim replay {}", out.display())));
     let r = sim(&["replay", out.to_str().unwrap(), "--json"]);
@@ -170,7 +171,8 @@ fn shrink_writes_a_one_minimal_scenario_that_still_fails() {
         "-o",
         dir.join("x.json").to_str().unwrap(),
     ]);
-    assert_eq!(code(&o), 0);
+    // Exit 1: nothing to shrink, nothing written.
+    assert_eq!(code(&o), 1);
     assert!(stdout(&o).contains("nothing to shrink"));
     assert!(!dir.join("x.json").exists());
     // The give-up message names the flag.
@@ -270,13 +272,20 @@ fn check_on_a_store_before_a_fix_fails_that_bug_and_writes_junit_and_failures() 
         text.contains("FAIL  scenarios/bug-a.json: naive must break nothing, got inv3-newer-turn"),
         "{text}"
     );
+    // Replay commands name the file by its absolute path (they run when pasted anywhere).
+    let scenarios = repo().join("scenarios");
     assert!(
-        text.contains("replay: reconcile-sim replay scenarios/bug-a.json\n"),
+        text.contains(&format!(
+            "replay: reconcile-sim replay {}\n",
+            scenarios.join("bug-a.json").display()
+        )),
         "{text}"
     );
     assert!(
-        text.contains("replay: reconcile-sim replay scenarios/bug-d.json --store naive\n")
-            || !text.contains("FAIL  scenarios/bug-d.json"),
+        text.contains(&format!(
+            "replay: reconcile-sim replay {} --store naive\n",
+            scenarios.join("bug-d.json").display()
+        )) || !text.contains("FAIL  scenarios/bug-d.json"),
         "{text}"
     );
     assert!(text.contains("new failure on naive: "), "{text}");

@@ -1320,3 +1320,5 @@ fn control_characters_in_a_scenario_never_reach_the_terminal() {
         "{text}"
     );
 }
+
+mod signal_pairs;

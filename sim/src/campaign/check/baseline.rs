@@ -33,9 +33,11 @@ impl Baseline {
 }
 
 /// The baseline of the stores under test: the class of each known failure of one of them
-/// (its `class`, or the class its replay shows when the file has none). With `--known DIR`,
-/// a directory none of whose files names a store under test is an error (a typo, or the
-/// wrong store).
+/// (its `class`, or the class its replay shows when the file has none), held under that
+/// store's name. A file is a known failure of the store it was recorded against
+/// ([`Scenario::is_of`]: the same `exec:` store through another command line counts). With
+/// `--known DIR`, a directory none of whose files names a store under test is an error (a
+/// typo, or the wrong store).
 pub(super) fn baseline_of(
     loaded: &[(PathBuf, Scenario)],
     stores: &[&dyn StoreFactory],
@@ -43,7 +45,7 @@ pub(super) fn baseline_of(
 ) -> Result<Baseline, CampaignError> {
     let mut baseline = Baseline::default();
     for (path, sc) in loaded.iter().filter(|(_, sc)| sc.known_failure) {
-        let Some(store) = stores.iter().find(|s| s.name() == sc.store) else {
+        let Some(store) = stores.iter().find(|s| sc.is_of(**s)) else {
             continue;
         };
         let class = match &sc.class {
@@ -51,15 +53,13 @@ pub(super) fn baseline_of(
             None => classify(*store, sc.config.clone(), &sc.steps(), &sc.masked).class,
         };
         if let Some(class) = class {
-            baseline
-                .classes
-                .push((sc.store.clone(), class, path.clone()));
+            baseline.classes.push((store.name(), class, path.clone()));
         }
     }
     if let Some(dir) = known_dir {
         let any = loaded
             .iter()
-            .any(|(_, sc)| sc.known_failure && stores.iter().any(|s| s.name() == sc.store));
+            .any(|(_, sc)| sc.known_failure && stores.iter().any(|s| sc.is_of(*s)));
         if !any {
             let names: Vec<String> = stores.iter().map(|s| s.name()).collect();
             return Err(CampaignError::BadInput(format!(

@@ -15,7 +15,9 @@ use crate::trace::scenario::Scenario;
 
 /// The scenarios to replay: those under `--scenarios` (but not the files under `--known`
 /// too), then the known failures, each marked so. No scenario at all is an error unless
-/// `--allow-empty`: a gate pointed at the wrong folder must not pass.
+/// `--allow-empty`, since a gate pointed at the wrong folder must not pass; but a store
+/// under test with no scenarios folder at all (the default one is missing: a new store's
+/// project) is gated by its fuzzing alone. A folder `--scenarios` names must exist.
 pub(super) fn load_scenarios(
     request: &CheckRequest<'_>,
 ) -> Result<Vec<(PathBuf, Scenario)>, CampaignError> {
@@ -28,15 +30,32 @@ pub(super) fn load_scenarios(
         .flatten()
         .filter_map(|(p, _)| p.canonicalize().ok())
         .collect();
-    let mut loaded: Vec<(PathBuf, Scenario)> = load_all(&request.scenarios_dir)?
-        .into_iter()
-        .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
-        .collect();
-    if loaded.is_empty() && known_dir.as_ref().is_none_or(Vec::is_empty) && !request.allow_empty {
-        return Err(CampaignError::BadInput(format!(
-            "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
-            request.scenarios_dir.display()
-        )));
+    let absent = request.scenarios_absent();
+    let mut loaded: Vec<(PathBuf, Scenario)> = if absent {
+        Vec::new()
+    } else {
+        load_all(&request.scenarios_dir)?
+            .into_iter()
+            .filter(|(p, _)| !p.canonicalize().is_ok_and(|c| skip.contains(&c)))
+            .collect()
+    };
+    let fuzzed_alone = absent && request.under_test.is_some();
+    if loaded.is_empty()
+        && known_dir.as_ref().is_none_or(Vec::is_empty)
+        && !request.allow_empty
+        && !fuzzed_alone
+    {
+        return Err(CampaignError::BadInput(if absent {
+            format!(
+                "no {} folder here and no --store: nothing to replay and nothing to fuzz, so the check would prove nothing; pass --store NAME to gate a store, or --scenarios DIR to replay a folder of scenarios",
+                request.scenarios_dir.display()
+            )
+        } else {
+            format!(
+                "no scenario files (*.json) under {}: nothing to replay, so the check would prove nothing; point --scenarios at the scenarios, or pass --allow-empty to check without any",
+                request.scenarios_dir.display()
+            )
+        }));
     }
     if let Some(known) = known_dir {
         loaded.extend(known.into_iter().map(|(p, mut sc)| {
@@ -88,7 +107,7 @@ pub(super) fn store_cases<'a>(
                 path: path.clone(),
                 scenario: sc.clone(),
                 store: CaseStore::Borrowed(*store),
-                requirement: if sc.known_failure && sc.store == store.name() {
+                requirement: if sc.known_failure && sc.is_of(*store) {
                     Requirement::KnownFailure
                 } else {
                     Requirement::Pass
@@ -203,6 +222,7 @@ mod tests {
     fn request(dir: &Path) -> CheckRequest<'static> {
         CheckRequest {
             scenarios_dir: dir.to_path_buf(),
+            scenarios_named: true,
             under_test: None,
             seeds: 0,
             seed_start: 0,
@@ -216,6 +236,7 @@ mod tests {
             allow_empty: false,
             worlds: Worlds::default(),
             html: false,
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         }
     }
 
@@ -277,13 +298,14 @@ mod tests {
         r.known = Some(known.clone());
         let loaded = load_scenarios(&r).unwrap();
         let known_files = scenario_files(&known).unwrap();
-        assert_eq!(known_files.len(), 14);
+        // Every baseline under scenarios/known/ (current's and membership's).
+        assert!(known_files.len() >= 2 * 14, "{known_files:?}");
         let mut want: Vec<PathBuf> = files
             .iter()
             .filter(|p| !p.starts_with(&known))
             .cloned()
             .collect();
-        assert_eq!(want.len(), files.len() - 14);
+        assert_eq!(want.len(), files.len() - known_files.len());
         let others = want.len();
         want.extend(known_files.iter().cloned());
         assert_eq!(paths(&loaded), want);
@@ -343,6 +365,50 @@ mod tests {
     /// On stores under test, every scenario runs on every store (store by store): a known
     /// failure of that store must show its class, anything else must pass. Only shard 1
     /// replays; every shard has the baseline.
+    /// The default scenarios folder missing (a new store's project): no scenarios, which a
+    /// store under test is gated without (its fuzzing is the gate), and which a check with
+    /// no store refuses, saying why; `--allow-empty` accepts that too. A folder named
+    /// (`--scenarios`) that is missing is an error whatever else is given.
+    #[test]
+    fn a_missing_default_scenarios_folder_is_no_scenarios_a_missing_named_one_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("scenarios");
+        let mut r = request(&missing);
+        r.scenarios_named = false;
+        assert!(r.scenarios_absent());
+        let e = load_scenarios(&r).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "no {} folder here and no --store: nothing to replay and nothing to fuzz",
+                missing.display()
+            )),
+            "{e}"
+        );
+        r.allow_empty = true;
+        assert!(load_scenarios(&r).unwrap().is_empty());
+        r.allow_empty = false;
+        r.under_test = Some(vec![&crate::store::note::current::KIND]);
+        assert!(load_scenarios(&r).unwrap().is_empty());
+        r.known = Some(repo_file("scenarios/known/current"));
+        assert_eq!(load_scenarios(&r).unwrap().len(), 14);
+
+        r.scenarios_named = true;
+        assert!(!r.scenarios_absent());
+        let e = load_scenarios(&r).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!(
+                "cannot read the scenarios directory {}",
+                missing.display()
+            )),
+            "{e}"
+        );
+        // The default folder, there: read as always.
+        std::fs::create_dir_all(&missing).unwrap();
+        r.scenarios_named = false;
+        assert!(!r.scenarios_absent());
+        assert_eq!(load_scenarios(&r).unwrap().len(), 14);
+    }
+
     #[test]
     fn on_stores_under_test_each_scenario_runs_on_each_store() {
         let (naive, current) = (by_name("naive").unwrap(), by_name("current").unwrap());

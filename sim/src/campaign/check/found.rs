@@ -43,6 +43,10 @@ pub struct Found {
     /// The world features the saved witness needs ([`crate::trace::assume`]).
     #[serde(default)]
     pub needs: Vec<crate::trace::assume::Assumption>,
+    /// Its needs were not searched to the end (the settle budget ran out, or Ctrl-C):
+    /// `needs` is an upper bound.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_unsearched: bool,
     /// Why the file could not be written, if it could not (the check then fails with it,
     /// after reporting everything).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,8 +62,17 @@ pub fn save_failures(
     out_dir: &Path,
     limits: Limits,
     jobs: usize,
+    deadline: Option<std::time::Instant>,
 ) -> (Vec<(Found, String)>, Vec<Suspect>) {
-    let settled = settle(stores, failures, out_dir, limits, None, jobs, &|_, _| {});
+    let settled = settle(
+        stores,
+        failures,
+        out_dir,
+        limits,
+        deadline,
+        jobs,
+        &|_, _| {},
+    );
     let found = settled
         .findings
         .into_iter()
@@ -76,6 +89,7 @@ pub fn save_failures(
                 gave_up: finding.shrunk.gave_up.map(|g| g.to_string()),
                 cause: finding.cause,
                 needs: finding.needs,
+                needs_unsearched: finding.needs_unsearched,
                 write_error: finding.write_error,
             };
             (found, finding.text)
@@ -234,8 +248,14 @@ mod tests {
             Default::default(),
         );
         let dir = tempfile::tempdir().unwrap();
-        let (found, suspects) =
-            save_failures(&[&naive], &[failure], dir.path(), Limits::default(), 1);
+        let (found, suspects) = save_failures(
+            &[&naive],
+            &[failure],
+            dir.path(),
+            Limits::default(),
+            1,
+            None,
+        );
         assert!(suspects.is_empty(), "{suspects:?}");
         assert_eq!(found.len(), 1);
         let (f, text) = &found[0];

@@ -29,7 +29,9 @@
 
 use crate::campaign::error::CampaignError;
 use crate::campaign::recheck::{check_determinism, Suspect, DETERMINISM_SEEDS};
+use crate::campaign::settle_budget::Timing;
 use crate::model::store::StoreFactory;
+use std::time::Instant;
 
 mod baseline;
 mod batches;
@@ -67,6 +69,17 @@ pub fn run_check_saving(
     request: &CheckRequest<'_>,
     resolve: Resolver<'_>,
 ) -> Result<(CheckReport, Vec<String>), CampaignError> {
+    run_check_timed(request, resolve).map(|(report, texts, _)| (report, texts))
+}
+
+/// [`run_check_saving`], also returning how long the campaign (the scenarios replayed and
+/// the seeds fuzzed) and settling (the new classes rechecked, shrunk and saved, the
+/// determinism check) took: settling within `request.settle` of the campaign's time.
+pub fn run_check_timed(
+    request: &CheckRequest<'_>,
+    resolve: Resolver<'_>,
+) -> Result<(CheckReport, Vec<String>, Timing), CampaignError> {
+    let started = Instant::now();
     let loaded = load_scenarios(request)?;
     let (cases, baseline) = cases_of(request, &loaded, resolve)?;
     let scenarios = replay_scenarios(&cases, &baseline);
@@ -85,15 +98,31 @@ pub fn run_check_saving(
         )
     };
     failures.extend(new_class_failures(&scenarios, &cases, &failures));
+    let campaign = started.elapsed();
+    let settle_start = Instant::now();
+    // Only new classes are settled (`fuzz_batches_shard` keeps no failure of a class the
+    // baseline holds): a known class costs no recheck, shrink or needs search.
+    let deadline = request.settle.deadline(campaign, settle_start, None);
     let (saved, mut suspects) = save_failures(
         &fuzzed,
         &failures,
         &request.out,
         request.limits,
         request.jobs,
+        deadline,
     );
     let (found, texts) = saved.into_iter().unzip();
-    let determinism_seeds = determinism_check(request, &fuzzed, &mut suspects);
+    let determinism_seeds = if deadline.is_none_or(|d| Instant::now() < d) {
+        determinism_check(request, &fuzzed, &mut suspects)
+    } else {
+        0
+    };
+    let timing = Timing {
+        campaign,
+        settle: settle_start.elapsed(),
+        settle_budget: deadline.map(|d| d.saturating_duration_since(settle_start)),
+        budget: request.settle,
+    };
     let report = CheckReport {
         scenarios,
         strategy: request.strategy,
@@ -106,7 +135,7 @@ pub fn run_check_saving(
         interrupted: crate::run::interrupt::requested(),
         worlds: request.worlds.clone(),
     };
-    Ok((report, texts))
+    Ok((report, texts, timing))
 }
 
 /// With `--check-determinism`, on shard 1, unless interrupted: runs the first seeds of
@@ -197,6 +226,7 @@ pub(crate) mod tests {
             gave_up: None,
             cause: None,
             needs: Vec::new(),
+            needs_unsearched: false,
             write_error: None,
         }
     }
@@ -412,6 +442,7 @@ pub(crate) mod tests {
     ) -> CheckRequest<'a> {
         CheckRequest {
             scenarios_dir: out.to_path_buf(),
+            scenarios_named: true,
             under_test: Some(stores),
             seeds,
             seed_start,
@@ -425,6 +456,7 @@ pub(crate) mod tests {
             allow_empty: true,
             worlds: Worlds::default(),
             html: false,
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         }
     }
 
@@ -492,12 +524,14 @@ pub(crate) mod tests {
                 panic!("the store under test is not resolved")
             };
         let (report, texts) = run_check_saving(&r, &resolve).unwrap();
-        assert_eq!(report.scenarios.len(), 14);
+        let baseline = super::scenario_files(&known).unwrap().len();
+        assert!(baseline >= 14, "{baseline}");
+        assert_eq!(report.scenarios.len(), baseline);
         assert!(report
             .scenarios
             .iter()
             .all(|s| s.store == "current" && s.verdict == ScenarioVerdict::Known));
-        assert_eq!(report.baseline.classes.len(), 14);
+        assert_eq!(report.baseline.classes.len(), baseline);
         assert_eq!(
             report
                 .batches
@@ -521,7 +555,7 @@ pub(crate) mod tests {
         // No seeds: nothing fuzzed, no determinism check.
         r.seeds = 0;
         let (report, texts) = run_check_saving(&r, &resolve).unwrap();
-        assert_eq!(report.scenarios.len(), 14);
+        assert_eq!(report.scenarios.len(), baseline);
         assert!(report.batches.is_empty() && report.found.is_empty() && texts.is_empty());
         assert_eq!(report.determinism_seeds, 0);
     }

@@ -33,10 +33,27 @@ pub fn seed_start_from(s: &str) -> u64 {
     h & 0xffff_ffff_ffff
 }
 
+/// `--seed S` checked: an empty (or blank) string is refused, since it is what an unset
+/// variable gives (`--seed "$GITHUB_SHA"` outside GitHub Actions), and hashing it would
+/// fuzz the same seeds on every run while looking like a per-commit gate (issue 48).
+pub fn seed_start_checked(s: &str) -> Result<u64, String> {
+    if s.trim().is_empty() {
+        return Err(
+            "is empty (an unset variable, such as \"$GITHUB_SHA\" outside GitHub Actions?): give a number or any non-empty string, such as a commit hash"
+                .to_string(),
+        );
+    }
+    Ok(seed_start_from(s))
+}
+
 /// What a check runs (see the module doc).
 pub struct CheckRequest<'a> {
     /// Where the scenarios are (searched recursively for `*.json`).
     pub scenarios_dir: PathBuf,
+    /// Whether `scenarios_dir` was named (`--scenarios DIR`): a named folder must exist. The
+    /// default folder may be missing, which means no scenarios: a new store's project has
+    /// none yet, and an empty folder cannot be committed.
+    pub scenarios_named: bool,
     /// The stores under test; `None` replays each scenario on the store it names.
     pub under_test: Option<Vec<&'a dyn StoreFactory>>,
     /// Seeds to fuzz per store under test.
@@ -72,6 +89,16 @@ pub struct CheckRequest<'a> {
     /// Write the HTML report beside the saved scenarios (`--html`): the check's page and
     /// each new class's scenario page ([`crate::campaign::report`]).
     pub html: bool,
+    /// How long settling the new classes found may take (`--settle-time`).
+    pub settle: crate::campaign::settle_budget::SettleBudget,
+}
+
+impl CheckRequest<'_> {
+    /// The default scenarios folder is not there (see [`CheckRequest::scenarios_named`]):
+    /// there are no scenarios to replay, and the report says so.
+    pub fn scenarios_absent(&self) -> bool {
+        !self.scenarios_named && !self.scenarios_dir.exists()
+    }
 }
 
 /// Resolves the store scenario file `path` names (a name, or `exec:`, which runs where the
@@ -82,6 +109,18 @@ pub type Resolver<'a> =
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (issue 48): `--seed ""` (an unset CI variable) was accepted and fuzzed
+    /// the hash of the empty string.
+    #[test]
+    fn an_empty_or_blank_seed_string_is_refused() {
+        for blank in ["", " ", "\t\n"] {
+            let e = seed_start_checked(blank).unwrap_err();
+            assert!(e.contains("unset variable"), "{e}");
+        }
+        assert_eq!(seed_start_checked("42"), Ok(42));
+        assert_eq!(seed_start_checked("abc"), Ok(seed_start_from("abc")));
+    }
 
     /// `--seed`: a decimal number is the first seed; any other string is its FNV-1a 64
     /// hash (the published test vectors) cut to 48 bits.

@@ -27,8 +27,11 @@ pub const KIND: &str = "check";
 /// What decides a check's results: shards merge only when these are equal.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckConfig {
-    /// `--scenarios`, as given.
+    /// `--scenarios`, as given (or the default).
     pub scenarios: String,
+    /// No `--scenarios` and no default folder: no scenarios (the report says so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scenarios_absent: bool,
     /// The stores under test, in order; `None` without `--store`.
     pub stores: Option<Vec<String>>,
     /// `--seeds`: seeds per store under test.
@@ -58,6 +61,7 @@ impl CheckConfig {
     pub fn of(request: &CheckRequest<'_>, seed: &str, baseline: &Baseline) -> CheckConfig {
         CheckConfig {
             scenarios: request.scenarios_dir.display().to_string(),
+            scenarios_absent: request.scenarios_absent(),
             stores: request
                 .under_test
                 .as_ref()
@@ -260,6 +264,7 @@ mod tests {
     fn config() -> CheckConfig {
         CheckConfig {
             scenarios: "scenarios".to_string(),
+            scenarios_absent: false,
             // Not in name order: the merge orders by the config's order.
             stores: Some(STORES.iter().map(|s| s.to_string()).collect()),
             seeds: 3000,
@@ -301,6 +306,7 @@ mod tests {
             gave_up: None,
             cause: None,
             needs: Vec::new(),
+            needs_unsearched: false,
             write_error: None,
         };
         let s = SavedScenario::of_text(&path, &text, 3, 8, None, None).unwrap();
@@ -556,6 +562,7 @@ mod tests {
         let naive = crate::store::by_name("naive").unwrap();
         let request = crate::campaign::check::CheckRequest {
             scenarios_dir: PathBuf::from("scen"),
+            scenarios_named: true,
             under_test: Some(vec![&naive]),
             seeds: 1234,
             seed_start: 99,
@@ -573,6 +580,7 @@ mod tests {
             allow_empty: false,
             worlds: Default::default(),
             html: false,
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         };
         let r = result(
             Vec::new(),
@@ -591,6 +599,7 @@ mod tests {
             got.config,
             CheckConfig {
                 scenarios: "scen".to_string(),
+                scenarios_absent: false,
                 stores: Some(vec!["naive".to_string()]),
                 seeds: 1234,
                 seed: "some-seed".to_string(),

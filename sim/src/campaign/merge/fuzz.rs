@@ -134,6 +134,10 @@ pub struct FuzzScenario {
     /// results written before they were recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub needs: Option<Vec<crate::trace::assume::Assumption>>,
+    /// Its needs were not searched to the end (the settle budget ran out, or Ctrl-C):
+    /// `needs` is an upper bound.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_unsearched: bool,
     /// The first seed of its signature.
     pub seed: u64,
     /// For a crash: its cause, with the adapter's stderr tail.
@@ -199,6 +203,7 @@ impl FuzzResult {
                 invariant: f.invariant,
                 class: f.class.clone(),
                 needs: Some(f.needs.clone()),
+                needs_unsearched: f.needs_unsearched,
                 seed: f.seed.unwrap_or_default(),
                 cause: f.cause.clone(),
                 saved: SavedScenario::of_text(
@@ -440,8 +445,9 @@ pub(crate) mod tests {
                     seed: f.seed.unwrap(),
                     cause: f.cause.clone(),
                     needs: None,
+                    needs_unsearched: false,
                     saved: SavedScenario {
-                        file: file_for(&PathBuf::new(), f).display().to_string(),
+                        file: file_for(&PathBuf::new(), *store, f).display().to_string(),
                         steps: f.steps.len(),
                         original_steps: f.steps.len(),
                         gave_up: None,

@@ -542,7 +542,9 @@ mod tests {
         sc.seed = failure.seed;
         sc.class = failure.class.clone();
         SavedScenario {
-            file: file_for(Path::new(""), failure).display().to_string(),
+            file: file_for(Path::new(""), store, failure)
+                .display()
+                .to_string(),
             steps: failure.steps.len(),
             original_steps: failure.steps.len(),
             gave_up: None,

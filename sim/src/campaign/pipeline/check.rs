@@ -1,12 +1,13 @@
-//! `check` as one library call: the gate's run ([`crate::campaign::check::run_check_saving`]:
+//! `check` as one library call: the gate's run ([`crate::campaign::check::run_check_timed`]:
 //! scenarios replayed, stores fuzzed, new classes shrunk and saved, the determinism check),
 //! then the result file built and written. [`check`] returns it all; the CLI only prints.
 
 use std::path::Path;
 
-use crate::campaign::check::{run_check_saving, CheckReport, CheckRequest, Resolver};
+use crate::campaign::check::{run_check_timed, CheckReport, CheckRequest, Resolver};
 use crate::campaign::error::CampaignError;
 use crate::campaign::merge::{CheckResult, ResultFile, ShardSet};
+use crate::campaign::settle_budget::Timing;
 
 /// What one `check` command found.
 pub struct CheckRun {
@@ -19,6 +20,8 @@ pub struct CheckRun {
     pub result_error: Option<String>,
     /// The HTML report written with `request.html`; `None` without it.
     pub reports: Option<crate::campaign::report::Written>,
+    /// How long the campaign and settling took, and settling's budget.
+    pub timing: Timing,
 }
 
 /// Run the check `request` describes (`seed`: the seed as given, from which
@@ -30,7 +33,7 @@ pub fn check(
     resolve: Resolver<'_>,
     result_file: Option<&Path>,
 ) -> Result<CheckRun, CampaignError> {
-    let (report, texts) = run_check_saving(request, resolve)?;
+    let (report, texts, timing) = run_check_timed(request, resolve)?;
     let result = ResultFile::new(
         ShardSet::one(request.shard),
         CheckResult::of_run(request, seed, &report, &texts)?,
@@ -54,5 +57,6 @@ pub fn check(
         report,
         result_error,
         reports,
+        timing,
     })
 }

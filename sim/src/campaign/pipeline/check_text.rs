@@ -3,7 +3,7 @@
 //! The CLI prints it; the engine inside Node returns it.
 
 use crate::campaign::check::{batch_parts, scenario_message, CheckReport, ScenarioVerdict};
-use crate::campaign::findings::replay_command_for;
+use crate::campaign::findings::{replay_command_for, shrink_command_for};
 use crate::campaign::merge::check::CheckConfig;
 use crate::campaign::merge::ShardSet;
 use crate::campaign::pipeline::text::{self, format_suspects};
@@ -31,17 +31,29 @@ pub fn text(
         out.push_str(&format!("{worlds}\n"));
     }
     let failed = report.scenarios.iter().filter(|s| !s.ok).count();
-    out.push_str(&format!(
-        "scenarios: {} replayed from {}, {} failed{}\n",
-        report.scenarios.len(),
-        config.scenarios,
-        failed,
-        if has_store {
-            " (each must break nothing on the store under test)"
-        } else {
-            " (each must reproduce its expect on the store it names)"
-        }
-    ));
+    // No scenarios folder (the default one is missing): one line says so.
+    let absent = format!(
+        "no {} folder here; --scenarios DIR replays a folder of them",
+        config.scenarios
+    );
+    if config.scenarios_absent && report.scenarios.is_empty() {
+        out.push_str(&format!("scenarios: none ({absent})\n"));
+    } else {
+        let from = match (config.scenarios_absent, &config.known) {
+            (true, Some(known)) => format!("{known} ({absent})"),
+            _ => config.scenarios.clone(),
+        };
+        out.push_str(&format!(
+            "scenarios: {} replayed from {from}, {} failed{}\n",
+            report.scenarios.len(),
+            failed,
+            if has_store {
+                " (each must break nothing on the store under test)"
+            } else {
+                " (each must reproduce its expect on the store it names)"
+            }
+        ));
+    }
     push_scenarios(&mut out, report);
     out.push_str(&format_fuzz(report, config));
     if report.determinism_seeds > 0 {
@@ -193,7 +205,11 @@ fn push_found(out: &mut String, report: &CheckReport) {
             } else {
                 " (gave up early)"
             },
-            crate::trace::assume::describe(&f.needs),
+            format!(
+                "{}{}",
+                crate::trace::assume::describe(&f.needs),
+                super::text::unsearched(f.needs_unsearched)
+            ),
             match &f.write_error {
                 Some(e) => format!("NOT SAVED: {e}"),
                 None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
@@ -202,6 +218,12 @@ fn push_found(out: &mut String, report: &CheckReport) {
         push_cause(out, f.cause.as_ref(), "        ");
         if let Some(why) = &f.gave_up {
             out.push_str(&format!("        warning: {why}\n"));
+            if f.write_error.is_none() {
+                out.push_str(&format!(
+                    "        shrink: {}\n",
+                    shrink_command_for(&f.store, &f.path)
+                ));
+            }
         }
     }
 }

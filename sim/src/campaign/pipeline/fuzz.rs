@@ -11,6 +11,7 @@ use crate::campaign::findings::Failure;
 use crate::campaign::fuzz::{run_campaign_shard, Campaign, CampaignOutcome};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
 use crate::campaign::recheck::{check_determinism, settle_remembering, Settled, DETERMINISM_SEEDS};
+use crate::campaign::settle_budget::{SettleBudget, Timing};
 use crate::trace::shrink::Limits;
 use crate::util::shard::Shard;
 
@@ -29,6 +30,8 @@ pub struct FuzzPlan<'a> {
     pub limits: Limits,
     /// The whole command's time budget (shrinking included), if it has one.
     pub time: Option<Duration>,
+    /// How long settling what the campaign found may take (`--settle-time`).
+    pub settle: SettleBudget,
     /// Run the first seeds again to look for nondeterminism and state leaks (shard 1 only).
     pub check_determinism: bool,
     /// Where to write the result file, if anywhere.
@@ -62,6 +65,8 @@ pub struct FuzzRun {
     /// The HTML report written with `--html` (the pages, the pages not made, the files
     /// that could not be written); `None` without it.
     pub reports: Option<crate::campaign::report::Written>,
+    /// How long the campaign and settling took, and settling's budget.
+    pub timing: Timing,
 }
 
 /// Run `plan`: the campaign (stopped early when `stop` is set), then each first failure
@@ -77,8 +82,18 @@ pub fn fuzz(
     let started = Instant::now();
     let campaign = &plan.campaign;
     let outcome = run_campaign_shard(campaign, plan.shard, &|done| listener.runs(done), stop);
-    let deadline = plan.time.map(|t| started + t);
+    let campaign_time = started.elapsed();
+    let settle_start = Instant::now();
+    let deadline =
+        plan.settle
+            .deadline(campaign_time, settle_start, plan.time.map(|t| started + t));
     let Settled { findings, suspects } = settle_failures(plan, &outcome, deadline, listener, stop)?;
+    let timing = Timing {
+        campaign: campaign_time,
+        settle: settle_start.elapsed(),
+        settle_budget: deadline.map(|d| d.saturating_duration_since(settle_start)),
+        budget: plan.settle,
+    };
     let result = ResultFile::new(
         ShardSet::one(plan.shard),
         FuzzResult::of_run(
@@ -113,6 +128,7 @@ pub fn fuzz(
         result_error,
         details,
         reports,
+        timing,
     })
 }
 

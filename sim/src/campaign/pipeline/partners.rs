@@ -204,6 +204,7 @@ mod tests {
             out: out.to_path_buf(),
             limits: Limits::default(),
             time: None,
+            settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
             check_determinism: false,
             result_file: None,
             details_file: false,

@@ -105,7 +105,7 @@ fn settle_failure(plan: &RunPlan<'_>, report: &RunReport, class: Option<Class>) 
         mask: Vec::new(),
         cause: v.cause.clone(),
         without: Vec::new(),
-        pins: plan.worlds.pins.clone(),
+        pins: plan.worlds.effective(),
     };
     Some(settle(
         &[plan.store],

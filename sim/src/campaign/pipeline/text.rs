@@ -5,7 +5,9 @@
 
 use std::path::Path;
 
-use crate::campaign::findings::{replay_command_for, reproduce_command, Finding};
+use crate::campaign::findings::{
+    replay_command_for, reproduce_command, shrink_command_for, Finding,
+};
 use crate::campaign::fuzz::{format_table, CHUNK_SEEDS};
 use crate::campaign::merge::{FuzzResult, ResultFile, ShardSet};
 use crate::campaign::recheck::{Suspect, SuspectKind};
@@ -40,6 +42,7 @@ pub fn json(result: &ResultFile<FuzzResult>, out: &Path) -> serde_json::Result<s
                 "class": f.class,
                 "class_name": f.class.as_ref().map(|c| c.to_string()),
                 "needs": f.needs,
+                "needs_unsearched": f.needs_unsearched,
                 "seed": f.seed,
                 "path": path.display().to_string(),
                 "steps": f.saved.steps,
@@ -177,6 +180,12 @@ pub fn text(result: &ResultFile<FuzzResult>, out: &Path) -> (String, String) {
                 replay_command_for(&f.store, &out.join(&f.saved.file))
             }
         ));
+        if f.saved.gave_up.is_some() && f.saved.write_error.is_none() {
+            details.push_str(&format!(
+                "  shrink: {}\n",
+                shrink_command_for(&f.store, &out.join(&f.saved.file))
+            ));
+        }
     }
     for (store, c) in r.config.stores.iter().zip(&r.coverage) {
         details.push_str(&format!(
@@ -239,9 +248,16 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
         .count();
     if unshrunk > 0 {
         text.push_str(&format!(
-            "{} not shrunk to 1-minimal within the budget (steps marked + in the details; `{} shrink FILE` goes further)\n",
+            "{} not shrunk to 1-minimal within the budget (steps marked + in the details, each with the `{} shrink` command that goes further)\n",
             count(unshrunk, "scenario"),
             program()
+        ));
+    }
+    let unsearched_needs = r.scenarios.iter().filter(|f| f.needs_unsearched).count();
+    if unsearched_needs > 0 {
+        text.push_str(&format!(
+            "{} with needs not searched within the budget (an upper bound: what the witness's world has; marked in the details)\n",
+            count(unsearched_needs, "scenario"),
         ));
     }
     text.push_str(&format!(
@@ -249,6 +265,15 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
         details.display()
     ));
     text
+}
+
+/// What follows a needs line whose search the budget cut short.
+pub fn unsearched(needs_unsearched: bool) -> &'static str {
+    if needs_unsearched {
+        " (not searched to the end within the settle budget: an upper bound)"
+    } else {
+        ""
+    }
 }
 
 /// `1 class`, `3 classes`.
@@ -268,9 +293,11 @@ pub fn warnings(result: &ResultFile<FuzzResult>, out: &Path) -> Vec<String> {
         .iter()
         .filter_map(|f| {
             let why = f.saved.gave_up.as_ref()?;
+            let path = out.join(&f.saved.file);
             Some(format!(
-                "warning: {why} ({})",
-                out.join(&f.saved.file).display()
+                "warning: {why} ({}; shrink: {})",
+                path.display(),
+                shrink_command_for(&f.store, &path)
             ))
         })
         .collect()
@@ -320,18 +347,35 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                 "  {:>6}  {:>10}  {:>5}  {}\n",
                 c.seeds, c.first_seed, steps, c.name
             ));
-            if let Some(needs) = file.and_then(|f| f.needs.as_deref()) {
-                text.push_str(&format!("  {:>26}{}\n", "", assume::describe(needs)));
+            if let Some(f) = file {
+                if let Some(needs) = f.needs.as_deref() {
+                    text.push_str(&format!(
+                        "  {:>26}{}{}\n",
+                        "",
+                        assume::describe(needs),
+                        unsearched(f.needs_unsearched)
+                    ));
+                }
             }
             match file {
                 Some(f) if f.saved.write_error.is_some() => {
                     text.push_str(&format!("  {:>26}NOT SAVED (see the error below)\n", ""))
                 }
-                Some(f) => text.push_str(&format!(
-                    "  {:>26}replay: {}\n",
-                    "",
-                    replay_command_for(&f.store, &out.join(&f.saved.file))
-                )),
+                Some(f) => {
+                    let path = out.join(&f.saved.file);
+                    text.push_str(&format!(
+                        "  {:>26}replay: {}\n",
+                        "",
+                        replay_command_for(&f.store, &path)
+                    ));
+                    if f.saved.gave_up.is_some() {
+                        text.push_str(&format!(
+                            "  {:>26}shrink: {}\n",
+                            "",
+                            shrink_command_for(&f.store, &path)
+                        ));
+                    }
+                }
                 None => {}
             }
         }

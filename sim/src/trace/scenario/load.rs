@@ -82,17 +82,20 @@ struct RawScenario<'a> {
     description: Option<String>,
     store: String,
     store_dir: Option<String>,
+    store_name: Option<String>,
     seed: Option<u64>,
     strategy: Option<String>,
     #[serde(default)]
     world_pins: crate::model::pins::WorldPins,
+    #[serde(default)]
+    contract: crate::model::pins::WorldPins,
     #[serde(borrow, default)]
     expect: Option<&'a RawValue>,
     #[serde(borrow, default)]
     class: Option<&'a RawValue>,
     #[serde(borrow, default)]
     masked: Option<&'a RawValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::trace::assume::deserialize_needs")]
     needs: Option<Vec<crate::trace::assume::Assumption>>,
     #[serde(default)]
     known_failure: bool,
@@ -132,9 +135,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Scenario, ScenarioError> {
         description: raw.description,
         store: raw.store,
         store_dir: raw.store_dir,
+        store_name: raw.store_name,
         seed: raw.seed,
         strategy: raw.strategy,
         world_pins: raw.world_pins,
+        contract: raw.contract,
         expect,
         class: p.class(raw.class, "class")?,
         masked: p.class(raw.masked, "masked")?.unwrap_or_default(),

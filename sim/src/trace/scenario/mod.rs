@@ -92,6 +92,13 @@ pub struct Scenario {
     /// directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_dir: Option<String>,
+    /// For an `exec:` store whose adapter states a name (its `hello` answer's, followed by
+    /// the command's words after `--`): that name. A `check --store` baseline file is a
+    /// known failure of every `exec:` store stating the same name, whatever command line
+    /// runs it (`reconcile-sim-adapter adapter.ts` from `npm run`, the engine inside Node,
+    /// or `node_modules/.bin/reconcile-sim-adapter adapter.ts`), and files are named by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_name: Option<String>,
     /// The seed of the run it came from, if any. Informational: the steps are the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
@@ -102,6 +109,11 @@ pub struct Scenario {
     /// reproduce command repeats them. Informational: `config` is the concrete world.
     #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
     pub world_pins: WorldPins,
+    /// The contract the store declared of its backend and transport (an adapter's `hello`
+    /// `world`), which the run's worlds were drawn under (`world_pins` includes it, with
+    /// any `--world` override on top). Informational, like `world_pins`.
+    #[serde(default, skip_serializing_if = "WorldPins::is_empty")]
+    pub contract: WorldPins,
     /// The invariant expected to break when the steps are replayed on `store`, or null when
     /// the scenario is expected to pass.
     #[serde(default)]
@@ -119,7 +131,11 @@ pub struct Scenario {
     /// The features of the world this witness needs ([`crate::trace::assume`]): each one
     /// without which the same steps no longer show the failure. Absent in files written
     /// before it was recorded, and in files nobody judged (hand-written ones).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::trace::assume::deserialize_needs"
+    )]
     pub needs: Option<Vec<Assumption>>,
     /// A known failure of `store`: `check --store` replaying it on that store accepts it
     /// failing with its `class` (and counts the class as known) instead of requiring a
@@ -189,17 +205,31 @@ impl Scenario {
         expect: Option<Invariant>,
     ) -> Scenario {
         let mut s = Scenario::unannotated(stores.name(), config, steps, expect);
-        s.record_dir(stores);
+        s.record_store(stores);
         s.annotate(stores);
         s
     }
 
     /// Record where `stores`' command runs (`store_dir`), for a store that runs one, so that
-    /// the file replays the same from any working directory.
-    pub fn record_dir(&mut self, stores: &dyn StoreFactory) {
+    /// the file replays the same from any working directory; and the name the store states
+    /// (`store_name`), so that a baseline made through one command line gates the same
+    /// store through another.
+    pub fn record_store(&mut self, stores: &dyn StoreFactory) {
         self.store_dir = stores
             .command_dir()
             .map(|d| d.to_string_lossy().into_owned());
+        self.store_name = stores.stated_name();
+        self.contract = stores.contract().unwrap_or_default();
+    }
+
+    /// Whether this file was recorded against `stores`: the same stated name when both
+    /// state one (an `exec:` store's, whatever command line runs it), else the same
+    /// `--store` value.
+    pub fn is_of(&self, stores: &dyn StoreFactory) -> bool {
+        match (&self.store_name, stores.stated_name()) {
+            (Some(mine), Some(theirs)) => *mine == theirs,
+            _ => self.store == stores.name(),
+        }
     }
 
     /// A scenario of `steps` on the store named `store`, without notes: nothing is
@@ -215,6 +245,7 @@ impl Scenario {
             description: None,
             store,
             store_dir: None,
+            store_name: None,
             seed: None,
             strategy: None,
             expect,
@@ -223,6 +254,7 @@ impl Scenario {
             needs: None,
             known_failure: false,
             world_pins: WorldPins::default(),
+            contract: WorldPins::default(),
             config,
             steps: steps.iter().copied().map(ScenarioStep::from).collect(),
         }
@@ -614,6 +646,76 @@ mod tests {
         fn command_dir(&self) -> Option<PathBuf> {
             Some(self.0.clone())
         }
+    }
+
+    /// An `exec:` store run by `command` whose adapter states `stated` (or nothing).
+    struct Stating(&'static str, Option<&'static str>);
+    impl StoreFactory for Stating {
+        fn name(&self) -> String {
+            self.0.into()
+        }
+        fn make(&self, c: crate::model::wire::ClientId) -> Box<dyn crate::model::store::Store> {
+            crate::store::note::current::KIND.make(c)
+        }
+        fn stated_name(&self) -> Option<String> {
+            self.1.map(str::to_string)
+        }
+    }
+
+    /// A file records the name its store states, and is of every store stating that name
+    /// (whatever command line runs it) and of no store stating another; without a stated
+    /// name on either side (a shipped store, an adapter that states none, a file written
+    /// before names were recorded) the `--store` values decide. Files are named by it.
+    #[test]
+    fn a_file_is_of_the_stores_stating_its_name_else_of_its_store() {
+        let npm = Stating(
+            "exec:reconcile-sim-adapter adapter.ts",
+            Some("js:adapter.ts"),
+        );
+        let shell = Stating(
+            "exec:node_modules/.bin/reconcile-sim-adapter adapter.ts",
+            Some("js:adapter.ts"),
+        );
+        let other = Stating(
+            "exec:reconcile-sim-adapter adapter.ts -- membership",
+            Some("js:adapter.ts -- membership"),
+        );
+        let silent = Stating("exec:reconcile-sim-adapter adapter.ts", None);
+        let record = |store: &dyn StoreFactory| {
+            Scenario::record(
+                store,
+                crate::testing::script::scripted_config(),
+                &[Step::Send { client: 0 }],
+                None,
+            )
+        };
+        let s = record(&npm);
+        assert_eq!(s.store, "exec:reconcile-sim-adapter adapter.ts");
+        assert_eq!(s.store_name.as_deref(), Some("js:adapter.ts"));
+        let text = s.to_json();
+        assert!(
+            text.contains("\n  \"store_name\": \"js:adapter.ts\",\n"),
+            "{text}"
+        );
+        assert_eq!(parse(Path::new("a.json"), &text).unwrap(), s);
+        assert!(s.is_of(&npm) && s.is_of(&shell));
+        assert!(!s.is_of(&other), "another variant of the mapping");
+        assert!(
+            s.is_of(&silent),
+            "no stated name on the store: the same command"
+        );
+        let s = record(&shell);
+        assert!(s.is_of(&npm) && !s.is_of(&silent) && !s.is_of(&other));
+        // A file without a name (a shipped store's, or written before names were recorded).
+        let s = record(&silent);
+        assert_eq!(s.store_name, None);
+        assert!(!s.to_json().contains("store_name"));
+        assert!(s.is_of(&npm) && !s.is_of(&shell));
+        let kind = crate::store::note::current::KIND;
+        assert!(record(&kind).is_of(&kind) && !record(&kind).is_of(&npm));
+        assert_eq!(npm.file_label(), "js:adapter.ts");
+        assert_eq!(kind.file_label(), "current");
+        assert_eq!(silent.file_label(), "exec:reconcile-sim-adapter adapter.ts");
     }
 
     fn saved_store_dir(file: &Path) -> String {
