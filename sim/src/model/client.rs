@@ -127,13 +127,15 @@ pub struct Learned {
     pub deltas: Vec<DeltaSeen>,
     /// Each tool marker (`tool-call:…`, `tool-result:…`) delivered, with the clock then.
     pub markers: Vec<(TokenKey, u32)>,
-    /// Each message a delivered `message-consumed` named, with the clock then: when the
-    /// tab was told where the DB will hold it (a tool result, trailing history, the next
-    /// turn's first row).
+    /// Each of the tab's own messages a delivered `message-consumed` named, with when
+    /// ([`Learned::told_at`]): when the tab was told where the DB will hold it (a tool
+    /// result, trailing history, the next turn's first row). Only its own ([`Own`]), the
+    /// first time, by id.
     pub consumed: Vec<(MessageId, u32)>,
-    /// Each turn's first event delivered (its `turn-start`, or content that overtook it),
-    /// with the clock just before it: when the tab was told the turn began, so where its
-    /// initiating message sits in the DB.
+    /// The first event delivered (its `turn-start`, or content that overtook it) of each
+    /// turn one of the tab's own messages started, with when, just before it
+    /// ([`Learned::told_at`]): when the tab was told the turn began, so where its
+    /// initiating message sits in the DB. Only those turns ([`Own`]), by id.
     pub turns_seen: Vec<(TurnId, u32)>,
     /// Runs begun so far.
     runs: u32,
@@ -152,6 +154,38 @@ pub struct DeltaSeen {
     pub run: u32,
     /// Its segment: its turn and the number of that turn's tool events before it.
     pub segment: (TurnId, u32),
+}
+
+/// What is the tab's own, for what [`Learned`] records: the oracle reads when the tab was
+/// told a message's place in the DB only for the tab's own messages (`decided` in
+/// `oracle/render.rs`, asked of [`Client::sent`]), so the tab records it for those alone.
+/// Recording other tabs' messages and turns too would be history nothing reads, yet part
+/// of the state `explore` tells states apart by: when another tab's turn started, by this
+/// tab's clock, made 3.3x the states on `--sends 2 --deltas 0` (issue 48).
+#[derive(Clone, Copy)]
+pub(super) struct Own<'a> {
+    /// The messages the tab's user sent ([`Client::sent`]).
+    pub(super) sent: &'a [MessageId],
+    /// The DB, whose rows say which messages started which turn.
+    pub(super) db: &'a [ChunkRow],
+}
+
+impl Own<'_> {
+    /// Whether the tab's user sent `m`.
+    fn message(self, m: MessageId) -> bool {
+        self.sent.contains(&m)
+    }
+
+    /// Whether one of the tab's own messages started `turn`: the turn's first row in the
+    /// DB (its initiator, written before any of its events is sent) holds one. A superset
+    /// of the turns the oracle asks about (`initiated` in `oracle/render.rs`: the turn
+    /// whose first row is the first user row holding an own message).
+    fn turn(self, turn: TurnId) -> bool {
+        self.db
+            .iter()
+            .find(|r| r.turn_id == turn)
+            .is_some_and(|r| r.message_ids.iter().any(|m| self.message(*m)))
+    }
 }
 
 impl Learned {
@@ -178,32 +212,54 @@ impl Learned {
 
     /// Whether [`Learned::delivered`] changes anything for `event` (so that a tab's copy,
     /// shared with its snapshots, is copied only then).
-    pub(super) fn learns_from(&self, event: &Event) -> bool {
+    pub(super) fn learns_from(&self, event: &Event, own: Own<'_>) -> bool {
         match event {
-            Event::TextDelta { .. }
-            | Event::ToolCall { .. }
-            | Event::ToolResult { .. }
-            | Event::MessageConsumed { .. } => true,
-            Event::TurnStart { turn_id } => {
-                self.run_turn.is_some() || !self.turns_seen.iter().any(|(t, _)| t == turn_id)
+            Event::TextDelta { .. } | Event::ToolCall { .. } | Event::ToolResult { .. } => true,
+            Event::MessageConsumed { message_ids, .. } => {
+                message_ids.iter().any(|m| own.message(*m))
             }
+            Event::TurnStart { turn_id } => self.run_turn.is_some() || self.first_of(*turn_id, own),
             _ => false,
         }
     }
 
-    /// The tab learned that `turn` exists (its first event, if this is it).
-    fn turn_seen(&mut self, turn: TurnId) {
-        if !self.turns_seen.iter().any(|(t, _)| *t == turn) {
-            self.turns_seen.push((turn, self.clock));
+    /// Whether an event of `turn` is the first of a turn of the tab's own that reached it.
+    fn first_of(&self, turn: TurnId, own: Own<'_>) -> bool {
+        !self.turns_seen.iter().any(|(t, _)| *t == turn) && own.turn(turn)
+    }
+
+    /// The tab learned that `turn` exists (its first event, if this is it, of a turn of
+    /// its own).
+    fn turn_seen(&mut self, turn: TurnId, own: Own<'_>) {
+        if self.first_of(turn, own) {
+            let at = self.told_at();
+            first_time(&mut self.turns_seen, turn, at);
         }
     }
 
+    /// When the tab is told something about where the DB holds a message (its
+    /// `message-consumed`, its turn's first event): the tick of the last streamed content
+    /// (delta or tool marker) it was shown, 0 before any, rather than the clock, which
+    /// also ticks at sends. The oracle compares such a time only with the times of
+    /// streamed content (a message's place in the DB's order against a content row's),
+    /// never with a send's (arrival order compares sends with content) and, in the end,
+    /// never with another such time (`in_some_defensible_order` in `oracle/render.rs`: a
+    /// pair of the tab's own messages out of order is caught by the send-order rule
+    /// first). No content came between that tick and the clock, so every verdict is the
+    /// one the clock gives; but two schedules that differ only in whether the tab was
+    /// told before or after its own send are one state (issue 48).
+    pub fn told_at(&self) -> u32 {
+        let delta = self.deltas.last().map_or(0, |d| d.at);
+        let marker = self.markers.last().map_or(0, |(_, at)| *at);
+        delta.max(marker)
+    }
+
     /// An event reached the tab.
-    pub(super) fn delivered(&mut self, event: &Event) {
+    pub(super) fn delivered(&mut self, event: &Event, own: Own<'_>) {
         match event {
             Event::TextDelta { turn_id, text } => {
                 let turn_id = delta_turn(*turn_id, text);
-                self.turn_seen(turn_id);
+                self.turn_seen(turn_id, own);
                 let at = self.tick();
                 if self.run_turn != Some(turn_id) {
                     self.runs += 1;
@@ -214,7 +270,7 @@ impl Learned {
                 self.deltas.push(DeltaSeen { at, run, segment });
             }
             Event::ToolCall { turn_id, text, .. } | Event::ToolResult { turn_id, text, .. } => {
-                self.turn_seen(*turn_id);
+                self.turn_seen(*turn_id, own);
                 let at = self.tick();
                 self.run_turn = None;
                 *self.tool_events_of(*turn_id) += 1;
@@ -223,15 +279,27 @@ impl Learned {
                 }
             }
             Event::TurnStart { turn_id } => {
-                self.turn_seen(*turn_id);
+                self.turn_seen(*turn_id, own);
                 self.run_turn = None;
             }
             Event::MessageConsumed { message_ids, .. } => {
-                let at = self.clock;
-                self.consumed.extend(message_ids.iter().map(|m| (*m, at)));
+                let at = self.told_at();
+                for m in message_ids.iter().filter(|m| own.message(**m)) {
+                    first_time(&mut self.consumed, *m, at);
+                }
             }
             _ => {}
         }
+    }
+}
+
+/// Record that the tab was told about `id` at `at`, unless it was told before (the first
+/// time is the one the oracle reads), keeping `told` sorted by id: the oracle looks an id
+/// up and never reads the order, so two schedules that told the tab the same things in
+/// another order (events overtaking one another) leave one state, not two (issue 48).
+fn first_time<K: Ord>(told: &mut Vec<(K, u32)>, id: K, at: u32) {
+    if let Err(i) = told.binary_search_by(|(k, _)| k.cmp(&id)) {
+        told.insert(i, (id, at));
     }
 }
 

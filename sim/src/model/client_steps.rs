@@ -5,7 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::model::client::{answer_or_cause, FetchInFlight};
+use crate::model::client::{answer_or_cause, FetchInFlight, Own};
 use crate::model::content::{message_id, message_text_of};
 use crate::model::record::{Record, StoreCrash};
 use crate::model::step::Step;
@@ -79,8 +79,12 @@ impl World {
             }
             _ => {}
         }
-        if c.learned.learns_from(&ev) {
-            Arc::make_mut(&mut c.learned).delivered(&ev);
+        let own = Own {
+            sent: &c.sent,
+            db: &self.backend.db,
+        };
+        if c.learned.learns_from(&ev, own) {
+            Arc::make_mut(&mut c.learned).delivered(&ev, own);
         }
         let input = Input::Event {
             event: self.backend.wire_event(ev),

@@ -554,6 +554,9 @@ mod tests {
     /// effects rewritten by `rewrite`.
     struct Odd(fn(Vec<Effect>) -> Vec<Effect>);
 
+    /// A named way of sending a store's requests differently.
+    type OddCase = (&'static str, fn() -> Odd);
+
     impl Wrapper for Odd {
         fn inputs(&mut self, input: &Input) -> Vec<Input> {
             vec![input.clone()]
@@ -567,7 +570,7 @@ mod tests {
     /// no protocol fault in any world (the oracle still judges what its user sees).
     #[test]
     fn what_every_world_accepts_is_never_a_crash() {
-        let cases: [(&'static str, fn() -> Odd); 5] = [
+        let cases: [OddCase; 5] = [
             ("durable-posting-without-ids", || {
                 Odd(|effects| {
                     effects

@@ -13,6 +13,7 @@ mod doc_examples;
 mod docs;
 mod exec;
 mod exec_findings;
+mod explore_figures;
 mod gate;
 mod laws;
 mod node_durable;

@@ -24,8 +24,9 @@ fn run(dir: &Path, args: &[&str]) -> Output {
 /// The JSON `o` printed, without what the time of the run it comes from says (the
 /// campaign's and settling's seconds, which a merge of shards cannot know): what must be
 /// equal between a run and the merge of its shards.
-fn json_but_timing(o: &Output) -> serde_json::Value {
-    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+/// Paths in it are written as [`text_in`] writes them, `dir` being where it ran.
+fn json_but_timing(o: &Output, dir: &Path) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(&text_in(o, dir)).unwrap();
     if let Some(map) = v.as_object_mut() {
         for key in [
             "campaign_seconds",
@@ -36,6 +37,20 @@ fn json_but_timing(o: &Output) -> serde_json::Value {
         }
     }
     v
+}
+
+/// What `o` printed, with `dir` (where it ran) written `[DIR]`: printed paths are absolute,
+/// so that a command pasted anywhere works, and a run and the merge of its shards ran in
+/// different folders.
+fn text_in(o: &Output, dir: &Path) -> String {
+    stdout(o).replace(&dir.display().to_string(), "[DIR]")
+}
+
+/// The file `name` in `dir`, with `dir` written `[DIR]` (see [`text_in`]).
+fn file_in(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name))
+        .unwrap()
+        .replace(&dir.display().to_string(), "[DIR]")
 }
 
 /// Every file under `dir`, by path relative to it, with its bytes.
@@ -120,7 +135,11 @@ fn fuzz_shards_merge_to_the_unsharded_run_byte_for_byte() {
         m.extend(["--out", "failures"]);
         let merged = run(&dir.join("merged"), &m);
         assert_eq!(code(&merged), code(&whole));
-        assert_eq!(stdout(&merged), stdout(&whole), "{n} shards: text");
+        assert_eq!(
+            text_in(&merged, &dir.join("merged")),
+            text_in(&whole, &base.join("whole")),
+            "{n} shards: text"
+        );
         assert_eq!(
             files(&dir.join("merged/failures")),
             whole_files,
@@ -133,8 +152,8 @@ fn fuzz_shards_merge_to_the_unsharded_run_byte_for_byte() {
             &["merge", d, "--out", "failures", "--json"],
         );
         assert_eq!(
-            json_but_timing(&json),
-            json_but_timing(&whole_json),
+            json_but_timing(&json, &dir.join("merged-json")),
+            json_but_timing(&whole_json, &base.join("whole-json")),
             "{n} shards: JSON"
         );
     }
@@ -187,17 +206,21 @@ fn check_shards_merge_to_the_unsharded_check_byte_for_byte() {
         m.extend(["--out", "failures", "--junit", "check.xml"]);
         let merged = run(&dir.join("merged"), &m);
         assert_eq!(code(&merged), 0);
-        assert_eq!(stdout(&merged), stdout(&whole), "{n} shards: text");
         assert_eq!(
-            std::fs::read(dir.join("merged/check.xml")).unwrap(),
-            std::fs::read(base.join("whole/check.xml")).unwrap(),
+            text_in(&merged, &dir.join("merged")),
+            text_in(&whole, &base.join("whole")),
+            "{n} shards: text"
+        );
+        assert_eq!(
+            file_in(&dir.join("merged"), "check.xml"),
+            file_in(&base.join("whole"), "check.xml"),
             "{n} shards: JUnit"
         );
         m.push("--json");
         let json = run(&dir.join("merged-json"), &m);
         assert_eq!(
-            json_but_timing(&json),
-            json_but_timing(&whole_json),
+            json_but_timing(&json, &dir.join("merged-json")),
+            json_but_timing(&whole_json, &base.join("whole-json")),
             "{n} shards: JSON"
         );
     }
@@ -257,16 +280,19 @@ fn check_shards_with_new_classes_merge_to_the_unsharded_check() {
     m.extend(["--out", "failures", "--junit", "check.xml"]);
     let merged = run(&dir.join("merged"), &m);
     assert_eq!(code(&merged), 1);
-    assert_eq!(stdout(&merged), text);
+    assert_eq!(
+        text_in(&merged, &dir.join("merged")),
+        text_in(&whole, &base.join("whole"))
+    );
     assert_eq!(files(&dir.join("merged/failures")), whole_files);
     assert_eq!(
-        std::fs::read(dir.join("merged/check.xml")).unwrap(),
-        std::fs::read(base.join("whole/check.xml")).unwrap()
+        file_in(&dir.join("merged"), "check.xml"),
+        file_in(&base.join("whole"), "check.xml")
     );
     m.push("--json");
     assert_eq!(
-        json_but_timing(&run(&dir.join("merged-json"), &m)),
-        json_but_timing(&whole_json)
+        json_but_timing(&run(&dir.join("merged-json"), &m), &dir.join("merged-json")),
+        json_but_timing(&whole_json, &base.join("whole-json"))
     );
 }
 
@@ -560,7 +586,7 @@ fn unwritable_files_of_a_shard_are_reported_and_its_result_keeps_the_scenarios()
 
     let merged = base.join("merged");
     let m = run(&merged, &["merge", result, "--out", "failures"]);
-    assert_eq!(stdout(&m), stdout(&expected));
+    assert_eq!(text_in(&m, &merged), text_in(&expected, &whole));
     assert_eq!(
         files(&merged.join("failures")),
         files(&whole.join("failures"))
@@ -570,7 +596,7 @@ fn unwritable_files_of_a_shard_are_reported_and_its_result_keeps_the_scenarios()
     let extra = ["--out", "failures", "--result", bad.to_str().unwrap()];
     let o = sim_in(&part, &[&fuzz[..], &extra[..]].concat());
     assert_eq!(code(&o), 2, "{}", stderr(&o));
-    assert_eq!(stdout(&o), stdout(&expected));
+    assert_eq!(text_in(&o, &part), text_in(&expected, &whole));
     assert!(
         stderr(&o).contains("the result file could not be written"),
         "{}",

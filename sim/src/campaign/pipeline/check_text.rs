@@ -194,7 +194,7 @@ fn push_found(out: &mut String, report: &CheckReport) {
             "new failure"
         };
         out.push_str(&format!(
-            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}\n        {}\n",
+            "  {label} on {}: {} [{}] ({found_by}): shrunk {} → {} steps{}\n        {}{}\n        {}\n",
             f.store,
             f.class.as_ref().map_or("-".to_string(), |c| c.to_string()),
             f.invariant,
@@ -205,11 +205,8 @@ fn push_found(out: &mut String, report: &CheckReport) {
             } else {
                 " (gave up early)"
             },
-            format!(
-                "{}{}",
-                crate::trace::assume::describe(&f.needs),
-                super::text::unsearched(f.needs_unsearched)
-            ),
+            crate::trace::assume::describe(&f.needs),
+            super::text::unsearched(f.needs_unsearched),
             match &f.write_error {
                 Some(e) => format!("NOT SAVED: {e}"),
                 None => format!("replay: {}", replay_command_for(&f.store, &f.path)),
