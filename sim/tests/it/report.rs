@@ -39,7 +39,12 @@ fn report_of_a_scenario_writes_its_page_beside_it_the_same_bytes_every_time() {
     let page = read(&dir.join("scenarios/bug-d.html"));
     assert_self_contained(&page);
     assert!(page.contains("inv2-no-duplicate</span> broken at step d25 on tab c1"));
-    assert!(page.contains("reconcile-sim replay scenarios/bug-d.json"));
+    // The replay command to copy names the file by its absolute path (it pastes anywhere).
+    let replay = format!(
+        "reconcile-sim replay {}",
+        dir.join("scenarios/bug-d.json").display()
+    );
+    assert!(page.contains(&replay), "{replay}");
     // Seven steps of the file and the drain's, each a row.
     assert_eq!(page.matches(" id=\"row-").count(), 33);
     // Again, into another folder: the same bytes.
