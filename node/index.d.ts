@@ -108,6 +108,8 @@ export interface CheckResult {
 export function fuzz(options: FuzzOptions): Promise<FuzzResult>;
 /** `reconcile-sim check --store exec:'reconcile-sim-adapter ADAPTER'`, in this process. */
 export function check(options: CheckOptions): Promise<CheckResult>;
+/** The HTML page of each scenario file in `options.files`, written beside it (`reconcile-sim report FILE`). */
+export function report(options: CommonOptions & { files: string | string[] }): Promise<{ reports: Array<{ file: string; page?: string; error?: string }> }>;
 /** Throws with the report when the result failed; else returns it. */
 export function assertGate<R extends FuzzResult | CheckResult>(result: R | Promise<R>): Promise<R>;
 /** The `exec:` store that serves the same adapter as a process (the name in results). */

@@ -236,6 +236,15 @@ export function check(options) {
 }
 
 /**
+ * The HTML page of each scenario file in `options.files` (`reconcile-sim report FILE`),
+ * written beside it (`x.json` → `x.html`) from a replay on the adapter `options` name, in
+ * this process. Returns `{ reports: [{ file, page } | { file, error }] }`.
+ */
+export function report(options) {
+  return runHere(options, { command: "report", files: [options?.files ?? []].flat().map((f) => at(options, f)) });
+}
+
+/**
  * Throw when a `check` (or `fuzz`) result failed, with its report (every new class, its
  * scenario file and replay command) as the message: for test runners (`await
  * assertGate(check({...}))` in a vitest or node:test test).

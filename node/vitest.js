@@ -2,14 +2,15 @@
 // `check` in process (the engine inside Node) while vitest collects the file, then
 // registers what it found as tests, so `npx vitest run` is green when the store shows only
 // its known classes, and each new class is a failing test named after it, whose message
-// holds its scenario file and the command that replays it.
+// holds its scenario file, the command that replays it and its HTML report (the
+// interleaving drawn step by step, written beside the scenario).
 //
 //   // reconcile.test.ts
 //   import { gate } from "reconcile-sim/vitest";
 //   await gate({ adapter: "reconcile/adapter.ts", known: "known", seeds: 1000 });
 
 import { describe, test } from "vitest";
-import { check } from "./index.js";
+import { check, report as writeReports } from "./index.js";
 
 /**
  * Run the check `options` describe (as `check`'s) and register its results as tests in a
@@ -19,6 +20,7 @@ import { check } from "./index.js";
  */
 export async function gate(options) {
   const r = await check(options);
+  const pages = await reportsOf(options, r.found);
   const report = r.result;
   const store = report.batches[0]?.store ?? r.found[0]?.store ?? "the store";
   describe(`reconcile-sim check: ${store}`, () => {
@@ -29,7 +31,7 @@ export async function gate(options) {
     }
     for (const f of r.found) {
       test(`new class: ${f.name} [${f.invariant}]`, () => {
-        const saved = f.notSaved ? `NOT SAVED: ${f.notSaved}` : `saved: ${f.path} (${f.steps} steps)\nreplay: ${f.replay}`;
+        const saved = f.notSaved ? `NOT SAVED: ${f.notSaved}` : `saved: ${f.path} (${f.steps} steps)\nreplay: ${f.replay}\nreport: ${pages.get(f.path) ?? "not written"}`;
         const seed = f.seed == null ? "a scenario" : `seed ${f.seed}`;
         throw new Error(`a new class on ${f.store} (found by ${seed}): ${f.name} [${f.invariant}]\n${saved}`);
       });
@@ -50,4 +52,19 @@ export async function gate(options) {
     });
   });
   return r;
+}
+
+/** The HTML report of each saved new class, by scenario path (or why it has none). */
+async function reportsOf(options, found) {
+  const files = found.filter((f) => !f.notSaved).map((f) => f.path);
+  const pages = new Map();
+  if (files.length === 0) return pages;
+  try {
+    const { cwd, adapter, store, name, freshModule, deltaPrefix, args, root } = options;
+    const r = await writeReports({ cwd, adapter, store, name, freshModule, deltaPrefix, args, root, files });
+    r.reports.forEach((p, i) => pages.set(files[i], p.page ?? `not written (${p.error})`));
+  } catch (e) {
+    for (const f of files) pages.set(f, `not written (${e instanceof Error ? e.message : e})`);
+  }
+  return pages;
 }

@@ -38,9 +38,10 @@ NO_COLOR=1 npx vitest run > "$tmp/planted.txt" 2>&1
 rc=$?
 set -e
 cp "$tmp/store.ts" "$store"
-if [ "$rc" -ne 1 ] || ! grep -q "new class: .*\[inv3-newer-turn\]" "$tmp/planted.txt" || ! grep -q "replay: npx reconcile-sim replay " "$tmp/planted.txt"; then
+if [ "$rc" -ne 1 ] || ! grep -q "new class: .*\[inv3-newer-turn\]" "$tmp/planted.txt" || ! grep -q "replay: npx reconcile-sim replay " "$tmp/planted.txt" \
+  || ! grep -q "report: .*\.html" "$tmp/planted.txt"; then
   cat "$tmp/planted.txt"
-  echo "planted bug: vitest exited $rc (1 expected, naming a new inv3-newer-turn class with its replay command)" >&2
+  echo "planted bug: vitest exited $rc (1 expected, naming a new inv3-newer-turn class with its replay command and its HTML report)" >&2
   exit 1
 fi
 echo "planted bug: $(grep -c "× new class" "$tmp/planted.txt" || true) new-class tests failed, among them: $(grep -m1 -o "new class: .*\[inv3-newer-turn\]" "$tmp/planted.txt")"

@@ -49,7 +49,7 @@ impl Drop for Seat {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Command {
-    /// `fuzz` or `check`.
+    /// `fuzz`, `check`, or `report` (the HTML page of each of `files`).
     pub command: String,
     /// The `exec:COMMAND` that runs the same adapter as a process: the store's name in
     /// reports and saved scenario files, so they replay with the CLI.
@@ -121,6 +121,9 @@ pub struct Command {
     /// the shards share their failures after the campaign, so that each is settled once.
     #[serde(default)]
     pub meeting: Option<u32>,
+    /// `report`: the scenario files whose pages are written beside them.
+    #[serde(default)]
+    pub files: Vec<PathBuf>,
     /// How printed commands (replay, reproduce) name the CLI (default `npx reconcile-sim`,
     /// the package's bin; `RECONCILE_SIM_INVOKED_AS` overrides it, as for the CLI).
     #[serde(default)]
@@ -136,10 +139,13 @@ impl Command {
             "fuzz" if command.seeds.is_none() => {
                 return Err("bad engine command: fuzz needs seeds".to_string())
             }
-            "fuzz" | "check" => {}
+            "report" if command.files.is_empty() => {
+                return Err("bad engine command: report needs files".to_string())
+            }
+            "fuzz" | "check" | "report" => {}
             other => {
                 return Err(format!(
-                    "bad engine command: unknown command '{other}' (the engine runs: fuzz, check)"
+                    "bad engine command: unknown command '{other}' (the engine runs: fuzz, check, report)"
                 ))
             }
         }
@@ -176,10 +182,10 @@ impl Command {
             .map_err(|e| e.to_string())?;
         factory.probe().map_err(|e| e.to_string())?;
         let settings = text::settings_line(&factory).unwrap_or_default();
-        let mut reply = if self.command == "check" {
-            self.check(&factory)?
-        } else {
-            self.fuzz(&factory, meeting.as_deref())?
+        let mut reply = match self.command.as_str() {
+            "check" => self.check(&factory)?,
+            "report" => self.report(&factory),
+            _ => self.fuzz(&factory, meeting.as_deref())?,
         };
         seat.leave();
         reply["settings"] = settings.into();
@@ -263,6 +269,7 @@ impl Command {
             result_file: None,
             details_file: false,
             partners: meeting.map(|m| m as &dyn Partners),
+            html: false,
         };
         let never = AtomicBool::new(false);
         let run = fuzz(&plan, &Silent, &never).map_err(|e| e.to_string())?;
@@ -292,6 +299,7 @@ impl Command {
             shard: self.shard()?,
             determinism: !self.no_check_determinism,
             allow_empty: self.allow_empty,
+            html: false,
             worlds: self.worlds()?.under_contract_of(&[factory])?,
             settle: self.settle()?,
         };
@@ -310,6 +318,41 @@ impl Command {
         let mut reply = check_reply(&run.result, &run.report)?;
         reply["timing"] = run.timing.json();
         Ok(reply)
+    }
+}
+
+impl Command {
+    /// `report`: each file's page written beside it (`x.json` → `x.html`), replayed on this
+    /// adapter (a file naming another `exec:` command is not run from here); per file, the
+    /// page or why there is none.
+    fn report(&self, factory: &ExecFactory) -> serde_json::Value {
+        use reconcile_sim::campaign::report::{write, Replayers};
+        let stores: [&dyn reconcile_sim::model::store::StoreFactory; 1] = [factory];
+        let resolve = |path: &std::path::Path, sc: &reconcile_sim::trace::scenario::Scenario| {
+            reconcile_sim::store::recorded::resolve_recorded(
+                &sc.store,
+                path,
+                sc.store_dir.as_deref(),
+                reconcile_sim::exec::ExecOptions::default(),
+                false,
+            )
+        };
+        let replayers = Replayers {
+            stores: &stores,
+            resolve: &resolve,
+        };
+        let reports: Vec<serde_json::Value> = self
+            .files
+            .iter()
+            .map(|file| {
+                let page = write::page_path_of(file);
+                match write::write_scenario_page(file, &page, &replayers, None) {
+                    Ok(Ok(())) => serde_json::json!({"file": file, "page": page}),
+                    Ok(Err(why)) | Err(why) => serde_json::json!({"file": file, "error": why}),
+                }
+            })
+            .collect();
+        serde_json::json!({ "reports": reports })
     }
 }
 

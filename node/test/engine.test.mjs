@@ -307,6 +307,14 @@ test("the gate in process passes a store with only its known classes and names a
     assert.match(failing.text, /NEW class queued row \(bound to no turn\) disappears at a fetch response/);
     assert.match(failing.text, /NEW class on exec:node adapters\/node\/store\.js current: .*\n.*\n +replay: .*replay /);
     await assert.rejects(assertGate(failing), /reconcile-sim: the gate failed\n(.|\n)*NEW class(.|\n)*check: FAIL/);
+    // Each new class's HTML page, as the vitest gate names it: written beside its scenario.
+    const files = failing.found.map((f) => f.path);
+    const pages = await drive(new Engine(JSON.stringify({ command: "report", store: CURRENT, dir: root, files })), reference("naive"));
+    assert.equal(pages.reports.length, files.length);
+    for (const p of pages.reports) {
+      assert.equal(p.page, p.file.replace(/\.json$/, ".html"), JSON.stringify(p));
+      assert.match(readFileSync(p.page, "utf8"), /✗ FAIL: <span class="invariant">/);
+    }
   } finally {
     rmSync(known, { recursive: true, force: true });
     rmSync(out, { recursive: true, force: true });

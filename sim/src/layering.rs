@@ -1,6 +1,11 @@
 //! The shape of the crate, checked on the source: each layer imports only the layers below
 //! it, and no two files inside a layer use each other, directly or round a circle (tests
 //! inside a file, after its `#[cfg(test)]`, may use anything).
+//!
+//! HTML reports follow the same table rather than forming a layer of their own: a
+//! scenario's page is `trace`'s (`trace/html/`: a replay drawn, nothing of campaigns), a
+//! campaign's page `campaign`'s (`campaign/report/`, on the same frame), so that `fuzz`,
+//! `check` and `nightly` can write pages from their pipelines, below the CLI.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -13,6 +13,7 @@ pub mod merge;
 pub mod nightly;
 pub mod pipeline;
 pub mod recheck;
+pub mod report;
 pub mod seen_runs;
 pub mod settle_budget;
 pub mod shard;

@@ -77,6 +77,9 @@ pub struct NightlyConfig {
     /// What `--world` pins and which invariants are judged, in-process and in the
     /// cargo-fuzz targets (through their environment).
     pub worlds: crate::run::worlds::Worlds,
+    /// Write the night's HTML report (`--html`): `report.html` in its folder, with the
+    /// history of the nights beside it, and each new scenario's page beside its file.
+    pub html: bool,
 }
 
 /// One in-process campaign's results.
@@ -921,6 +924,7 @@ mod tests {
             shard: Shard::WHOLE,
             result: None,
             worlds: Default::default(),
+            html: false,
         }
     }
 

@@ -85,6 +85,11 @@ pub struct Args {
     /// Do not run seeds again to compare them (the default for in-process stores).
     #[arg(long)]
     no_check_determinism: bool,
+    /// Also write an HTML report: `OUT/report.html` (the table, every class with its seeds
+    /// and needs, the scenarios replayed) and each new class's page beside its scenario
+    /// (the interleaving drawn step by step). Self-contained: opens from disk.
+    #[arg(long)]
+    html: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -139,6 +144,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         allow_empty: args.allow_empty,
         worlds,
         settle: args.settle.settle_time,
+        html: args.html,
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
@@ -156,13 +162,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         },
         args.sharding.result.as_deref(),
     )?;
+    let mut others: Vec<String> = run.result_error.into_iter().collect();
+    let mut footer = String::new();
+    if let Some(w) = &run.reports {
+        let (lines, errors) = super::report::written_lines(w);
+        footer = lines;
+        others.extend(errors);
+    }
     output(
         &run.result,
         &run.report,
         args.junit.as_deref(),
         args.json,
-        run.result_error.into_iter().collect(),
+        others,
         Some((started, &run.timing)),
+        &footer,
     )
 }
 
@@ -171,7 +185,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
 /// time taken since it started on stderr after the text, and how long the campaign and
 /// settling took, in the text and the JSON). Every file that could not be written
 /// (`write_errors`, a found failure's, a suspect's, the JUnit file) fails the check
-/// (exit 2), after the report.
+/// (exit 2), after the report. `footer` is printed after the text (not with `--json`).
 pub(super) fn output(
     result: &ResultFile<CheckResult>,
     report: &CheckReport,
@@ -182,6 +196,7 @@ pub(super) fn output(
         std::time::Instant,
         &reconcile_sim::campaign::settle_budget::Timing,
     )>,
+    footer: &str,
 ) -> anyhow::Result<Verdict> {
     let mut write_errors = report.write_errors();
     write_errors.extend(others);
@@ -217,6 +232,7 @@ pub(super) fn output(
             eprintln!("(check took {:.1?})", started.elapsed());
             eprintln!("{}", t.line());
         }
+        print!("{footer}");
     }
     if !write_errors.is_empty() {
         anyhow::bail!(

@@ -79,6 +79,11 @@ pub struct Args {
     /// after the table, instead of a line per store and the file that holds them.
     #[arg(long, short)]
     verbose: bool,
+    /// Also write an HTML report beside the scenarios: `OUT/report.html` (the table,
+    /// every class with its seeds and needs) and each class's page (`OUT/<scenario>.html`:
+    /// the interleaving drawn step by step). Self-contained: opens from disk.
+    #[arg(long)]
+    html: bool,
     #[command(flatten)]
     exec: ExecFlags,
 }
@@ -113,6 +118,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         check_determinism: args.check_determinism,
         result_file: args.sharding.result.clone(),
         details_file: !args.json && !args.verbose,
+        html: args.html,
         partners: None,
     };
     let started = std::time::Instant::now();
@@ -146,10 +152,21 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         };
         print_text(&run, out, started.elapsed(), plan.campaign.jobs, details);
     }
-    // A file that could not be written (a scenario, the result file) fails the run
-    // (exit 2), after the table.
+    let mut unwritten = Vec::new();
+    if let Some(w) = &run.reports {
+        let (lines, errors) = super::report::written_lines(w);
+        if !args.json {
+            print!("{lines}");
+        }
+        unwritten = errors;
+    }
+    // A file that could not be written (a scenario, the result file, a page) fails the
+    // run (exit 2), after the table.
     if let Some(e) = text::not_written(&run.result, run.result_error.as_deref()) {
-        anyhow::bail!("{e}");
+        unwritten.insert(0, e);
+    }
+    if !unwritten.is_empty() {
+        anyhow::bail!("{}", unwritten.join("\n"));
     }
     Ok(verdict(&run.result))
 }

@@ -108,6 +108,7 @@ fn check(mut r: ResultFile<CheckResult>, args: &Args) -> anyhow::Result<Verdict>
         args.json,
         result_error.into_iter().collect(),
         None,
+        "",
     )
 }
 

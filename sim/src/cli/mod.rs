@@ -22,6 +22,7 @@ mod merge;
 mod nightly;
 mod progress;
 mod replay;
+mod report;
 mod run;
 mod sharding;
 mod shrink;
@@ -154,6 +155,14 @@ enum Command {
         QUITS_AT_A_SIGNAL, CLOSED_STDOUT
     ))]
     Merge(merge::Args),
+    /// Write self-contained HTML pages: a scenario's interleaving drawn step by step, or a
+    /// campaign's table and classes from result files and nights, each class linked to its
+    /// scenario's page.
+    #[command(after_help = exit_codes!(
+        "0    the pages written (a scenario's verdict does not change it)",
+        BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
+    Report(report::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -183,6 +192,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::main(args),
         Command::Bench(args) => bench::main(args),
         Command::Merge(args) => merge::main(args),
+        Command::Report(args) => report::main(args),
     };
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.

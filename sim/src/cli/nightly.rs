@@ -57,6 +57,11 @@ pub struct Args {
     /// adds the shards' `--result` files up into one night folder.
     #[command(flatten)]
     sharding: ShardFlags,
+    /// Also write the night's HTML report: `report.html` in tonight's folder (every class
+    /// with its source, seed and needs, the tables per strategy, and a plot of classes and
+    /// throughput over the nights in `--out`), and each new scenario's page beside it.
+    #[arg(long)]
+    html: bool,
 }
 
 /// The night's progress line ([`Progress`]: drawn on its own thread, so a stalled
@@ -115,6 +120,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         shard: args.sharding.shard(),
         result: args.sharding.result.clone(),
         worlds: super::flags::worlds(&args.world, &args.invariants)?,
+        html: args.html,
     };
     let progress = Bars(Progress::start(Measure::Time(args.time)));
     let summary = nightly(&cfg, &progress, reconcile_sim::run::interrupt::flag());
@@ -131,6 +137,9 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         "summary: {}/summary.md and summary.json",
         night_dir.display()
     );
+    if args.html {
+        println!("report: {}/report.html", night_dir.display());
+    }
     Ok(verdict(&summary))
 }
 

@@ -5,6 +5,7 @@ pub mod assume;
 pub mod class;
 pub mod coverage;
 pub mod describe;
+pub mod html;
 pub mod scenario;
 pub mod shrink;
 pub mod timeline;

@@ -76,6 +76,19 @@ pub fn narrate_masked(
     steps: &[Step],
     mask: &[Class],
 ) -> (Narration, Option<Class>) {
+    narrate_observed(stores, config, steps, mask, &mut ())
+}
+
+/// [`narrate_masked`], telling `also` about every step as well: what an HTML report
+/// ([`crate::trace::html`]) records beside the words (each tab's render after each step),
+/// from the same one replay, so the picture cannot disagree with the narration.
+pub fn narrate_observed(
+    stores: &dyn StoreFactory,
+    config: WorldConfig,
+    steps: &[Step],
+    mask: &[Class],
+    also: &mut dyn Observer,
+) -> (Narration, Option<Class>) {
     let mut narrator = Narrator {
         input: steps,
         lines: Vec::new(),
@@ -85,7 +98,12 @@ pub fn narrate_masked(
         last_violation: None,
     };
     let mut watch = ClassWatch::new(mask);
-    let report = replay_observed(stores, config, steps, &mut (&mut narrator, &mut watch));
+    let report = replay_observed(
+        stores,
+        config,
+        steps,
+        &mut ((&mut narrator, &mut watch), also),
+    );
     let classified = watch.finish(report);
     let final_index = match &classified.report.outcome {
         Outcome::Fail(v) => Some(v.step_index),

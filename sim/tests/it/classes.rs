@@ -405,6 +405,7 @@ fn check_known(
             determinism: false,
             allow_empty: false,
             worlds: Default::default(),
+            html: false,
             settle: reconcile_sim::campaign::settle_budget::SettleBudget::Unbounded,
         },
         &|path, sc| {

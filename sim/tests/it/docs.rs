@@ -28,6 +28,7 @@ const ROOTS: &[&str] = &[
     ".ci/",
     ".github/",
     ".clusterfuzzlite/",
+    "report-tests/",
 ];
 
 /// Paths named on purpose that a fresh clone lacks.

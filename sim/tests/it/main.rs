@@ -20,6 +20,7 @@ mod node_durable;
 mod pasted;
 mod pins_and_names;
 mod render_policies;
+mod report;
 mod robust;
 mod scenarios;
 mod shard;

@@ -235,6 +235,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Worlds::default(),
+            html: false,
             settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         }
     }

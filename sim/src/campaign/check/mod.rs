@@ -455,6 +455,7 @@ pub(crate) mod tests {
             determinism: true,
             allow_empty: true,
             worlds: Worlds::default(),
+            html: false,
             settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         }
     }

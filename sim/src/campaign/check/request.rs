@@ -86,6 +86,9 @@ pub struct CheckRequest<'a> {
     /// What `--world` pins in the fuzzed seeds' worlds, and the invariants judged (in
     /// the fuzzed runs and, when chosen, in every scenario's replay too).
     pub worlds: Worlds,
+    /// Write the HTML report beside the saved scenarios (`--html`): the check's page and
+    /// each new class's scenario page ([`crate::campaign::report`]).
+    pub html: bool,
     /// How long settling the new classes found may take (`--settle-time`).
     pub settle: crate::campaign::settle_budget::SettleBudget,
 }

@@ -579,6 +579,7 @@ mod tests {
             determinism: false,
             allow_empty: false,
             worlds: Default::default(),
+            html: false,
             settle: crate::campaign::settle_budget::SettleBudget::Unbounded,
         };
         let r = result(

@@ -1048,6 +1048,7 @@ mod tests {
             shard,
             result: None,
             worlds: Default::default(),
+            html: false,
         };
         let sig = |s: &str| (s.to_string(), Class::bare(Invariant::NoLoss));
         let known: BTreeSet<Signature> = [sig("naive"), sig("current")].into_iter().collect();

@@ -18,6 +18,8 @@ pub struct CheckRun {
     /// Why the result file could not be written, if it could not: the command reports it
     /// after the report and fails.
     pub result_error: Option<String>,
+    /// The HTML report written with `request.html`; `None` without it.
+    pub reports: Option<crate::campaign::report::Written>,
     /// How long the campaign and settling took, and settling's budget.
     pub timing: Timing,
 }
@@ -37,10 +39,24 @@ pub fn check(
         CheckResult::of_run(request, seed, &report, &texts)?,
     );
     let result_error = result.save_to(result_file);
+    let reports = request.html.then(|| {
+        let stores = request.under_test.clone().unwrap_or_default();
+        crate::campaign::report::write_check(
+            &result,
+            &report,
+            &request.out,
+            request.shard,
+            &crate::campaign::report::Replayers {
+                stores: &stores,
+                resolve,
+            },
+        )
+    });
     Ok(CheckRun {
         result,
         report,
         result_error,
+        reports,
         timing,
     })
 }

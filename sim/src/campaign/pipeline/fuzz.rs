@@ -39,6 +39,9 @@ pub struct FuzzPlan<'a> {
     /// Write the report's details to a file beside the scenarios (what the first screen
     /// points to, instead of printing them).
     pub details_file: bool,
+    /// Write the HTML report beside the scenarios (`--html`): the campaign page and each
+    /// class's scenario page ([`crate::campaign::report`]).
+    pub html: bool,
     /// The other shards of the same command running at once in this process, if any:
     /// the shards then settle the whole campaign's failures between them, each once
     /// ([`super::partners`]). For campaigns without a time budget.
@@ -59,6 +62,9 @@ pub struct FuzzRun {
     /// suspects, coverage), or why they could not be (the command then prints them);
     /// `None` when there are none.
     pub details: Option<Result<PathBuf, String>>,
+    /// The HTML report written with `--html` (the pages, the pages not made, the files
+    /// that could not be written); `None` without it.
+    pub reports: Option<crate::campaign::report::Written>,
     /// How long the campaign and settling took, and settling's budget.
     pub timing: Timing,
 }
@@ -104,13 +110,41 @@ pub fn fuzz(
         .details_file
         .then(|| write_details(&result, plan))
         .flatten();
+    let reports = plan.html.then(|| {
+        listener.status("writing the HTML report".to_string());
+        crate::campaign::report::write_fuzz(
+            &result,
+            &plan.out,
+            plan.shard,
+            &crate::campaign::report::Replayers {
+                stores: &campaign.stores,
+                resolve: &shipped_only,
+            },
+        )
+    });
     Ok(FuzzRun {
         runs: outcome.report.seeds * campaign.stores.len() as u64,
         result,
         result_error,
         details,
+        reports,
         timing,
     })
+}
+
+/// The store a saved scenario names when it is not one of the campaign's: a shipped one
+/// (a file never runs a command the user did not give).
+fn shipped_only(
+    path: &std::path::Path,
+    sc: &crate::trace::scenario::Scenario,
+) -> Result<Box<dyn crate::model::store::StoreFactory>, crate::store::recorded::RecordedError> {
+    crate::store::recorded::resolve_recorded(
+        &sc.store,
+        path,
+        sc.store_dir.as_deref(),
+        crate::exec::ExecOptions::default(),
+        false,
+    )
 }
 
 /// Write the report's details ([`super::text::text`]: every class with its shrunk

@@ -8,6 +8,7 @@
 //! - `run`: [`run::run`].
 //! - `nightly`: [`nightly::nightly`].
 //! - `shrink`: [`shrink::shrink_file`].
+//! - `report`: [`report::report`] (the HTML pages of scenarios, results and nights).
 //!
 //! They report as they go through a [`Listener`].
 
@@ -16,6 +17,7 @@ pub mod check_text;
 pub mod fuzz;
 pub mod nightly;
 pub mod partners;
+pub mod report;
 pub mod run;
 pub mod shrink;
 pub mod text;

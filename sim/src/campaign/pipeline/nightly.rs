@@ -30,5 +30,33 @@ pub fn nightly(
             let _ = write_summary(&cfg.night_dir, &summary);
         }
     }
+    if cfg.html {
+        listener.note("writing the HTML report");
+        let stores = crate::campaign::nightly::stores_named(&cfg.stores)?;
+        let stores: Vec<&dyn crate::model::store::StoreFactory> = stores
+            .iter()
+            .map(|s| s as &dyn crate::model::store::StoreFactory)
+            .collect();
+        let written = crate::campaign::report::write_night(
+            &summary,
+            &cfg.night_dir,
+            &crate::campaign::report::Replayers {
+                stores: &stores,
+                resolve: &|path, sc| {
+                    crate::store::recorded::resolve_recorded(
+                        &sc.store,
+                        path,
+                        sc.store_dir.as_deref(),
+                        crate::exec::ExecOptions::default(),
+                        false,
+                    )
+                },
+            },
+        );
+        if !written.errors.is_empty() {
+            summary.write_errors.extend(written.errors);
+            let _ = write_summary(&cfg.night_dir, &summary);
+        }
+    }
     Ok(summary)
 }

@@ -209,6 +209,7 @@ mod tests {
             result_file: None,
             details_file: false,
             partners,
+            html: false,
         };
         let never = AtomicBool::new(false);
         let dir = tempfile::tempdir().unwrap();
