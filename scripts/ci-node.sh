@@ -161,7 +161,7 @@ sed -i -e 's/^        if (waiting) waiting.turnId = frame.data.turn_id;$/       
   -e 's/^    this.live = this.live.filter((m) => m.role === "user");$//' "$conv"
 if [ "$(diff "$conv" "$tmp/conversation.ts" | grep -c '^<')" -ne 3 ]; then echo "the three fixes did not all apply to $conv" >&2; exit 1; fi
 npx reconcile-sim-adapter build reconcile/adapter.ts
-PATH="$PWD/node_modules/.bin:$PATH" "$bin" fuzz --store "exec:reconcile-sim-adapter reconcile/adapter.ts" \
+PATH="$bins:$PATH" "$bin" fuzz --store "exec:reconcile-sim-adapter reconcile/adapter.ts" \
   --seeds 2000 --jobs 2 --out "$tmp/fixed" > "$tmp/fixed.txt" 2>&1 || { cat "$tmp/fixed.txt"; echo "the fixed assistant store failed (exit 0 expected)" >&2; exit 1; }
 cp "$tmp/conversation.ts" "$conv"
 npx reconcile-sim-adapter build reconcile/adapter.ts
