@@ -109,7 +109,7 @@ test("an adapter that throws crashes the runs it serves, with its words", async 
 
 test("bad commands are errors that say what is wrong, and a finished engine says so", async () => {
   assert.throws(() => new Engine("{"), /bad engine command/);
-  assert.throws(() => new Engine(JSON.stringify({ command: "explore", store: "exec:x", seeds: 1 })), /unknown command 'explore' \(the engine runs: fuzz, check\)/);
+  assert.throws(() => new Engine(JSON.stringify({ command: "explore", store: "exec:x", seeds: 1 })), /unknown command 'explore' \(the engine runs: fuzz, check, report\)/);
   assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "exec:x", seeds: 0 })), /seeds 0 runs nothing/);
   assert.throws(() => new Engine(JSON.stringify({ command: "fuzz", store: "current", seeds: 1 })), /bad exec store 'current': it does not start with 'exec:'/);
   const engine = new Engine(JSON.stringify({ command: "fuzz", store: "exec:node adapters/node/store.js current", dir: root, seeds: 1, out: scratch() }));
