@@ -71,6 +71,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
+use crate::model::source_lines;
 use crate::model::store::{Answer, CrashCause, Store, StoreFault};
 use crate::model::wire::{Input, RenderRow};
 
@@ -235,8 +236,36 @@ impl Store for ExecStore {
     }
 }
 
+impl ExecStore {
+    /// When this thread records source lines ([`source_lines::record`]): the lines the run
+    /// ran in this process, asked of the adapter (`coverage`), or why it cannot say. A
+    /// process that fails to answer is not given back to the pool.
+    fn hand_over_coverage(&mut self) {
+        if !source_lines::recording() {
+            return;
+        }
+        let Some(conn) = self.conn.get_mut() else {
+            return; // the process died: the run's crash is its finding, its lines are lost
+        };
+        if !conn.features().coverage {
+            source_lines::unsupported("the adapter does not speak the protocol's coverage extension (reconcile-sim-adapter does)");
+            return;
+        }
+        match conn.coverage() {
+            Ok(answer) => {
+                for (file, lines) in answer.files {
+                    source_lines::add(&answer.root, &file, lines);
+                }
+            }
+            // Dropped, not pooled: a process out of protocol is killed.
+            Err(_) => drop(self.conn.get_mut().take()),
+        }
+    }
+}
+
 impl Drop for ExecStore {
     fn drop(&mut self) {
+        self.hand_over_coverage();
         if let (Some(conn), Some(pool)) = (self.conn.get_mut().take(), &self.pool) {
             // A process whose store threw is still in protocol: after the next reset it
             // is as good as new.
