@@ -190,7 +190,7 @@ impl Store for ExecStore {
         if let Some(cause) = self.crash.get_mut().take() {
             return Err(StoreFault { cause });
         }
-        match conn.input(input) {
+        let answer = match conn.input(input) {
             Ok((effects, render)) => {
                 self.render = render;
                 Ok(effects)
@@ -200,8 +200,10 @@ impl Store for ExecStore {
                 let cause = conn.store_threw(message);
                 Err(StoreFault { cause })
             }
-            Err(fault) => self.fail(fault),
-        }
+            Err(fault) => return self.fail(fault),
+        };
+        self.step_coverage();
+        answer
     }
 
     fn render(&self) -> &[RenderRow] {
@@ -237,6 +239,24 @@ impl Store for ExecStore {
 }
 
 impl ExecStore {
+    /// When this thread records source lines ([`source_lines::record`]): the lines this
+    /// input ran (the protocol's `coverage`), the run's last step's until the next input's.
+    /// A process that cannot answer is left to the next input to report, as any fault.
+    fn step_coverage(&mut self) {
+        if !source_lines::recording() {
+            return;
+        }
+        let Some(conn) = self.conn.get_mut() else {
+            return;
+        };
+        if !conn.features().coverage {
+            return; // said at the end of the run
+        }
+        if let Ok(answer) = conn.coverage() {
+            source_lines::add_step(&answer.root, answer.files);
+        }
+    }
+
     /// When this thread records source lines ([`source_lines::record`]): the lines the run
     /// ran in this process, asked of the adapter (`coverage`), or why it cannot say. A
     /// process that fails to answer is not given back to the pool.

@@ -17,6 +17,10 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Recorded {
     /// Lines run, by file (relative to `root`).
     pub lines: BTreeMap<String, BTreeSet<u32>>,
+    /// Lines run by each input a store handled, in order (the last one is the step that
+    /// ended a failing run: where a store that loses or misshapes a row made its wrong
+    /// decision).
+    pub steps: Vec<BTreeMap<String, BTreeSet<u32>>>,
     /// The directory the files are relative to (the adapter's project root), when a store
     /// said.
     pub root: Option<String>,
@@ -59,6 +63,25 @@ pub fn add(root: &str, file: &str, lines: impl IntoIterator<Item = u32>) {
     });
 }
 
+/// A store ran these lines of files (relative to `root`) while handling one input: the
+/// run's next step.
+pub fn add_step(root: &str, files: BTreeMap<String, Vec<u32>>) {
+    RECORDER.with(|r| {
+        if let Some(rec) = r.borrow_mut().as_mut() {
+            rec.root.get_or_insert_with(|| root.to_string());
+            let mut step = BTreeMap::new();
+            for (file, lines) in files {
+                rec.lines
+                    .entry(file.clone())
+                    .or_default()
+                    .extend(lines.iter().copied());
+                step.insert(file, lines.into_iter().collect::<BTreeSet<u32>>());
+            }
+            rec.steps.push(step);
+        }
+    });
+}
+
 /// A store of the run cannot say which lines ran, and why.
 pub fn unsupported(why: &str) {
     RECORDER.with(|r| {
@@ -95,5 +118,15 @@ mod tests {
         assert!(!outer.lines.contains_key("b.ts"));
         assert_eq!(outer.passed, Some(true));
         assert!(!recording());
+        let ((), steps) = record(|| {
+            add_step("/r", BTreeMap::from([("a.ts".to_string(), vec![1, 2])]));
+            add_step("/r", BTreeMap::from([("b.ts".to_string(), vec![5])]));
+        });
+        assert_eq!(steps.lines.len(), 2, "every step's lines are the run's");
+        assert_eq!(steps.steps.len(), 2);
+        assert_eq!(
+            steps.steps[1],
+            BTreeMap::from([("b.ts".to_string(), BTreeSet::from([5]))])
+        );
     }
 }

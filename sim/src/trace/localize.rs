@@ -31,6 +31,7 @@ use crate::model::source_lines::{self, Recorded};
 use crate::model::step::Step;
 use crate::model::store::StoreFactory;
 use crate::model::world::World;
+use crate::oracle::Invariant;
 use crate::run::{Next, Observer};
 use crate::trace::shrink::Failing;
 
@@ -133,6 +134,8 @@ struct Run {
     /// It passed (no violation left unexcused).
     passed: bool,
     lines: BTreeMap<String, BTreeSet<u32>>,
+    /// The lines of each of its steps (the last is the violating one, in a failing run).
+    steps: Vec<BTreeMap<String, BTreeSet<u32>>>,
 }
 
 /// The runs recorded for one class.
@@ -156,6 +159,7 @@ impl Spectrum {
             failed,
             passed: !failed && recorded.passed == Some(true),
             lines: recorded.lines,
+            steps: recorded.steps,
         });
     }
 
@@ -165,9 +169,39 @@ impl Spectrum {
     }
 }
 
-/// Scores of every line a failing run ran, best first (score descending, then file, then
-/// line), from `spectrum`; or why there are none.
-pub fn rank(spectrum: &Spectrum) -> Result<Vec<(String, u32, f64)>, String> {
+/// What a failing run contributes: the lines of its whole run, or only those of the step
+/// that broke the invariant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evidence {
+    /// Every line the failing run ran: for failures noticed later than the wrong decision
+    /// (a row that lingers is seen at a fetch response or at the end).
+    WholeRun,
+    /// Steps, not runs, are the units: a failing run's violating step is a failing unit,
+    /// every other step (of a passing run, or of a failing run before it broke) a passing
+    /// one. For failures noticed the moment the store makes them (a row lost, a render
+    /// misshapen, a crash), where every line that merely set up the failure (the send, the
+    /// turn's start) ran in an earlier step and the render runs in every step.
+    ViolatingStep,
+}
+
+impl Evidence {
+    /// What evidence localizes a class of `invariant`: the violating step for the
+    /// invariants judged after every step (inv1, inv3, inv5, crash), the whole run for
+    /// those judged after a fetch or at the end (inv2, inv4).
+    pub fn for_invariant(invariant: Invariant) -> Evidence {
+        match invariant {
+            Invariant::NoDuplicate | Invariant::Converges => Evidence::WholeRun,
+            Invariant::NoLoss
+            | Invariant::NewerTurnPreserved
+            | Invariant::RenderShape
+            | Invariant::Crash => Evidence::ViolatingStep,
+        }
+    }
+}
+
+/// Scores of every line a failing run ran (as `evidence` says), best first (score
+/// descending, then file, then line), from `spectrum`; or why there are none.
+pub fn rank(spectrum: &Spectrum, evidence: Evidence) -> Result<Vec<(String, u32, f64)>, String> {
     if let Some(why) = &spectrum.unsupported {
         return Err(format!("not localized: {why}"));
     }
@@ -181,16 +215,33 @@ pub fn rank(spectrum: &Spectrum) -> Result<Vec<(String, u32, f64)>, String> {
             "not localized: no passing run to contrast with ({failing} failing runs recorded, none passed)"
         ));
     }
+    // The units (each a set of lines) that failed and that passed.
+    let mut failed_units: Vec<&BTreeMap<String, BTreeSet<u32>>> = Vec::new();
+    let mut passed_units: Vec<&BTreeMap<String, BTreeSet<u32>>> = Vec::new();
+    for run in spectrum.runs.iter().filter(|r| r.failed || r.passed) {
+        match (evidence, run.failed, run.steps.split_last()) {
+            (Evidence::ViolatingStep, true, Some((last, before))) => {
+                failed_units.push(last);
+                passed_units.extend(before);
+            }
+            (Evidence::ViolatingStep, false, Some(_)) => passed_units.extend(&run.steps),
+            (_, true, _) => failed_units.push(&run.lines),
+            (_, false, _) => passed_units.push(&run.lines),
+        }
+    }
+    let failing = failed_units.len();
     // (failed, passed) per line.
     let mut counts: BTreeMap<(&str, u32), (u32, u32)> = BTreeMap::new();
-    for run in spectrum.runs.iter().filter(|r| r.failed || r.passed) {
-        for (file, lines) in &run.lines {
-            for &line in lines {
-                let c = counts.entry((file.as_str(), line)).or_default();
-                if run.failed {
-                    c.0 += 1;
-                } else {
-                    c.1 += 1;
+    for (failed, units) in [(true, &failed_units), (false, &passed_units)] {
+        for unit in units.iter() {
+            for (file, lines) in unit.iter() {
+                for &line in lines {
+                    let c = counts.entry((file.as_str(), line)).or_default();
+                    if failed {
+                        c.0 += 1;
+                    } else {
+                        c.1 += 1;
+                    }
                 }
             }
         }
@@ -216,10 +267,10 @@ pub fn rank(spectrum: &Spectrum) -> Result<Vec<(String, u32, f64)>, String> {
 
 /// The best [`LINES_KEPT`] lines for the class `spectrum` recorded, with their text read
 /// from the store's project root; or why it cannot say.
-pub fn localize(spectrum: &Spectrum) -> Localization {
+pub fn localize(spectrum: &Spectrum, evidence: Evidence) -> Localization {
     let failing = spectrum.runs.iter().filter(|r| r.failed).count();
     let passing = spectrum.runs.iter().filter(|r| r.passed).count();
-    match rank(spectrum) {
+    match rank(spectrum, evidence) {
         Err(reason) => Localization {
             lines: Vec::new(),
             reason: Some(reason),
@@ -327,6 +378,13 @@ impl<'a> Recording<'a> {
     pub fn into_spectrum(self) -> Spectrum {
         self.spectrum.into_inner()
     }
+
+    /// Record one more run, made by `run` (whether it showed the class): a contrast run
+    /// beyond the shrinker's.
+    pub fn add(&self, run: impl FnOnce() -> bool) {
+        let (failed, recorded) = source_lines::record(run);
+        self.spectrum.borrow_mut().add(failed, recorded);
+    }
 }
 
 impl Failing for Recording<'_> {
@@ -382,7 +440,7 @@ mod tests {
             (false, true, &[1, 3]),
             (false, true, &[1]),
         ]);
-        let ranked = rank(&s).unwrap();
+        let ranked = rank(&s, Evidence::WholeRun).unwrap();
         assert_eq!(ranked[0].1, 5);
         assert!((ranked[0].2 - 1.0).abs() < 1e-9);
         // line 1: 2 / sqrt(2 * 4) = 0.707; line 3: 1 / sqrt(2 * 2) = 0.5
@@ -393,10 +451,44 @@ mod tests {
     }
 
     #[test]
+    fn at_the_violating_step_only_what_that_step_ran_is_evidence() {
+        // Both failing runs sent (line 2) before the step that lost the row ran line 9;
+        // the passing runs did not send, or never reached line 9.
+        let mut s = Spectrum::default();
+        for (failed, lines, before, last) in [
+            (true, vec![1, 2, 9], vec![1, 2], vec![1, 9]),
+            (true, vec![1, 2, 9], vec![1, 2], vec![1, 9]),
+            (false, vec![1, 9], vec![1], vec![1, 9]),
+            (false, vec![1, 3], vec![1], vec![1, 3]),
+        ] {
+            let mut r = Recorded {
+                passed: Some(!failed),
+                ..Recorded::default()
+            };
+            r.lines.insert("s.ts".into(), lines.into_iter().collect());
+            r.steps.push(BTreeMap::from([(
+                "s.ts".to_string(),
+                before.into_iter().collect::<BTreeSet<u32>>(),
+            )]));
+            r.steps.push(BTreeMap::from([(
+                "s.ts".to_string(),
+                last.into_iter().collect::<BTreeSet<u32>>(),
+            )]));
+            s.add(failed, r);
+        }
+        // Whole runs: the send (line 2, in no passing run) beats the bug (line 9).
+        assert_eq!(rank(&s, Evidence::WholeRun).unwrap()[0].1, 2);
+        // The violating step: the send is no evidence; line 9 ranks first.
+        let at_step = rank(&s, Evidence::ViolatingStep).unwrap();
+        assert_eq!(at_step[0].1, 9);
+        assert!(at_step.iter().all(|(_, l, _)| *l != 2), "{at_step:?}");
+    }
+
+    #[test]
     fn a_line_no_failing_run_ran_never_ranks() {
         // Line 9 (an unreachable branch for this class) ran only in a passing run.
         let s = spectrum(&[(true, false, &[1, 2]), (false, true, &[1, 9])]);
-        let ranked = rank(&s).unwrap();
+        let ranked = rank(&s, Evidence::WholeRun).unwrap();
         assert!(ranked.iter().all(|(_, l, _)| *l != 9), "{ranked:?}");
     }
 
@@ -408,18 +500,18 @@ mod tests {
             (false, true, &[1]),
             (false, false, &[2]),
         ]);
-        let ranked = rank(&s).unwrap();
+        let ranked = rank(&s, Evidence::WholeRun).unwrap();
         assert_eq!((ranked[0].1, ranked[0].2), (2, 1.0));
     }
 
     #[test]
     fn without_a_passing_run_it_says_so_instead_of_guessing() {
         let s = spectrum(&[(true, false, &[1, 2]), (false, false, &[1])]);
-        let loc = localize(&s);
+        let loc = localize(&s, Evidence::WholeRun);
         assert!(loc.lines.is_empty());
         let why = loc.reason.unwrap();
         assert!(why.contains("no passing run"), "{why}");
-        let none = localize(&Spectrum::default());
+        let none = localize(&Spectrum::default(), Evidence::WholeRun);
         assert!(none.reason.unwrap().contains("no run showing the class"));
     }
 
@@ -433,13 +525,16 @@ mod tests {
                 ..Recorded::default()
             },
         );
-        assert_eq!(localize(&s).reason.unwrap(), "not localized: no coverage");
+        assert_eq!(
+            localize(&s, Evidence::WholeRun).reason.unwrap(),
+            "not localized: no coverage"
+        );
     }
 
     #[test]
     fn ties_are_ordered_by_file_and_line_and_ranked_pessimistically() {
         let s = spectrum(&[(true, false, &[7, 4]), (false, true, &[1])]);
-        let loc = localize(&s);
+        let loc = localize(&s, Evidence::WholeRun);
         let lines: Vec<u32> = loc.lines.iter().map(|l| l.line).collect();
         assert_eq!(lines, [4, 7]);
         assert_eq!(loc.rank_of("s.ts", 4), Some(2));
