@@ -173,7 +173,7 @@ for plant in wanted:
     tops = {c["top"] for c in classes}
     grouped = len(classes) > 0 and len(tops) == 1 and None not in tops
     ranks = [c["rank"] for c in classes]
-    rows.append({"plant": plant, "example": ex, "what": what, "at": f"{file}:{line}",
+    rows.append({"plant": plant, "example": ex, "what": what, "at": f"examples/{ex}/{file}:{line}",
                  "classes": len(classes), "all_classes": len(loc.get("scenarios", [])), "ranks": ranks,
                  "grouped": grouped, "tops": sorted(t for t in tops if t),
                  "plain_s": t_plain, "localize_s": t_loc, "detail": classes})
