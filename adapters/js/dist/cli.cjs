@@ -673,13 +673,137 @@ var init_network = __esm({
 });
 
 // src/cli.ts
-var import_node_fs3 = require("node:fs");
+var import_node_fs4 = require("node:fs");
+
+// src/coverage.ts
+var import_node_fs = require("node:fs");
+var import_node_inspector = require("node:inspector");
+var B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+function decode(mappings) {
+  const out = [];
+  let line = 0;
+  let source = 0;
+  let origLine = 0;
+  let origCol = 0;
+  let i = 0;
+  let seg = "";
+  const vlq = () => {
+    let result = 0;
+    let shift = 0;
+    for (; ; ) {
+      const d = B64.indexOf(seg[i++]);
+      result += (d & 31) << shift;
+      shift += 5;
+      if ((d & 32) === 0) break;
+    }
+    return result & 1 ? -(result >>> 1) : result >>> 1;
+  };
+  for (const group of mappings.split(";")) {
+    let col = 0;
+    if (group !== "") {
+      for (seg of group.split(",")) {
+        i = 0;
+        const fields = [];
+        while (i < seg.length) fields.push(vlq());
+        col += fields[0];
+        if (fields.length >= 4) {
+          source += fields[1];
+          origLine += fields[2];
+          origCol += fields[3];
+          out.push([line, col, source, origLine]);
+        }
+      }
+    }
+    line++;
+  }
+  return out;
+}
+var Coverage = class _Coverage {
+  constructor(script, points, sources, root) {
+    this.script = script;
+    this.points = points;
+    this.sources = sources;
+    this.root = root;
+  }
+  script;
+  points;
+  sources;
+  root;
+  session = null;
+  /** Coverage of `file` (the bundle, evaluated after `prefix`), if its source map is there. */
+  static load(file, code, prefix) {
+    let map;
+    try {
+      map = JSON.parse((0, import_node_fs.readFileSync)(`${file}.map`, "utf8"));
+    } catch {
+      return null;
+    }
+    const meta = map.x_reconcile_sim;
+    if (meta === void 0) return null;
+    const own = new Set(meta.own);
+    const lineStarts = [0];
+    for (let i = 0; i < code.length; i++) if (code.charCodeAt(i) === 10) lineStarts.push(i + 1);
+    const points = [];
+    for (const [gl, gc, src, ol] of decode(map.mappings)) {
+      if (!own.has(src) || gl >= lineStarts.length) continue;
+      points.push({ offset: prefix + lineStarts[gl] + gc, source: src, line: ol + 1 });
+    }
+    points.sort((a, b) => a.offset - b.offset);
+    return new _Coverage(file, points, map.sources, meta.root);
+  }
+  post(method, params) {
+    return new Promise((resolve2, reject) => {
+      this.session.post(method, params ?? {}, (err, result) => err ? reject(err) : resolve2(result));
+    });
+  }
+  /**
+   * The app's lines run since the previous call, by file (relative to the project root),
+   * each file's lines ascending. The first call starts coverage and reports nothing.
+   */
+  async take() {
+    if (this.session === null) {
+      this.session = new import_node_inspector.Session();
+      this.session.connect();
+      await this.post("Profiler.enable");
+      await this.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true });
+      return { root: this.root, files: {} };
+    }
+    const { result } = await this.post("Profiler.takePreciseCoverage");
+    const ranges = [];
+    for (const s of result) {
+      if (s.url !== this.script && s.url !== `file://${this.script}`) continue;
+      for (const f of s.functions) ranges.push(...f.ranges);
+    }
+    ranges.sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
+    const run = /* @__PURE__ */ new Map();
+    const stack = [];
+    let next = 0;
+    for (const p of this.points) {
+      while (next < ranges.length && ranges[next].startOffset <= p.offset) {
+        const r = ranges[next++];
+        while (stack.length > 0 && stack[stack.length - 1].endOffset <= r.startOffset) stack.pop();
+        stack.push(r);
+      }
+      while (stack.length > 0 && stack[stack.length - 1].endOffset <= p.offset) stack.pop();
+      const top = stack[stack.length - 1];
+      if (top === void 0 || top.count === 0) continue;
+      let lines = run.get(p.source);
+      if (lines === void 0) run.set(p.source, lines = /* @__PURE__ */ new Set());
+      lines.add(p.line);
+    }
+    const files = {};
+    for (const [source, lines] of [...run].sort((a, b) => this.sources[a[0]] < this.sources[b[0]] ? -1 : 1)) {
+      files[this.sources[source]] = [...lines].sort((a, b) => a - b);
+    }
+    return { root: this.root, files };
+  }
+};
 
 // src/host.ts
 var import_node_path2 = require("node:path");
 
 // src/loader.ts
-var import_node_fs = require("node:fs");
+var import_node_fs2 = require("node:fs");
 var import_node_module = require("node:module");
 var import_node_path = require("node:path");
 var import_node_url = require("node:url");
@@ -687,7 +811,7 @@ var import_node_vm = __toESM(require("node:vm"), 1);
 var PKG_VERSION = readOwnVersion();
 function readOwnVersion() {
   try {
-    const pkg = JSON.parse((0, import_node_fs.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
+    const pkg = JSON.parse((0, import_node_fs2.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
     return pkg.version ?? "0";
   } catch {
     return "0";
@@ -696,7 +820,7 @@ function readOwnVersion() {
 function findRoot(from) {
   let dir = (0, import_node_path.resolve)(from);
   for (; ; ) {
-    if ((0, import_node_fs.existsSync)((0, import_node_path.join)(dir, "package.json"))) return dir;
+    if ((0, import_node_fs2.existsSync)((0, import_node_path.join)(dir, "package.json"))) return dir;
     const up = (0, import_node_path.dirname)(dir);
     if (up === dir) return (0, import_node_path.resolve)(from);
     dir = up;
@@ -707,7 +831,7 @@ function paths(options) {
   const store = options.store === void 0 ? void 0 : (0, import_node_path.resolve)(options.store);
   const root = (0, import_node_path.resolve)(options.root ?? findRoot((0, import_node_path.dirname)(map)));
   const cacheDir = (0, import_node_path.resolve)(options.cacheDir ?? (0, import_node_path.join)(root, "node_modules", ".cache", "reconcile-sim-adapter"));
-  const key = hash53(JSON.stringify({ v: PKG_VERSION, node: process.versions.modules, map, store: store ?? null, root }));
+  const key = hash53(JSON.stringify({ v: PKG_VERSION, sm: 1, node: process.versions.modules, map, store: store ?? null, root }));
   return { map, store, root, cacheDir, key, file: (0, import_node_path.join)(cacheDir, `${key}.cjs`), manifest: (0, import_node_path.join)(cacheDir, `${key}.json`) };
 }
 function hash53(text) {
@@ -723,7 +847,7 @@ function hash53(text) {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, "0");
 }
 function stat(path) {
-  const s = (0, import_node_fs.statSync)(path, { throwIfNoEntry: false });
+  const s = (0, import_node_fs2.statSync)(path, { throwIfNoEntry: false });
   return s === void 0 ? null : [s.size, s.mtimeMs];
 }
 function watched(path) {
@@ -733,7 +857,7 @@ function watched(path) {
 function fromCache(p) {
   let manifest;
   try {
-    manifest = JSON.parse((0, import_node_fs.readFileSync)(p.manifest, "utf8"));
+    manifest = JSON.parse((0, import_node_fs2.readFileSync)(p.manifest, "utf8"));
   } catch {
     return null;
   }
@@ -743,15 +867,15 @@ function fromCache(p) {
     if (s === null ? size !== -1 : s[0] !== size || s[1] !== mtime) return null;
   }
   try {
-    return (0, import_node_fs.readFileSync)(p.file, "utf8");
+    return (0, import_node_fs2.readFileSync)(p.file, "utf8");
   } catch {
     return null;
   }
 }
 function writeAtomic(path, data) {
   const tmp = `${path}.${process.pid}.tmp`;
-  (0, import_node_fs.writeFileSync)(tmp, data);
-  (0, import_node_fs.renameSync)(tmp, path);
+  (0, import_node_fs2.writeFileSync)(tmp, data);
+  (0, import_node_fs2.renameSync)(tmp, path);
 }
 async function bundle(options) {
   const started = performance.now();
@@ -762,19 +886,20 @@ async function bundle(options) {
   }
   const log = options.log ?? ((line) => process.stderr.write(`${line}
 `));
-  (0, import_node_fs.mkdirSync)(p.cacheDir, { recursive: true });
+  (0, import_node_fs2.mkdirSync)(p.cacheDir, { recursive: true });
   const lock = `${p.file}.lock`;
   const locked = await acquire(lock, () => options.noCache ? null : fromCache(p));
   if (typeof locked === "string") return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
   try {
-    const { code, inputs } = await build(p, log);
+    const { code, inputs, map } = await build(p, log);
+    writeAtomic(`${p.file}.map`, map);
     writeAtomic(p.file, code);
     const watch = [...new Set(inputs.map(watched))].sort();
     const manifest = { key: p.key, inputs: watch.map((f) => [f, ...stat(f) ?? [-1, -1]]) };
     writeAtomic(p.manifest, JSON.stringify(manifest));
     return { file: p.file, code, cached: false, ms: performance.now() - started, inputs: inputs.length };
   } finally {
-    if (locked) (0, import_node_fs.rmSync)(lock, { force: true });
+    if (locked) (0, import_node_fs2.rmSync)(lock, { force: true });
   }
 }
 var LOCK_STALE_MS = 6e4;
@@ -782,14 +907,14 @@ async function acquire(lock, ready) {
   const waitUntil = Date.now() + LOCK_STALE_MS;
   for (; ; ) {
     try {
-      (0, import_node_fs.writeFileSync)(lock, String(process.pid), { flag: "wx" });
+      (0, import_node_fs2.writeFileSync)(lock, String(process.pid), { flag: "wx" });
       return true;
     } catch (e) {
       if (e.code !== "EEXIST") return false;
     }
-    const age = Date.now() - ((0, import_node_fs.statSync)(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    const age = Date.now() - ((0, import_node_fs2.statSync)(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
     if (age > LOCK_STALE_MS) {
-      (0, import_node_fs.rmSync)(lock, { force: true });
+      (0, import_node_fs2.rmSync)(lock, { force: true });
       continue;
     }
     await new Promise((resolve2) => setTimeout(resolve2, 25));
@@ -827,7 +952,7 @@ async function kitAliases(root, log) {
   let config = null;
   for (const name of ["svelte.config.js", "svelte.config.mjs"]) {
     const path = (0, import_node_path.join)(root, name);
-    if (!(0, import_node_fs.existsSync)(path)) continue;
+    if (!(0, import_node_fs2.existsSync)(path)) continue;
     config = path;
     try {
       const mod = await import((0, import_node_url.pathToFileURL)(path).href);
@@ -842,6 +967,11 @@ async function kitAliases(root, log) {
   aliases.push(["$lib", (0, import_node_path.resolve)(root, lib), config === null]);
   return { aliases, config };
 }
+function withInlineMap(code, map) {
+  return `${code}
+//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString("base64")}
+`;
+}
 async function build(p, log) {
   const esbuild = await importPath(resolveFrom(p.root, "esbuild"), "build");
   let svelteDir = null;
@@ -855,7 +985,8 @@ async function build(p, log) {
   const extra = /* @__PURE__ */ new Set();
   if (config !== null) extra.add(config);
   const warn = (w) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
-  const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
+  const stubs = await declaredModules(p.map, esbuild);
+  const overrides = overridePlugin(p.map, stubs);
   const plugin = {
     name: "reconcile-sim-svelte",
     setup(b) {
@@ -874,8 +1005,8 @@ async function build(p, log) {
         b.onResolve({ filter: new RegExp(`^${escaped}(/.*)?$`) }, async (args) => {
           if (args.pluginData?.alias) return void 0;
           if (fallback) {
-            const own = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
-            if (own.errors.length === 0) return own;
+            const own2 = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { alias: true } });
+            if (own2.errors.length === 0) return own2;
           }
           const rest = args.path.slice(alias.length);
           const result2 = await b.resolve(target + rest, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
@@ -883,25 +1014,38 @@ async function build(p, log) {
         });
       }
       b.onLoad({ filter: /\.svelte\.(m?ts|m?js)$/ }, async (args) => {
-        let source = (0, import_node_fs.readFileSync)(args.path, "utf8");
+        let source = (0, import_node_fs2.readFileSync)(args.path, "utf8");
+        let stripped = null;
         if (/\.m?ts$/.test(args.path)) {
-          source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
+          const t = await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP, sourcemap: "external" });
+          source = t.code;
+          stripped = JSON.parse(t.map);
         }
         const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
         out.warnings.forEach(warn);
-        return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
+        const compiled = JSON.parse(out.js.map.toString());
+        compiled.sources = [args.path];
+        const map = stripped === null ? compiled : await chain(compiled, { ...stripped, sources: [args.path] });
+        return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
       b.onLoad({ filter: /\.svelte$/ }, async (args) => {
-        const out = (await svelte()).compile((0, import_node_fs.readFileSync)(args.path, "utf8"), {
+        const out = (await svelte()).compile((0, import_node_fs2.readFileSync)(args.path, "utf8"), {
           filename: args.path,
           generate: "client",
           dev: false,
           css: "injected"
         });
         out.warnings.forEach(warn);
-        return { contents: out.js.code, loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
+        const map = JSON.parse(out.js.map.toString());
+        map.sources = [args.path];
+        return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: (0, import_node_path.dirname)(args.path) };
       });
     }
+  };
+  const chain = async (outer, inner) => {
+    const remapping = await importPath((0, import_node_module.createRequire)((0, import_node_path.join)(findSvelte(), "package.json")).resolve("@jridgewell/remapping"), "default");
+    const fn = typeof remapping === "function" ? remapping : remapping.default;
+    return JSON.parse(fn([outer, inner], () => null).toString());
   };
   const q = JSON.stringify;
   const entry = [
@@ -915,6 +1059,10 @@ async function build(p, log) {
     absWorkingDir: p.root,
     bundle: true,
     write: false,
+    // Beside the bundle, never referenced from it: read only for coverage.
+    outfile: p.file,
+    sourcemap: "external",
+    sourcesContent: false,
     format: "cjs",
     platform: "neutral",
     target: "node18",
@@ -937,7 +1085,19 @@ async function build(p, log) {
     log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
   }
   await esbuild.stop?.();
-  const code = result.outputFiles[0].text;
+  const code = result.outputFiles.find((f) => !f.path.endsWith(".map")).text;
+  const rawMap = JSON.parse(result.outputFiles.find((f) => f.path.endsWith(".map")).text);
+  const mapDir = (0, import_node_path.dirname)(p.file);
+  const stubFiles = new Set(Object.values(stubs).flatMap((v) => typeof v === "string" ? [(0, import_node_path.resolve)((0, import_node_path.dirname)(p.map), v)] : []));
+  const own = [];
+  rawMap.sources = rawMap.sources.map((s, i) => {
+    const abs = s.includes(":") && !(0, import_node_path.isAbsolute)(s) ? s : (0, import_node_path.resolve)(mapDir, s);
+    const rel = (0, import_node_path.isAbsolute)(abs) ? (0, import_node_path.relative)(p.root, abs) : abs;
+    const mine = (0, import_node_path.isAbsolute)(abs) && !rel.startsWith("..") && !/(^|[\\/])node_modules[\\/]/.test(rel) && abs !== p.map && !stubFiles.has(abs) && !rel.includes("reconcile-sim-entry");
+    if (mine) own.push(i);
+    return rel.split("\\").join("/");
+  });
+  rawMap.x_reconcile_sim = { root: p.root, own };
   const inputs = new Set(extra);
   for (const input of Object.keys(result.metafile.inputs)) {
     const path = input.replace(/^[a-z-]+:/, "");
@@ -945,10 +1105,10 @@ async function build(p, log) {
     inputs.add((0, import_node_path.isAbsolute)(path) ? path : (0, import_node_path.resolve)(p.root, path));
   }
   for (const tsconfig of ["tsconfig.json", "jsconfig.json", (0, import_node_path.join)(".svelte-kit", "tsconfig.json")]) inputs.add((0, import_node_path.join)(p.root, tsconfig));
-  return { code, inputs: [...inputs].sort() };
+  return { code, inputs: [...inputs].sort(), map: JSON.stringify(rawMap) };
 }
 async function declaredModules(map, esbuild) {
-  const source = (0, import_node_fs.readFileSync)(map, "utf8");
+  const source = (0, import_node_fs2.readFileSync)(map, "utf8");
   if (!/\bexport\s+(const|let|var)\s+modules\b/.test(source)) return {};
   const js = (await esbuild.transform(source, { loader: map.endsWith(".js") || map.endsWith(".mjs") ? "js" : "ts", format: "cjs", sourcefile: map, tsconfigRaw: TS_STRIP })).code;
   const inert = new Proxy(function() {
@@ -1004,6 +1164,7 @@ function overridePlugin(map, modules) {
     }
   };
 }
+var WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 var CompiledBundle = class {
   constructor(b) {
     this.b = b;
@@ -1011,12 +1172,12 @@ var CompiledBundle = class {
     let cachedData;
     if (b.cached) {
       try {
-        cachedData = (0, import_node_fs.readFileSync)(cacheFile);
+        cachedData = (0, import_node_fs2.readFileSync)(cacheFile);
       } catch {
         cachedData = void 0;
       }
     }
-    this.script = new import_node_vm.default.Script(`(function (exports, require, module, __filename, __dirname) {${b.code}
+    this.script = new import_node_vm.default.Script(`${WRAPPER}${b.code}
 })`, {
       filename: b.file,
       ...cachedData === void 0 ? {} : { cachedData }
@@ -1404,10 +1565,10 @@ function expandBatches(parts, fields, callsField) {
 }
 var DECODED = /* @__PURE__ */ new Map();
 var DECODED_MAX = 4096;
-function turnNumber(id, decode) {
+function turnNumber(id, decode2) {
   if (id === void 0 || id === null) return void 0;
   if (typeof id === "number") return id;
-  if (decode !== void 0) return decode(id);
+  if (decode2 !== void 0) return decode2(id);
   if (typeof id === "string") {
     const known = DECODED.get(id);
     if (known !== void 0) return known;
@@ -1712,7 +1873,7 @@ var Run = class {
    */
   flattenOptions(options) {
     const codec = this.runtime.network?.codec;
-    const decode = codec?.ids.decode;
+    const decode2 = codec?.ids.decode;
     const toolBatch = codec?.toolBatch;
     return {
       // The oldest row of that turn, role and text this render has not placed yet (a store
@@ -1728,7 +1889,7 @@ var Run = class {
         }
         return last;
       },
-      ...decode === void 0 ? {} : { decodeTurnId: decode },
+      ...decode2 === void 0 ? {} : { decodeTurnId: decode2 },
       ...toolBatch === void 0 ? {} : { toolBatch },
       ...options
     };
@@ -1865,6 +2026,16 @@ var AdapterRuntime = class {
   recordError(e) {
     if (this.run !== null) this.run.errors.push(e);
     else this.strayErrors.push(e);
+  }
+  /**
+   * Forget the store made ahead at `hello` (see `prepared`): the next `reset` tears it down
+   * and makes a fresh one. Coverage (coverage.ts) asks for this, so that a run's
+   * coverage, started before its `reset`, sees its store being made.
+   */
+  unprepare() {
+    if (this.prepared === null) return;
+    this.run = this.prepared.run;
+    this.prepared = null;
   }
   /** The answer to one parsed request line. */
   respond(msg) {
@@ -2196,7 +2367,7 @@ var Host = class _Host {
 };
 
 // src/serve.ts
-var import_node_fs2 = require("node:fs");
+var import_node_fs3 = require("node:fs");
 function redirectConsole() {
   Object.defineProperty(process, "stdout", { get: () => process.stderr, configurable: true, enumerable: true });
 }
@@ -2206,7 +2377,7 @@ function sleepMs(ms) {
 function writeAll(text) {
   let written = 0;
   try {
-    written = (0, import_node_fs2.writeSync)(1, text);
+    written = (0, import_node_fs3.writeSync)(1, text);
   } catch (e) {
     if (e.code !== "EAGAIN") throw e;
   }
@@ -2215,7 +2386,7 @@ function writeAll(text) {
   let off = written;
   while (off < data.length) {
     try {
-      off += (0, import_node_fs2.writeSync)(1, data, off, data.length - off);
+      off += (0, import_node_fs3.writeSync)(1, data, off, data.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN") throw e;
       sleepMs(1);
@@ -2229,7 +2400,7 @@ async function serveStdio(respond) {
   for (; ; ) {
     let n;
     try {
-      n = (0, import_node_fs2.readSync)(0, buf, 0, buf.length, null);
+      n = (0, import_node_fs3.readSync)(0, buf, 0, buf.length, null);
     } catch (e) {
       const code = e.code;
       if (code === "EAGAIN") {
@@ -2271,6 +2442,13 @@ async function serveStdio(respond) {
 
 // src/cli.ts
 var realNow = performance.now.bind(performance);
+function withFeature(answer, feature) {
+  const add = (a) => {
+    if (a.type !== "hello") return a;
+    return { ...a, features: [...a.features ?? [], feature] };
+  };
+  return answer instanceof Promise ? answer.then(add) : add(answer);
+}
 var USAGE = `usage:
   reconcile-sim-adapter [serve] [--map] MAPPING.ts [options] [-- ARGS\u2026]
   reconcile-sim-adapter build   [--map] MAPPING.ts [options]
@@ -2327,7 +2505,7 @@ function parse(argv) {
       process.stderr.write(USAGE);
       process.exit(0);
     } else if (a === "--version") {
-      const pkg = JSON.parse((0, import_node_fs3.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
+      const pkg = JSON.parse((0, import_node_fs4.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
       process.stderr.write(`${pkg.version}
 `);
       process.exit(0);
@@ -2368,13 +2546,25 @@ ${answer.message}`);
   const stats = process.env.RECONCILE_SIM_ADAPTER_STATS ? `${process.env.RECONCILE_SIM_ADAPTER_STATS}.${process.pid}` : null;
   const writeStats = () => {
     const cpu = process.cpuUsage();
-    (0, import_node_fs3.writeFileSync)(stats, `${answered} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ${realNow().toFixed(0)}
+    (0, import_node_fs4.writeFileSync)(stats, `${answered} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ${realNow().toFixed(0)}
 `);
   };
   if (stats !== null) process.on("exit", writeStats);
+  const coverage = Coverage.load(b.file, b.code, WRAPPER.length);
   await serveStdio((msg) => {
     if (stats !== null && answered % 500 === 0) writeStats();
-    const answer = runtime.respond(msg);
+    const m = msg;
+    if (coverage !== null && m !== null && typeof m === "object" && m.type === "coverage") {
+      answered++;
+      const id = typeof m.id === "number" ? m.id : null;
+      runtime.unprepare();
+      return coverage.take().then(
+        (c) => ({ type: "coverage", root: c.root, files: c.files, id }),
+        (e) => ({ type: "error", message: `coverage: ${e.message}`, id })
+      );
+    }
+    let answer = runtime.respond(msg);
+    if (coverage !== null && m !== null && typeof m === "object" && m.type === "hello") answer = withFeature(answer, "coverage");
     if (++answered === 3 && compiled.codeCacheRejected) compiled.saveCodeCache();
     return answer;
   });

@@ -32,6 +32,8 @@ export declare function bundle(options: LoadOptions): Promise<Bundle>;
  * module's named exports as JSON-able data.
  */
 export type ModuleStub = string | Record<string, unknown>;
+/** What the bundle is wrapped in before it is compiled (coverage offsets count it). */
+export declare const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export declare class CompiledBundle {
     readonly b: Bundle;

@@ -13,7 +13,9 @@
 // - The bundle is cached under `node_modules/.cache/reconcile-sim-adapter/` and reused
 //   while no input file changed (size and mtime of every file that went into it), so
 //   every adapter process after the first starts without loading esbuild or the compiler;
-//   V8's code cache for the bundle is kept next to it.
+//   V8's code cache for the bundle is kept next to it, and its source map (`<key>.cjs.map`,
+//   chained through TypeScript stripping and Svelte's compiler back to the files as
+//   written), read only when the harness asks for coverage (coverage.ts).
 //
 // The bundle is CommonJS, evaluated with `vm.Script`: compiled once per process, it can be
 // evaluated again for a fresh copy of every user module (`freshModule`).
@@ -49,7 +51,8 @@ function paths(options) {
     const store = options.store === undefined ? undefined : resolve(options.store);
     const root = resolve(options.root ?? findRoot(dirname(map)));
     const cacheDir = resolve(options.cacheDir ?? join(root, "node_modules", ".cache", "reconcile-sim-adapter"));
-    const key = hash53(JSON.stringify({ v: PKG_VERSION, node: process.versions.modules, map, store: store ?? null, root }));
+    // `sm`: bundles cached before source maps were written beside them are built again.
+    const key = hash53(JSON.stringify({ v: PKG_VERSION, sm: 1, node: process.versions.modules, map, store: store ?? null, root }));
     return { map, store, root, cacheDir, key, file: join(cacheDir, `${key}.cjs`), manifest: join(cacheDir, `${key}.json`) };
 }
 /** cyrb53: a 53-bit string hash, as 14 hex digits (a cache file name; node:crypto is not loaded at start-up). */
@@ -124,7 +127,8 @@ export async function bundle(options) {
     if (typeof locked === "string")
         return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
     try {
-        const { code, inputs } = await build(p, log);
+        const { code, inputs, map } = await build(p, log);
+        writeAtomic(`${p.file}.map`, map);
         writeAtomic(p.file, code);
         const watch = [...new Set(inputs.map(watched))].sort();
         const manifest = { key: p.key, inputs: watch.map((f) => [f, ...(stat(f) ?? [-1, -1])]) };
@@ -224,6 +228,10 @@ async function kitAliases(root, log) {
     aliases.push(["$lib", resolve(root, lib), config === null]);
     return { aliases, config };
 }
+/** `code` with `map` inline, so esbuild chains the bundle's map through it. */
+function withInlineMap(code, map) {
+    return `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString("base64")}\n`;
+}
 async function build(p, log) {
     const esbuild = (await importPath(resolveFrom(p.root, "esbuild"), "build"));
     // One Svelte for the compiler and the runtime it targets: the project's (else ours).
@@ -239,7 +247,8 @@ async function build(p, log) {
     if (config !== null)
         extra.add(config);
     const warn = (w) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
-    const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
+    const stubs = await declaredModules(p.map, esbuild);
+    const overrides = overridePlugin(p.map, stubs);
     const plugin = {
         name: "reconcile-sim-svelte",
         setup(b) {
@@ -272,12 +281,19 @@ async function build(p, log) {
             }
             b.onLoad({ filter: /\.svelte\.(m?ts|m?js)$/ }, async (args) => {
                 let source = readFileSync(args.path, "utf8");
+                let stripped = null;
                 if (/\.m?ts$/.test(args.path)) {
-                    source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
+                    const t = await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP, sourcemap: "external" });
+                    source = t.code;
+                    stripped = JSON.parse(t.map);
                 }
                 const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
                 out.warnings.forEach(warn);
-                return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+                // Svelte's map points into the stripped code; chained through esbuild's, into the file as written.
+                const compiled = JSON.parse(out.js.map.toString());
+                compiled.sources = [args.path];
+                const map = stripped === null ? compiled : await chain(compiled, { ...stripped, sources: [args.path] });
+                return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: dirname(args.path) };
             });
             b.onLoad({ filter: /\.svelte$/ }, async (args) => {
                 const out = (await svelte()).compile(readFileSync(args.path, "utf8"), {
@@ -287,9 +303,17 @@ async function build(p, log) {
                     css: "injected",
                 });
                 out.warnings.forEach(warn);
-                return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+                const map = JSON.parse(out.js.map.toString());
+                map.sources = [args.path];
+                return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: dirname(args.path) };
             });
         },
+    };
+    /** `outer` (of code made from `inner`'s output) chained through `inner`: one map to the original. */
+    const chain = async (outer, inner) => {
+        const remapping = (await importPath(createRequire(join(findSvelte(), "package.json")).resolve("@jridgewell/remapping"), "default"));
+        const fn = (typeof remapping === "function" ? remapping : remapping.default);
+        return JSON.parse(fn([outer, inner], () => null).toString());
     };
     const q = JSON.stringify;
     const entry = [
@@ -303,6 +327,10 @@ async function build(p, log) {
         absWorkingDir: p.root,
         bundle: true,
         write: false,
+        // Beside the bundle, never referenced from it: read only for coverage.
+        outfile: p.file,
+        sourcemap: "external",
+        sourcesContent: false,
         format: "cjs",
         platform: "neutral",
         target: "node18",
@@ -326,7 +354,22 @@ async function build(p, log) {
         log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
     }
     await esbuild.stop?.();
-    const code = result.outputFiles[0].text;
+    const code = result.outputFiles.find((f) => !f.path.endsWith(".map")).text;
+    const rawMap = JSON.parse(result.outputFiles.find((f) => f.path.endsWith(".map")).text);
+    // Which sources are the app's own (what coverage reports): not installed packages, not the
+    // mapping file and its stubs (the harness's glue), not the shims; paths relative to the root.
+    const mapDir = dirname(p.file);
+    const stubFiles = new Set(Object.values(stubs).flatMap((v) => (typeof v === "string" ? [resolve(dirname(p.map), v)] : [])));
+    const own = [];
+    rawMap.sources = rawMap.sources.map((s, i) => {
+        const abs = s.includes(":") && !isAbsolute(s) ? s : resolve(mapDir, s);
+        const rel = isAbsolute(abs) ? relative(p.root, abs) : abs;
+        const mine = isAbsolute(abs) && !rel.startsWith("..") && !/(^|[\\/])node_modules[\\/]/.test(rel) && abs !== p.map && !stubFiles.has(abs) && !rel.includes("reconcile-sim-entry");
+        if (mine)
+            own.push(i);
+        return rel.split("\\").join("/");
+    });
+    rawMap.x_reconcile_sim = { root: p.root, own };
     const inputs = new Set(extra);
     for (const input of Object.keys(result.metafile.inputs)) {
         const path = input.replace(/^[a-z-]+:/, "");
@@ -336,7 +379,7 @@ async function build(p, log) {
     }
     for (const tsconfig of ["tsconfig.json", "jsconfig.json", join(".svelte-kit", "tsconfig.json")])
         inputs.add(join(p.root, tsconfig));
-    return { code, inputs: [...inputs].sort() };
+    return { code, inputs: [...inputs].sort(), map: JSON.stringify(rawMap) };
 }
 /**
  * The mapping file's `export const modules = { "$lib/config": "./stubs/config.ts", … }`,
@@ -417,6 +460,8 @@ function overridePlugin(map, modules) {
         },
     };
 }
+/** What the bundle is wrapped in before it is compiled (coverage offsets count it). */
+export const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export class CompiledBundle {
     b;
@@ -435,7 +480,7 @@ export class CompiledBundle {
                 cachedData = undefined;
             }
         }
-        this.script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${b.code}\n})`, {
+        this.script = new vm.Script(`${WRAPPER}${b.code}\n})`, {
             filename: b.file,
             ...(cachedData === undefined ? {} : { cachedData }),
         });

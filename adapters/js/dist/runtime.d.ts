@@ -151,6 +151,12 @@ export declare class AdapterRuntime {
      */
     static leave(): void;
     private recordError;
+    /**
+     * Forget the store made ahead at `hello` (see `prepared`): the next `reset` tears it down
+     * and makes a fresh one. Coverage (coverage.ts) asks for this, so that a run's
+     * coverage, started before its `reset`, sees its store being made.
+     */
+    unprepare(): void;
     /** The answer to one parsed request line. */
     respond(msg: unknown): Answer | Promise<Answer>;
     /**

@@ -409,6 +409,17 @@ export class AdapterRuntime {
         else
             this.strayErrors.push(e);
     }
+    /**
+     * Forget the store made ahead at `hello` (see `prepared`): the next `reset` tears it down
+     * and makes a fresh one. Coverage (coverage.ts) asks for this, so that a run's
+     * coverage, started before its `reset`, sees its store being made.
+     */
+    unprepare() {
+        if (this.prepared === null)
+            return;
+        this.run = this.prepared.run;
+        this.prepared = null;
+    }
     /** The answer to one parsed request line. */
     respond(msg) {
         if (activeRuntime !== this)

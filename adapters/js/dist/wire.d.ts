@@ -121,6 +121,9 @@ export type Request = {
 } | {
     type: "state";
     id: number;
+} | {
+    type: "coverage";
+    id: number;
 };
 export type Answer = 
 /**
@@ -148,6 +151,13 @@ export type Answer =
 } | {
     type: "state";
     digest: string;
+    id: number | null;
+}
+/** The app's own lines run since the previous `coverage` request (file → lines, ascending). */
+ | {
+    type: "coverage";
+    root: string;
+    files: Record<string, number[]>;
     id: number | null;
 } | {
     type: "error";

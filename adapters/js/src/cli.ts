@@ -5,9 +5,20 @@
 const realNow = performance.now.bind(performance);
 
 import { readFileSync, writeFileSync } from "node:fs";
+import { Coverage } from "./coverage.js";
 import { Host } from "./host.js";
-import type { LoadOptions } from "./loader.js";
+import { WRAPPER, type LoadOptions } from "./loader.js";
 import { redirectConsole, serveStdio } from "./serve.js";
+import type { Answer } from "./wire.js";
+
+/** `answer` (a hello answer, or a promise of one) with `feature` announced too. */
+function withFeature(answer: Answer | Promise<Answer>, feature: string): Answer | Promise<Answer> {
+  const add = (a: Answer): Answer => {
+    if (a.type !== "hello") return a;
+    return { ...a, features: [...(a.features ?? []), feature] };
+  };
+  return answer instanceof Promise ? answer.then(add) : add(answer);
+}
 
 const USAGE = `usage:
   reconcile-sim-adapter [serve] [--map] MAPPING.ts [options] [-- ARGS…]
@@ -120,9 +131,23 @@ async function main(): Promise<void> {
     writeFileSync(stats!, `${answered} ${((cpu.user + cpu.system) / 1000).toFixed(0)} ${realNow().toFixed(0)}\n`);
   };
   if (stats !== null) process.on("exit", writeStats);
+  // The coverage extension, for the harness's --localize: answered here, outside the store's
+  // runtime, and set up only when the bundle's source map is there.
+  const coverage = Coverage.load(b.file, b.code, WRAPPER.length);
   await serveStdio((msg) => {
     if (stats !== null && answered % 500 === 0) writeStats();
-    const answer = runtime.respond(msg);
+    const m = msg as { type?: unknown; id?: unknown } | null;
+    if (coverage !== null && m !== null && typeof m === "object" && m.type === "coverage") {
+      answered++;
+      const id = typeof m.id === "number" ? m.id : null;
+      runtime.unprepare();
+      return coverage.take().then(
+        (c): Answer => ({ type: "coverage", root: c.root, files: c.files, id }),
+        (e: unknown): Answer => ({ type: "error", message: `coverage: ${(e as Error).message}`, id }),
+      );
+    }
+    let answer = runtime.respond(msg);
+    if (coverage !== null && m !== null && typeof m === "object" && m.type === "hello") answer = withFeature(answer, "coverage");
     // After the first run's reset: V8's code cache, with what that compiled, for the next processes.
     if (++answered === 3 && compiled.codeCacheRejected) compiled.saveCodeCache();
     return answer;

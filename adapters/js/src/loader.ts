@@ -13,7 +13,9 @@
 // - The bundle is cached under `node_modules/.cache/reconcile-sim-adapter/` and reused
 //   while no input file changed (size and mtime of every file that went into it), so
 //   every adapter process after the first starts without loading esbuild or the compiler;
-//   V8's code cache for the bundle is kept next to it.
+//   V8's code cache for the bundle is kept next to it, and its source map (`<key>.cjs.map`,
+//   chained through TypeScript stripping and Svelte's compiler back to the files as
+//   written), read only when the harness asks for coverage (coverage.ts).
 //
 // The bundle is CommonJS, evaluated with `vm.Script`: compiled once per process, it can be
 // evaluated again for a fresh copy of every user module (`freshModule`).
@@ -83,7 +85,8 @@ function paths(options: LoadOptions) {
   const store = options.store === undefined ? undefined : resolve(options.store);
   const root = resolve(options.root ?? findRoot(dirname(map)));
   const cacheDir = resolve(options.cacheDir ?? join(root, "node_modules", ".cache", "reconcile-sim-adapter"));
-  const key = hash53(JSON.stringify({ v: PKG_VERSION, node: process.versions.modules, map, store: store ?? null, root }));
+  // `sm`: bundles cached before source maps were written beside them are built again.
+  const key = hash53(JSON.stringify({ v: PKG_VERSION, sm: 1, node: process.versions.modules, map, store: store ?? null, root }));
   return { map, store, root, cacheDir, key, file: join(cacheDir, `${key}.cjs`), manifest: join(cacheDir, `${key}.json`) };
 }
 
@@ -158,7 +161,8 @@ export async function bundle(options: LoadOptions): Promise<Bundle> {
   const locked = await acquire(lock, () => (options.noCache ? null : fromCache(p)));
   if (typeof locked === "string") return { file: p.file, code: locked, cached: true, ms: performance.now() - started, inputs: -1 };
   try {
-    const { code, inputs } = await build(p, log);
+    const { code, inputs, map } = await build(p, log);
+    writeAtomic(`${p.file}.map`, map);
     writeAtomic(p.file, code);
     const watch = [...new Set(inputs.map(watched))].sort();
     const manifest: Manifest = { key: p.key, inputs: watch.map((f) => [f, ...(stat(f) ?? [-1, -1])] as [string, number, number]) };
@@ -210,8 +214,8 @@ const TS_STRIP = {
 
 interface SvelteCompiler {
   VERSION: string;
-  compileModule(source: string, options: Record<string, unknown>): { js: { code: string }; warnings: { message: string; filename?: string }[] };
-  compile(source: string, options: Record<string, unknown>): { js: { code: string }; warnings: { message: string; filename?: string }[] };
+  compileModule(source: string, options: Record<string, unknown>): { js: { code: string; map: { toString(): string } }; warnings: { message: string; filename?: string }[] };
+  compile(source: string, options: Record<string, unknown>): { js: { code: string; map: { toString(): string } }; warnings: { message: string; filename?: string }[] };
 }
 
 /** Where `specifier` resolves for the project (else for this package). */
@@ -260,7 +264,20 @@ async function kitAliases(root: string, log: (l: string) => void): Promise<{ ali
   return { aliases, config };
 }
 
-async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Promise<{ code: string; inputs: string[] }> {
+/** A source map as JSON (what esbuild and Svelte's compiler give, and what chains them). */
+interface RawMap {
+  version: number;
+  sources: string[];
+  mappings: string;
+  [k: string]: unknown;
+}
+
+/** `code` with `map` inline, so esbuild chains the bundle's map through it. */
+function withInlineMap(code: string, map: RawMap): string {
+  return `${code}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString("base64")}\n`;
+}
+
+async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Promise<{ code: string; inputs: string[]; map: string }> {
   const esbuild = (await importPath(resolveFrom(p.root, "esbuild"), "build")) as typeof import("esbuild");
   // One Svelte for the compiler and the runtime it targets: the project's (else ours).
   let svelteDir: string | null = null;
@@ -275,7 +292,8 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
   if (config !== null) extra.add(config);
 
   const warn = (w: { message: string; filename?: string }) => log(`svelte: ${w.filename ?? ""}: ${w.message}`);
-  const overrides = overridePlugin(p.map, await declaredModules(p.map, esbuild));
+  const stubs = await declaredModules(p.map, esbuild);
+  const overrides = overridePlugin(p.map, stubs);
   const plugin: import("esbuild").Plugin = {
     name: "reconcile-sim-svelte",
     setup(b) {
@@ -305,12 +323,19 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
       }
       b.onLoad({ filter: /\.svelte\.(m?ts|m?js)$/ }, async (args) => {
         let source = readFileSync(args.path, "utf8");
+        let stripped: RawMap | null = null;
         if (/\.m?ts$/.test(args.path)) {
-          source = (await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP })).code;
+          const t = await esbuild.transform(source, { loader: "ts", sourcefile: args.path, target: "esnext", tsconfigRaw: TS_STRIP, sourcemap: "external" });
+          source = t.code;
+          stripped = JSON.parse(t.map) as RawMap;
         }
         const out = (await svelte()).compileModule(source, { filename: args.path, generate: "client", dev: false });
         out.warnings.forEach(warn);
-        return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+        // Svelte's map points into the stripped code; chained through esbuild's, into the file as written.
+        const compiled = JSON.parse(out.js.map.toString()) as RawMap;
+        compiled.sources = [args.path];
+        const map = stripped === null ? compiled : await chain(compiled, { ...stripped, sources: [args.path] });
+        return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: dirname(args.path) };
       });
       b.onLoad({ filter: /\.svelte$/ }, async (args) => {
         const out = (await svelte()).compile(readFileSync(args.path, "utf8"), {
@@ -320,9 +345,17 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
           css: "injected",
         });
         out.warnings.forEach(warn);
-        return { contents: out.js.code, loader: "js", resolveDir: dirname(args.path) };
+        const map = JSON.parse(out.js.map.toString()) as RawMap;
+        map.sources = [args.path];
+        return { contents: withInlineMap(out.js.code, map), loader: "js", resolveDir: dirname(args.path) };
       });
     },
+  };
+  /** `outer` (of code made from `inner`'s output) chained through `inner`: one map to the original. */
+  const chain = async (outer: RawMap, inner: RawMap): Promise<RawMap> => {
+    const remapping = (await importPath(createRequire(join(findSvelte(), "package.json")).resolve("@jridgewell/remapping"), "default")) as unknown;
+    const fn = (typeof remapping === "function" ? remapping : (remapping as { default: unknown }).default) as (maps: RawMap[], loader: () => null) => { toString(): string };
+    return JSON.parse(fn([outer, inner], () => null).toString()) as RawMap;
   };
 
   const q = JSON.stringify;
@@ -337,6 +370,10 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
     absWorkingDir: p.root,
     bundle: true,
     write: false,
+    // Beside the bundle, never referenced from it: read only for coverage.
+    outfile: p.file,
+    sourcemap: "external",
+    sourcesContent: false,
     format: "cjs",
     platform: "neutral",
     target: "node18",
@@ -359,7 +396,21 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
     log(`esbuild: ${w.location ? `${w.location.file}:${w.location.line}: ` : ""}${w.text}`);
   }
   await esbuild.stop?.();
-  const code = result.outputFiles[0]!.text;
+  const code = result.outputFiles.find((f) => !f.path.endsWith(".map"))!.text;
+  const rawMap = JSON.parse(result.outputFiles.find((f) => f.path.endsWith(".map"))!.text) as RawMap;
+  // Which sources are the app's own (what coverage reports): not installed packages, not the
+  // mapping file and its stubs (the harness's glue), not the shims; paths relative to the root.
+  const mapDir = dirname(p.file);
+  const stubFiles = new Set(Object.values(stubs).flatMap((v) => (typeof v === "string" ? [resolve(dirname(p.map), v)] : [])));
+  const own: number[] = [];
+  rawMap.sources = rawMap.sources.map((s, i) => {
+    const abs = s.includes(":") && !isAbsolute(s) ? s : resolve(mapDir, s);
+    const rel = isAbsolute(abs) ? relative(p.root, abs) : abs;
+    const mine = isAbsolute(abs) && !rel.startsWith("..") && !/(^|[\\/])node_modules[\\/]/.test(rel) && abs !== p.map && !stubFiles.has(abs) && !rel.includes("reconcile-sim-entry");
+    if (mine) own.push(i);
+    return rel.split("\\").join("/");
+  });
+  rawMap.x_reconcile_sim = { root: p.root, own };
   const inputs = new Set<string>(extra);
   for (const input of Object.keys(result.metafile.inputs)) {
     const path = input.replace(/^[a-z-]+:/, "");
@@ -367,7 +418,7 @@ async function build(p: ReturnType<typeof paths>, log: (l: string) => void): Pro
     inputs.add(isAbsolute(path) ? path : resolve(p.root, path));
   }
   for (const tsconfig of ["tsconfig.json", "jsconfig.json", join(".svelte-kit", "tsconfig.json")]) inputs.add(join(p.root, tsconfig));
-  return { code, inputs: [...inputs].sort() };
+  return { code, inputs: [...inputs].sort(), map: JSON.stringify(rawMap) };
 }
 
 /**
@@ -447,6 +498,9 @@ function overridePlugin(map: string, modules: Record<string, ModuleStub>): impor
   };
 }
 
+/** What the bundle is wrapped in before it is compiled (coverage offsets count it). */
+export const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
+
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export class CompiledBundle {
   private readonly script: vm.Script;
@@ -463,7 +517,7 @@ export class CompiledBundle {
         cachedData = undefined;
       }
     }
-    this.script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${b.code}\n})`, {
+    this.script = new vm.Script(`${WRAPPER}${b.code}\n})`, {
       filename: b.file,
       ...(cachedData === undefined ? {} : { cachedData }),
     });

@@ -65,7 +65,8 @@ export type Request =
   | { type: "hello"; protocol: number; id: number }
   | { type: "reset"; id: number }
   | { type: "input"; input: Input; id: number }
-  | { type: "state"; id: number };
+  | { type: "state"; id: number }
+  | { type: "coverage"; id: number };
 
 export type Answer =
   /**
@@ -76,4 +77,6 @@ export type Answer =
   | { type: "reset"; effects?: Effect[]; render?: RenderRow[]; id: number | null }
   | { type: "output"; effects: Effect[]; render: RenderRow[]; id: number | null }
   | { type: "state"; digest: string; id: number | null }
+  /** The app's own lines run since the previous `coverage` request (file → lines, ascending). */
+  | { type: "coverage"; root: string; files: Record<string, number[]>; id: number | null }
   | { type: "error"; message: string; id: number | null };

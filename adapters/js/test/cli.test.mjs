@@ -38,7 +38,8 @@ test("build compiles the mapping and its .svelte.ts store once; each adapter the
 
 test("runes run on Svelte's client runtime: $state, $derived and $effect all live", async () => {
   const a = cli(["adapter.ts", "--timing"]);
-  assert.deepEqual(await a.hello(), { type: "hello", protocol: 1, name: "fixture:counter", clock: "timers run when due; the clock moves 0 ms per input", id: 1 });
+  // `coverage`: the bundle's source map is beside it (docs/protocol.md, "Source lines run").
+  assert.deepEqual(await a.hello(), { type: "hello", protocol: 1, name: "fixture:counter", features: ["coverage"], clock: "timers run when due; the clock moves 0 ms per input", id: 1 });
   assert.deepEqual(await a.reset(), { type: "reset", id: 2 });
   const out = await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
   assert.deepEqual(out, {
@@ -50,6 +51,27 @@ test("runes run on Svelte's client runtime: $state, $derived and $effect all liv
   });
   await a.close();
   assert.match(a.stderr, /ready in [\d.]+ ms since process start \(bundle cached/);
+});
+
+test("coverage: the store's own lines a run ran, mapped back to the .svelte.ts source, never the mapping's or a package's", async () => {
+  const a = cli(["adapter.ts"]);
+  await a.hello();
+  // The first request starts coverage (and reports nothing); the store is made at reset.
+  assert.deepEqual((await a.request({ type: "coverage" })).files, {});
+  await a.reset();
+  await a.input({ input: "user-send", message_id: 1, text: "msg:m1" });
+  const c = await a.request({ type: "coverage" });
+  assert.equal(c.type, "coverage");
+  assert.equal(c.root, project);
+  assert.deepEqual(Object.keys(c.files).sort(), ["app/lib/counter.svelte.ts", "app/util/label.ts"]);
+  const lines = c.files["app/lib/counter.svelte.ts"];
+  // The constructor (made at reset), inc() and the text getter ran; the singleton's module
+  // line ran when the bundle was evaluated, before coverage started.
+  for (const line of [11, 13, 16, 23, 24, 25, 29]) assert.ok(lines.includes(line), `line ${line} in ${lines}`);
+  assert.ok(!lines.includes(34), `${lines}`);
+  // Taking it resets the counts: with nothing run since, nothing is reported.
+  assert.deepEqual((await a.request({ type: "coverage" })).files, {});
+  await a.close();
 });
 
 test("--store hands the module's namespace to the factory", async () => {

@@ -18,6 +18,7 @@ use crate::run::{Outcome, RunReport};
 use crate::trace::assume::{self, Assumption};
 use crate::trace::class::classify_schedule;
 use crate::trace::class::{classify, Class, Classified, HasClass};
+use crate::trace::localize::{localize, Evidence, Localization, Recording};
 use crate::trace::scenario::{failure_file_name, Scenario};
 use crate::trace::shrink::{
     shrink_failing, shrink_with, DoesNotFail, Failing, GaveUp, Limits, Reduced, Shrunk,
@@ -125,6 +126,9 @@ pub struct Finding {
     /// `--result` file embeds it from here, so it holds the scenario even when the file
     /// could not be written.
     pub text: String,
+    /// Where in the store (`--localize`, [`crate::trace::localize`]): the lines ranked
+    /// from the runs shrinking made; `None` when not asked or the store cannot say.
+    pub localized: Option<Localization>,
 }
 
 impl Finding {
@@ -327,6 +331,7 @@ pub fn shrink_and_save_after(
 pub struct Minimal {
     shrunk: Shrunk,
     masked: Vec<Class>,
+    localized: Option<Localization>,
 }
 
 /// The first half of [`shrink_and_save_after`]: `failure` shrunk on `store` within
@@ -337,8 +342,12 @@ pub fn shrink_only(
     limits: Limits,
     replayed: Option<Classified>,
 ) -> Result<Minimal, FindingError> {
-    let (shrunk, masked) = shrink_failure(store, failure, limits, replayed)?;
-    Ok(Minimal { shrunk, masked })
+    let (shrunk, masked, localized) = shrink_failure(store, failure, limits, replayed)?;
+    Ok(Minimal {
+        shrunk,
+        masked,
+        localized,
+    })
 }
 
 /// The second half of [`shrink_and_save_after`]: the world features `minimal` needs (and a
@@ -352,7 +361,11 @@ pub fn save_shrunk(
     minimal: Minimal,
     seen: &SeenRuns,
 ) -> Finding {
-    let Minimal { shrunk, masked } = minimal;
+    let Minimal {
+        shrunk,
+        masked,
+        localized,
+    } = minimal;
     let needs = needs_of(store, failure, &shrunk, &masked, limits);
     let needs_unsearched = out_of_time(limits);
     let (shrunk, masked, needs) = need_less(store, failure, limits, (shrunk, masked, needs), seen);
@@ -392,6 +405,7 @@ pub fn save_shrunk(
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
+        localized,
     }
 }
 
@@ -431,7 +445,7 @@ fn need_less(
         else {
             continue;
         };
-        if let Ok((s, m)) = shrink_failure(store, &without, limits, None) {
+        if let Ok((s, m, _)) = shrink_failure(store, &without, limits, None) {
             let n = needs_of(store, &without, &s, &m, limits);
             // Without reordering is worth other features (the ordered world is the one
             // most apps have); any other feature is dropped only for a subset.
@@ -450,14 +464,14 @@ fn need_less(
     (shrunk, masked, needs)
 }
 
-/// Shrink `failure` for its class (or, without one, its invariant): the shrunk trace and
-/// the classes its replay must mask.
+/// Shrink `failure` for its class (or, without one, its invariant): the shrunk trace, the
+/// classes its replay must mask, and, when the store is localized, where in it.
 fn shrink_failure(
     store: &dyn StoreFactory,
     failure: &Failure,
     limits: Limits,
     replayed: Option<Classified>,
-) -> Result<(Shrunk, Vec<Class>), FindingError> {
+) -> Result<(Shrunk, Vec<Class>, Option<Localization>), FindingError> {
     Ok(match &failure.class {
         Some(class) => shrink_class(store, failure, class, limits, replayed)?,
         None => (
@@ -471,6 +485,9 @@ fn shrink_failure(
             )
             .map_err(FindingError::DoesNotReplay)?,
             Vec::new(),
+            store.localizing().then(|| {
+                Localization::not("not localized: found without root-cause classes (localization ranks a class's runs)")
+            }),
         ),
     })
 }
@@ -670,8 +687,15 @@ pub fn save_unshrunk(
         cause: failure.cause.clone(),
         write_error: save(&scenario, file),
         text: scenario.to_json(),
+        localized: store.localizing().then(|| {
+            Localization::not("not localized: not shrunk (no time left), so no runs to rank")
+        }),
     }
 }
+
+/// Random schedules of a failure's world run for contrast when localizing (`--localize`),
+/// beyond the runs shrinking makes: measured on the planted bugs of docs/localize.md.
+pub const LOCALIZE_CONTRAST_RUNS: u64 = 40;
 
 /// Shrink `failure` keeping its class `class` (under the failure's mask), then drop the
 /// mask if the shrunk trace shows the class without it (it usually does: shrinking
@@ -683,7 +707,7 @@ fn shrink_class(
     class: &Class,
     limits: Limits,
     replayed: Option<Classified>,
-) -> Result<(Shrunk, Vec<Class>), FindingError> {
+) -> Result<(Shrunk, Vec<Class>, Option<Localization>), FindingError> {
     let first = replayed
         .unwrap_or_else(|| classify(store, failure.config.clone(), &failure.steps, &failure.mask));
     if first.class.as_ref() != Some(class) {
@@ -700,13 +724,39 @@ fn shrink_class(
         },
         pins: &failure.pins,
     };
+    // Localizing: the shrinker's runs, each noted failing or passing with the lines it ran.
+    let recording = store.localizing().then(|| Recording::new(&keeps));
     let r = shrink_failing(
-        &keeps,
+        recording
+            .as_ref()
+            .map_or(&keeps as &dyn Failing, |r| r as &dyn Failing),
         failure.config.clone(),
         failure.steps.len(),
         first.report.steps.clone(),
         limits,
     );
+    let evidence = Evidence::for_invariant(failure.invariant);
+    let localized = recording.map(|r| {
+        // Shrinking's candidates mostly still fail when the bug is easy to trigger: a few
+        // random schedules of the failure's own world add the passing runs that tell the
+        // faulty line from every line that merely ran alongside it.
+        for seed in 0..LOCALIZE_CONTRAST_RUNS {
+            if out_of_time(limits) {
+                break;
+            }
+            r.add(|| {
+                let ran = classify_schedule(
+                    store,
+                    failure.config.clone(),
+                    StrategySpec::Random,
+                    seed,
+                    &failure.mask,
+                );
+                ran.class.as_ref() == Some(class)
+            });
+        }
+        localize(&r.into_spectrum(), evidence)
+    });
     let stopped = matches!(
         r.gave_up,
         Some(GaveUp::Deadline(_) | GaveUp::Interrupted(_))
@@ -720,11 +770,11 @@ fn shrink_class(
             .outcome
             .invariant()
             .unwrap_or(failure.invariant);
-        return Ok((shrunk_from(r, invariant), masked));
+        return Ok((shrunk_from(r, invariant), masked, localized));
     }
     let (last, masked) = mask_still_needed(store, &r, failure, class);
     let invariant = last.report.outcome.invariant().unwrap_or(failure.invariant);
-    Ok((shrunk_from(r, invariant), masked))
+    Ok((shrunk_from(r, invariant), masked, localized))
 }
 
 /// Replays the shrunk trace `r` without a mask: if it shows `class`, no mask is needed;
@@ -1512,7 +1562,7 @@ mod tests {
                     WorldPins::default(),
                 )
             };
-            let (s, m) = shrink_failure(&kind, &f, Limits::default(), None).unwrap();
+            let (s, m, _) = shrink_failure(&kind, &f, Limits::default(), None).unwrap();
             let what = path.display();
             assert_eq!(s.steps, sc.steps(), "{what}: 1-minimal already");
             assert_eq!(m, sc.masked, "{what}: the mask it needs");
@@ -1574,9 +1624,9 @@ mod tests {
                 deadline: Some(waits.deadline),
                 ..Limits::default()
             };
-            let r = shrink_failure(&waits, f, limits, None).unwrap();
+            let (s, m, _) = shrink_failure(&waits, f, limits, None).unwrap();
             if !waits.early.load(std::sync::atomic::Ordering::Relaxed) {
-                return r;
+                return (s, m);
             }
             wait *= 2;
         }

@@ -90,6 +90,11 @@ pub struct Args {
     /// (the interleaving drawn step by step). Self-contained: opens from disk.
     #[arg(long)]
     html: bool,
+    /// Rank the store's own source lines for each new class (an `exec:` store through
+    /// reconcile-sim-adapter), from the runs its shrinking made, and group classes sharing
+    /// a best line as one suspected cause (docs/localize.md).
+    #[arg(long)]
+    localize: bool,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -102,7 +107,15 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let under_test = args
         .store
         .as_deref()
-        .map(|s| resolve_stores(s, args.exec))
+        .map(|s| {
+            resolve_stores(
+                s,
+                ExecFlags {
+                    localize: args.localize,
+                    ..args.exec
+                },
+            )
+        })
         .transpose()?;
     let exec = args.exec.options()?;
     if let (false, Some(stores)) = (args.json, &under_test) {
@@ -148,7 +161,7 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     };
     let started = std::time::Instant::now();
     let allow_exec = args.allow.allow_exec;
-    let run = check(
+    let mut run = check(
         &request,
         &args.seed,
         &|path, sc| {
@@ -162,6 +175,19 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         },
         args.sharding.result.as_deref(),
     )?;
+    if args.localize {
+        // A built-in store cannot say which of its lines ran: each of its classes says so.
+        for f in run
+            .report
+            .found
+            .iter_mut()
+            .filter(|f| f.localized.is_none())
+        {
+            f.localized = Some(reconcile_sim::trace::localize::Localization::not(
+                reconcile_sim::campaign::pipeline::text::NOT_LOCALIZED_BUILT_IN,
+            ));
+        }
+    }
     let mut others: Vec<String> = run.result_error.into_iter().collect();
     let mut footer = String::new();
     if let Some(w) = &run.reports {
@@ -209,6 +235,10 @@ pub(super) fn output(
     }
     if json {
         let mut value = serde_json::to_value(report)?;
+        let causes = check_text::causes(report);
+        if report.found.iter().any(|f| f.localized.is_some()) {
+            value["causes"] = serde_json::to_value(&causes)?;
+        }
         if !result.shards.complete() {
             value["shards"] = serde_json::to_value(&result.shards)?;
         }

@@ -151,6 +151,9 @@ pub struct ExecFlags {
     /// a process served before its `reset` (a state leak).
     #[arg(long)]
     pub isolate: bool,
+    /// Set from `--localize` by the commands that take it (`fuzz`, `check`, `nightly`).
+    #[arg(skip)]
+    pub localize: bool,
 }
 
 impl ExecFlags {
@@ -158,6 +161,7 @@ impl ExecFlags {
     pub fn options(&self) -> anyhow::Result<ExecOptions> {
         let mut options = exec_options()?;
         options.isolate = self.isolate;
+        options.localize = self.localize;
         Ok(options)
     }
 }

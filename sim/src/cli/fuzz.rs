@@ -84,13 +84,23 @@ pub struct Args {
     /// the interleaving drawn step by step). Self-contained: opens from disk.
     #[arg(long)]
     html: bool,
+    /// Rank the store's own source lines for each class (an `exec:` store through
+    /// reconcile-sim-adapter): Ochiai over the failing and passing runs its shrinking
+    /// made, the best lines printed under each class and classes sharing a best line
+    /// grouped as one suspected cause (docs/localize.md).
+    #[arg(long)]
+    localize: bool,
     #[command(flatten)]
     exec: ExecFlags,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let strategy = args.strategy.spec()?;
-    let owned = resolve_stores(&args.store, args.exec)?;
+    let exec = ExecFlags {
+        localize: args.localize,
+        ..args.exec
+    };
+    let owned = resolve_stores(&args.store, exec)?;
     let stores: Vec<&dyn StoreFactory> = owned.iter().map(|b| b.as_ref()).collect();
     if !args.json {
         print!("{}", super::flags::settings_lines(&owned));
@@ -130,7 +140,10 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
         ),
         (None, t) => Measure::Time(t.unwrap_or_default()),
     });
-    let run = fuzz(&plan, &progress, interrupt::flag())?;
+    let mut run = fuzz(&plan, &progress, interrupt::flag())?;
+    if args.localize {
+        reconcile_sim::campaign::pipeline::text::not_localized(&mut run.result.result);
+    }
     progress.finish();
     let out = &plan.out;
     if args.json {

@@ -38,7 +38,7 @@ use super::affinity;
 use super::channel::Channel;
 use super::fault::{Fault, Pipe};
 use super::lines::LineBuffer;
-use super::protocol::{Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
+use super::protocol::{CoverageAnswer, Features, Ids, Message, ResetAnswer, PROTOCOL_VERSION};
 use super::stderr::StderrTail;
 use crate::model::store::{CrashCause, Phase};
 use crate::model::wire::{Effect, Input, RenderRow};
@@ -280,6 +280,15 @@ impl Conn {
         self.settle_resets()?;
         let line = self.read_line()?;
         self.ids.answer(&line)?.into_state(&line)
+    }
+
+    /// The lines of the app's own files run since the last ask (an adapter with the
+    /// `coverage` feature; the first ask starts its coverage).
+    pub fn coverage(&mut self) -> Result<CoverageAnswer, Fault> {
+        self.send(Message::Coverage)?;
+        self.settle_resets()?;
+        let line = self.read_line()?;
+        self.ids.answer(&line)?.into_coverage(&line)
     }
 
     /// Whether an idle adapter can serve a run: its process has not exited and has

@@ -97,6 +97,8 @@ pub struct ExecFactory {
     pin: bool,
     /// A fresh process for every store, never pooled.
     isolate: bool,
+    /// Runs are localized (`--localize`): shrinking records the lines each run ran.
+    localize: bool,
     pool: Pool,
     /// What the probed process's `hello` stated about its settings (its virtual clock).
     settings: std::sync::OnceLock<String>,
@@ -134,6 +136,7 @@ impl ExecFactory {
             },
             pin: true,
             isolate: false,
+            localize: false,
             pool: Pool::default(),
             settings: std::sync::OnceLock::new(),
             stated: std::sync::OnceLock::new(),
@@ -186,6 +189,13 @@ impl ExecFactory {
     /// speed depends on it (see the module docs).
     pub fn with_pinning(mut self, pin: bool) -> ExecFactory {
         self.pin = pin;
+        self
+    }
+
+    /// Localize this store's findings (`--localize`): while shrinking, each run's stores
+    /// hand over the lines their adapters ran (the protocol's `coverage` extension).
+    pub fn with_localize(mut self, localize: bool) -> ExecFactory {
+        self.localize = localize;
         self
     }
 
@@ -281,6 +291,13 @@ impl ExecFactory {
                 conn.pin_once_started();
             }
         }
+        // Localizing: what the process ran before this run is taken (and dropped) now, so
+        // that the lines the store hands over when the run is over are this run's alone.
+        if conn.features().coverage && crate::model::source_lines::recording() {
+            if let Err(fault) = conn.coverage() {
+                return Err(conn.into_cause(fault));
+            }
+        }
         match conn.request_reset() {
             Ok(()) => Ok(conn),
             Err(fault) => Err(conn.into_cause(fault)),
@@ -352,6 +369,7 @@ impl StoreFactory for ExecFactory {
             timeouts: self.timeouts,
             pin: self.pin,
             isolate: true,
+            localize: self.localize,
             pool: Pool::default(),
             settings: self.settings.clone(),
             stated: self.stated.clone(),
@@ -368,6 +386,10 @@ impl StoreFactory for ExecFactory {
             None => std::env::current_dir().ok()?,
         };
         Some(dir.canonicalize().unwrap_or(dir))
+    }
+
+    fn localizing(&self) -> bool {
+        self.localize
     }
 
     fn make(&self, _client: ClientId) -> Box<dyn Store> {
@@ -389,6 +411,8 @@ pub struct ExecOptions {
     pub pin: bool,
     /// A fresh process for every store, never reused across runs.
     pub isolate: bool,
+    /// Localize findings (`--localize`): see [`ExecFactory::with_localize`].
+    pub localize: bool,
 }
 
 impl Default for ExecOptions {
@@ -398,6 +422,7 @@ impl Default for ExecOptions {
             startup_timeout: STARTUP_TIMEOUT_DEFAULT,
             pin: true,
             isolate: false,
+            localize: false,
         }
     }
 }
@@ -410,6 +435,7 @@ impl ExecOptions {
             .with_startup_timeout(self.startup_timeout)
             .with_pinning(self.pin)
             .with_isolation(self.isolate)
+            .with_localize(self.localize)
     }
 }
 

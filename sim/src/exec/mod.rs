@@ -71,6 +71,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
+use crate::model::source_lines;
 use crate::model::store::{Answer, CrashCause, Store, StoreFault};
 use crate::model::wire::{Input, RenderRow};
 
@@ -189,7 +190,7 @@ impl Store for ExecStore {
         if let Some(cause) = self.crash.get_mut().take() {
             return Err(StoreFault { cause });
         }
-        match conn.input(input) {
+        let answer = match conn.input(input) {
             Ok((effects, render)) => {
                 self.render = render;
                 Ok(effects)
@@ -199,8 +200,10 @@ impl Store for ExecStore {
                 let cause = conn.store_threw(message);
                 Err(StoreFault { cause })
             }
-            Err(fault) => self.fail(fault),
-        }
+            Err(fault) => return self.fail(fault),
+        };
+        self.step_coverage();
+        answer
     }
 
     fn render(&self) -> &[RenderRow] {
@@ -235,8 +238,54 @@ impl Store for ExecStore {
     }
 }
 
+impl ExecStore {
+    /// When this thread records source lines ([`source_lines::record`]): the lines this
+    /// input ran (the protocol's `coverage`), the run's last step's until the next input's.
+    /// A process that cannot answer is left to the next input to report, as any fault.
+    fn step_coverage(&mut self) {
+        if !source_lines::recording() {
+            return;
+        }
+        let Some(conn) = self.conn.get_mut() else {
+            return;
+        };
+        if !conn.features().coverage {
+            return; // said at the end of the run
+        }
+        if let Ok(answer) = conn.coverage() {
+            source_lines::add_step(&answer.root, answer.files);
+        }
+    }
+
+    /// When this thread records source lines ([`source_lines::record`]): the lines the run
+    /// ran in this process, asked of the adapter (`coverage`), or why it cannot say. A
+    /// process that fails to answer is not given back to the pool.
+    fn hand_over_coverage(&mut self) {
+        if !source_lines::recording() {
+            return;
+        }
+        let Some(conn) = self.conn.get_mut() else {
+            return; // the process died: the run's crash is its finding, its lines are lost
+        };
+        if !conn.features().coverage {
+            source_lines::unsupported("the adapter does not speak the protocol's coverage extension (reconcile-sim-adapter does)");
+            return;
+        }
+        match conn.coverage() {
+            Ok(answer) => {
+                for (file, lines) in answer.files {
+                    source_lines::add(&answer.root, &file, lines);
+                }
+            }
+            // Dropped, not pooled: a process out of protocol is killed.
+            Err(_) => drop(self.conn.get_mut().take()),
+        }
+    }
+}
+
 impl Drop for ExecStore {
     fn drop(&mut self) {
+        self.hand_over_coverage();
         if let (Some(conn), Some(pool)) = (self.conn.get_mut().take(), &self.pool) {
             // A process whose store threw is still in protocol: after the next reset it
             // is as good as new.

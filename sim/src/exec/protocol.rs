@@ -30,6 +30,7 @@ pub(super) enum Message<'a> {
     Reset,
     Input { input: &'a Input },
     State,
+    Coverage,
 }
 
 /// The optional parts of the protocol an adapter says it speaks (the `features` of its
@@ -41,6 +42,16 @@ pub(super) struct Features {
     pub boot: bool,
     /// `state`: the adapter answers `state` requests with a digest of its store's state.
     pub state: bool,
+    /// `coverage`: the adapter answers `coverage` requests with the lines of the app's own
+    /// source files run since the previous one (asked only when localizing).
+    pub coverage: bool,
+}
+
+/// What a `coverage` answer carries: the lines run, by file relative to `root`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct CoverageAnswer {
+    pub root: String,
+    pub files: std::collections::BTreeMap<String, Vec<u32>>,
 }
 
 /// What a `reset` answer carries: nothing (the plain answer), or, from an adapter that
@@ -71,6 +82,12 @@ pub(super) struct Answer {
     features: Option<Vec<String>>,
     #[serde(default)]
     digest: Option<String>,
+    /// In a `coverage` answer: the directory its files are relative to.
+    #[serde(default)]
+    root: Option<String>,
+    /// In a `coverage` answer: the lines run, by file.
+    #[serde(default)]
+    files: Option<std::collections::BTreeMap<String, Vec<u32>>>,
     /// In a `hello` answer: the adapter's virtual-clock setting, in words (reports state it).
     #[serde(default)]
     clock: Option<String>,
@@ -171,6 +188,7 @@ impl Answer {
                     match f.as_str() {
                         "boot" => features.boot = true,
                         "state" => features.state = true,
+                        "coverage" => features.coverage = true,
                         _ => {} // a feature this harness does not know: ignored
                     }
                 }
@@ -227,6 +245,24 @@ impl Answer {
             (other, _) => Err(bad_line(
                 line,
                 format!("expected the answer to state, got type '{other}'"),
+            )),
+        }
+    }
+
+    /// The answer to `coverage`: the lines run, the adapter's `error`, or out of protocol.
+    pub fn into_coverage(self, line: &str) -> Result<CoverageAnswer, Fault> {
+        match (self.kind.as_str(), self.files) {
+            ("coverage", Some(files)) => Ok(CoverageAnswer {
+                root: self.root.unwrap_or_default(),
+                files,
+            }),
+            ("coverage", None) => Err(bad_line(line, "a coverage answer without 'files'".into())),
+            ("error", _) => Err(Fault::StoreError {
+                message: self.message.unwrap_or_default(),
+            }),
+            (other, _) => Err(bad_line(
+                line,
+                format!("expected the answer to coverage, got type '{other}'"),
             )),
         }
     }
@@ -381,14 +417,16 @@ mod tests {
             check(r#"{"type":"hello","protocol":1,"features":["state","teleport"],"id":1}"#),
             Ok(Features {
                 boot: false,
-                state: true
+                state: true,
+                coverage: false
             })
         );
         assert_eq!(
             check(r#"{"type":"hello","protocol":1,"features":["boot","state"],"id":1}"#),
             Ok(Features {
                 boot: true,
-                state: true
+                state: true,
+                coverage: false
             })
         );
         for (line, expected) in [
@@ -425,6 +463,7 @@ mod tests {
         let boot = Features {
             boot: true,
             state: false,
+            coverage: false,
         };
         let booted = parse_answer(fetch, 2)
             .unwrap()

@@ -13,6 +13,7 @@ pub mod memo;
 pub mod pins;
 pub mod record;
 pub mod shared_store;
+pub mod source_lines;
 pub mod state;
 pub mod step;
 pub mod store;

@@ -340,6 +340,13 @@ pub trait StoreFactory: Sync {
     fn contract(&self) -> Result<crate::model::pins::WorldPins, String> {
         Ok(crate::model::pins::WorldPins::none())
     }
+
+    /// Whether findings on this store are localized (`--localize`): shrinking then records
+    /// the source lines each of its runs ran ([`crate::model::source_lines`]). False (the
+    /// default) for an in-process store, which cannot say which of its lines ran.
+    fn localizing(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -261,6 +261,7 @@ pub fn execute_observed<O: Observer + ?Sized>(
         if let Some(v) = judge.step(&mut world, step, at) {
             let outcome = Outcome::Fail(v);
             judge.observer.on_end(&world, &outcome);
+            crate::model::source_lines::ended(false);
             return RunReport {
                 config,
                 steps,
@@ -275,6 +276,7 @@ pub fn execute_observed<O: Observer + ?Sized>(
     let violation = drain_and_check(&mut world, main_steps, &mut enabled, &mut drain, &mut judge);
     let outcome = violation.map_or(Outcome::Pass, Outcome::Fail);
     judge.observer.on_end(&world, &outcome);
+    crate::model::source_lines::ended(matches!(outcome, Outcome::Pass));
     RunReport {
         config,
         steps,

@@ -6,6 +6,7 @@ pub mod class;
 pub mod coverage;
 pub mod describe;
 pub mod html;
+pub mod localize;
 pub mod scenario;
 pub mod shrink;
 pub mod timeline;

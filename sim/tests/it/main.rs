@@ -16,6 +16,7 @@ mod exec_findings;
 mod explore_figures;
 mod gate;
 mod laws;
+mod localize;
 mod node_durable;
 mod pasted;
 mod pins_and_names;

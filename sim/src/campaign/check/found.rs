@@ -51,6 +51,9 @@ pub struct Found {
     /// after reporting everything).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub write_error: Option<String>,
+    /// Where in the store (`--localize`): its best lines, or why there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localized: Option<crate::trace::localize::Localization>,
 }
 
 /// Recheck each failure (on the store of `stores` it names), then shrink and save those
@@ -91,6 +94,7 @@ pub fn save_failures(
                 needs: finding.needs,
                 needs_unsearched: finding.needs_unsearched,
                 write_error: finding.write_error,
+                localized: finding.localized,
             };
             (found, finding.text)
         })

@@ -91,6 +91,14 @@ pub(super) fn batch_failure(report: &CheckReport, b: &FuzzBatch) -> TestCaseStat
             crate::trace::assume::describe(&f.needs),
             crate::campaign::findings::replay_command_for(&f.store, &f.path)
         ));
+        if let Some(top) = f.localized.as_ref().and_then(|l| l.top()) {
+            text.push_str(&format!(
+                "\n  suspected line: {}  {:.3}  {}",
+                top.at(),
+                top.score,
+                top.text
+            ));
+        }
     }
     st.set_description(text);
     st

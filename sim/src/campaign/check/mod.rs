@@ -228,6 +228,7 @@ pub(crate) mod tests {
             needs: Vec::new(),
             needs_unsearched: false,
             write_error: None,
+            localized: None,
         }
     }
 

@@ -308,6 +308,7 @@ mod tests {
             needs: Vec::new(),
             needs_unsearched: false,
             write_error: None,
+            localized: None,
         };
         let s = SavedScenario::of_text(&path, &text, 3, 8, None, None).unwrap();
         (f, s)

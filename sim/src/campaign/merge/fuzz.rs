@@ -145,6 +145,9 @@ pub struct FuzzScenario {
     pub cause: Option<CrashCause>,
     /// The file.
     pub saved: SavedScenario,
+    /// Where in the store (`--localize`): its best lines, or why there are none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localized: Option<crate::trace::localize::Localization>,
 }
 
 /// A fuzz campaign's result.
@@ -206,6 +209,7 @@ impl FuzzResult {
                 needs_unsearched: f.needs_unsearched,
                 seed: f.seed.unwrap_or_default(),
                 cause: f.cause.clone(),
+                localized: f.localized.clone(),
                 saved: SavedScenario::of_text(
                     &f.path,
                     &f.text,
@@ -446,6 +450,7 @@ pub(crate) mod tests {
                     cause: f.cause.clone(),
                     needs: None,
                     needs_unsearched: false,
+                    localized: None,
                     saved: SavedScenario {
                         file: file_for(&PathBuf::new(), *store, f).display().to_string(),
                         steps: f.steps.len(),

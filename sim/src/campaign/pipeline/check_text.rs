@@ -181,8 +181,26 @@ fn push_batches(out: &mut String, report: &CheckReport) {
     }
 }
 
-/// One entry per new failure: its class, how far it shrank, where it was saved.
+/// New classes (`STORE: CLASS`) grouped by their best line
+/// ([`crate::trace::localize::causes`]).
+pub fn causes(report: &CheckReport) -> Vec<crate::trace::localize::Cause> {
+    crate::trace::localize::causes(report.found.iter().filter_map(|f| {
+        let name = f
+            .class
+            .as_ref()
+            .map_or(f.invariant.to_string(), |c| c.to_string());
+        Some((format!("{}: {name}", f.store), f.localized.as_ref()?))
+    }))
+}
+
+/// One entry per new failure: its class, how far it shrank, where it was saved (and,
+/// localized, its best lines), then the suspected causes.
 fn push_found(out: &mut String, report: &CheckReport) {
+    push_each_found(out, report);
+    out.push_str(&super::text::format_causes(&causes(report)));
+}
+
+fn push_each_found(out: &mut String, report: &CheckReport) {
     for f in &report.found {
         let found_by = match f.seed {
             Some(seed) => format!("seed {seed}"),
@@ -213,6 +231,9 @@ fn push_found(out: &mut String, report: &CheckReport) {
             }
         ));
         push_cause(out, f.cause.as_ref(), "        ");
+        if let Some(loc) = &f.localized {
+            out.push_str(&loc.format(super::text::LINES_SHOWN, "        "));
+        }
         if let Some(why) = &f.gave_up {
             out.push_str(&format!("        warning: {why}\n"));
             if f.write_error.is_none() {

@@ -14,6 +14,7 @@ use crate::campaign::recheck::{Suspect, SuspectKind};
 use crate::campaign::shard::format_ranges;
 use crate::model::store::CrashCause;
 use crate::trace::assume;
+use crate::trace::localize::{Cause, Localization};
 use crate::util::program::program;
 
 /// The line at the head of a text report for a store that stated settings shaping its
@@ -50,9 +51,14 @@ pub fn json(result: &ResultFile<FuzzResult>, out: &Path) -> serde_json::Result<s
                 "replay": replay_command_for(&f.store, &path),
                 "cause": f.cause,
                 "write_error": f.saved.write_error,
+                "localized": f.localized.as_ref().map(|l| &l.lines),
+                "localize_reason": f.localized.as_ref().and_then(|l| l.reason.as_ref()),
             })
         })
         .collect();
+    if r.scenarios.iter().any(|f| f.localized.is_some()) {
+        value["causes"] = serde_json::to_value(causes(r))?;
+    }
     value["crashes"] = crashes(r)
         .map(|(store, seed, cause)| {
             serde_json::json!({
@@ -87,6 +93,53 @@ pub fn json(result: &ResultFile<FuzzResult>, out: &Path) -> serde_json::Result<s
     }
     Ok(value)
 }
+
+/// How many of a class's best lines the text reports print.
+pub const LINES_SHOWN: usize = 3;
+
+/// Classes (`STORE: CLASS`) grouped by their best line ([`crate::trace::localize::causes`]).
+pub fn causes(r: &FuzzResult) -> Vec<Cause> {
+    crate::trace::localize::causes(r.scenarios.iter().filter_map(|f| {
+        let name = f
+            .class
+            .as_ref()
+            .map_or(f.invariant.to_string(), |c| c.to_string());
+        Some((format!("{}: {name}", f.store), f.localized.as_ref()?))
+    }))
+}
+
+/// `N classes, suspected cause: FILE:LINE  TEXT` and the classes, one group each; empty
+/// when nothing was localized.
+pub fn format_causes(causes: &[Cause]) -> String {
+    if causes.is_empty() {
+        return String::new();
+    }
+    let mut text = String::from("suspected causes (classes whose best line is the same line):\n");
+    for c in causes {
+        text.push_str(&format!(
+            "  {}, suspected cause: {}  {}\n",
+            count(c.classes.len(), "class"),
+            c.at,
+            c.text
+        ));
+        for class in &c.classes {
+            text.push_str(&format!("    {class}\n"));
+        }
+    }
+    text
+}
+
+/// `--localize` on a store that cannot say which of its lines ran (a built-in Rust
+/// store): each of its scenarios says so rather than ranking nothing silently.
+pub fn not_localized(r: &mut FuzzResult) {
+    for f in r.scenarios.iter_mut().filter(|f| f.localized.is_none()) {
+        f.localized = Some(Localization::not(NOT_LOCALIZED_BUILT_IN));
+    }
+}
+
+/// Why a built-in store's classes are not localized.
+pub const NOT_LOCALIZED_BUILT_IN: &str =
+    "not localized: built-in Rust store (only stores run through an adapter report the lines they run)";
 
 /// `shard 2/3`, `shards 1, 3 of 3`.
 pub fn shards_label(shards: &ShardSet) -> String {
@@ -241,6 +294,7 @@ pub fn summary(result: &ResultFile<FuzzResult>, details: &Path) -> String {
             reproduce_command(&s.store, seed, report.strategy, &report.worlds)
         ));
     }
+    text.push_str(&format_causes(&causes(r)));
     let unshrunk = r
         .scenarios
         .iter()
@@ -356,6 +410,9 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
                         unsearched(f.needs_unsearched)
                     ));
                 }
+                if let Some(loc) = &f.localized {
+                    text.push_str(&loc.format(LINES_SHOWN, &format!("  {:>26}", "")));
+                }
             }
             match file {
                 Some(f) if f.saved.write_error.is_some() => {
@@ -380,6 +437,7 @@ fn format_classes(r: &FuzzResult, out: &Path) -> String {
             }
         }
     }
+    text.push_str(&format_causes(&causes(r)));
     text
 }
 
