@@ -6,6 +6,8 @@ pub mod class;
 pub mod coverage;
 pub mod describe;
 pub mod html;
+pub mod import;
+pub mod log;
 pub mod scenario;
 pub mod shrink;
 pub mod timeline;
