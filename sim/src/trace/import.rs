@@ -21,7 +21,7 @@
 //! entry any schedule reached and why it could not go on: a finding about the backend's
 //! contract (it did what the model does not allow) or about the model.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::hash::Hasher;
 use std::sync::Arc;
@@ -58,7 +58,7 @@ impl Default for SearchLimits {
     fn default() -> SearchLimits {
         SearchLimits {
             hidden_steps_max: 12,
-            states_max: 2_000_000,
+            states_max: 500_000,
         }
     }
 }
@@ -120,7 +120,8 @@ impl fmt::Display for ImportError {
 /// One thing client 0 is told, with the entry it comes from.
 #[derive(Clone, Debug)]
 enum Obs {
-    Send,
+    /// The user sends, with the text (or placeholder) if the log has it.
+    Send(Option<String>),
     Scroll(bool),
     Frame(LogEvent),
     Post(PostBody),
@@ -156,7 +157,7 @@ fn plan(log: &Log) -> Result<Plan, ImportError> {
     let mut next_fetch = 1u32;
     for (i, entry) in log.entries.iter().enumerate() {
         match &entry.what {
-            What::Send { .. } => obs.push((i, Obs::Send)),
+            What::Send { text } => obs.push((i, Obs::Send(text.clone()))),
             What::Scroll { at_bottom } => obs.push((i, Obs::Scroll(*at_bottom))),
             What::Frame { event, .. } => obs.push((i, Obs::Frame(event.clone()))),
             What::Request {
@@ -291,6 +292,10 @@ struct Bindings {
     turns_back: BTreeMap<TurnId, Id>,
     messages: BTreeMap<Id, MessageId>,
     messages_back: BTreeMap<MessageId, Id>,
+    /// Texts (or placeholders) bound to the world's texts: equal in the log exactly
+    /// where equal in the world (colliding texts are what some classes need).
+    texts: BTreeMap<String, String>,
+    texts_back: BTreeMap<String, String>,
 }
 
 impl Bindings {
@@ -312,6 +317,18 @@ impl Bindings {
             (None, None) => {
                 self.messages.insert(app.clone(), world);
                 self.messages_back.insert(world, app.clone());
+                true
+            }
+        }
+    }
+
+    fn text(&mut self, app: &str, world: &str) -> bool {
+        match (self.texts.get(app), self.texts_back.get(world)) {
+            (Some(w), _) => w == world,
+            (None, Some(_)) => false,
+            (None, None) => {
+                self.texts.insert(app.to_string(), world.to_string());
+                self.texts_back.insert(world.to_string(), app.to_string());
                 true
             }
         }
@@ -382,6 +399,8 @@ impl Bindings {
             && logged.iter().zip(rows).all(|(a, w)| {
                 a.role == w.role
                     && a.messages.len() == w.message_ids.len()
+                    && (a.role != crate::model::wire::Role::User
+                        || a.text.as_ref().is_none_or(|t| self.text(t, &w.text)))
                     && self.turn(&a.turn, w.turn_id)
                     && a.messages
                         .iter()
@@ -405,7 +424,7 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
     let sends = plan
         .obs
         .iter()
-        .filter(|(_, o)| matches!(o, Obs::Send))
+        .filter(|(_, o)| matches!(o, Obs::Send(_)))
         .count();
     let scrolls = plan
         .obs
@@ -436,11 +455,47 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
             _ => {}
         }
     }
+    // What the history pages show of turns whose frames the tab may not have seen.
+    for (_, o) in &plan.obs {
+        if let Obs::Fetch(_, body) = o {
+            let mut per_turn: BTreeMap<&Id, (usize, usize)> = BTreeMap::new();
+            for row in &body.rows {
+                let (calls, run) = per_turn.entry(&row.turn).or_default();
+                match row.role {
+                    crate::model::wire::Role::ToolCall => {
+                        *calls += 1;
+                        *run = 0;
+                    }
+                    // One assistant row is a segment of at least one delta.
+                    crate::model::wire::Role::Assistant => {
+                        *run += 1;
+                        deltas_max = deltas_max.max(1);
+                    }
+                    _ => {}
+                }
+                calls_max = calls_max.max(*calls);
+            }
+        }
+    }
+    // Every message the log names, in rows and events, may be another tab's: its user
+    // may send that many (a bound, not a count: the search sends only what it needs).
+    let mut named: BTreeSet<&Id> = BTreeSet::new();
+    for (_, o) in &plan.obs {
+        match o {
+            Obs::Fetch(_, body) => named.extend(body.rows.iter().flat_map(|r| &r.messages)),
+            Obs::Frame(LogEvent::MessageQueued { message, .. }) => {
+                named.insert(message);
+            }
+            Obs::Frame(LogEvent::MessageConsumed { messages, .. }) => named.extend(messages),
+            _ => {}
+        }
+    }
+    let others = named.len().max(starts + queued);
     let texts = texts_collide(log);
     let base = WorldConfig {
         clients: 2,
         passive_observer: false,
-        sends_per_client: (sends.max(starts + queued)).clamp(1, 255) as u8,
+        sends_per_client: sends.max(others).clamp(1, 255) as u8,
         scrolls_per_client: scrolls.min(255) as u8,
         deltas_per_segment_max: deltas_max.min(255) as u8,
         tool_calls_per_turn_max: calls_max.min(255) as u8,
@@ -551,7 +606,7 @@ struct Search<'p> {
     plan: &'p Plan,
     limits: SearchLimits,
     states: u64,
-    seen: HashSet<(usize, u64, u64)>,
+    seen: HashMap<(usize, u64, u64), usize>,
     /// The furthest observation reached and why the search could not go past it.
     furthest: (usize, Option<String>),
     path: Vec<Step>,
@@ -588,19 +643,22 @@ impl<'p> Search<'p> {
         if world.config().ws_reorder_window > 1 {
             // Reordered: each event in flight is one of the frames to come, by shape
             // (ids are bound when it is delivered).
+            // One the log never shows stays in flight to its end, overtaken by every
+            // later delivery: at most `window - 1` can be.
             let mut used = vec![false; frames_ahead().count()];
+            let mut unseen = 0;
             for (_, event) in c0.inbox() {
                 let shape = describe_shape(event);
-                let Some(k) = frames_ahead()
+                match frames_ahead()
                     .enumerate()
                     .position(|(k, e)| !used[k] && logged_shape(e) == shape)
-                else {
-                    if used.iter().all(|u| *u) {
-                        break;
-                    }
-                    return false;
-                };
-                used[k] = true;
+                {
+                    Some(k) => used[k] = true,
+                    None => unseen += 1,
+                }
+            }
+            if unseen >= usize::from(world.config().ws_reorder_window) {
+                return false;
             }
         } else {
             let mut frames = rest.iter().filter_map(|(_, o)| match o {
@@ -660,12 +718,17 @@ impl<'p> Search<'p> {
         let on = |s: &Step| enabled.binary_search(s).is_ok();
         let mut out = Vec::new();
         match &self.plan.obs[cursor].1 {
-            Obs::Send => {
+            Obs::Send(text) => {
                 let s = Step::Send { client: 0 };
                 if !on(&s) {
                     return Err("the tab's user has no send left".into());
                 }
                 let mut nb = b.clone();
+                if let Some(t) = text {
+                    if !nb.text(t, &world.next_message_text()) {
+                        return Err("the model's next message here has a text that is not the log's equal-or-different pattern".into());
+                    }
+                }
                 // The POST it makes carries the world's next id: bound to the app's.
                 if let Some(Req::Post(Some(app))) = self.plan.effects[cursor + 1]
                     .iter()
@@ -759,7 +822,25 @@ impl<'p> Search<'p> {
         Ok(out)
     }
 
-    fn dfs(&mut self, world: &World, cursor: usize, b: &Bindings, hidden: usize) -> bool {
+    /// Explain observations `cursor..` from `world`, with as few unseen steps before each
+    /// as the model needs: unseen steps happen as late as they can, so what the tab could
+    /// not see is not made to happen earlier than it must (where the oracle would judge
+    /// the tab against a backend ahead of what the tab was shown).
+    fn deepen(&mut self, world: &World, cursor: usize, b: &Bindings) -> bool {
+        for budget in 0..=self.limits.hidden_steps_max {
+            if self.dfs(world, cursor, b, budget) {
+                return true;
+            }
+            if self.out_of_states {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Explain observations `cursor..` from `world` with at most `budget` unseen steps
+    /// before observation `cursor`.
+    fn dfs(&mut self, world: &World, cursor: usize, b: &Bindings, budget: usize) -> bool {
         if cursor == self.plan.obs.len() {
             self.found = Some(self.path.clone());
             return true;
@@ -768,9 +849,12 @@ impl<'p> Search<'p> {
             self.out_of_states = true;
             return false;
         }
-        if !self.seen.insert(Self::key(world, cursor, b)) {
+        // Failing with a budget fails with every smaller one.
+        let key = Self::key(world, cursor, b);
+        if self.seen.get(&key).is_some_and(|&tried| tried >= budget) {
             return false;
         }
+        self.seen.insert(key, budget);
         self.states += 1;
         if cursor > self.furthest.0 {
             self.furthest = (cursor, None);
@@ -778,8 +862,15 @@ impl<'p> Search<'p> {
         match self.observed(world, cursor, b) {
             Ok(steps) => {
                 for (step, nb) in steps {
-                    if self.try_step(world, step, cursor + 1, &nb, 0) {
-                        return true;
+                    if let Some(next) = self.advance(world, step, cursor + 1, &nb) {
+                        self.path.push(step);
+                        if self.deepen(&next, cursor + 1, &nb) {
+                            return true;
+                        }
+                        self.path.pop();
+                    }
+                    if self.out_of_states {
+                        return false;
                     }
                 }
             }
@@ -789,7 +880,7 @@ impl<'p> Search<'p> {
                 }
             }
         }
-        if hidden >= self.limits.hidden_steps_max {
+        if budget == 0 {
             return false;
         }
         let mut enabled = Vec::new();
@@ -805,14 +896,21 @@ impl<'p> Search<'p> {
                 | Step::AgentWrite
                 | Step::AgentSeal => true,
                 Step::ServeFetch { client } => client == 0,
-                // Another tab sends only when nothing of its is on the way: the POST it
-                // makes is handled before its next send, which every order of theirs
-                // the tab can see allows (the tab sees only the events).
-                Step::Send { client } => client != 0 && world.client(client).posts().len() == 0,
+                // Another tab's user: one tab stands for every other (its POSTs are
+                // handled in the order sent, which the tab cannot tell from several
+                // tabs' as it sees only the events).
+                Step::Send { client } => client != 0,
                 _ => false,
             };
-            if unseen && self.try_step(world, step, cursor, b, hidden + 1) {
-                return true;
+            if !unseen {
+                continue;
+            }
+            if let Some(next) = self.advance(world, step, cursor, b) {
+                self.path.push(step);
+                if self.dfs(&next, cursor, b, budget - 1) {
+                    return true;
+                }
+                self.path.pop();
             }
             if self.out_of_states {
                 return false;
@@ -821,30 +919,13 @@ impl<'p> Search<'p> {
         false
     }
 
-    fn try_step(
-        &mut self,
-        world: &World,
-        step: Step,
-        cursor: usize,
-        b: &Bindings,
-        hidden: usize,
-    ) -> bool {
-        let Some(mut next) = world.try_clone() else {
-            return false;
-        };
+    /// `world` after `step`, if the store took it and what is in flight to the tab can
+    /// still be what the log shows from observation `cursor` on.
+    fn advance(&mut self, world: &World, step: Step, cursor: usize, b: &Bindings) -> Option<World> {
+        let mut next = world.try_clone()?;
         let mut rec = StepRecord::new(step);
-        if next.apply_into(step, &mut rec).is_err() {
-            return false;
-        }
-        if !self.consistent(&next, cursor, b) {
-            return false;
-        }
-        self.path.push(step);
-        if self.dfs(&next, cursor, b, hidden) {
-            return true;
-        }
-        self.path.pop();
-        false
+        next.apply_into(step, &mut rec).ok()?;
+        self.consistent(&next, cursor, b).then_some(next)
     }
 }
 
@@ -905,14 +986,14 @@ pub fn import(log: &Log, pins: &WorldPins, limits: SearchLimits) -> Result<Impor
                 ..limits
             },
             states: 0,
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             furthest: (0, None),
             path: Vec::new(),
             found: None,
             out_of_states: false,
         };
         let b = Bindings::default();
-        let ok = search.consistent(&world, 0, &b) && search.dfs(&world, 0, &b, 0);
+        let ok = search.consistent(&world, 0, &b) && search.deepen(&world, 0, &b);
         states += search.states;
         if ok {
             let steps = search.found.expect("found");

@@ -718,6 +718,17 @@ pub fn record_tab(
         posts: Default::default(),
         boot: Vec::new(),
     };
+    // What the store asked for at its boot, before any step: a world made only to see it.
+    let boot = World::new(config.clone(), stores);
+    let booted: Vec<Effect> = boot
+        .client(tab)
+        .fetch_requests()
+        .map(|r| Effect::Fetch { request_id: *r })
+        .collect();
+    drop(boot);
+    for effect in &booted {
+        obs.request(effect);
+    }
     replay_observed(stores, config, steps, &mut obs);
     let mut entries = obs.boot;
     entries.extend(obs.entries);
