@@ -69,11 +69,11 @@ var init_codec = __esm({
       c;
       ids;
       /** Rename fields and spell ids of one flat record. */
-      shape(record) {
+      shape(record2) {
         const out = {};
         const fields = this.c.fields ?? {};
-        for (const k of Object.keys(record)) {
-          const v = record[k];
+        for (const k of Object.keys(record2)) {
+          const v = record2[k];
           out[fields[k] ?? k] = ID_FIELDS.has(k) && typeof v === "number" ? this.ids.encode(v) : v;
         }
         return out;
@@ -669,6 +669,150 @@ var init_network = __esm({
         for (const client of run.sockets) client.send(frame);
       }
     };
+  }
+});
+
+// src/record.ts
+var record_exports = {};
+__export(record_exports, {
+  record: () => record
+});
+function record(network, options = {}) {
+  const limit = Math.max(1, options.limit ?? 5e3);
+  const isPrivate = options.private ?? true;
+  const origin = new URL(network.origin ?? globalThis.location?.href ?? "http://localhost");
+  const codec = network.codec ?? {};
+  const fields = codec.fields ?? {};
+  const field2 = (name) => fields[name] ?? name;
+  const eventNames = /* @__PURE__ */ new Map();
+  for (const t of EVENT_TYPES) eventNames.set(codec.eventNames?.[t] ?? t, t);
+  const routes = Object.entries(network.routes ?? {}).flatMap(([key, route]) => {
+    const m = /^\s*([A-Za-z]+)\s+(\S+)\s*$/.exec(key);
+    return m === null || typeof route !== "string" ? [] : [{ method: m[1].toUpperCase(), segments: m[2].split("?")[0].split("/").filter((s) => s !== ""), route }];
+  });
+  const sockets = (network.socket === void 0 ? [] : Array.isArray(network.socket) ? network.socket : [network.socket]).map((s) => new URL(s, origin));
+  const t0 = Date.now();
+  const entries = [];
+  let dropped = 0;
+  let nextRequest = 1;
+  const placeholders = /* @__PURE__ */ new Map();
+  const text = (t) => {
+    if (typeof t !== "string") return void 0;
+    if (!isPrivate) return t;
+    let p = placeholders.get(t);
+    if (p === void 0) {
+      p = `<text#${placeholders.size + 1}>`;
+      placeholders.set(t, p);
+    }
+    return p;
+  };
+  const id = (v) => typeof v === "string" || typeof v === "number" ? v : void 0;
+  const push = (e) => {
+    entries.push({ at_ms: Date.now() - t0, ...e });
+    if (entries.length > limit) {
+      entries.shift();
+      dropped++;
+    }
+  };
+  const routeOf = (method, url) => {
+    const parts = url.pathname.split("/").filter((s) => s !== "");
+    return routes.find((r) => r.method === method && r.segments.length === parts.length && r.segments.every((s, i) => s.startsWith(":") || s === parts[i]))?.route;
+  };
+  const decodeEvent = (frame) => {
+    const type = eventNames.get(String(frame[field2("type")]));
+    if (type === void 0) return void 0;
+    const turn = id(frame[field2("turnId")]);
+    const e = { type };
+    if (type === "status") e.status = frame[field2("status")];
+    else if (type === "message-queued") {
+      e.message = id(frame[field2("messageId")]);
+      if (frame[field2("text")] !== void 0) e.text = text(frame[field2("text")]);
+    } else if (type === "message-consumed") {
+      e.messages = (frame[field2("messageIds")] ?? []).map(id);
+      if (frame[field2("reason")] !== void 0) e.reason = frame[field2("reason")];
+    } else {
+      if (turn !== void 0) e.turn = turn;
+      if (type === "tool-call" || type === "tool-result") e.call = Number(frame[field2("call")] ?? 0);
+      if (type !== "turn-start" && type !== "turn-sealed") e.text = text(frame[field2("text")]);
+    }
+    return e;
+  };
+  const decodeRows = (body) => {
+    const rows = Array.isArray(body) ? body : Object.values(body ?? {}).find(Array.isArray) ?? [];
+    return rows.map((r) => {
+      const row = r;
+      const messages = row[field2("messageIds")] ?? row.clientMessageIds ?? [];
+      return { seq: Number(row[field2("seq")] ?? 0), turn: id(row[field2("turnId")]), role: row[field2("role")], messages: messages.map(id), text: text(row[field2("text")]) };
+    });
+  };
+  const g = globalThis;
+  const pageFetch = g.fetch;
+  const PageWebSocket = g.WebSocket;
+  g.fetch = async (input, init) => {
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, origin);
+    const method = (init?.method ?? (typeof input === "object" && "method" in input ? input.method : "GET")).toUpperCase();
+    const route = routeOf(method, url);
+    if (route === void 0) return pageFetch(input, init);
+    const request = nextRequest++;
+    const entry = { kind: "request", id: request, route, method, path: url.pathname };
+    if (route === "post" && typeof init?.body === "string") {
+      const body2 = JSON.parse(init.body);
+      const message = id(body2.id ?? body2.messageId ?? body2.clientMessageId ?? body2.clientId);
+      if (message !== void 0) entry.message = message;
+      entry.text = text(body2.text ?? body2.content);
+    }
+    push(entry);
+    const response = await pageFetch(input, init);
+    const body = await response.clone().json().catch(() => void 0);
+    if (route === "fetch") push({ kind: "response", request, fetch: { rows: decodeRows(body) } });
+    else {
+      const status = String(body?.status ?? body?.outcome ?? "");
+      push({ kind: "response", request, post: { outcome: status === "queued" ? "queued" : "started", ...id(body?.turnId) === void 0 ? {} : { turn: id(body?.turnId) } } });
+    }
+    return response;
+  };
+  class RecordedWebSocket extends PageWebSocket {
+    constructor(url, protocols) {
+      super(url, protocols);
+      const u = new URL(String(url), origin);
+      if (!sockets.some((s) => s.host === u.host && s.pathname === u.pathname)) return;
+      this.addEventListener("message", (m) => {
+        let frame;
+        try {
+          frame = JSON.parse(String(m.data));
+        } catch {
+          return;
+        }
+        const event = decodeEvent(frame);
+        if (event !== void 0) push({ kind: "frame", event });
+      });
+    }
+  }
+  Object.defineProperty(g, "WebSocket", { value: RecordedWebSocket, configurable: true, writable: true });
+  return {
+    send: (t) => push({ kind: "send", text: text(t) }),
+    scroll: (atBottom) => push({ kind: "scroll", at_bottom: atBottom }),
+    dump: () => JSON.stringify({
+      format: "reconcile-sim-log",
+      version: 1,
+      recorder: "reconcile-sim-adapter/record",
+      ...options.name === void 0 ? {} : { store_name: options.name },
+      private: isPrivate,
+      limit,
+      dropped,
+      entries
+    }),
+    uninstall: () => {
+      g.fetch = pageFetch;
+      Object.defineProperty(g, "WebSocket", { value: PageWebSocket, configurable: true, writable: true });
+    }
+  };
+}
+var EVENT_TYPES;
+var init_record = __esm({
+  "src/record.ts"() {
+    "use strict";
+    EVENT_TYPES = ["turn-start", "text-delta", "tool-call", "tool-result", "message-queued", "message-consumed", "status", "turn-sealed"];
   }
 });
 
@@ -1988,6 +2132,10 @@ var AdapterRuntime = class {
         const { Network: Network2 } = await Promise.resolve().then(() => (init_network(), network_exports));
         const network = new Network2(options.network, () => activeRuntime?.run ?? null);
         await network.install();
+        if (process.env.RECONCILE_SIM_RECORD === "1") {
+          const { record: record2 } = await Promise.resolve().then(() => (init_record(), record_exports));
+          record2(options.network);
+        }
         sharedNetwork = network;
       }
       this.options.network = sharedNetwork;

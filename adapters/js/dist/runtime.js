@@ -366,6 +366,12 @@ export class AdapterRuntime {
                 const { Network } = await import("./network.js");
                 const network = new Network(options.network, () => activeRuntime?.run ?? null);
                 await network.install();
+                // RECONCILE_SIM_RECORD=1: the recorder over the harness's network, as an app would
+                // run it (docs/record.md measures its cost with it).
+                if (process.env.RECONCILE_SIM_RECORD === "1") {
+                    const { record } = await import("./record.js");
+                    record(options.network);
+                }
                 sharedNetwork = network;
             }
             this.options.network = sharedNetwork;

@@ -17,6 +17,7 @@ mod explore;
 mod flags;
 mod from_fuzz;
 mod fuzz;
+mod import;
 mod interrupt;
 mod merge;
 mod nightly;
@@ -163,6 +164,15 @@ enum Command {
         BAD_INPUT, INTERNAL, QUITS_AT_A_SIGNAL, CLOSED_STDOUT
     ))]
     Report(report::Args),
+    /// Turn a log one tab recorded (`reconcile-sim-adapter/record`) into a scenario whose
+    /// world, seen from that tab, is what the log shows; judge it and write it.
+    #[command(after_help = exit_codes!(
+        "0    the scenario written (its verdict printed: replay judges it, shrink cuts it)",
+        "2    bad usage or input: a malformed log, or one no schedule of the model explains (the entry is named: a finding about the backend's contract or the model), or a file that could not be written",
+        INTERNAL, "4    the search hit its limit (--states-max) before explaining the log",
+        QUITS_AT_A_SIGNAL, CLOSED_STDOUT
+    ))]
+    Import(import::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -193,6 +203,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::main(args),
         Command::Merge(args) => merge::main(args),
         Command::Report(args) => report::main(args),
+        Command::Import(args) => import::main(args),
     };
     if reconcile_sim::run::interrupt::requested() {
         // Whatever was found is printed and saved; the verdict covers only what ran.

@@ -42,6 +42,14 @@ pub struct Args {
     /// Judge other invariants than the file's (its `config.judged`, or all).
     #[command(flatten)]
     invariants: super::flags::InvariantFlags,
+    /// Also write what tab `--tab` went through as a recorded log (`docs/record.md`): the
+    /// log `import` turns back into a scenario, as the adapter's recorder would write it
+    /// (texts not private).
+    #[arg(long, value_name = "LOG.json")]
+    log: Option<PathBuf>,
+    /// The tab whose log `--log` writes (0-based).
+    #[arg(long, default_value_t = 0, requires = "log")]
+    tab: u8,
 }
 
 pub fn main(args: Args) -> anyhow::Result<Verdict> {
@@ -59,6 +67,18 @@ pub fn main(args: Args) -> anyhow::Result<Verdict> {
     let store = store.as_ref();
     let contract = store.contract().map_err(anyhow::Error::msg)?;
     let steps = sc.steps();
+    if let Some(path) = &args.log {
+        if args.tab >= sc.config.clients {
+            anyhow::bail!(
+                "--tab {}: the scenario has {} tabs",
+                args.tab,
+                sc.config.clients
+            );
+        }
+        let log = reconcile_sim::trace::log::record_tab(store, sc.config.clone(), &steps, args.tab);
+        reconcile_sim::util::fs::write_atomically(path, log.to_json().as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
     let (n, class) = narrate_masked(store, sc.config.clone(), &steps, &sc.masked);
     // `expect` (and `class`) speak about the store the file names (through any command
     // line that states its name); on another store no violation is expected.

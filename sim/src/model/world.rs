@@ -178,6 +178,16 @@ impl World {
         crate::model::content::message_id(self.next_message)
     }
 
+    /// The text the next sent message will have (`message_texts` decides): what a search
+    /// that matches recorded texts compares.
+    pub fn next_message_text(&self) -> String {
+        crate::model::content::message_text_of(
+            self.config.message_texts,
+            self.next_message,
+            self.next_message_id(),
+        )
+    }
+
     /// Empties `client`'s inbox: for a search that never delivers to that tab (the
     /// per-tab search's POST sources), whose inbox would only grow and be copied.
     pub fn clear_inbox(&mut self, client: ClientId) {

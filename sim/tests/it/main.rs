@@ -15,6 +15,7 @@ mod exec;
 mod exec_findings;
 mod explore_figures;
 mod gate;
+mod import;
 mod laws;
 mod localize;
 mod node_durable;

@@ -8,6 +8,7 @@
 //! - `run`: [`run::run`].
 //! - `nightly`: [`nightly::nightly`].
 //! - `shrink`: [`shrink::shrink_file`].
+//! - `import`: [`import::import_log`] (a recorded log explained, judged and written).
 //! - `report`: [`report::report`] (the HTML pages of scenarios, results and nights).
 //!
 //! They report as they go through a [`Listener`].
@@ -15,6 +16,7 @@
 pub mod check;
 pub mod check_text;
 pub mod fuzz;
+pub mod import;
 pub mod nightly;
 pub mod partners;
 pub mod report;

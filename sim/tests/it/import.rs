@@ -1,0 +1,249 @@
+//! `import`: a tab's recorded log turned back into a scenario, through the real binary.
+//! The logs are written by `replay --log` (the reference recorder: what the adapter's
+//! recorder writes, without an app), then imported, replayed and shrunk.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::{code, repo, require_node, sim, stderr, stdout, tmp, INVOKED_AS};
+
+/// The binary run in `dir` with the workspace's `node_modules/.bin` on PATH (as `npm run`
+/// puts it there), so an `exec:reconcile-sim-adapter …` store starts.
+fn sim_npm(dir: &Path, args: &[&str]) -> Output {
+    let bin = repo().join("node_modules/.bin");
+    assert!(
+        bin.join("reconcile-sim-adapter").exists(),
+        "run `npm ci` at the repository root: the production example's store runs through reconcile-sim-adapter"
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .current_dir(dir)
+        .env(INVOKED_AS.0, INVOKED_AS.1)
+        .env("PATH", path)
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(o), stderr(o)))
+}
+
+const PRODUCTION: &str = "exec:reconcile-sim-adapter reconcile/adapter.ts";
+
+/// Every known class of the production example: the witness replayed with the failing
+/// tab's log written, the log imported (the tab's view only: the other tabs and the
+/// backend inferred), the scenario replayed (the same class), then shrunk (1-minimal).
+#[test]
+fn every_production_class_round_trips_through_a_tab_log() {
+    require_node();
+    let dir = repo().join("examples/production");
+    let scratch = tmp("import-production");
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("known"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 8, "{files:?}");
+    for witness in files {
+        let name = witness.file_stem().unwrap().to_string_lossy().into_owned();
+        let w = witness.to_str().unwrap();
+        let original = json(&sim_npm(&dir, &["replay", w, "--allow-exec", "--json"]));
+        let class = original["class_name"].as_str().unwrap().to_string();
+        let tab = original["outcome"]["client"].as_u64().unwrap().to_string();
+        let log = scratch.join(format!("{name}.log.json"));
+        let log = log.to_str().unwrap();
+        let o = sim_npm(
+            &dir,
+            &["replay", w, "--allow-exec", "--log", log, "--tab", &tab],
+        );
+        assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
+        let out = scratch.join(format!("{name}.json"));
+        let out = out.to_str().unwrap();
+        let o = sim_npm(&dir, &["import", log, "--store", PRODUCTION, "-o", out]);
+        assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains(&class), "{name}: {}", stdout(&o));
+        let replayed = json(&sim_npm(&dir, &["replay", out, "--allow-exec", "--json"]));
+        assert_eq!(replayed["class_name"], class.as_str(), "{name}");
+        assert_eq!(replayed["reproduced"], true, "{name}");
+        assert_eq!(replayed["skipped"], serde_json::json!([]), "{name}");
+        let shrunk = scratch.join(format!("{name}.shrunk.json"));
+        let shrunk = shrunk.to_str().unwrap();
+        let o = sim_npm(&dir, &["shrink", out, "--allow-exec", "-o", shrunk]);
+        assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("(1-minimal)"), "{name}: {}", stdout(&o));
+    }
+}
+
+/// A scenario that passes on a store gives a log that imports and passes there.
+#[test]
+fn a_correct_runs_log_imports_and_passes() {
+    let scratch = tmp("import-pass");
+    let log = scratch.join("log.json");
+    let out = scratch.join("out.json");
+    let (log, out) = (log.to_str().unwrap(), out.to_str().unwrap());
+    let o = sim(&[
+        "replay",
+        "scenarios/bug-a.json",
+        "--store",
+        "fix-a",
+        "--log",
+        log,
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let o = sim(&["import", log, "--store", "fix-a", "-o", out]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("verdict: pass"), "{}", stdout(&o));
+    let o = sim(&["replay", out]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    // And the same log on the store with bug A fails as the original did.
+    let o = sim(&["import", log, "--store", "naive", "-o", out]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("verdict: inv3-newer-turn"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+fn entries(log: &str) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(log).unwrap()).unwrap();
+    let e = v["entries"].as_array().unwrap().clone();
+    (v, e)
+}
+
+/// A frame removed or moved: the import explains the edited log (and judges it) or stops
+/// at an entry it names, exit 2; never anything else.
+#[test]
+fn an_edited_log_imports_or_names_the_entry() {
+    let scratch = tmp("import-edited");
+    let log = scratch.join("log.json");
+    let log = log.to_str().unwrap();
+    let o = sim(&["replay", "scenarios/bug-c.json", "--log", log]);
+    assert_eq!(code(&o), 1);
+    let (head, all) = entries(log);
+    let frames: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i]["kind"] == "frame")
+        .collect();
+    let mut named = 0;
+    let mut imported = 0;
+    for (k, &i) in frames.iter().enumerate() {
+        for moved in [false, true] {
+            let mut edited = all.clone();
+            let frame = edited.remove(i);
+            if moved {
+                // Swapped with the next frame.
+                let Some(&j) = frames.get(k + 1) else {
+                    continue;
+                };
+                edited.insert(j - 1, frame);
+            }
+            let mut v = head.clone();
+            v["entries"] = serde_json::Value::Array(edited);
+            let path = scratch.join(format!("e{i}-{moved}.json"));
+            std::fs::write(&path, v.to_string()).unwrap();
+            let out = scratch.join(format!("e{i}-{moved}.out.json"));
+            let o = sim(&[
+                "import",
+                path.to_str().unwrap(),
+                "--store",
+                "fix-ab",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            match code(&o) {
+                0 => {
+                    imported += 1;
+                    assert!(stdout(&o).contains("verdict: "), "{}", stdout(&o));
+                    assert!(out.exists());
+                }
+                2 => {
+                    named += 1;
+                    let e = stderr(&o);
+                    assert_eq!(e.lines().count(), 1, "{e}");
+                    assert!(e.contains("cannot be explained by the model"), "{e}");
+                    assert!(e.contains(": entry "), "{e}");
+                    assert!(!out.exists());
+                }
+                c => panic!("exit {c}: {}{}", stdout(&o), stderr(&o)),
+            }
+        }
+    }
+    // Both happen: some edits are still a world's schedule, some are not.
+    assert!(
+        named > 0 && imported > 0,
+        "named {named}, imported {imported}"
+    );
+}
+
+/// A truncated or malformed log: one line naming the file, exit 2, nothing written.
+#[test]
+fn a_truncated_or_malformed_log_is_one_clear_line() {
+    let scratch = tmp("import-bad");
+    let log = scratch.join("log.json");
+    let log = log.to_str().unwrap();
+    sim(&["replay", "scenarios/bug-b.json", "--log", log]);
+    let text = std::fs::read_to_string(log).unwrap();
+    let out = scratch.join("out.json");
+    for (name, bytes, says) in [
+        ("cut", text[..text.len() / 2].to_string(), "ends early"),
+        (
+            "scenario",
+            std::fs::read_to_string(repo().join("scenarios/bug-b.json")).unwrap(),
+            "not a reconcile-sim log",
+        ),
+        (
+            "entry",
+            text.replacen("\"route\":\"post\"", "\"route\":\"put\"", 1),
+            "entry ",
+        ),
+        (
+            "orphan",
+            text.replacen(
+                "\"kind\":\"response\",\"request\":3",
+                "\"kind\":\"response\",\"request\":99",
+                1,
+            ),
+            "which the tab never made",
+        ),
+    ] {
+        let path = scratch.join(format!("{name}.json"));
+        std::fs::write(&path, bytes).unwrap();
+        let o = sim(&[
+            "import",
+            path.to_str().unwrap(),
+            "--store",
+            "fix-a",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code(&o), 2, "{name}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{name}: {e}");
+        assert!(
+            e.contains(says) && e.contains(&format!("{name}.json")),
+            "{name}: {e}"
+        );
+        assert!(!out.exists(), "{name}");
+    }
+}
+
+#[test]
+fn the_checked_in_log_schema_is_generated_from_the_types() {
+    let path = repo().join("docs/log.schema.json");
+    let actual = reconcile_sim::trace::log::json_schema();
+    if std::env::var_os("RECONCILE_SIM_BLESS").is_some() {
+        reconcile_sim::util::fs::write_atomically(&path, actual.as_bytes()).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == actual,
+        "docs/log.schema.json is stale: regenerate it with RECONCILE_SIM_BLESS=1 cargo test --profile checked --test it import::"
+    );
+}
