@@ -162,6 +162,15 @@ mod tests {
             at("/r/target/checked/reconcile-sim"),
             "cargo run --profile checked --"
         );
+        // A custom profile's name may hold `-` and `_`, as cargo allows.
+        assert_eq!(
+            at("/r/target/release-lto/reconcile-sim"),
+            "cargo run --profile release-lto --"
+        );
+        assert_eq!(
+            at("/r/target/fast_build/reconcile-sim"),
+            "cargo run --profile fast_build --"
+        );
     }
 
     #[test]
