@@ -204,5 +204,158 @@ mod tests {
             r#"{"pins":["ws_reorder_window=1"],"judged":["inv1","inv2","inv3","inv4"]}"#
         );
         assert_eq!(serde_json::from_str::<Worlds>(&json).unwrap(), w);
+        assert!(!w.is_default());
+    }
+
+    /// A store declaring `contract` (as an adapter's `hello` does), running `current`.
+    struct Declares(&'static str, &'static [&'static str]);
+
+    impl StoreFactory for Declares {
+        fn name(&self) -> String {
+            self.0.into()
+        }
+        fn make(
+            &self,
+            client: crate::model::wire::ClientId,
+        ) -> Box<dyn crate::model::store::Store> {
+            crate::store::note::current::KIND.make(client)
+        }
+        fn contract(&self) -> Result<WorldPins, String> {
+            WorldPins::contract(self.1)
+        }
+    }
+
+    /// The stores' one contract is applied under `--world`, which overrides it: worlds
+    /// drawn, the header (what was overridden named) and the fuzz targets' environment
+    /// say so, the flags do not repeat it; a contract alone is not the default.
+    #[test]
+    fn the_stores_contract_applies_under_world_which_overrides_it() {
+        const CONTRACT: &[&str] = &["ws_reorder_window=1", "consume_reasons=true"];
+        let (a, b) = (Declares("a", CONTRACT), Declares("b", CONTRACT));
+        let pinned = |pins: &[&str]| Worlds {
+            pins: WorldPins::parse(pins).unwrap(),
+            ..Worlds::default()
+        };
+        let w = pinned(&["ws_reorder_window=2"])
+            .under_contract_of(&[&a, &b])
+            .unwrap();
+        assert_eq!(w.contract, WorldPins::parse(CONTRACT).unwrap());
+        assert_eq!(
+            w.effective(),
+            WorldPins::parse(&["ws_reorder_window=2", "consume_reasons=true"]).unwrap()
+        );
+        for seed in 0..16 {
+            let c = w.draw(seed);
+            assert_eq!(
+                (c.ws_reorder_window, c.consume_reasons),
+                (2, true),
+                "seed {seed}"
+            );
+        }
+        assert_eq!(
+            w.header(),
+            "contract (declared by the store): ws_reorder_window=1 consume_reasons=true · --world overrides: ws_reorder_window=2 (was 1) · world pins: ws_reorder_window=2"
+        );
+        assert_eq!(w.flags(), " --world ws_reorder_window=2");
+        assert_eq!(
+            w.env(),
+            [(
+                WORLD_ENV,
+                "ws_reorder_window=2 consume_reasons=true".to_string()
+            )]
+        );
+        assert!(!w.is_default());
+        // The contract alone: applied, nothing overridden, not the default.
+        let w = Worlds::default().under_contract_of(&[&a]).unwrap();
+        assert_eq!(
+            w.header(),
+            "contract (declared by the store): ws_reorder_window=1 consume_reasons=true"
+        );
+        assert_eq!(w.flags(), "");
+        assert!(!w.is_default());
+        assert_eq!(w.draw(3).ws_reorder_window, 1);
+        // No store declaring one: the default.
+        let w = Worlds::default().under_contract_of(&[]).unwrap();
+        assert!(w.is_default());
+    }
+
+    /// Stores declaring different contracts are refused (each would draw other worlds),
+    /// as is a contract no world satisfies under `--world`, and one that does not parse.
+    #[test]
+    fn different_contracts_and_incoherent_or_bad_ones_are_refused() {
+        let ordered = Declares("ordered", &["ws_reorder_window=1"]);
+        let reasons = Declares("reasons", &["consume_reasons=true"]);
+        let err = Worlds::default()
+            .under_contract_of(&[&ordered, &reasons])
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "the stores declare different contracts (ordered: ws_reorder_window=1; reasons: consume_reasons=true): run them one at a time"
+        );
+        let turnless = Declares("turnless", &["deltas_without_turn_ids=true"]);
+        let err = Worlds {
+            pins: WorldPins::parse(&["ws_reorder_window=2"]).unwrap(),
+            ..Worlds::default()
+        }
+        .under_contract_of(&[&turnless])
+        .unwrap_err();
+        assert!(
+            err.starts_with(
+                "the store's contract (deltas_without_turn_ids=true) under --world: --world: incoherent pins"
+            ),
+            "{err}"
+        );
+        let bad = Declares("bad", &["nonsense"]);
+        let err = Worlds::default().under_contract_of(&[&bad]).unwrap_err();
+        assert!(
+            err.contains("the declared contract names 'nonsense'"),
+            "{err}"
+        );
+    }
+
+    /// Set in the environment of a child process of this test binary that runs
+    /// [`from_env_in_a_child`].
+    const CHILD: &str = "RECONCILE_SIM_WORLDS_TEST_CHILD";
+
+    /// The cargo-fuzz targets draw the worlds the environment names. Read in a child
+    /// process (this test binary again, running the ignored test below): setting this
+    /// threaded process's environment would race other tests' reads of theirs.
+    #[test]
+    fn the_fuzz_targets_read_pins_and_invariants_from_the_environment() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "run::worlds::tests::from_env_in_a_child",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .env(WORLD_ENV, "ordered-socket consume_reasons=true")
+            .env(INVARIANTS_ENV, "inv1,inv2")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("from_env: checked"),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    #[ignore = "run by the_fuzz_targets_read_pins_and_invariants_from_the_environment"]
+    fn from_env_in_a_child() {
+        if std::env::var_os(CHILD).is_none() {
+            return;
+        }
+        let w = Worlds::from_env().unwrap();
+        assert_eq!(
+            w.pins,
+            WorldPins::parse(&["ws_reorder_window=1", "consume_reasons=true"]).unwrap()
+        );
+        assert_eq!(w.judged.list(), "inv1-no-loss,inv2-no-duplicate");
+        assert!(w.contract.is_empty());
+        println!("from_env: checked");
     }
 }

@@ -297,5 +297,135 @@ mod tests {
             describe(&[Assumption::WsReordering, Assumption::AnotherTab]),
             "needs: WebSocket reordering, another tab"
         );
+        assert_eq!(describe(&[]), "needs: none of the optional world features");
+    }
+
+    /// What reports print of each assumption: its name (also as `Display`), the `--world`
+    /// setting that rules it out (a valid pin, under which no drawn world has it) and the
+    /// option that setting names; reordering gets four times the other searches' tries.
+    #[test]
+    fn each_assumption_is_named_and_ruled_out_by_the_pin_it_prints() {
+        let names: Vec<String> = Assumption::ALL.iter().map(|a| a.to_string()).collect();
+        assert_eq!(
+            names,
+            [
+                "WebSocket reordering",
+                "a failed turn",
+                "another tab",
+                "colliding texts",
+                "continuation drains",
+                "consume reasons",
+                "queued texts",
+                "deltas without turn ids",
+            ]
+        );
+        let options: Vec<&str> = Assumption::ALL.iter().map(|a| a.option()).collect();
+        assert_eq!(
+            options,
+            [
+                "ws_reorder_window",
+                "turn_failures",
+                "clients",
+                "message_texts",
+                "continuation_drains",
+                "consume_reasons",
+                "queued_texts",
+                "deltas_without_turn_ids",
+            ]
+        );
+        for a in Assumption::ALL {
+            assert_eq!(a.name(), a.to_string());
+            let pins = crate::model::pins::WorldPins::parse(&[a.without()])
+                .unwrap_or_else(|e| panic!("{a:?}: {e}"));
+            assert_eq!(pins.settings(), [a.without()], "{a:?}");
+            assert!(
+                (0..64).all(|seed| !a.holds(&pins.draw(seed))),
+                "{a:?} held under {}",
+                a.without()
+            );
+            assert!(
+                (0..64).any(|seed| a.holds(&WorldConfig::from_seed(seed))),
+                "{a:?} never drawn"
+            );
+            let tries = if a == Assumption::WsReordering {
+                1536
+            } else {
+                384
+            };
+            assert_eq!(a.tries(), tries, "{a:?}");
+        }
+    }
+
+    /// Where each numeric assumption starts: reordering from a window of 2, another tab
+    /// from 2 clients; colliding texts only with `colliding`.
+    #[test]
+    fn holds_starts_at_a_window_of_two_and_at_two_tabs() {
+        let mut c = WorldConfig::from_seed(7);
+        for (window, holds) in [(1, false), (2, true), (3, true)] {
+            c.ws_reorder_window = window;
+            assert_eq!(Assumption::WsReordering.holds(&c), holds, "window {window}");
+        }
+        for (clients, holds) in [(1, false), (2, true), (3, true)] {
+            c.clients = clients;
+            assert_eq!(Assumption::AnotherTab.holds(&c), holds, "{clients} clients");
+        }
+        c.message_texts = MessageTexts::Tokens;
+        assert!(!Assumption::CollidingTexts.holds(&c));
+        c.message_texts = MessageTexts::Colliding;
+        assert!(Assumption::CollidingTexts.holds(&c));
+    }
+
+    /// A search's world without another tab has one active tab; without any other
+    /// assumption it is the lifted world; none when the world left is incoherent.
+    #[test]
+    fn world_without_cuts_to_one_active_tab_and_refuses_an_incoherent_world() {
+        let mut config = WorldConfig::from_seed(7);
+        config.clients = 3;
+        config.passive_observer = true;
+        config.turn_failures = true;
+        config.ws_reorder_window = 2;
+        config.deltas_without_turn_ids = false;
+        let mut one = config.clone();
+        one.clients = 1;
+        one.passive_observer = false;
+        assert_eq!(Assumption::AnotherTab.world_without(&config), Some(one));
+        let mut no_failures = config.clone();
+        no_failures.turn_failures = false;
+        assert_eq!(
+            Assumption::FailedTurn.world_without(&config),
+            Some(no_failures)
+        );
+        // Turnless deltas under reordering: lifting failed turns leaves it incoherent,
+        // lifting reordering makes it coherent.
+        config.deltas_without_turn_ids = true;
+        assert_eq!(Assumption::FailedTurn.world_without(&config), None);
+        let lifted = Assumption::WsReordering.world_without(&config).unwrap();
+        assert_eq!(
+            (lifted.ws_reorder_window, lifted.ws_overtakes_max),
+            (1, None)
+        );
+    }
+
+    /// An assumption whose lifted world is incoherent is needed without a replay (none
+    /// could be judged); another tab is needed whenever the world has it.
+    #[test]
+    fn needed_keeps_an_assumption_it_cannot_replay_without() {
+        let mut config = WorldConfig::from_seed(7);
+        config.ws_reorder_window = 2;
+        config.deltas_without_turn_ids = true;
+        config.turn_failures = true;
+        config.clients = 2;
+        config.message_texts = MessageTexts::Tokens;
+        config.continuation_drains = false;
+        config.consume_reasons = false;
+        config.queued_texts = false;
+        let mut replayed = Vec::new();
+        let needs = needed(&config, |c| {
+            replayed.push(c);
+            true
+        });
+        assert_eq!(needs, [Assumption::FailedTurn, Assumption::AnotherTab]);
+        // Only the coherent lifts were replayed: without reordering, without turnless deltas.
+        assert_eq!(replayed.len(), 2, "{replayed:?}");
     }
 }

@@ -162,6 +162,15 @@ mod tests {
             at("/r/target/checked/reconcile-sim"),
             "cargo run --profile checked --"
         );
+        // A custom profile's name may hold `-` and `_`, as cargo allows.
+        assert_eq!(
+            at("/r/target/release-lto/reconcile-sim"),
+            "cargo run --profile release-lto --"
+        );
+        assert_eq!(
+            at("/r/target/fast_build/reconcile-sim"),
+            "cargo run --profile fast_build --"
+        );
     }
 
     #[test]
@@ -236,5 +245,100 @@ mod tests {
             name_for(None, Some(None), "rs", exe("/reconcile-sim")),
             "rs"
         );
+    }
+
+    /// Set in the environment of a child process of this test binary that runs
+    /// [`program_in_a_child`]: `plain`, or `name_as` (a front end names the program).
+    const CHILD: &str = "RECONCILE_SIM_PROGRAM_TEST_CHILD";
+
+    /// What [`program`] says in a child process (this test binary again, running the
+    /// ignored test below) started with `env` on top of an environment without cargo's
+    /// variables or the override: the name is decided once per process from its
+    /// environment, which this threaded process cannot change without racing other tests.
+    fn program_in_a_child(scenario: &str, env: &[(&str, &str)]) -> String {
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .args([
+                "--exact",
+                "util::program::tests::program_in_a_child_process",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove(INVOKED_AS_VAR)
+            .env_remove("CARGO")
+            .env_remove("CARGO_MANIFEST_DIR")
+            .env(CHILD, scenario);
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("program: "))
+            .unwrap_or_else(|| panic!("no program line: {stdout}"))
+            .to_string()
+    }
+
+    #[test]
+    #[ignore = "run by how_this_process_was_started_names_the_program"]
+    fn program_in_a_child_process() {
+        let Ok(scenario) = std::env::var(CHILD) else {
+            return;
+        };
+        if scenario == "name_as" {
+            name_as("npx reconcile-sim");
+        }
+        println!("\nprogram: {}", program());
+    }
+
+    /// [`program`] reads how this process was started: by its path (the binary's,
+    /// absolute), by cargo (the manifest named only when it is an absolute path to a
+    /// file), through a front end ([`name_as`]), the override above them all.
+    #[test]
+    fn how_this_process_was_started_names_the_program() {
+        let exe = std::env::current_exe().unwrap();
+        let by_path = shell_words::quote(&exe.display().to_string()).into_owned();
+        assert_eq!(program_in_a_child("plain", &[]), by_path);
+        assert_eq!(
+            program_in_a_child("name_as", &[]),
+            "npx reconcile-sim",
+            "a front end's name"
+        );
+        assert_eq!(
+            program_in_a_child("name_as", &[(INVOKED_AS_VAR, "my-wrapper")]),
+            "my-wrapper",
+            "the override wins over a front end's name"
+        );
+        let manifest_dir = env!("CARGO_MANIFEST_DIR");
+        let manifest = Path::new(manifest_dir).join("Cargo.toml");
+        let by_cargo = program_in_a_child(
+            "plain",
+            &[("CARGO", "cargo"), ("CARGO_MANIFEST_DIR", manifest_dir)],
+        );
+        assert!(
+            by_cargo.starts_with(&format!(
+                "cargo run --manifest-path {} ",
+                shell_words::quote(&manifest.display().to_string())
+            )),
+            "{by_cargo}"
+        );
+        // A manifest directory that is relative, or has no Cargo.toml, is not named.
+        let empty = tempfile::tempdir().unwrap();
+        for dir in [".", empty.path().to_str().unwrap()] {
+            let name =
+                program_in_a_child("plain", &[("CARGO", "cargo"), ("CARGO_MANIFEST_DIR", dir)]);
+            assert!(
+                name.starts_with("cargo run ") && !name.contains("--manifest-path"),
+                "CARGO_MANIFEST_DIR={dir}: {name}"
+            );
+        }
     }
 }

@@ -274,4 +274,27 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, (0..20).collect::<Vec<_>>());
     }
+
+    /// The witness searches' memory of runs is the meeting's, one for all its shards: a
+    /// run one shard's search remembered is there for every other's.
+    #[test]
+    fn the_shards_of_a_meeting_share_one_memory_of_runs() {
+        let meeting = Meeting::new(2);
+        let partners: &dyn Partners = &meeting;
+        let world = crate::model::config::WorldConfig::from_seed(1);
+        partners.seen().remember(
+            "current".into(),
+            world.clone(),
+            StrategySpec::Random,
+            1,
+            &[],
+        );
+        assert_eq!(partners.seen().len(), 1);
+        assert_eq!(
+            partners
+                .seen()
+                .shown("current", &world, StrategySpec::Random, 1),
+            Some(Vec::new())
+        );
+    }
 }
