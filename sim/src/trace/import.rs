@@ -26,6 +26,9 @@ use std::fmt;
 use std::hash::Hasher;
 use std::sync::Arc;
 
+// Every other tab's stand-in: posts what its user sends, asks for nothing else (what the
+// backend sees of a tab; explore's per-tab search stands in the same way).
+use crate::explore::reduction::scope::PostOnly;
 use crate::model::config::{WorldConfig, DRAIN_STEPS_MAX_DEFAULT, STEPS_MAX_DEFAULT};
 use crate::model::content::MessageTexts;
 use crate::model::judged::Judged;
@@ -257,31 +260,6 @@ impl Recorded {
                 }
             })
             .collect()
-    }
-}
-
-/// Every other tab's stand-in: posts what its user sends, asks for nothing else.
-#[derive(Clone)]
-struct Poster;
-
-impl Store for Poster {
-    fn handle(&mut self, input: &Input) -> Answer {
-        Ok(match input {
-            Input::UserSend { message_id, text } => vec![Effect::Post {
-                message_id: Some(*message_id),
-                text: text.clone(),
-            }],
-            _ => Vec::new(),
-        })
-    }
-    fn render(&self) -> &[RenderRow] {
-        &[]
-    }
-    fn hash_state(&self, _: &mut dyn Hasher) -> bool {
-        true
-    }
-    fn clone_box(&self) -> Option<Box<dyn Store>> {
-        Some(Box::new(Poster))
     }
 }
 
@@ -976,7 +954,7 @@ pub fn import(log: &Log, pins: &WorldPins, limits: SearchLimits) -> Result<Impor
                     fed: 0,
                 })
             } else {
-                Box::new(Poster)
+                Box::new(PostOnly)
             }
         });
         let mut search = Search {
