@@ -578,6 +578,139 @@ pub fn log_event(event: &Event) -> LogEvent {
     }
 }
 
+/// What one tab saw while a schedule replayed, as the log's entries (`record_tab`).
+struct Tab {
+    tab: ClientId,
+    entries: Vec<Entry>,
+    next_request: u64,
+    /// The world's fetch request id → the log's request id.
+    fetches: BTreeMap<u32, u64>,
+    /// The log's ids of POSTs not yet answered, oldest first.
+    posts: std::collections::VecDeque<u64>,
+    boot: Vec<Entry>,
+}
+impl Tab {
+    fn push(&mut self, what: What) {
+        self.entries.push(Entry { at_ms: None, what });
+    }
+    fn request(&mut self, effect: &Effect) {
+        let id = self.next_request;
+        self.next_request += 1;
+        match effect {
+            Effect::Post { message_id, text } => {
+                self.posts.push_back(id);
+                self.push(What::Request {
+                    id,
+                    route: Route::Post,
+                    method: Some("POST".into()),
+                    path: None,
+                    message: message_id.map(message),
+                    text: Some(text.clone()),
+                });
+            }
+            Effect::Fetch { request_id } => {
+                self.fetches.insert(request_id.0, id);
+                self.push(What::Request {
+                    id,
+                    route: Route::Fetch,
+                    method: Some("GET".into()),
+                    path: None,
+                    message: None,
+                    text: None,
+                });
+            }
+        }
+    }
+}
+impl Observer for Tab {
+    fn on_step(
+        &mut self,
+        _: &World,
+        record: &crate::model::record::StepRecord,
+        at: StepAt,
+        _: Option<&Violation>,
+    ) {
+        // The drain's steps too: the tab sees them as it sees any other.
+        let _ = at;
+        if record.step.actor() != Actor::Client(self.tab) {
+            return;
+        }
+        let Some(input) = &record.input else { return };
+        match input {
+            Input::UserSend { text, .. } => self.push(What::Send {
+                text: Some(text.clone()),
+            }),
+            Input::Scroll { at_bottom } => self.push(What::Scroll {
+                at_bottom: *at_bottom,
+            }),
+            Input::Event { event } => self.push(What::Frame {
+                event: log_event(event),
+                wire: None,
+            }),
+            Input::PostResponse { response, .. } => {
+                let request = self.posts.pop_front().unwrap_or(u64::MAX);
+                self.push(What::Response {
+                    request,
+                    post: Some(PostBody {
+                        outcome: match response {
+                            PostOutcome::Started { .. } => PostOutcomeName::Started,
+                            PostOutcome::Queued => PostOutcomeName::Queued,
+                        },
+                        turn: match response {
+                            PostOutcome::Started { turn_id: t } => Some(turn_id(*t)),
+                            PostOutcome::Queued => None,
+                        },
+                    }),
+                    fetch: None,
+                })
+            }
+            Input::FetchResponse {
+                request_id, chunks, ..
+            } => {
+                let request = match self.fetches.get(&request_id.0) {
+                    Some(r) => *r,
+                    None => {
+                        // Asked at boot, before any step: its request goes first.
+                        let id = self.next_request;
+                        self.next_request += 1;
+                        self.fetches.insert(request_id.0, id);
+                        self.boot.push(Entry {
+                            at_ms: None,
+                            what: What::Request {
+                                id,
+                                route: Route::Fetch,
+                                method: Some("GET".into()),
+                                path: None,
+                                message: None,
+                                text: None,
+                            },
+                        });
+                        id
+                    }
+                };
+                let rows = chunks
+                    .iter()
+                    .map(|c| LogRow {
+                        seq: i64::from(c.seq),
+                        turn: turn_id(c.turn_id),
+                        role: c.role,
+                        messages: c.message_ids.iter().copied().map(message).collect(),
+                        text: Some(c.text.clone()),
+                    })
+                    .collect();
+                self.push(What::Response {
+                    request,
+                    post: None,
+                    fetch: Some(FetchBody { rows }),
+                })
+            }
+        }
+        for effect in &record.effects {
+            self.request(effect);
+        }
+    }
+}
+
 /// What tab `tab` went through when `steps` are replayed on `stores` in `config`, as a
 /// log (not private): the reference recorder, which needs no app. Requests the store made
 /// at its boot (before any step) are inferred from the responses that answer them.
@@ -587,137 +720,6 @@ pub fn record_tab(
     steps: &[Step],
     tab: ClientId,
 ) -> Log {
-    struct Tab {
-        tab: ClientId,
-        entries: Vec<Entry>,
-        next_request: u64,
-        /// The world's fetch request id → the log's request id.
-        fetches: BTreeMap<u32, u64>,
-        /// The log's ids of POSTs not yet answered, oldest first.
-        posts: std::collections::VecDeque<u64>,
-        boot: Vec<Entry>,
-    }
-    impl Tab {
-        fn push(&mut self, what: What) {
-            self.entries.push(Entry { at_ms: None, what });
-        }
-        fn request(&mut self, effect: &Effect) {
-            let id = self.next_request;
-            self.next_request += 1;
-            match effect {
-                Effect::Post { message_id, text } => {
-                    self.posts.push_back(id);
-                    self.push(What::Request {
-                        id,
-                        route: Route::Post,
-                        method: Some("POST".into()),
-                        path: None,
-                        message: message_id.map(message),
-                        text: Some(text.clone()),
-                    });
-                }
-                Effect::Fetch { request_id } => {
-                    self.fetches.insert(request_id.0, id);
-                    self.push(What::Request {
-                        id,
-                        route: Route::Fetch,
-                        method: Some("GET".into()),
-                        path: None,
-                        message: None,
-                        text: None,
-                    });
-                }
-            }
-        }
-    }
-    impl Observer for Tab {
-        fn on_step(
-            &mut self,
-            _: &World,
-            record: &crate::model::record::StepRecord,
-            at: StepAt,
-            _: Option<&Violation>,
-        ) {
-            // The drain's steps too: the tab sees them as it sees any other.
-            let _ = at;
-            if record.step.actor() != Actor::Client(self.tab) {
-                return;
-            }
-            let Some(input) = &record.input else { return };
-            match input {
-                Input::UserSend { text, .. } => self.push(What::Send {
-                    text: Some(text.clone()),
-                }),
-                Input::Scroll { at_bottom } => self.push(What::Scroll {
-                    at_bottom: *at_bottom,
-                }),
-                Input::Event { event } => self.push(What::Frame {
-                    event: log_event(event),
-                    wire: None,
-                }),
-                Input::PostResponse { response, .. } => {
-                    let request = self.posts.pop_front().unwrap_or(u64::MAX);
-                    self.push(What::Response {
-                        request,
-                        post: Some(PostBody {
-                            outcome: match response {
-                                PostOutcome::Started { .. } => PostOutcomeName::Started,
-                                PostOutcome::Queued => PostOutcomeName::Queued,
-                            },
-                            turn: match response {
-                                PostOutcome::Started { turn_id: t } => Some(turn_id(*t)),
-                                PostOutcome::Queued => None,
-                            },
-                        }),
-                        fetch: None,
-                    })
-                }
-                Input::FetchResponse {
-                    request_id, chunks, ..
-                } => {
-                    let request = match self.fetches.get(&request_id.0) {
-                        Some(r) => *r,
-                        None => {
-                            // Asked at boot, before any step: its request goes first.
-                            let id = self.next_request;
-                            self.next_request += 1;
-                            self.fetches.insert(request_id.0, id);
-                            self.boot.push(Entry {
-                                at_ms: None,
-                                what: What::Request {
-                                    id,
-                                    route: Route::Fetch,
-                                    method: Some("GET".into()),
-                                    path: None,
-                                    message: None,
-                                    text: None,
-                                },
-                            });
-                            id
-                        }
-                    };
-                    let rows = chunks
-                        .iter()
-                        .map(|c| LogRow {
-                            seq: i64::from(c.seq),
-                            turn: turn_id(c.turn_id),
-                            role: c.role,
-                            messages: c.message_ids.iter().copied().map(message).collect(),
-                            text: Some(c.text.clone()),
-                        })
-                        .collect();
-                    self.push(What::Response {
-                        request,
-                        post: None,
-                        fetch: Some(FetchBody { rows }),
-                    })
-                }
-            }
-            for effect in &record.effects {
-                self.request(effect);
-            }
-        }
-    }
     let mut obs = Tab {
         tab,
         entries: Vec::new(),
