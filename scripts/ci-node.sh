@@ -25,6 +25,10 @@
 #      npm ci, typecheck, its CLI gate passes with its known classes (its three planted
 #      bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
 #      the adapter or the harness would have invented).
+#   7. The Rust tests that need the workspace's packages, which a fresh clone's `cargo test`
+#      lists as ignored: every production class round-trips through a tab's log
+#      (tests/it/import.rs) and `--localize` on a planted copy of examples/svelte
+#      (tests/it/localize.rs).
 #
 # (Each example's `npm test` is the same gate in vitest through the engine inside Node:
 # scripts/ci-engine.sh runs it, once the engine is built.)
@@ -166,4 +170,10 @@ PATH="$bins:$PATH" "$bin" fuzz --store "exec:reconcile-sim-adapter reconcile/ada
 cp "$tmp/conversation.ts" "$conv"
 npx reconcile-sim-adapter build reconcile/adapter.ts
 grep -m1 "runs in" "$tmp/fixed.txt"
+
+say "the Rust tests that need the workspace's packages (ignored by a fresh clone's cargo test)"
+cd "$root"
+cargo test --profile checked --test it -- --ignored --exact \
+  import::every_production_class_round_trips_through_a_tab_log \
+  localize::a_planted_bug_s_classes_carry_ranked_lines_and_an_unreachable_branch_never_ranks
 echo "ci-node passed in ${SECONDS}s"

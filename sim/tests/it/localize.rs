@@ -5,7 +5,8 @@
 //! file) or why there are none, the classes are grouped by best line, and the unreachable
 //! branch never ranks. (Whether the planted line ranks first is what docs/localize.md
 //! measures; on this plant it does not yet, see there.) Needs Node.js and the workspace's
-//! packages (`npm ci`), like the examples.
+//! packages (`npm ci`), like the examples: a fresh clone's `cargo test` lists it as ignored,
+//! and `scripts/ci-node.sh` runs it after its `npm ci`.
 
 use std::path::Path;
 use std::process::Command;
@@ -63,6 +64,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 #[test]
+#[ignore = "needs the workspace's packages (`npm ci` at the root): scripts/ci-node.sh runs it"]
 fn a_planted_bug_s_classes_carry_ranked_lines_and_an_unreachable_branch_never_ranks() {
     require_node();
     assert!(
