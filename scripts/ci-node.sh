@@ -22,8 +22,8 @@
 #      names a new inv3-newer-turn class.
 #   6. examples/assistant (id-less sends the backend names, a module-singleton socket,
 #      grouped history, tool calls with `arguments`; its contract declared in its mapping):
-#      npm ci, typecheck, its CLI gate passes with its known classes (its three planted
-#      bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
+#      typecheck (the root's npm ci installed it), its CLI gate passes with its known
+#      classes (its three planted bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
 #      the adapter or the harness would have invented).
 #   7. The Rust tests that need the workspace's packages, which a fresh clone's `cargo test`
 #      lists as ignored: every production class round-trips through a tab's log
@@ -150,9 +150,8 @@ if (inv3.length === 0) fail(`no new inv3-newer-turn class (new: ${r.found.map((f
 console.log(`planted bug: the gate failed with ${r.found.length} new classes, ${inv3.map((f) => JSON.stringify(f.class)).join(", ")} among them`);
 EOF
 
-say "examples/assistant (three planted bugs, its contract in its mapping): npm ci, typecheck, the gate"
+say "examples/assistant (three planted bugs, its contract in its mapping): typecheck, the gate"
 cd "$root/examples/assistant"
-npm ci --no-audit --no-fund
 npm run typecheck
 gate test:cli known
 
