@@ -23,8 +23,8 @@
 #   6. examples/assistant (id-less sends the backend names, a module-singleton socket,
 #      grouped history, tool calls with `arguments`; its contract declared in its mapping):
 #      typecheck (the root's npm ci installed it), its CLI gate passes with its known
-#      classes (its three planted bugs'); with the three bugs fixed, 2000 seeds of its contract find nothing (no class
-#      the adapter or the harness would have invented).
+#      classes (its three planted bugs'); with the three bugs fixed, 2000 seeds of its
+#      contract find nothing (no class the adapter or the harness would have invented).
 #   7. The Rust tests that need the workspace's packages, which a fresh clone's `cargo test`
 #      lists as ignored: every production class round-trips through a tab's log
 #      (tests/it/import.rs) and `--localize` on a planted copy of examples/svelte
