@@ -863,19 +863,21 @@ function decode(mappings) {
   return out;
 }
 var Coverage = class _Coverage {
-  constructor(script, points, sources, root) {
+  constructor(script, points, sources, root, started) {
     this.script = script;
     this.points = points;
     this.sources = sources;
     this.root = root;
+    this.started = started;
   }
   script;
   points;
   sources;
   root;
+  started;
   session = null;
   /** Coverage of `file` (the bundle, evaluated after `prefix`), if its source map is there. */
-  static load(file, code, prefix) {
+  static load(file, code, prefix, started) {
     let map;
     try {
       map = JSON.parse((0, import_node_fs.readFileSync)(`${file}.map`, "utf8"));
@@ -893,7 +895,7 @@ var Coverage = class _Coverage {
       points.push({ offset: prefix + lineStarts[gl] + gc, source: src, line: ol + 1 });
     }
     points.sort((a, b) => a.offset - b.offset);
-    return new _Coverage(file, points, map.sources, meta.root);
+    return new _Coverage(file, points, map.sources, meta.root, started);
   }
   post(method, params) {
     return new Promise((resolve2, reject) => {
@@ -910,14 +912,15 @@ var Coverage = class _Coverage {
       this.session.connect();
       await this.post("Profiler.enable");
       await this.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true });
+      this.started();
+      await this.post("Profiler.takePreciseCoverage");
       return { root: this.root, files: {} };
     }
     const { result } = await this.post("Profiler.takePreciseCoverage");
+    const mine = result.filter((s) => s.url === this.script || s.url === `file://${this.script}`);
+    const newest = mine.reduce((a, s) => a === null || Number(s.scriptId) > Number(a.scriptId) ? s : a, null);
     const ranges = [];
-    for (const s of result) {
-      if (s.url !== this.script && s.url !== `file://${this.script}`) continue;
-      for (const f of s.functions) ranges.push(...f.ranges);
-    }
+    for (const f of newest?.functions ?? []) ranges.push(...f.ranges);
     ranges.sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
     const run = /* @__PURE__ */ new Map();
     const stack = [];
@@ -1333,13 +1336,29 @@ var CompiledBundle = class {
   script;
   require;
   codeCacheRejected;
+  /** Compiled again for block coverage (`recompileForCoverage`): no code cache is written. */
+  recompiled = false;
   /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
   saveCodeCache(force = false) {
-    if (!force && !this.codeCacheRejected) return;
+    if (this.recompiled || !force && !this.codeCacheRejected) return;
     try {
       writeAtomic(this.b.file.replace(/\.cjs$/, ".v8"), this.script.createCachedData());
     } catch {
     }
+  }
+  /**
+   * Compile the bundle again, after block coverage has started (coverage.ts): V8 gives a
+   * function block counters only when it compiles it while block coverage is on, and a
+   * function compiled before (by earlier runs in this process, or from the code cache)
+   * is reported only as a whole, every line of it run whenever it was called. The source
+   * ends with a comment so V8's in-process compilation cache does not hand back the old
+   * script; the offsets of the bundle's code are unchanged. Only later `evaluate()`s use it.
+   */
+  recompileForCoverage() {
+    this.script = new import_node_vm.default.Script(`${WRAPPER}${this.b.code}
+})
+// recompiled for block coverage`, { filename: this.b.file });
+    this.recompiled = true;
   }
   evaluate() {
     const wrapper = this.script.runInThisContext();
@@ -2185,6 +2204,15 @@ var AdapterRuntime = class {
     this.run = this.prepared.run;
     this.prepared = null;
   }
+  /**
+   * Load the mapping's factory again now (a fresh evaluation of the bundle), for the
+   * stores of the next `reset`s: after coverage recompiled it (coverage.ts), so that they
+   * run code V8 counts per block.
+   */
+  reload() {
+    if (activeRuntime !== this) this.activate();
+    this.factory = this.options.load();
+  }
   /** The answer to one parsed request line. */
   respond(msg) {
     if (activeRuntime !== this) this.activate();
@@ -2698,7 +2726,10 @@ ${answer.message}`);
 `);
   };
   if (stats !== null) process.on("exit", writeStats);
-  const coverage = Coverage.load(b.file, b.code, WRAPPER.length);
+  const coverage = Coverage.load(b.file, b.code, WRAPPER.length, () => {
+    compiled.recompileForCoverage();
+    runtime.reload();
+  });
   await serveStdio((msg) => {
     if (stats !== null && answered % 500 === 0) writeStats();
     const m = msg;

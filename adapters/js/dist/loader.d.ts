@@ -37,12 +37,23 @@ export declare const WRAPPER = "(function (exports, require, module, __filename,
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export declare class CompiledBundle {
     readonly b: Bundle;
-    private readonly script;
+    private script;
     private readonly require;
     readonly codeCacheRejected: boolean;
+    /** Compiled again for block coverage (`recompileForCoverage`): no code cache is written. */
+    private recompiled;
     constructor(b: Bundle);
     /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
     saveCodeCache(force?: boolean): void;
+    /**
+     * Compile the bundle again, after block coverage has started (coverage.ts): V8 gives a
+     * function block counters only when it compiles it while block coverage is on, and a
+     * function compiled before (by earlier runs in this process, or from the code cache)
+     * is reported only as a whole, every line of it run whenever it was called. The source
+     * ends with a comment so V8's in-process compilation cache does not hand back the old
+     * script; the offsets of the bundle's code are unchanged. Only later `evaluate()`s use it.
+     */
+    recompileForCoverage(): void;
     evaluate(): {
         factory: AdapterFactoryWithStore;
         store: unknown;

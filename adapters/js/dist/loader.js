@@ -468,6 +468,8 @@ export class CompiledBundle {
     script;
     require;
     codeCacheRejected;
+    /** Compiled again for block coverage (`recompileForCoverage`): no code cache is written. */
+    recompiled = false;
     constructor(b) {
         this.b = b;
         const cacheFile = b.file.replace(/\.cjs$/, ".v8");
@@ -489,7 +491,7 @@ export class CompiledBundle {
     }
     /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
     saveCodeCache(force = false) {
-        if (!force && !this.codeCacheRejected)
+        if (this.recompiled || (!force && !this.codeCacheRejected))
             return;
         try {
             writeAtomic(this.b.file.replace(/\.cjs$/, ".v8"), this.script.createCachedData());
@@ -497,6 +499,18 @@ export class CompiledBundle {
         catch {
             // a cache, nothing more
         }
+    }
+    /**
+     * Compile the bundle again, after block coverage has started (coverage.ts): V8 gives a
+     * function block counters only when it compiles it while block coverage is on, and a
+     * function compiled before (by earlier runs in this process, or from the code cache)
+     * is reported only as a whole, every line of it run whenever it was called. The source
+     * ends with a comment so V8's in-process compilation cache does not hand back the old
+     * script; the offsets of the bundle's code are unchanged. Only later `evaluate()`s use it.
+     */
+    recompileForCoverage() {
+        this.script = new vm.Script(`${WRAPPER}${this.b.code}\n})\n// recompiled for block coverage`, { filename: this.b.file });
+        this.recompiled = true;
     }
     evaluate() {
         const wrapper = this.script.runInThisContext();

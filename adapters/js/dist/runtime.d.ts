@@ -157,6 +157,12 @@ export declare class AdapterRuntime {
      * coverage, started before its `reset`, sees its store being made.
      */
     unprepare(): void;
+    /**
+     * Load the mapping's factory again now (a fresh evaluation of the bundle), for the
+     * stores of the next `reset`s: after coverage recompiled it (coverage.ts), so that they
+     * run code V8 counts per block.
+     */
+    reload(): void;
     /** The answer to one parsed request line. */
     respond(msg: unknown): Answer | Promise<Answer>;
     /**

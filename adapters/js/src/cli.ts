@@ -133,7 +133,10 @@ async function main(): Promise<void> {
   if (stats !== null) process.on("exit", writeStats);
   // The coverage extension, for the harness's --localize: answered here, outside the store's
   // runtime, and set up only when the bundle's source map is there.
-  const coverage = Coverage.load(b.file, b.code, WRAPPER.length);
+  const coverage = Coverage.load(b.file, b.code, WRAPPER.length, () => {
+    compiled.recompileForCoverage();
+    runtime.reload();
+  });
   await serveStdio((msg) => {
     if (stats !== null && answered % 500 === 0) writeStats();
     const m = msg as { type?: unknown; id?: unknown } | null;

@@ -3,7 +3,11 @@
 //
 // V8's precise block coverage (the inspector's `Profiler.startPreciseCoverage` with call
 // counts and block granularity) is started by the first `coverage` request, never before:
-// an adapter that is not asked pays nothing. Each answer holds what ran since the previous
+// an adapter that is not asked pays nothing. V8 counts blocks only in functions it
+// compiles after that, so starting it also recompiles the bundle and re-evaluates it for
+// the stores of the next resets (`started`); without that, every function an earlier run
+// of the process (or the code cache) compiled reports each of its lines as run whenever it
+// was called, the branches it did not take included. Each answer holds what ran since the previous
 // request (taking precise coverage with call counts resets them), so the harness asks once
 // before a run's `reset` and once after it.
 //
@@ -80,10 +84,12 @@ export class Coverage {
     private readonly points: Point[],
     private readonly sources: string[],
     private readonly root: string,
+    /** Called once block coverage is on: recompile the bundle and make later stores from it. */
+    private readonly started: () => void,
   ) {}
 
   /** Coverage of `file` (the bundle, evaluated after `prefix`), if its source map is there. */
-  static load(file: string, code: string, prefix: number): Coverage | null {
+  static load(file: string, code: string, prefix: number, started: () => void): Coverage | null {
     let map: { sources: string[]; mappings: string; x_reconcile_sim?: { root: string; own: number[] } };
     try {
       map = JSON.parse(readFileSync(`${file}.map`, "utf8"));
@@ -101,7 +107,7 @@ export class Coverage {
       points.push({ offset: prefix + lineStarts[gl]! + gc, source: src, line: ol + 1 });
     }
     points.sort((a, b) => a.offset - b.offset);
-    return new Coverage(file, points, map.sources, meta.root);
+    return new Coverage(file, points, map.sources, meta.root, started);
   }
 
   private post<T>(method: string, params?: object): Promise<T> {
@@ -120,14 +126,17 @@ export class Coverage {
       this.session.connect();
       await this.post("Profiler.enable");
       await this.post("Profiler.startPreciseCoverage", { callCount: true, detailed: true });
+      this.started();
+      // What evaluating the recompiled bundle ran (its module-level code) is no run's.
+      await this.post("Profiler.takePreciseCoverage");
       return { root: this.root, files: {} };
     }
-    const { result } = await this.post<{ result: { url: string; functions: { ranges: Range[] }[] }[] }>("Profiler.takePreciseCoverage");
+    const { result } = await this.post<{ result: { scriptId: string; url: string; functions: { ranges: Range[] }[] }[] }>("Profiler.takePreciseCoverage");
+    // The bundle compiled last (started() recompiled it) is the one the stores run now.
+    const mine = result.filter((s) => s.url === this.script || s.url === `file://${this.script}`);
+    const newest = mine.reduce<(typeof mine)[number] | null>((a, s) => (a === null || Number(s.scriptId) > Number(a.scriptId) ? s : a), null);
     const ranges: Range[] = [];
-    for (const s of result) {
-      if (s.url !== this.script && s.url !== `file://${this.script}`) continue;
-      for (const f of s.functions) ranges.push(...f.ranges);
-    }
+    for (const f of newest?.functions ?? []) ranges.push(...f.ranges);
     // Outer ranges first: the innermost range holding a position gives its count.
     ranges.sort((a, b) => a.startOffset - b.startOffset || b.endOffset - a.endOffset);
     const run = new Map<number, Set<number>>();

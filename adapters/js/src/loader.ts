@@ -503,9 +503,11 @@ export const WRAPPER = "(function (exports, require, module, __filename, __dirna
 
 /** Compiled once; each `evaluate()` returns a fresh copy of every module in the bundle. */
 export class CompiledBundle {
-  private readonly script: vm.Script;
+  private script: vm.Script;
   private readonly require: NodeJS.Require;
   readonly codeCacheRejected: boolean;
+  /** Compiled again for block coverage (`recompileForCoverage`): no code cache is written. */
+  private recompiled = false;
 
   constructor(readonly b: Bundle) {
     const cacheFile = b.file.replace(/\.cjs$/, ".v8");
@@ -527,12 +529,25 @@ export class CompiledBundle {
 
   /** Keep V8's code cache (with what has been compiled so far) next to the bundle. */
   saveCodeCache(force = false): void {
-    if (!force && !this.codeCacheRejected) return;
+    if (this.recompiled || (!force && !this.codeCacheRejected)) return;
     try {
       writeAtomic(this.b.file.replace(/\.cjs$/, ".v8"), this.script.createCachedData());
     } catch {
       // a cache, nothing more
     }
+  }
+
+  /**
+   * Compile the bundle again, after block coverage has started (coverage.ts): V8 gives a
+   * function block counters only when it compiles it while block coverage is on, and a
+   * function compiled before (by earlier runs in this process, or from the code cache)
+   * is reported only as a whole, every line of it run whenever it was called. The source
+   * ends with a comment so V8's in-process compilation cache does not hand back the old
+   * script; the offsets of the bundle's code are unchanged. Only later `evaluate()`s use it.
+   */
+  recompileForCoverage(): void {
+    this.script = new vm.Script(`${WRAPPER}${this.b.code}\n})\n// recompiled for block coverage`, { filename: this.b.file });
+    this.recompiled = true;
   }
 
   evaluate(): { factory: AdapterFactoryWithStore; store: unknown } {

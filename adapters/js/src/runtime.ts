@@ -464,6 +464,16 @@ export class AdapterRuntime {
     this.prepared = null;
   }
 
+  /**
+   * Load the mapping's factory again now (a fresh evaluation of the bundle), for the
+   * stores of the next `reset`s: after coverage recompiled it (coverage.ts), so that they
+   * run code V8 counts per block.
+   */
+  reload(): void {
+    if (activeRuntime !== this) this.activate();
+    this.factory = this.options.load();
+  }
+
   /** The answer to one parsed request line. */
   respond(msg: unknown): Answer | Promise<Answer> {
     if (activeRuntime !== this) this.activate();

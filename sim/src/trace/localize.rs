@@ -281,7 +281,6 @@ pub fn localize(spectrum: &Spectrum, evidence: Evidence) -> Localization {
             let mut texts = Texts::new(spectrum.root());
             let lines = ranked
                 .into_iter()
-                .take(LINES_KEPT)
                 .map(|(file, line, score)| RankedLine {
                     text: texts.line(&file, line),
                     file,
@@ -289,6 +288,8 @@ pub fn localize(spectrum: &Spectrum, evidence: Evidence) -> Localization {
                     // Rounded, so that reports and result files do not print float noise.
                     score: (score * 1000.0).round() / 1000.0,
                 })
+                .filter(|l| !punctuation_only(&l.text))
+                .take(LINES_KEPT)
                 .collect();
             Localization {
                 lines,
@@ -298,6 +299,18 @@ pub fn localize(spectrum: &Spectrum, evidence: Evidence) -> Localization {
             }
         }
     }
+}
+
+/// Whether a line's text is punctuation only (`}`, `});`, `) {`): never ranked. Such a
+/// line is no decision of its own: its position belongs to the block around it, so it
+/// always scores exactly as that block's statements do and only pushes them down a rank
+/// (ties are counted pessimistically), and no fix is ever made on it. A line whose text
+/// could not be read (empty) is kept: nothing is known about it.
+fn punctuation_only(text: &str) -> bool {
+    !text.is_empty()
+        && !text.chars().any(|c| {
+            c.is_alphanumeric() || c == '_' || c == '$' || c == '"' || c == '\'' || c == '`'
+        })
 }
 
 /// Lines of the store's files, each file read once.
@@ -540,6 +553,25 @@ mod tests {
         assert_eq!(loc.rank_of("s.ts", 4), Some(2));
         assert_eq!(loc.rank_of("s.ts", 7), Some(2));
         assert_eq!(loc.rank_of("s.ts", 1), None);
+    }
+
+    #[test]
+    fn a_punctuation_only_line_never_ranks_nor_pushes_the_block_s_statements_down() {
+        // Lines 2 and 3 are one block: the statement and its closing brace run together.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("s.ts"),
+            "if (x) {\n  m.turnId = undefined;\n}\nrender();\n",
+        )
+        .unwrap();
+        let mut s = spectrum(&[(true, false, &[1, 2, 3, 4]), (false, true, &[1, 4])]);
+        s.root = Some(dir.path().to_string_lossy().into_owned());
+        let loc = localize(&s, Evidence::WholeRun);
+        assert_eq!(loc.rank_of("s.ts", 2), Some(1), "{:?}", loc.lines);
+        assert!(loc.lines.iter().all(|l| l.line != 3), "{:?}", loc.lines);
+        assert!(punctuation_only("});") && punctuation_only("}"));
+        assert!(!punctuation_only("} else {") && !punctuation_only("\"\","));
+        assert!(!punctuation_only(""), "an unread line is kept");
     }
 
     #[test]
