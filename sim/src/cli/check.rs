@@ -93,7 +93,7 @@ pub struct Args {
     /// Rank the store's own source lines for each new class (an `exec:` store through
     /// reconcile-sim-adapter), from the runs its shrinking made, and group classes sharing
     /// a best line as one suspected cause (docs/localize.md). Experimental: on the planted
-    /// bugs of docs/localize.md the faulty line is not yet ranked in the top 3.
+    /// bugs of docs/localize.md the faulty line is in the top 3 for 6 of 35 classes.
     #[arg(long)]
     localize: bool,
 }

@@ -88,7 +88,7 @@ pub struct Args {
     /// reconcile-sim-adapter): Ochiai over the failing and passing runs its shrinking
     /// made, the best lines printed under each class and classes sharing a best line
     /// grouped as one suspected cause (docs/localize.md). Experimental: on the planted
-    /// bugs of docs/localize.md the faulty line is not yet ranked in the top 3.
+    /// bugs of docs/localize.md the faulty line is in the top 3 for 6 of 35 classes.
     #[arg(long)]
     localize: bool,
     #[command(flatten)]

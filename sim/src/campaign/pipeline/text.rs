@@ -114,7 +114,7 @@ pub fn format_causes(causes: &[Cause]) -> String {
     if causes.is_empty() {
         return String::new();
     }
-    let mut text = String::from("suspected causes (classes whose best line is the same line; experimental: on the planted bugs of docs/localize.md the faulty line is not yet ranked in the top 3):\n");
+    let mut text = String::from("suspected causes (classes whose best line is the same line; experimental: on the planted bugs of docs/localize.md the faulty line is in the top 3 for 6 of 35 classes):\n");
     for c in causes {
         text.push_str(&format!(
             "  {}, suspected cause: {}  {}\n",
