@@ -82,6 +82,150 @@ fn every_production_class_round_trips_through_a_tab_log() {
     }
 }
 
+/// The run's log the adapter's own recorder wrote (`RECONCILE_SIM_RECORD_DIR`): one file per
+/// adapter process and run; the store's last run is the one the command drove (the runs
+/// before it are the harness's start-up resets), and a one-tab scenario has one store.
+fn recorded_log(dir: &Path) -> std::path::PathBuf {
+    let mut logs: Vec<(u64, std::path::PathBuf)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            let run = stem.rsplit('-').next().unwrap().parse().unwrap();
+            (run, p)
+        })
+        .collect();
+    logs.sort();
+    logs.pop()
+        .unwrap_or_else(|| panic!("the recorder wrote no log in {}", dir.display()))
+        .1
+}
+
+/// The production store replayed with the adapter's recorder on (`RECONCILE_SIM_RECORD=1`,
+/// private by default), its log written by the adapter, then imported and replayed.
+fn record_through_the_adapter(dir: &Path, scenario: &str, logs: &Path, extra: &[&str]) -> Output {
+    std::fs::create_dir_all(logs).unwrap();
+    let bin = repo().join("node_modules/.bin");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    Command::new(env!("CARGO_BIN_EXE_reconcile-sim"))
+        .current_dir(dir)
+        .env(INVOKED_AS.0, INVOKED_AS.1)
+        .env("PATH", path)
+        .env("RECONCILE_SIM_RECORD", "1")
+        .env("RECONCILE_SIM_RECORD_DIR", logs)
+        .args(["replay", scenario, "--allow-exec"])
+        .args(extra)
+        .output()
+        .expect("binary runs")
+}
+
+/// The real recorder's round trip: each one-tab witness of the production example replayed
+/// with the recorder installed inside the adapter (over the store's own fetch and WebSocket,
+/// rows read back through the mapping's `unchunk`), the log it wrote imported, and the
+/// scenario replayed: the same class. And a correct run (a witness cut before its failure)
+/// gives a log that imports and passes.
+#[test]
+#[ignore = "needs the workspace's packages (`npm ci` at the root): scripts/ci-node.sh runs it"]
+fn the_adapters_recorder_round_trips_production_witnesses() {
+    require_node();
+    let dir = repo().join("examples/production");
+    let scratch = tmp("import-recorder");
+    let mut tried = 0;
+    for name in [
+        "content-gone-at-stale-fetch",
+        "optimistic-other-turn-gone-at-fetch",
+        "optimistic-started-turn-lingers",
+        "queued-other-turn-gone-at-fetch",
+        "queued-started-turn-lingers",
+    ] {
+        let witness = dir.join(format!("known/{name}.json"));
+        let w = witness.to_str().unwrap();
+        let original = json(&sim_npm(&dir, &["replay", w, "--allow-exec", "--json"]));
+        let class = original["class_name"].as_str().unwrap().to_string();
+        let logs = scratch.join(name);
+        let o = record_through_the_adapter(&dir, w, &logs, &[]);
+        assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
+        let log = recorded_log(&logs);
+        let text = std::fs::read_to_string(&log).unwrap();
+        // The recorder saw the traffic, and kept no text (private by default).
+        let (head, all) = entries(log.to_str().unwrap());
+        assert_eq!(head["recorder"], "reconcile-sim-adapter/record", "{name}");
+        for kind in ["send", "request", "response"] {
+            assert!(
+                all.iter().any(|e| e["kind"] == kind),
+                "{name}: no {kind} in {text}"
+            );
+        }
+        assert!(
+            !text.contains("msg:"),
+            "{name}: a text in a private log: {text}"
+        );
+        let out = scratch.join(format!("{name}.json"));
+        let out = out.to_str().unwrap();
+        let o = sim_npm(
+            &dir,
+            &[
+                "import",
+                log.to_str().unwrap(),
+                "--store",
+                PRODUCTION,
+                "-o",
+                out,
+            ],
+        );
+        assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains(&class), "{name}: {}", stdout(&o));
+        let replayed = json(&sim_npm(&dir, &["replay", out, "--allow-exec", "--json"]));
+        assert_eq!(replayed["class_name"], class.as_str(), "{name}");
+        assert_eq!(replayed["reproduced"], true, "{name}");
+        tried += 1;
+    }
+    assert_eq!(tried, 5);
+    // A correct run: the witness's first 7 steps pass on this store (its failure comes later).
+    let mut cut: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("known/optimistic-other-turn-gone-at-fetch.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    cut["steps"].as_array_mut().unwrap().truncate(7);
+    let obj = cut.as_object_mut().unwrap();
+    obj.remove("expect");
+    obj.remove("class");
+    let passing = scratch.join("passing.json");
+    std::fs::write(&passing, cut.to_string()).unwrap();
+    let logs = scratch.join("passing");
+    let o = record_through_the_adapter(
+        &dir,
+        passing.to_str().unwrap(),
+        &logs,
+        &["--store", PRODUCTION],
+    );
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let log = recorded_log(&logs);
+    let out = scratch.join("passing.out.json");
+    let out = out.to_str().unwrap();
+    let o = sim_npm(
+        &dir,
+        &[
+            "import",
+            log.to_str().unwrap(),
+            "--store",
+            PRODUCTION,
+            "-o",
+            out,
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("verdict: pass"), "{}", stdout(&o));
+    let o = sim_npm(&dir, &["replay", out, "--allow-exec"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
+
 /// A scenario that passes on a store gives a log that imports and passes there.
 #[test]
 fn a_correct_runs_log_imports_and_passes() {
