@@ -174,5 +174,6 @@ say "the Rust tests that need the workspace's packages (ignored by a fresh clone
 cd "$root"
 cargo test --profile checked --test it -- --ignored --exact \
   import::every_production_class_round_trips_through_a_tab_log \
+  import::the_adapters_recorder_round_trips_production_witnesses \
   localize::a_planted_bug_s_classes_carry_ranked_lines_and_an_unreachable_branch_never_ranks
 echo "ci-node passed in ${SECONDS}s"

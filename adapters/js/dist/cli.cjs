@@ -691,7 +691,7 @@ function record(network, options = {}) {
     return m === null || typeof route !== "string" ? [] : [{ method: m[1].toUpperCase(), segments: m[2].split("?")[0].split("/").filter((s) => s !== ""), route }];
   });
   const sockets = (network.socket === void 0 ? [] : Array.isArray(network.socket) ? network.socket : [network.socket]).map((s) => new URL(s, origin));
-  const t0 = Date.now();
+  let t0 = Date.now();
   const entries = [];
   let dropped = 0;
   let nextRequest = 1;
@@ -740,6 +740,10 @@ function record(network, options = {}) {
   const decodeRows = (body) => {
     const rows = Array.isArray(body) ? body : Object.values(body ?? {}).find(Array.isArray) ?? [];
     return rows.map((r) => {
+      if (codec.unchunk !== void 0) {
+        const c = codec.unchunk(r);
+        return { seq: c.seq, turn: id(c.turnId), role: c.role, messages: (c.messageIds ?? []).map(id), text: text(c.text) };
+      }
       const row = r;
       const messages = row[field2("messageIds")] ?? row.clientMessageIds ?? [];
       return { seq: Number(row[field2("seq")] ?? 0), turn: id(row[field2("turnId")]), role: row[field2("role")], messages: messages.map(id), text: text(row[field2("text")]) };
@@ -802,6 +806,13 @@ function record(network, options = {}) {
       dropped,
       entries
     }),
+    clear: () => {
+      entries.length = 0;
+      dropped = 0;
+      t0 = Date.now();
+      nextRequest = 1;
+      placeholders.clear();
+    },
     uninstall: () => {
       g.fetch = pageFetch;
       Object.defineProperty(g, "WebSocket", { value: PageWebSocket, configurable: true, writable: true });
@@ -817,7 +828,7 @@ var init_record = __esm({
 });
 
 // src/cli.ts
-var import_node_fs4 = require("node:fs");
+var import_node_fs5 = require("node:fs");
 
 // src/coverage.ts
 var import_node_fs = require("node:fs");
@@ -947,7 +958,7 @@ var Coverage = class _Coverage {
 };
 
 // src/host.ts
-var import_node_path2 = require("node:path");
+var import_node_path3 = require("node:path");
 
 // src/loader.ts
 var import_node_fs2 = require("node:fs");
@@ -1592,6 +1603,10 @@ function normaliseWorld(world) {
   return out;
 }
 
+// src/runtime.ts
+var import_node_fs3 = require("node:fs");
+var import_node_path2 = require("node:path");
+
 // src/digest.ts
 var import_node_module3 = require("node:module");
 var crypto = null;
@@ -2108,6 +2123,17 @@ function describe(e) {
 var activeRuntime = null;
 var hooked = false;
 var sharedNetwork = null;
+var recording = null;
+function written(answer) {
+  writeRecording();
+  return answer;
+}
+function writeRecording() {
+  if (recording === null || recording.dir === null) return;
+  const file = (0, import_node_path2.join)(recording.dir, `${process.pid}-${recording.run}.json`);
+  (0, import_node_fs3.writeFileSync)(`${file}.tmp`, recording.recorder.dump());
+  (0, import_node_fs3.renameSync)(`${file}.tmp`, file);
+}
 var AdapterRuntime = class {
   world = new DeterministicWorld();
   run = null;
@@ -2153,7 +2179,11 @@ var AdapterRuntime = class {
         await network.install();
         if (process.env.RECONCILE_SIM_RECORD === "1") {
           const { record: record2 } = await Promise.resolve().then(() => (init_record(), record_exports));
-          record2(options.network);
+          recording = {
+            recorder: record2(options.network, { name: options.name ?? this.options.name, private: process.env.RECONCILE_SIM_RECORD_PRIVATE !== "0" }),
+            dir: process.env.RECONCILE_SIM_RECORD_DIR || null,
+            run: 0
+          };
         }
         sharedNetwork = network;
       }
@@ -2230,11 +2260,11 @@ var AdapterRuntime = class {
     if (!this.greeted) return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
     switch (m.type) {
       case "reset":
-        return this.reset(id);
+        return recording?.dir ? this.reset(id).then(written) : this.reset(id);
       case "input":
         if (this.run === null || this.run.mapping === null) return fail("input before reset");
         if (m.input === null || typeof m.input !== "object") return fail("input without an input object");
-        return this.input(this.run, m.input, id);
+        return recording?.dir ? this.input(this.run, m.input, id).then(written) : this.input(this.run, m.input, id);
       case "state":
         return this.state(id);
       default:
@@ -2281,6 +2311,10 @@ var AdapterRuntime = class {
     if (ended !== null) return { type: "error", message: ended, id };
     this.lastDigest = null;
     this.world.reset();
+    if (recording !== null) {
+      recording.recorder.clear();
+      recording.run++;
+    }
     const run = new Run(this, this.options.args ?? []);
     this.run = run;
     run.errors.push(...this.strayErrors.splice(0));
@@ -2356,10 +2390,12 @@ ${canonicalJson(input)}`)}`;
   route(run, mapping, input) {
     switch (input.input) {
       case "user-send":
+        recording?.recorder.send(input.text);
         run.pendingSends.push({ messageId: input.message_id, text: input.text });
         run.call(mapping.send(input.text, input.message_id));
         return;
       case "scroll":
+        recording?.recorder.scroll(input.at_bottom);
         run.call(mapping.scroll(input.at_bottom));
         return;
       case "event": {
@@ -2530,7 +2566,7 @@ var Host = class _Host {
     runtime.install();
     first = this.compiled.evaluate();
     const options = first.factory.options ?? {};
-    await runtime.configure(options, this.options.name ?? options.name ?? `js:${(0, import_node_path2.basename)(this.options.load.map)}`);
+    await runtime.configure(options, this.options.name ?? options.name ?? `js:${(0, import_node_path3.basename)(this.options.load.map)}`);
     return runtime;
   }
   /**
@@ -2543,7 +2579,7 @@ var Host = class _Host {
 };
 
 // src/serve.ts
-var import_node_fs3 = require("node:fs");
+var import_node_fs4 = require("node:fs");
 function redirectConsole() {
   Object.defineProperty(process, "stdout", { get: () => process.stderr, configurable: true, enumerable: true });
 }
@@ -2551,18 +2587,18 @@ function sleepMs(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 function writeAll(text) {
-  let written = 0;
+  let written2 = 0;
   try {
-    written = (0, import_node_fs3.writeSync)(1, text);
+    written2 = (0, import_node_fs4.writeSync)(1, text);
   } catch (e) {
     if (e.code !== "EAGAIN") throw e;
   }
   const data = Buffer.from(text, "utf8");
-  if (written === data.length) return;
-  let off = written;
+  if (written2 === data.length) return;
+  let off = written2;
   while (off < data.length) {
     try {
-      off += (0, import_node_fs3.writeSync)(1, data, off, data.length - off);
+      off += (0, import_node_fs4.writeSync)(1, data, off, data.length - off);
     } catch (e) {
       if (e.code !== "EAGAIN") throw e;
       sleepMs(1);
@@ -2576,7 +2612,7 @@ async function serveStdio(respond) {
   for (; ; ) {
     let n;
     try {
-      n = (0, import_node_fs3.readSync)(0, buf, 0, buf.length, null);
+      n = (0, import_node_fs4.readSync)(0, buf, 0, buf.length, null);
     } catch (e) {
       const code = e.code;
       if (code === "EAGAIN") {
@@ -2681,7 +2717,7 @@ function parse(argv) {
       process.stderr.write(USAGE);
       process.exit(0);
     } else if (a === "--version") {
-      const pkg = JSON.parse((0, import_node_fs4.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
+      const pkg = JSON.parse((0, import_node_fs5.readFileSync)(new URL("../package.json", __importMetaUrl), "utf8"));
       process.stderr.write(`${pkg.version}
 `);
       process.exit(0);
@@ -2722,7 +2758,7 @@ ${answer.message}`);
   const stats = process.env.RECONCILE_SIM_ADAPTER_STATS ? `${process.env.RECONCILE_SIM_ADAPTER_STATS}.${process.pid}` : null;
   const writeStats = () => {
     const cpu = process.cpuUsage();
-    (0, import_node_fs4.writeFileSync)(stats, `${answered} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ${realNow().toFixed(0)}
+    (0, import_node_fs5.writeFileSync)(stats, `${answered} ${((cpu.user + cpu.system) / 1e3).toFixed(0)} ${realNow().toFixed(0)}
 `);
   };
   if (stats !== null) process.on("exit", writeStats);

@@ -37,6 +37,20 @@ export interface AppCodec {
     event?(event: Record<string, unknown>, ctx: RunContext): unknown;
     /** A chunk row in the app's schema (default: `AppChunk` with ids spelled, fields renamed). */
     chunk?(chunk: CodecChunk, ids: IdCodec, ctx: RunContext): unknown;
+    /**
+     * The inverse of `chunk`, read only by the recorder (record.ts): one row of the app's
+     * history body back as the harness's chunk, ids as the app spells them (the log keeps
+     * them opaque). Needed when `chunk` reshapes a row beyond renaming fields (the production
+     * example nests the text in `data` and spells tool rows by `type`); without it the
+     * recorder reads rows through `fields`.
+     */
+    unchunk?(row: unknown): {
+        seq: number;
+        turnId: unknown;
+        role: AppChunk["role"];
+        text: string;
+        messageIds?: unknown[];
+    };
     /** The body answering the history GET (default `{ chunks, snapshotSeq, writtenTurns }`). */
     history?(response: {
         requestId: number;

@@ -14,6 +14,8 @@ export interface Recorder {
     scroll(atBottom: boolean): void;
     /** The log so far, as JSON text (`reconcile-sim import LOG.json`). */
     dump(): string;
+    /** Forget every entry kept (a new page: the adapter calls it when a run starts). */
+    clear(): void;
     /** Put the page's `fetch` and `WebSocket` back. */
     uninstall(): void;
 }

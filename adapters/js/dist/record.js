@@ -25,7 +25,7 @@ export function record(network, options = {}) {
         return m === null || typeof route !== "string" ? [] : [{ method: m[1].toUpperCase(), segments: m[2].split("?")[0].split("/").filter((s) => s !== ""), route }];
     });
     const sockets = (network.socket === undefined ? [] : Array.isArray(network.socket) ? network.socket : [network.socket]).map((s) => new URL(s, origin));
-    const t0 = Date.now();
+    let t0 = Date.now();
     const entries = [];
     let dropped = 0;
     let nextRequest = 1;
@@ -85,6 +85,10 @@ export function record(network, options = {}) {
     const decodeRows = (body) => {
         const rows = Array.isArray(body) ? body : Object.values((body ?? {})).find(Array.isArray) ?? [];
         return rows.map((r) => {
+            if (codec.unchunk !== undefined) {
+                const c = codec.unchunk(r);
+                return { seq: c.seq, turn: id(c.turnId), role: c.role, messages: (c.messageIds ?? []).map(id), text: text(c.text) };
+            }
             const row = r;
             const messages = (row[field("messageIds")] ?? row.clientMessageIds ?? []);
             return { seq: Number(row[field("seq")] ?? 0), turn: id(row[field("turnId")]), role: row[field("role")], messages: messages.map(id), text: text(row[field("text")]) };
@@ -153,6 +157,13 @@ export function record(network, options = {}) {
             dropped,
             entries,
         }),
+        clear: () => {
+            entries.length = 0;
+            dropped = 0;
+            t0 = Date.now();
+            nextRequest = 1;
+            placeholders.clear();
+        },
         uninstall: () => {
             g.fetch = pageFetch;
             Object.defineProperty(g, "WebSocket", { value: PageWebSocket, configurable: true, writable: true });

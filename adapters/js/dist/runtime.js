@@ -4,6 +4,8 @@
 // pending microtask and fake timer run before an answer is read.
 import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate, replaceGlobals, restoreGlobals } from "./determinism.js";
 import { normaliseWorld } from "./contract.js";
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { canonicalJson, sha256 } from "./digest.js";
 import { flattenMessages, renderProblem } from "./render.js";
 import { PROTOCOL } from "./wire.js";
@@ -319,6 +321,24 @@ let activeRuntime = null;
 let hooked = false;
 /** The network is intercepted once per process, for whichever runtime is active. */
 let sharedNetwork = null;
+/** The recorder over the network (RECONCILE_SIM_RECORD=1), where its logs go, and the run it records. */
+let recording = null;
+/**
+ * The current run's log, to `DIR/PID-N.json` (N counts this process's runs), rewritten
+ * after every answer (the harness may kill an adapter at any time, so there is no "at the
+ * end"), atomically: written beside it, then renamed over it.
+ */
+function written(answer) {
+    writeRecording();
+    return answer;
+}
+function writeRecording() {
+    if (recording === null || recording.dir === null)
+        return;
+    const file = join(recording.dir, `${process.pid}-${recording.run}.json`);
+    writeFileSync(`${file}.tmp`, recording.recorder.dump());
+    renameSync(`${file}.tmp`, file);
+}
 export class AdapterRuntime {
     world = new DeterministicWorld();
     run = null;
@@ -367,10 +387,16 @@ export class AdapterRuntime {
                 const network = new Network(options.network, () => activeRuntime?.run ?? null);
                 await network.install();
                 // RECONCILE_SIM_RECORD=1: the recorder over the harness's network, as an app would
-                // run it (docs/record.md measures its cost with it).
+                // run it (docs/record.md measures its cost with it). The runtime stands for the
+                // app's UI: it reports each user-send and scroll, and starts a new log with each
+                // run; RECONCILE_SIM_RECORD_DIR=DIR writes each run's log (`DIR/PID-N.json`).
                 if (process.env.RECONCILE_SIM_RECORD === "1") {
                     const { record } = await import("./record.js");
-                    record(options.network);
+                    recording = {
+                        recorder: record(options.network, { name: options.name ?? this.options.name, private: process.env.RECONCILE_SIM_RECORD_PRIVATE !== "0" }),
+                        dir: process.env.RECONCILE_SIM_RECORD_DIR || null,
+                        run: 0,
+                    };
                 }
                 sharedNetwork = network;
             }
@@ -456,13 +482,13 @@ export class AdapterRuntime {
             return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
         switch (m.type) {
             case "reset":
-                return this.reset(id);
+                return recording?.dir ? this.reset(id).then(written) : this.reset(id);
             case "input":
                 if (this.run === null || this.run.mapping === null)
                     return fail("input before reset");
                 if (m.input === null || typeof m.input !== "object")
                     return fail("input without an input object");
-                return this.input(this.run, m.input, id);
+                return recording?.dir ? this.input(this.run, m.input, id).then(written) : this.input(this.run, m.input, id);
             case "state":
                 return this.state(id);
             default:
@@ -512,6 +538,10 @@ export class AdapterRuntime {
             return { type: "error", message: ended, id };
         this.lastDigest = null;
         this.world.reset();
+        if (recording !== null) {
+            recording.recorder.clear();
+            recording.run++;
+        }
         const run = new Run(this, this.options.args ?? []);
         this.run = run;
         run.errors.push(...this.strayErrors.splice(0));
@@ -601,10 +631,12 @@ export class AdapterRuntime {
     route(run, mapping, input) {
         switch (input.input) {
             case "user-send":
+                recording?.recorder.send(input.text);
                 run.pendingSends.push({ messageId: input.message_id, text: input.text });
                 run.call(mapping.send(input.text, input.message_id));
                 return;
             case "scroll":
+                recording?.recorder.scroll(input.at_bottom);
                 run.call(mapping.scroll(input.at_bottom));
                 return;
             case "event": {

@@ -32,6 +32,8 @@ export interface Recorder {
   scroll(atBottom: boolean): void;
   /** The log so far, as JSON text (`reconcile-sim import LOG.json`). */
   dump(): string;
+  /** Forget every entry kept (a new page: the adapter calls it when a run starts). */
+  clear(): void;
   /** Put the page's `fetch` and `WebSocket` back. */
   uninstall(): void;
 }
@@ -50,7 +52,7 @@ export function record(network: NetworkOptions, options: RecorderOptions = {}): 
     return m === null || typeof route !== "string" ? [] : [{ method: m[1]!.toUpperCase(), segments: m[2]!.split("?")[0]!.split("/").filter((s) => s !== ""), route }];
   });
   const sockets = (network.socket === undefined ? [] : Array.isArray(network.socket) ? network.socket : [network.socket]).map((s) => new URL(s, origin));
-  const t0 = Date.now();
+  let t0 = Date.now();
   const entries: Entry[] = [];
   let dropped = 0;
   let nextRequest = 1;
@@ -99,6 +101,10 @@ export function record(network: NetworkOptions, options: RecorderOptions = {}): 
   const decodeRows = (body: unknown): Entry[] => {
     const rows = Array.isArray(body) ? body : (Object.values((body ?? {}) as object).find(Array.isArray) as unknown[] | undefined) ?? [];
     return rows.map((r) => {
+      if (codec.unchunk !== undefined) {
+        const c = codec.unchunk(r);
+        return { seq: c.seq, turn: id(c.turnId), role: c.role, messages: (c.messageIds ?? []).map(id), text: text(c.text) };
+      }
       const row = r as Record<string, unknown>;
       const messages = (row[field("messageIds")] ?? row.clientMessageIds ?? []) as unknown[];
       return { seq: Number(row[field("seq")] ?? 0), turn: id(row[field("turnId")]), role: row[field("role")], messages: messages.map(id), text: text(row[field("text")]) };
@@ -164,6 +170,13 @@ export function record(network: NetworkOptions, options: RecorderOptions = {}): 
         dropped,
         entries,
       }),
+    clear: () => {
+      entries.length = 0;
+      dropped = 0;
+      t0 = Date.now();
+      nextRequest = 1;
+      placeholders.clear();
+    },
     uninstall: () => {
       g.fetch = pageFetch;
       Object.defineProperty(g, "WebSocket", { value: PageWebSocket, configurable: true, writable: true });

@@ -6,11 +6,14 @@
 import type { AdapterOptions, AppEvent, AppFetchResponse, ClockOptions, Harness, IdBridge, Mapping, RunContext } from "./app.js";
 import { DeterministicWorld, EPOCH, MAX_TIMER_RUNS, realSetImmediate, replaceGlobals, restoreGlobals } from "./determinism.js";
 import { normaliseWorld } from "./contract.js";
+import { renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { canonicalJson, sha256 } from "./digest.js";
 import type { Network, NetworkRun, SocketClient } from "./network.js";
 import { flattenMessages, renderProblem, type FlattenOptions, type MessageLike } from "./render.js";
 import type { Answer, Effect, Input, PostResponse, RenderRow, Role, WireEvent, WireFetchResponse } from "./wire.js";
 import { PROTOCOL } from "./wire.js";
+import type { Recorder } from "./record.js";
 
 export interface RuntimeOptions {
   /** The name in the `hello` answer. */
@@ -354,6 +357,25 @@ let activeRuntime: AdapterRuntime | null = null;
 let hooked = false;
 /** The network is intercepted once per process, for whichever runtime is active. */
 let sharedNetwork: Network | null = null;
+/** The recorder over the network (RECONCILE_SIM_RECORD=1), where its logs go, and the run it records. */
+let recording: { recorder: Recorder; dir: string | null; run: number } | null = null;
+
+/**
+ * The current run's log, to `DIR/PID-N.json` (N counts this process's runs), rewritten
+ * after every answer (the harness may kill an adapter at any time, so there is no "at the
+ * end"), atomically: written beside it, then renamed over it.
+ */
+function written(answer: Answer): Answer {
+  writeRecording();
+  return answer;
+}
+
+function writeRecording(): void {
+  if (recording === null || recording.dir === null) return;
+  const file = join(recording.dir, `${process.pid}-${recording.run}.json`);
+  writeFileSync(`${file}.tmp`, recording.recorder.dump());
+  renameSync(`${file}.tmp`, file);
+}
 
 export class AdapterRuntime {
   readonly world = new DeterministicWorld();
@@ -403,10 +425,16 @@ export class AdapterRuntime {
         const network = new Network(options.network, () => activeRuntime?.run ?? null);
         await network.install();
         // RECONCILE_SIM_RECORD=1: the recorder over the harness's network, as an app would
-        // run it (docs/record.md measures its cost with it).
+        // run it (docs/record.md measures its cost with it). The runtime stands for the
+        // app's UI: it reports each user-send and scroll, and starts a new log with each
+        // run; RECONCILE_SIM_RECORD_DIR=DIR writes each run's log (`DIR/PID-N.json`).
         if (process.env.RECONCILE_SIM_RECORD === "1") {
           const { record } = await import("./record.js");
-          record(options.network);
+          recording = {
+            recorder: record(options.network, { name: options.name ?? this.options.name, private: process.env.RECONCILE_SIM_RECORD_PRIVATE !== "0" }),
+            dir: process.env.RECONCILE_SIM_RECORD_DIR || null,
+            run: 0,
+          };
         }
         sharedNetwork = network;
       }
@@ -491,11 +519,11 @@ export class AdapterRuntime {
     if (!this.greeted) return fail(`expected hello first, got ${JSON.stringify(m.type)}`);
     switch (m.type) {
       case "reset":
-        return this.reset(id);
+        return recording?.dir ? this.reset(id).then(written) : this.reset(id);
       case "input":
         if (this.run === null || this.run.mapping === null) return fail("input before reset");
         if (m.input === null || typeof m.input !== "object") return fail("input without an input object");
-        return this.input(this.run, m.input as Input, id);
+        return recording?.dir ? this.input(this.run, m.input as Input, id).then(written) : this.input(this.run, m.input as Input, id);
       case "state":
         return this.state(id);
       default:
@@ -544,6 +572,10 @@ export class AdapterRuntime {
     if (ended !== null) return { type: "error", message: ended, id };
     this.lastDigest = null;
     this.world.reset();
+    if (recording !== null) {
+      recording.recorder.clear();
+      recording.run++;
+    }
     const run = new Run(this, this.options.args ?? []);
     this.run = run;
     run.errors.push(...this.strayErrors.splice(0));
@@ -623,10 +655,12 @@ export class AdapterRuntime {
   private route(run: Run, mapping: Mapping, input: Input): void {
     switch (input.input) {
       case "user-send":
+        recording?.recorder.send(input.text);
         run.pendingSends.push({ messageId: input.message_id, text: input.text });
         run.call(mapping.send(input.text, input.message_id));
         return;
       case "scroll":
+        recording?.recorder.scroll(input.at_bottom);
         run.call(mapping.scroll(input.at_bottom));
         return;
       case "event": {

@@ -65,3 +65,30 @@ test("an app that opts in keeps its texts; the ring buffer says what it dropped"
   assert.equal(log.entries.length, 3);
   assert.ok(JSON.stringify(log).includes("my secret words"));
 });
+
+test("rows a codec's chunk hook reshapes are read back through its unchunk; clear() starts a new log", async () => {
+  const restore = fakePage();
+  const g = globalThis;
+  g.fetch = async () =>
+    new Response(JSON.stringify({ rows: [{ seq: 4, turnId: "7", role: "assistant", type: "tool_call", data: { input: "a tool's input" }, clientMessageIds: [] }] }));
+  const recorder = record(
+    {
+      ...network,
+      codec: {
+        ...network.codec,
+        unchunk: (row) => ({ seq: row.seq, turnId: row.turnId, role: row.type === "tool_call" ? "tool-call" : row.role, text: row.data.input ?? row.data.text, messageIds: row.clientMessageIds }),
+      },
+    },
+    { private: false },
+  );
+  recorder.send("before");
+  recorder.clear();
+  await fetch("/api/rows");
+  const log = JSON.parse(recorder.dump());
+  recorder.uninstall();
+  restore();
+  // Without unchunk the row's role would be "assistant" and its text missing (it is in `data`).
+  assert.deepEqual(log.entries.map((e) => e.kind), ["request", "response"]);
+  assert.equal(log.entries[0].id, 1);
+  assert.deepEqual(log.entries[1].fetch.rows, [{ seq: 4, turn: "7", role: "tool-call", messages: [], text: "a tool's input" }]);
+});

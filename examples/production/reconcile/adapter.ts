@@ -41,6 +41,12 @@ export default defineAdapter(
           const data = { [field]: c.text, ...(c.call === undefined ? {} : { callId: ids.encode(c.call) }) };
           return { id: `row-${c.seq}`, seq: c.seq, turnId: ids.encode(c.turnId), role, type, data, clientMessageIds: c.messageIds ?? [] };
         },
+        // The inverse of chunk, for the recorder (docs/record.md): a row back as the harness's chunk.
+        unchunk: (row) => {
+          const r = row as { seq: number; turnId: string; role: string; type: string; data: Record<string, string>; clientMessageIds?: string[] };
+          const role = r.type === "tool_call" ? "tool-call" : r.type === "tool_result" ? "tool-result" : (r.role as "user" | "assistant");
+          return { seq: r.seq, turnId: r.turnId, role, text: r.data[r.type === "tool_call" ? "input" : r.type === "tool_result" ? "output" : "text"] ?? "", messageIds: r.clientMessageIds ?? [] };
+        },
         history: (page) => ({ rows: page.chunks, cursor: page.snapshotSeq }),
       },
     },

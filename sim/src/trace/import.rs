@@ -518,6 +518,13 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
         })
     );
     let consumed = count(&|e| matches!(e, LogEvent::MessageConsumed { .. })) > 0;
+    // A private log's placeholders cannot show that one text holds another (`ok` and `ok
+    // thanks`, which some classes need): distinct texts first, then colliding ones.
+    let texts_tried: &[MessageTexts] = match (base.message_texts, log.private) {
+        (MessageTexts::Tokens, true) => &[MessageTexts::Tokens, MessageTexts::Colliding],
+        (MessageTexts::Tokens, false) => &[MessageTexts::Tokens],
+        _ => &[MessageTexts::Colliding],
+    };
     let mut out = Vec::new();
     // In order first (one socket delivers in order); reordered only when that fails.
     for ws_reorder_window in [1, 2, 3] {
@@ -526,14 +533,17 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
                 if continuation_drains && !consumed {
                     continue;
                 }
-                let c = pins.apply(WorldConfig {
-                    status_on_connect,
-                    continuation_drains,
-                    ws_reorder_window,
-                    ..base.clone()
-                });
-                if c.incoherence().is_none() && !out.contains(&c) {
-                    out.push(c);
+                for &message_texts in texts_tried {
+                    let c = pins.apply(WorldConfig {
+                        status_on_connect,
+                        continuation_drains,
+                        ws_reorder_window,
+                        message_texts,
+                        ..base.clone()
+                    });
+                    if c.incoherence().is_none() && !out.contains(&c) {
+                        out.push(c);
+                    }
                 }
             }
         }
