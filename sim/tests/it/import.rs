@@ -37,6 +37,63 @@ fn json(o: &Output) -> serde_json::Value {
 
 const PRODUCTION: &str = "exec:reconcile-sim-adapter reconcile/adapter.ts";
 
+/// The production example's witnesses (`known/`), in name order: all eight of its classes.
+fn production_witnesses(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("known"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 8, "{files:?}");
+    files
+}
+
+/// The witness replayed for its class and failing tab, then again with that tab's reference
+/// log (`replay --log --tab N`) written to `log`: the class's name.
+fn reference_log(dir: &Path, name: &str, witness: &str, log: &str) -> String {
+    let original = json(&sim_npm(
+        dir,
+        &["replay", witness, "--allow-exec", "--json"],
+    ));
+    let class = original["class_name"].as_str().unwrap().to_string();
+    let tab = original["outcome"]["client"].as_u64().unwrap().to_string();
+    let o = sim_npm(
+        dir,
+        &[
+            "replay",
+            witness,
+            "--allow-exec",
+            "--log",
+            log,
+            "--tab",
+            &tab,
+        ],
+    );
+    assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
+    class
+}
+
+/// `log` imported on the production store to `out` (with `extra` flags), the import naming
+/// `class`, and `out` replayed showing it again: the replay's JSON.
+fn import_and_replay(
+    dir: &Path,
+    name: &str,
+    log: &str,
+    out: &str,
+    extra: &[&str],
+    class: &str,
+) -> serde_json::Value {
+    let mut args = vec!["import", log, "--store", PRODUCTION, "-o", out];
+    args.extend_from_slice(extra);
+    let o = sim_npm(dir, &args);
+    assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(class), "{name}: {}", stdout(&o));
+    let replayed = json(&sim_npm(dir, &["replay", out, "--allow-exec", "--json"]));
+    assert_eq!(replayed["class_name"], class, "{name}");
+    assert_eq!(replayed["reproduced"], true, "{name}");
+    replayed
+}
+
 /// Every known class of the production example: the witness replayed with the failing
 /// tab's log written, the log imported (the tab's view only: the other tabs and the
 /// backend inferred), the scenario replayed (the same class), then shrunk (1-minimal).
@@ -46,33 +103,15 @@ fn every_production_class_round_trips_through_a_tab_log() {
     require_node();
     let dir = repo().join("examples/production");
     let scratch = tmp("import-production");
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("known"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 8, "{files:?}");
-    for witness in files {
+    for witness in production_witnesses(&dir) {
         let name = witness.file_stem().unwrap().to_string_lossy().into_owned();
         let w = witness.to_str().unwrap();
-        let original = json(&sim_npm(&dir, &["replay", w, "--allow-exec", "--json"]));
-        let class = original["class_name"].as_str().unwrap().to_string();
-        let tab = original["outcome"]["client"].as_u64().unwrap().to_string();
         let log = scratch.join(format!("{name}.log.json"));
         let log = log.to_str().unwrap();
-        let o = sim_npm(
-            &dir,
-            &["replay", w, "--allow-exec", "--log", log, "--tab", &tab],
-        );
-        assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
+        let class = reference_log(&dir, &name, w, log);
         let out = scratch.join(format!("{name}.json"));
         let out = out.to_str().unwrap();
-        let o = sim_npm(&dir, &["import", log, "--store", PRODUCTION, "-o", out]);
-        assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
-        assert!(stdout(&o).contains(&class), "{name}: {}", stdout(&o));
-        let replayed = json(&sim_npm(&dir, &["replay", out, "--allow-exec", "--json"]));
-        assert_eq!(replayed["class_name"], class.as_str(), "{name}");
-        assert_eq!(replayed["reproduced"], true, "{name}");
+        let replayed = import_and_replay(&dir, &name, log, out, &[], &class);
         assert_eq!(replayed["skipped"], serde_json::json!([]), "{name}");
         let shrunk = scratch.join(format!("{name}.shrunk.json"));
         let shrunk = shrunk.to_str().unwrap();
@@ -183,33 +222,12 @@ fn the_adapters_recorder_round_trips_production_witnesses() {
     require_node();
     let dir = repo().join("examples/production");
     let scratch = tmp("import-recorder");
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("known"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 8, "{files:?}");
-    for witness in files {
+    for witness in production_witnesses(&dir) {
         let name = witness.file_stem().unwrap().to_string_lossy().into_owned();
         let w = witness.to_str().unwrap();
-        let original = json(&sim_npm(&dir, &["replay", w, "--allow-exec", "--json"]));
-        let class = original["class_name"].as_str().unwrap().to_string();
-        let tab = original["outcome"]["client"].as_u64().unwrap().to_string();
         let reference = scratch.join(format!("{name}.reference.json"));
         let reference = reference.to_str().unwrap();
-        let o = sim_npm(
-            &dir,
-            &[
-                "replay",
-                w,
-                "--allow-exec",
-                "--log",
-                reference,
-                "--tab",
-                &tab,
-            ],
-        );
-        assert_eq!(code(&o), 1, "{name}: {}", stderr(&o));
+        let class = reference_log(&dir, &name, w, reference);
         let want = shape(&entries(reference).1);
         let logs = scratch.join(&name);
         let o = record_through_the_adapter(&dir, w, &logs, &[]);
@@ -244,28 +262,11 @@ fn the_adapters_recorder_round_trips_production_witnesses() {
         }
         let out = scratch.join(format!("{name}.json"));
         let out = out.to_str().unwrap();
-        let o = sim_npm(
-            &dir,
-            &[
-                "import",
-                log.to_str().unwrap(),
-                "--store",
-                PRODUCTION,
-                "-o",
-                out,
-                // A private log cannot show that one text holds another, so the import
-                // searches a world of distinct texts before one of colliding texts:
-                // queued-consumed-lingers (3 tabs) needs 771 740 states where the
-                // reference log, with its texts, needs 262 073.
-                "--states-max",
-                "1000000",
-            ],
-        );
-        assert_eq!(code(&o), 0, "{name}: {}{}", stdout(&o), stderr(&o));
-        assert!(stdout(&o).contains(&class), "{name}: {}", stdout(&o));
-        let replayed = json(&sim_npm(&dir, &["replay", out, "--allow-exec", "--json"]));
-        assert_eq!(replayed["class_name"], class.as_str(), "{name}");
-        assert_eq!(replayed["reproduced"], true, "{name}");
+        // A private log cannot show that one text holds another, so the import searches a
+        // world of distinct texts before one of colliding texts: queued-consumed-lingers (3
+        // tabs) needs 771 740 states where the reference log, with its texts, needs 262 073.
+        let states = ["--states-max", "1000000"];
+        import_and_replay(&dir, &name, log.to_str().unwrap(), out, &states, &class);
     }
     // A correct run: the witness's first 7 steps pass on this store (its failure comes later).
     let mut cut: serde_json::Value = serde_json::from_str(
