@@ -290,6 +290,12 @@ fn kebab<T: Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
+/// What a failure is called where its class is printed: the class, or its invariant when it
+/// was found without classes (`--no-classes`).
+pub fn name_or_invariant(class: Option<&Class>, invariant: Invariant) -> String {
+    class.map_or(invariant.to_string(), |c| c.to_string())
+}
+
 impl Class {
     /// The class of a failure known only by its invariant (subject not distinguished).
     pub fn bare(invariant: Invariant) -> Class {

@@ -84,9 +84,7 @@ pub(super) fn batch_failure(report: &CheckReport, b: &FuzzBatch) -> TestCaseStat
     }) {
         text.push_str(&format!(
             "\nnew class: {} (seed {}; {}): {}",
-            f.class
-                .as_ref()
-                .map_or(f.invariant.to_string(), |c| c.to_string()),
+            crate::trace::class::name_or_invariant(f.class.as_ref(), f.invariant),
             f.seed.unwrap_or_default(),
             crate::trace::assume::describe(&f.needs),
             crate::campaign::findings::replay_command_for(&f.store, &f.path)

@@ -185,10 +185,7 @@ fn push_batches(out: &mut String, report: &CheckReport) {
 /// ([`crate::trace::localize::causes`]).
 pub fn causes(report: &CheckReport) -> Vec<crate::trace::localize::Cause> {
     crate::trace::localize::causes(report.found.iter().filter_map(|f| {
-        let name = f
-            .class
-            .as_ref()
-            .map_or(f.invariant.to_string(), |c| c.to_string());
+        let name = crate::trace::class::name_or_invariant(f.class.as_ref(), f.invariant);
         Some((format!("{}: {name}", f.store), f.localized.as_ref()?))
     }))
 }

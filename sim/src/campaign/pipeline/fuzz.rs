@@ -260,8 +260,6 @@ fn shrinking(listener: &dyn Listener, i: usize, count: usize, f: &Failure) {
         "shrinking {}/{count}: {} {}",
         i + 1,
         f.store,
-        f.class
-            .as_ref()
-            .map_or(f.invariant.to_string(), |c| c.to_string())
+        crate::trace::class::name_or_invariant(f.class.as_ref(), f.invariant)
     ))
 }

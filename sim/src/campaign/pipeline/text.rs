@@ -100,10 +100,7 @@ pub const LINES_SHOWN: usize = 3;
 /// Classes (`STORE: CLASS`) grouped by their best line ([`crate::trace::localize::causes`]).
 pub fn causes(r: &FuzzResult) -> Vec<Cause> {
     crate::trace::localize::causes(r.scenarios.iter().filter_map(|f| {
-        let name = f
-            .class
-            .as_ref()
-            .map_or(f.invariant.to_string(), |c| c.to_string());
+        let name = crate::trace::class::name_or_invariant(f.class.as_ref(), f.invariant);
         Some((format!("{}: {name}", f.store), f.localized.as_ref()?))
     }))
 }

@@ -348,10 +348,7 @@ pub fn check_view(result: &ResultFile<CheckResult>, report: &CheckReport) -> Cam
     }
     // Found failures no batch showed (a scenario's class of its own).
     for f in &report.found {
-        let name = f
-            .class
-            .as_ref()
-            .map_or(f.invariant.to_string(), |c| c.to_string());
+        let name = crate::trace::class::name_or_invariant(f.class.as_ref(), f.invariant);
         if !classes.iter().any(|e| e.store == f.store && e.name == name) {
             classes.push(class_of_check(
                 &f.store,
