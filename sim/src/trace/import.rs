@@ -388,35 +388,14 @@ impl Bindings {
     }
 }
 
-/// The options a log shows, and the choices it leaves open (tried in turn).
-fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig> {
-    let frames: Vec<&LogEvent> = plan
-        .obs
-        .iter()
-        .filter_map(|(_, o)| match o {
-            Obs::Frame(e) => Some(e),
-            _ => None,
-        })
-        .collect();
-    let count = |f: &dyn Fn(&LogEvent) -> bool| frames.iter().filter(|e| f(e)).count();
-    let sends = plan
-        .obs
-        .iter()
-        .filter(|(_, o)| matches!(o, Obs::Send(_)))
-        .count();
-    let scrolls = plan
-        .obs
-        .iter()
-        .filter(|(_, o)| matches!(o, Obs::Scroll(_)))
-        .count();
-    let starts = count(&|e| matches!(e, LogEvent::TurnStart { .. }));
-    let queued = count(&|e| matches!(e, LogEvent::MessageQueued { .. }));
-    // Deltas per segment and tool calls per turn, as the frames show them.
+/// The most deltas in one segment and tool calls in one turn the log shows: in the frames,
+/// and in the history pages (turns whose frames the tab may not have seen).
+fn deltas_and_calls_max(plan: &Plan, frames: &[&LogEvent]) -> (usize, usize) {
     let mut deltas_max = 0usize;
     let mut calls_max = 0usize;
     let mut deltas: BTreeMap<Option<&Id>, usize> = BTreeMap::new();
     let mut calls: BTreeMap<&Id, usize> = BTreeMap::new();
-    for e in &frames {
+    for e in frames {
         match e {
             LogEvent::TextDelta { turn, .. } => {
                 let n = deltas.entry(turn.as_ref()).or_default();
@@ -455,8 +434,12 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
             }
         }
     }
-    // Every message the log names, in rows and events, may be another tab's: its user
-    // may send that many (a bound, not a count: the search sends only what it needs).
+    (deltas_max, calls_max)
+}
+
+/// Every message the log names, in rows and events: each may be another tab's, so its user
+/// may send that many (a bound, not a count: the search sends only what it needs).
+fn messages_named(plan: &Plan) -> usize {
     let mut named: BTreeSet<&Id> = BTreeSet::new();
     for (_, o) in &plan.obs {
         match o {
@@ -468,7 +451,35 @@ fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig
             _ => {}
         }
     }
-    let others = named.len().max(starts + queued);
+    named.len()
+}
+
+/// The options a log shows, and the choices it leaves open (tried in turn).
+fn candidate_worlds(log: &Log, plan: &Plan, pins: &WorldPins) -> Vec<WorldConfig> {
+    let frames: Vec<&LogEvent> = plan
+        .obs
+        .iter()
+        .filter_map(|(_, o)| match o {
+            Obs::Frame(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let count = |f: &dyn Fn(&LogEvent) -> bool| frames.iter().filter(|e| f(e)).count();
+    let sends = plan
+        .obs
+        .iter()
+        .filter(|(_, o)| matches!(o, Obs::Send(_)))
+        .count();
+    let scrolls = plan
+        .obs
+        .iter()
+        .filter(|(_, o)| matches!(o, Obs::Scroll(_)))
+        .count();
+    let starts = count(&|e| matches!(e, LogEvent::TurnStart { .. }));
+    let queued = count(&|e| matches!(e, LogEvent::MessageQueued { .. }));
+    // Deltas per segment and tool calls per turn, as the frames and pages show them.
+    let (deltas_max, calls_max) = deltas_and_calls_max(plan, &frames);
+    let others = messages_named(plan).max(starts + queued);
     let texts = texts_collide(log);
     let base = WorldConfig {
         clients: 2,
